@@ -1,0 +1,164 @@
+"""The Result contract (DESIGN.md §7).
+
+A null ``score`` or ``verdict`` always comes with a ``reason``; unscored items are
+reported, counted and excluded from rates, never counted as failures.
+
+Example:
+    >>> side = ObjectiveSide.from_items([CheckItem(id="c1", verdict=True),
+    ...                                  CheckItem(id="c2", verdict=None, reason="timeout")])
+    >>> side.rate, side.scored, side.unscored
+    (100.0, 1, 1)
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+Status = Literal["scored", "partial", "blocked"]
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class ExemplarRef(_Model):
+    """An exemplar that calibrated a score, with its retrieval similarity."""
+
+    id: str
+    similarity: float | None = None
+
+
+class DimensionScore(_Model):
+    """A 1–5 score for one subjective dimension, or null with a reason."""
+
+    score: int | float | None = None
+    rationale: str | None = None
+    reason: str | None = None
+    exemplars: list[ExemplarRef] = Field(default_factory=list)
+    skill: str | None = None
+    votes: dict[str, int | None] | None = None
+    agreement: float | None = None
+
+
+class CheckItem(_Model):
+    """A pass/fail verdict on one checkpoint for one modality, or null with a reason."""
+
+    id: str
+    verdict: bool | None = None
+    rationale: str | None = None
+    reason: str | None = None
+    primitive: str | None = None
+    votes: dict[str, bool | None] | None = None
+    agreement: float | None = None
+
+
+class ObjectiveSide(_Model):
+    """Checklist verdicts for one modality and the satisfaction rate over scored items."""
+
+    rate: float | None = None
+    scored: int = 0
+    unscored: int = 0
+    passed: int = 0
+    items: list[CheckItem] = Field(default_factory=list)
+    reason: str | None = None
+
+    @classmethod
+    def from_items(cls, items: list[CheckItem], reason: str | None = None) -> ObjectiveSide:
+        """Accumulate ``rate = 100 * passed / scored``; unscored items are excluded."""
+        scored = [i for i in items if i.verdict is not None]
+        passed = sum(1 for i in scored if i.verdict)
+        rate = round(100.0 * passed / len(scored), 1) if scored else None
+        if rate is None and reason is None and items:
+            reason = "no checkpoint could be scored"
+        return cls(
+            rate=rate,
+            scored=len(scored),
+            unscored=len(items) - len(scored),
+            passed=passed,
+            items=items,
+            reason=reason,
+        )
+
+
+class SafetyVerdict(_Model):
+    """One safety filter's verdict; ``passed`` null means the filter could not decide."""
+
+    passed: bool | None = None
+    categories: list[str] = Field(default_factory=list)
+    rationale: str | None = None
+    reason: str | None = None
+
+
+class SafetyReport(_Model):
+    """The safety gate: overall pass plus the prompt and (worst) image verdicts."""
+
+    passed: bool = True
+    prompt: SafetyVerdict | None = None
+    image: SafetyVerdict | None = None
+    images: list[SafetyVerdict] = Field(default_factory=list)
+    blocked_by: str | None = None
+
+
+class ImageResult(_Model):
+    """Everything judged about one image of a best-of-n submission."""
+
+    index: int
+    subjective: dict[str, DimensionScore] = Field(default_factory=dict)
+    objective: ObjectiveSide = Field(default_factory=ObjectiveSide)
+    safety: SafetyVerdict | None = None
+    selection_key: list[float] = Field(default_factory=list)
+
+
+class Selection(_Model):
+    """How the reported image was chosen among several (best-of-n)."""
+
+    rule: str
+    n: int
+    keys: list[list[float]] = Field(default_factory=list)
+
+
+class Provenance(_Model):
+    """What produced the result: judge models, card versions, memories, options."""
+
+    judge_models: list[str] = Field(default_factory=list)
+    skills: dict[str, str] = Field(default_factory=dict)
+    memories: dict[str, str] = Field(default_factory=dict)
+    options: dict[str, str | int | float | bool | None] = Field(default_factory=dict)
+
+
+class Usage(_Model):
+    """Model-call accounting for one submission."""
+
+    llm_calls: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cost_usd: float = 0.0
+    cache_hits: int = 0
+    latency_s: float = 0.0
+    retries: int = 0
+    reasks: int = 0
+    failed_calls: int = 0
+
+
+class Result(_Model):
+    """What the judge returns for one submission."""
+
+    submission_id: str
+    status: Status
+    task_id: str | None = None
+    category: str | None = None
+    reason: str | None = None
+    safety: SafetyReport = Field(default_factory=SafetyReport)
+    subjective: dict[str, dict[str, DimensionScore]] = Field(
+        default_factory=lambda: {"prompt": {}, "image": {}}
+    )
+    objective: dict[str, ObjectiveSide] = Field(
+        default_factory=lambda: {"prompt": ObjectiveSide(), "image": ObjectiveSide()}
+    )
+    images: list[ImageResult] = Field(default_factory=list)
+    selected_image: int | None = None
+    selection: Selection | None = None
+    provenance: Provenance = Field(default_factory=Provenance)
+    usage: Usage = Field(default_factory=Usage)

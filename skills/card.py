@@ -1,0 +1,119 @@
+"""Skill cards: the data that defines a skill (DESIGN.md §5).
+
+A card names its kind (code), its modality, the task categories it applies to, its
+rubric (for subjective skills), its prompt template file and its version. Bump the
+version whenever the wording changes: results record the versions they used.
+
+Example:
+    >>> card = SkillCard.model_validate({
+    ...     "name": "sharpness", "kind": "subjective-rubric", "version": "1.0.0",
+    ...     "modality": "image", "categories": ["OE"], "template": "subjective.md",
+    ...     "dimensions": [{"name": "sharpness", "title": "Sharpness", "definition": "d",
+    ...                     "anchors": {"1": "a", "2": "b", "3": "c", "4": "d", "5": "e"}}]})
+    >>> card.dimension_names
+    ['sharpness']
+"""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+Modality = Literal["prompt", "image"]
+CATEGORIES = ("OE", "CO", "IM")
+_NAME = re.compile(r"^[a-z][a-z0-9_]*$")
+
+
+class Dimension(BaseModel):
+    """One subjective dimension with its definition and 1–5 anchors."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    name: str
+    title: str
+    definition: str
+    anchors: dict[int, str]
+    look_for: list[str] = Field(default_factory=list)
+
+    @field_validator("name")
+    @classmethod
+    def _snake(cls, v: str) -> str:
+        if not _NAME.match(v):
+            raise ValueError(f"dimension name {v!r} must be snake_case")
+        return v
+
+    @field_validator("anchors")
+    @classmethod
+    def _all_levels(cls, v: dict[int, str]) -> dict[int, str]:
+        if sorted(v) != [1, 2, 3, 4, 5]:
+            raise ValueError(f"anchors must define levels 1..5 exactly, got {sorted(v)}")
+        return v
+
+
+class SkillCard(BaseModel):
+    """A skill as data."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    name: str
+    kind: str
+    version: str
+    description: str = ""
+    modality: Modality
+    categories: list[str] = Field(default_factory=lambda: list(CATEGORIES))
+    template: str
+    batch_template: str | None = None
+    dimensions: list[Dimension] = Field(default_factory=list)
+    memory: str | None = None
+    safety_categories: list[str] = Field(default_factory=list)
+    enabled: bool = True
+    source: str | None = None
+
+    @field_validator("name")
+    @classmethod
+    def _snake(cls, v: str) -> str:
+        if not _NAME.match(v):
+            raise ValueError(f"card name {v!r} must be snake_case")
+        return v
+
+    @field_validator("categories")
+    @classmethod
+    def _known_categories(cls, v: list[str]) -> list[str]:
+        bad = [c for c in v if c not in CATEGORIES]
+        if bad:
+            raise ValueError(f"unknown categories {bad}; use {list(CATEGORIES)}")
+        return v
+
+    @model_validator(mode="after")
+    def _kind_fields(self) -> SkillCard:
+        if self.kind == "subjective-rubric" and not self.dimensions:
+            raise ValueError(f"card {self.name!r}: a subjective-rubric card needs dimensions")
+        if self.kind == "safety" and not self.safety_categories:
+            raise ValueError(f"card {self.name!r}: a safety card needs safety_categories")
+        return self
+
+    @property
+    def dimension_names(self) -> list[str]:
+        """The names of the dimensions this card scores."""
+        return [d.name for d in self.dimensions]
+
+    def memory_for(self, category: str) -> str | None:
+        """The memory name for a task category (cards may write ``prompt-{category}``)."""
+        return self.memory.format(category=category) if self.memory else None
+
+    @classmethod
+    def from_file(cls, path: Path) -> SkillCard:
+        """Load and validate a TOML card; errors name the file."""
+        try:
+            data = tomllib.loads(path.read_text(encoding="utf-8"))
+        except tomllib.TOMLDecodeError as exc:
+            raise ValueError(f"skill card {path}: not valid TOML: {exc}") from exc
+        data.setdefault("source", str(path))
+        try:
+            return cls.model_validate(data)
+        except ValueError as exc:
+            raise ValueError(f"skill card {path}: {exc}") from exc

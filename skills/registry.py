@@ -1,0 +1,107 @@
+"""The skill registry: every card found in the card folders, bound lazily to its kind.
+
+Cards live in ``skills/cards/**.toml``; more folders can be added with the
+``JUDGE_SKILL_DIRS`` environment variable (``os.pathsep``-separated) or ``extra_dirs``.
+
+Example:
+    >>> reg = default_registry()
+    >>> [c.name for c in reg.cards(kind="safety")]
+    ['image_safety', 'prompt_safety']
+    >>> reg.card("mood_atmosphere").modality
+    'image'
+"""
+
+from __future__ import annotations
+
+import difflib
+import os
+from collections.abc import Iterable
+from functools import cache
+from pathlib import Path
+
+from skills.card import SkillCard
+from skills.kinds import Skill, build_skill
+
+CARD_DIR = Path(__file__).parent / "cards"
+
+
+class SkillRegistry:
+    """Cards by name, with helpful errors for unknown names and duplicate definitions."""
+
+    def __init__(self, cards: Iterable[SkillCard]):
+        self._cards: dict[str, SkillCard] = {}
+        self._skills: dict[str, Skill] = {}
+        for card in cards:
+            if card.name in self._cards:
+                raise ValueError(
+                    f"skill card {card.name!r} defined twice: "
+                    f"{self._cards[card.name].source} and {card.source}"
+                )
+            self._cards[card.name] = card
+
+    @classmethod
+    def from_dirs(cls, dirs: Iterable[Path]) -> SkillRegistry:
+        """Load every ``*.toml`` card below each folder."""
+        cards: list[SkillCard] = []
+        for d in dirs:
+            if not Path(d).is_dir():
+                raise FileNotFoundError(f"skill card folder {d} does not exist")
+            cards += [SkillCard.from_file(p) for p in sorted(Path(d).rglob("*.toml"))]
+        return cls(cards)
+
+    def names(self) -> list[str]:
+        """All card names, sorted."""
+        return sorted(self._cards)
+
+    def card(self, name: str) -> SkillCard:
+        """The card called ``name``; unknown names get suggestions."""
+        try:
+            return self._cards[name]
+        except KeyError:
+            close = difflib.get_close_matches(name, self.names(), n=3)
+            hint = f"; did you mean {', '.join(map(repr, close))}" if close else ""
+            raise KeyError(f"unknown skill {name!r}{hint}; available: {self.names()}") from None
+
+    def skill(self, name: str) -> Skill:
+        """The card bound to its kind's code (built once)."""
+        if name not in self._skills:
+            self._skills[name] = build_skill(self.card(name))
+        return self._skills[name]
+
+    def cards(
+        self,
+        *,
+        kind: str | None = None,
+        modality: str | None = None,
+        category: str | None = None,
+        enabled_only: bool = True,
+    ) -> list[SkillCard]:
+        """Cards filtered by kind, modality and task category, sorted by name."""
+        out = []
+        for name in self.names():
+            c = self._cards[name]
+            if enabled_only and not c.enabled:
+                continue
+            if kind and c.kind != kind:
+                continue
+            if modality and c.modality != modality:
+                continue
+            if category and category not in c.categories:
+                continue
+            out.append(c)
+        return out
+
+
+def _env_dirs() -> tuple[Path, ...]:
+    raw = os.environ.get("JUDGE_SKILL_DIRS", "")
+    return tuple(Path(p) for p in raw.split(os.pathsep) if p)
+
+
+@cache
+def _cached(dirs: tuple[Path, ...]) -> SkillRegistry:
+    return SkillRegistry.from_dirs(dirs)
+
+
+def default_registry(extra_dirs: Iterable[Path] = ()) -> SkillRegistry:
+    """The built-in cards plus any extra folders (loaded once per folder set)."""
+    return _cached((CARD_DIR, *_env_dirs(), *map(Path, extra_dirs)))

@@ -1,0 +1,94 @@
+"""Structured-output schemas the skills ask the model to fill.
+
+Verdicts are read only from these fields; free text never decides anything.
+Rationale comes before the score so models reason before they commit.
+
+Example:
+    >>> Schema = subjective_schema(["clarity"])
+    >>> Schema.model_validate({"clarity": {"rationale": "ok", "score": 4}}).clarity.score
+    4
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, create_model, model_validator
+
+RATIONALE_MAX = 1200
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class DimensionAnswer(_Strict):
+    """One dimension's rationale and 1–5 score."""
+
+    rationale: str = Field(max_length=RATIONALE_MAX)
+    score: int = Field(ge=1, le=5)
+
+
+class CheckAnswer(_Strict):
+    """One checkpoint's rationale and pass/fail verdict."""
+
+    rationale: str = Field(max_length=RATIONALE_MAX)
+    verdict: bool
+
+
+@lru_cache(maxsize=128)
+def _subjective(names: tuple[str, ...]) -> type[BaseModel]:
+    fields = {n: (DimensionAnswer, ...) for n in names}
+    return create_model("SubjectiveAnswer", __base__=_Strict, **fields)  # type: ignore[call-overload]
+
+
+def subjective_schema(dimensions: list[str]) -> type[BaseModel]:
+    """A schema with one ``{rationale, score}`` object per dimension."""
+    return _subjective(tuple(dimensions))
+
+
+@lru_cache(maxsize=256)
+def _batch(ids: tuple[str, ...]) -> type[BaseModel]:
+    id_type = Literal[ids]  # type: ignore[valid-type]
+
+    class BatchItem(_Strict):
+        id: id_type  # type: ignore[valid-type]
+        rationale: str = Field(max_length=RATIONALE_MAX)
+        verdict: bool
+
+    class BatchCheckAnswer(_Strict):
+        results: list[BatchItem]
+
+        @model_validator(mode="after")
+        def _every_id_once(self) -> BatchCheckAnswer:
+            got = [r.id for r in self.results]
+            missing = [i for i in ids if i not in got]
+            dupes = sorted({i for i in got if got.count(i) > 1})
+            if missing or dupes:
+                raise ValueError(f"answer every checkpoint once; missing {missing}, repeated {dupes}")
+            return self
+
+    return BatchCheckAnswer
+
+
+def batch_check_schema(ids: list[str]) -> type[BaseModel]:
+    """A schema answering every checkpoint id exactly once."""
+    return _batch(tuple(ids))
+
+
+@lru_cache(maxsize=16)
+def _safety(categories: tuple[str, ...]) -> type[BaseModel]:
+    cat_type = Literal[categories]  # type: ignore[valid-type]
+
+    class SafetyAnswerFor(_Strict):
+        rationale: str = Field(max_length=RATIONALE_MAX)
+        flagged: bool
+        categories: list[cat_type] = Field(default_factory=list)  # type: ignore[valid-type]
+
+    return SafetyAnswerFor
+
+
+def safety_schema(categories: list[str]) -> type[BaseModel]:
+    """A safety answer restricted to the card's categories."""
+    return _safety(tuple(categories))
