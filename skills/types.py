@@ -116,3 +116,4 @@ class SkillOutput:
     scores: dict[str, ScoreValue] = field(default_factory=dict)
     verdicts: dict[str, VerdictValue] = field(default_factory=dict)
     safety: SafetyValue | None = None
+    exemplars: tuple[Exemplar, ...] = ()

@@ -70,7 +70,7 @@ def subjective_rubric(card: SkillCard) -> SkillFn:
             )
         except ModelCallError as exc:
             return _unscored(card, f"model call failed: {exc}")
-        out = SkillOutput()
+        out = SkillOutput(exemplars=inp.exemplars)
         for name in card.dimension_names:
             dim = getattr(answer, name)
             out.scores[name] = ScoreValue(score=dim.score, rationale=dim.rationale)

@@ -1,0 +1,69 @@
+"""Per-request context handed to every node through LangGraph's runtime.
+
+It holds what the nodes read but never write: the vetted submission, decoded images,
+settings, the skill registry, the shared gateway and this request's usage meter.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from judge.config import JudgeSettings
+from judge.domain.submission import Submission
+from judge.llm.gateway import BoundClient, LLMGateway
+from judge.llm.usage import UsageMeter
+from skills.registry import SkillRegistry
+from skills.types import CheckSpec, Exemplar, ImagePayload, SkillInput
+
+
+@dataclass
+class RunContext:
+    """Everything a node needs for one submission."""
+
+    submission: Submission
+    settings: JudgeSettings
+    registry: SkillRegistry
+    gateway: LLMGateway
+    images: list[ImagePayload] = field(default_factory=list)
+    target_image: ImagePayload | None = None
+    meter: UsageMeter = field(default_factory=UsageMeter)
+
+    @property
+    def models(self) -> list[str]:
+        """The judge model(s) for this request."""
+        return self.settings.models()
+
+    def client(self, model: str) -> BoundClient:
+        """A model client that accounts into this request's meter."""
+        return self.gateway.client(model, self.meter, self.settings)
+
+    def checks_for(self, modality: str, ids: tuple[str, ...]) -> tuple[CheckSpec, ...]:
+        """The checkpoint texts of one modality, in checklist order."""
+        wanted = set(ids)
+        out = []
+        for cp in self.submission.task.checklist:
+            text = cp.prompt_check if modality == "prompt" else cp.image_check
+            if cp.id in wanted and text:
+                out.append(CheckSpec(id=cp.id, primitive=cp.primitive.value, text=text))
+        return tuple(out)
+
+    def skill_input(
+        self,
+        *,
+        modality: str,
+        image: int | None = None,
+        checks: tuple[str, ...] = (),
+        exemplars: tuple[Exemplar, ...] = (),
+    ) -> SkillInput:
+        """Build the input one skill invocation sees."""
+        task = self.submission.task
+        return SkillInput(
+            task_id=task.id,
+            category=task.category.value,
+            brief=task.brief,
+            prompt=self.submission.prompt,
+            image=self.images[image] if image is not None else None,
+            target_image=self.target_image,
+            checks=self.checks_for(modality, checks),
+            exemplars=exemplars,
+        )

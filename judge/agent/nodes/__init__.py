@@ -1,0 +1,1 @@
+"""Graph nodes; each module is one node (plus its routing function where it has one)."""

@@ -1,0 +1,39 @@
+"""The ``route`` node plans the work by task category; ``dispatch`` fans it out.
+
+With speculative safety (the default) the safety gate runs in the same step as every
+skill, so it is off the critical path; a blocked submission's scores are discarded.
+"""
+
+from __future__ import annotations
+
+from langgraph.runtime import Runtime
+from langgraph.types import Send
+
+from judge.agent.context import RunContext
+from judge.agent.planning import plan_work
+from judge.agent.state import JudgeState
+
+
+def route(state: JudgeState, runtime: Runtime[RunContext]) -> JudgeState:
+    """Plan every skill and checkpoint invocation for this submission."""
+    ctx = runtime.context
+    work = plan_work(
+        ctx.submission.task,
+        ctx.registry,
+        n_images=len(ctx.images),
+        batching=ctx.settings.checkpoint_batching,
+    )
+    return {"work": work}
+
+
+def work_sends(state: JudgeState) -> list[Send]:
+    """One ``run_skill`` task per planned item."""
+    return [Send("run_skill", {"item": item}) for item in state.get("work", [])]
+
+
+def dispatch(state: JudgeState, runtime: Runtime[RunContext]) -> list[Send]:
+    """Fan out: the safety gate alone, or the gate and all work at once (speculative)."""
+    gate = [Send("safety", {})]
+    if runtime.context.settings.speculative_safety:
+        return gate + work_sends(state)
+    return gate

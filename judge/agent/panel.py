@@ -1,0 +1,73 @@
+"""Combine several judge models' outputs: scores averaged, verdicts by majority.
+
+Agreement is the share of models that gave the most common answer.
+
+Example:
+    >>> from skills.types import SkillOutput, ScoreValue, VerdictValue
+    >>> a = SkillOutput(scores={"d": ScoreValue(4, "x")}, verdicts={"c": VerdictValue(True)})
+    >>> b = SkillOutput(scores={"d": ScoreValue(2, "y")}, verdicts={"c": VerdictValue(True)})
+    >>> out = combine(["m1", "m2"], [a, b])
+    >>> out.output.scores["d"].score, out.output.verdicts["c"].verdict, out.agreement["c"]
+    (3.0, True, 1.0)
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+
+from skills.types import ScoreValue, SkillOutput, VerdictValue
+
+
+@dataclass
+class Combined:
+    """A panel's combined output with per-model votes and agreement per key."""
+
+    output: SkillOutput
+    votes_scores: dict[str, dict[str, int | None]] = field(default_factory=dict)
+    votes_verdicts: dict[str, dict[str, bool | None]] = field(default_factory=dict)
+    agreement: dict[str, float] = field(default_factory=dict)
+
+
+def _agreement(values: list) -> float:
+    return round(Counter(values).most_common(1)[0][1] / len(values), 3) if values else 0.0
+
+
+def _first_reason(values: list[ScoreValue] | list[VerdictValue]) -> str:
+    reasons = [v.reason for v in values if v.reason]
+    return reasons[0] if reasons else "no model produced an answer"
+
+
+def combine(models: list[str], outputs: list[SkillOutput]) -> Combined:
+    """Merge the outputs of ``models`` (same order); a single model passes through."""
+    if len(outputs) == 1:
+        return Combined(output=outputs[0])
+    merged = SkillOutput()
+    result = Combined(output=merged)
+    for dim in outputs[0].scores:
+        vals = [o.scores.get(dim, ScoreValue(reason="missing")) for o in outputs]
+        result.votes_scores[dim] = {m: v.score for m, v in zip(models, vals, strict=True)}
+        got = [v for v in vals if v.score is not None]
+        if not got:
+            merged.scores[dim] = ScoreValue(reason=_first_reason(vals))
+            continue
+        mean = round(sum(v.score for v in got) / len(got), 2)  # type: ignore[misc]
+        merged.scores[dim] = ScoreValue(score=mean, rationale=got[0].rationale)  # type: ignore[arg-type]
+        result.agreement[dim] = _agreement([v.score for v in got])
+    for cid in outputs[0].verdicts:
+        vals = [o.verdicts.get(cid, VerdictValue(reason="missing")) for o in outputs]
+        result.votes_verdicts[cid] = {m: v.verdict for m, v in zip(models, vals, strict=True)}
+        got = [v for v in vals if v.verdict is not None]
+        if not got:
+            merged.verdicts[cid] = VerdictValue(reason=_first_reason(vals))
+            continue
+        yes = sum(1 for v in got if v.verdict)
+        no = len(got) - yes
+        result.agreement[cid] = _agreement([v.verdict for v in got])
+        if yes == no:
+            merged.verdicts[cid] = VerdictValue(reason=f"panel tied {yes}-{no}")
+            continue
+        verdict = yes > no
+        why = next(v.rationale for v in got if v.verdict == verdict)
+        merged.verdicts[cid] = VerdictValue(verdict=verdict, rationale=why)
+    return result

@@ -1,0 +1,56 @@
+"""Routing: which skills and checkpoints run for a submission, by task category.
+
+- prompt-side subjective cards that list the category run once;
+- image-side subjective cards run per image, for the categories they list (OE and CO by
+  default: imitation tasks get no subjective image scores);
+- every checkpoint runs on the prompt (QA) and on each image (VQA), one call each or one
+  call per modality when batching is ``per_modality``.
+
+Example:
+    >>> from skills.registry import default_registry
+    >>> from judge.domain.task import Task
+    >>> t = Task.model_validate({"id": "t", "category": "IM", "brief": "b", "checklist": [
+    ...     {"id": "c1", "primitive": "quantity", "prompt_check": "p", "image_check": "i"}]})
+    >>> items = plan_work(t, default_registry(), n_images=1, batching="per_checkpoint")
+    >>> sorted({i.skill for i in items if i.modality == "image"})
+    ['image_check']
+"""
+
+from __future__ import annotations
+
+from judge.agent.work import WorkItem
+from judge.domain.task import Task
+from skills.registry import SkillRegistry
+
+
+def _check_items(
+    task: Task, skill: str, modality: str, image: int | None, batching: str
+) -> list[WorkItem]:
+    ids = tuple(
+        cp.id for cp in task.checklist if (cp.prompt_check if modality == "prompt" else cp.image_check)
+    )
+    where = "prompt" if image is None else f"img{image}"
+    if not ids:
+        return []
+    if batching == "per_modality":
+        return [WorkItem(f"{skill}/{where}/*", skill, modality, image, ids)]
+    return [WorkItem(f"{skill}/{where}/{cid}", skill, modality, image, (cid,)) for cid in ids]
+
+
+def plan_work(task: Task, registry: SkillRegistry, *, n_images: int, batching: str) -> list[WorkItem]:
+    """Every work item for one submission, in a stable order."""
+    category = task.category.value
+    items: list[WorkItem] = []
+    for card in registry.cards(kind="subjective-rubric", modality="prompt", category=category):
+        items.append(WorkItem(f"{card.name}/prompt", card.name, "prompt"))
+    image_cards = registry.cards(kind="subjective-rubric", modality="image", category=category)
+    for i in range(n_images):
+        for card in image_cards:
+            items.append(WorkItem(f"{card.name}/img{i}", card.name, "image", i))
+    for card in registry.cards(kind="objective-checklist", category=category):
+        if card.modality == "prompt":
+            items += _check_items(task, card.name, "prompt", None, batching)
+        else:
+            for i in range(n_images):
+                items += _check_items(task, card.name, "image", i, batching)
+    return items

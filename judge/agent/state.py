@@ -1,0 +1,18 @@
+"""The graph state. Parallel writers only touch reducer-annotated keys."""
+
+from __future__ import annotations
+
+import operator
+from typing import Annotated, TypedDict
+
+from judge.agent.work import SafetyOutcome, WorkItem, WorkOutcome
+from judge.domain.result import Result
+
+
+class JudgeState(TypedDict, total=False):
+    """What flows through the graph for one submission."""
+
+    work: list[WorkItem]
+    outcomes: Annotated[list[WorkOutcome], operator.add]
+    safety: SafetyOutcome
+    result: Result

@@ -1,0 +1,83 @@
+"""Engine settings (pydantic-settings): environment ``JUDGE_*`` < explicit arguments.
+
+Per-request options beat flags, flags beat the environment: build one with
+``JudgeSettings(**overrides)`` or ``settings.merged(model=...)``.
+
+Example:
+    >>> s = JudgeSettings(model="openai/gpt-4o", checkpoint_batching="per_modality")
+    >>> s.models()
+    ['openai/gpt-4o']
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import Field, SecretStr, field_validator
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+Batching = Literal["per_checkpoint", "per_modality"]
+SelectionRule = Literal["objective_then_subjective", "subjective_then_objective", "first"]
+
+
+class JudgeSettings(BaseSettings):
+    """Everything that changes how a submission is judged or how models are called."""
+
+    model_config = SettingsConfigDict(env_prefix="JUDGE_", extra="ignore")
+
+    model: str | None = Field(default=None, description="litellm model string")
+    api_base: str | None = None
+    api_key: SecretStr | None = None
+    panel: list[str] = Field(default_factory=list, description="several judge models")
+
+    timeout_s: float = Field(default=60.0, gt=0)
+    max_retries: int = Field(default=6, ge=0, le=20)
+    max_reasks: int = Field(default=2, ge=0, le=10)
+    backoff_base_s: float = Field(default=0.5, ge=0)
+    backoff_max_s: float = Field(default=20.0, ge=0)
+    llm_concurrency: int = Field(default=48, ge=1, le=1024)
+    graph_concurrency: int = Field(default=96, ge=1, le=4096)
+    temperature: float = Field(default=0.0, ge=0, le=2)
+    max_tokens: int = Field(default=1024, ge=16)
+    cache: bool = True
+
+    checkpoint_batching: Batching = "per_checkpoint"
+    speculative_safety: bool = True
+    safety: bool = True
+    selection_rule: SelectionRule = "objective_then_subjective"
+
+    image_max_bytes: int = Field(default=20 * 1024 * 1024, ge=1024)
+    image_max_pixels: int = Field(default=40_000_000, ge=1)
+    image_max_side: int = Field(default=1536, ge=64, description="downscale before sending")
+    allow_remote_images: bool = False
+    remote_image_timeout_s: float = Field(default=10.0, gt=0)
+
+    @field_validator("panel", mode="before")
+    @classmethod
+    def _split(cls, v: Any) -> Any:
+        if isinstance(v, str):
+            return [m.strip() for m in v.split(",") if m.strip()]
+        return v
+
+    def models(self) -> list[str]:
+        """The judge models: the panel when given, else the single model (may be empty)."""
+        if self.panel:
+            return list(self.panel)
+        return [self.model] if self.model else []
+
+    def merged(self, **overrides: Any) -> JudgeSettings:
+        """A copy with the non-None overrides applied (request beats env)."""
+        data = self.model_dump()
+        data.update({k: v for k, v in overrides.items() if v is not None})
+        return JudgeSettings.model_validate(data)
+
+    def public_options(self) -> dict[str, str | int | float | bool | None]:
+        """The options that change results, recorded in provenance."""
+        return {
+            "checkpoint_batching": self.checkpoint_batching,
+            "selection_rule": self.selection_rule,
+            "speculative_safety": self.speculative_safety,
+            "safety": self.safety,
+            "temperature": self.temperature,
+            "image_max_side": self.image_max_side,
+        }

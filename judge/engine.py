@@ -1,0 +1,93 @@
+"""The one-line facade: ``Judge(model=...)(submission)`` → :class:`Result`.
+
+Example:
+    >>> judge = Judge(model="openai/gpt-4o", api_base="http://127.0.0.1:9/v1")
+    >>> judge.settings.model
+    'openai/gpt-4o'
+
+Then ``judge.score(submission_dict, base_dir=folder)`` (sync) or ``await judge.ascore(...)``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from pathlib import Path
+from typing import Any
+
+from judge.agent.context import RunContext
+from judge.agent.graph import compiled_graph
+from judge.config import JudgeSettings
+from judge.domain.result import Result
+from judge.domain.submission import Submission
+from judge.errors import ConfigError
+from judge.images import load_image
+from judge.llm.cache import ResponseCache
+from judge.llm.gateway import LLMGateway
+from judge.validation import parse_submission
+from skills.registry import SkillRegistry, default_registry
+
+NO_MODEL = (
+    "no judge model configured: set JUDGE_MODEL (a litellm model string such as "
+    "'openai/gpt-4o' or 'hosted_vllm/Qwen2-VL'), with JUDGE_API_BASE/JUDGE_API_KEY for "
+    "your provider, or pass --model/--api-base"
+)
+
+
+class Judge:
+    """Scores submissions; holds the process-wide gateway (cache, concurrency cap)."""
+
+    def __init__(
+        self,
+        settings: JudgeSettings | None = None,
+        *,
+        registry: SkillRegistry | None = None,
+        cache: ResponseCache | None = None,
+        **overrides: Any,
+    ):
+        base = settings or JudgeSettings()
+        self.settings = base.merged(**overrides) if overrides else base
+        self.registry = registry or default_registry()
+        self.gateway = LLMGateway(self.settings, cache=cache)
+
+    def prepare(
+        self, submission: Submission | dict, *, base_dir: Path | None = None, **overrides: Any
+    ) -> RunContext:
+        """Validate the submission, load its images, resolve settings; raise on bad input."""
+        settings = self.settings.merged(**overrides) if overrides else self.settings
+        if not settings.models():
+            raise ConfigError(NO_MODEL)
+        sub = submission if isinstance(submission, Submission) else parse_submission(submission)
+        images = [load_image(ref, field=f"images[{i}]", settings=settings, base_dir=base_dir)
+                  for i, ref in enumerate(sub.images)]
+        target = None
+        if sub.task.target_image:
+            target = load_image(sub.task.target_image, field="task.target_image",
+                                settings=settings, base_dir=base_dir)
+        return RunContext(submission=sub, settings=settings, registry=self.registry,
+                          gateway=self.gateway, images=images, target_image=target)
+
+    async def arun(self, ctx: RunContext) -> Result:
+        """Run the graph on a prepared context."""
+        start = time.perf_counter()
+        state = await compiled_graph().ainvoke(
+            {}, context=ctx, config={"max_concurrency": ctx.settings.graph_concurrency}
+        )
+        result: Result = state["result"]
+        result.usage = result.usage.model_copy(
+            update={**ctx.meter.snapshot(), "latency_s": round(time.perf_counter() - start, 4)}
+        )
+        return result
+
+    async def ascore(
+        self, submission: Submission | dict, *, base_dir: Path | None = None, **overrides: Any
+    ) -> Result:
+        """Score one submission (async)."""
+        ctx = await asyncio.to_thread(self.prepare, submission, base_dir=base_dir, **overrides)
+        return await self.arun(ctx)
+
+    def score(
+        self, submission: Submission | dict, *, base_dir: Path | None = None, **overrides: Any
+    ) -> Result:
+        """Score one submission (blocking)."""
+        return asyncio.run(self.ascore(submission, base_dir=base_dir, **overrides))

@@ -1,0 +1,25 @@
+"""Errors the engine raises for bad input; each names the offending field and what to do.
+
+Example:
+    >>> str(InputError("images[0]", "not an image"))
+    'images[0]: not an image'
+"""
+
+from __future__ import annotations
+
+
+class JudgeError(Exception):
+    """Base class of the engine's own errors."""
+
+
+class InputError(JudgeError, ValueError):
+    """A submission (or file) the judge cannot accept; ``field`` locates the problem."""
+
+    def __init__(self, field: str, message: str):
+        super().__init__(f"{field}: {message}")
+        self.field = field
+        self.message = message
+
+
+class ConfigError(JudgeError):
+    """The judge is not configured to do what was asked (e.g. no model)."""

@@ -1,0 +1,192 @@
+"""The LLM gateway: litellm calls with structured output, retries, re-asks, a concurrency
+cap, a response cache and usage accounting.
+
+Example:
+    >>> from judge.config import JudgeSettings
+    >>> gw = LLMGateway(JudgeSettings(model="openai/gpt-4o"))
+    >>> client = gw.client("openai/gpt-4o", UsageMeter())
+    >>> client.model
+    'openai/gpt-4o'
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import weakref
+from typing import Any, TypeVar
+
+os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+
+import litellm
+from pydantic import BaseModel
+
+from judge.config import JudgeSettings
+from judge.llm.cache import InMemoryCache, ResponseCache, cache_key
+from judge.llm.parsing import ReplyError, parse_reply
+from judge.llm.retry import backoff_delay, describe, is_transient
+from judge.llm.usage import UsageMeter
+from skills.types import ModelCallError
+
+T = TypeVar("T", bound=BaseModel)
+log = logging.getLogger("judge.llm")
+litellm.suppress_debug_info = True
+
+
+def response_format(schema: type[BaseModel]) -> dict:
+    """The OpenAI-style ``json_schema`` response format for a pydantic model."""
+    return {
+        "type": "json_schema",
+        "json_schema": {"name": schema.__name__, "schema": schema.model_json_schema()},
+    }
+
+
+class LLMGateway:
+    """Shared by every request of a process: one cache, one concurrency limit."""
+
+    def __init__(self, settings: JudgeSettings, cache: ResponseCache | None = None):
+        self.settings = settings
+        self.cache: ResponseCache | None = None
+        if settings.cache:
+            self.cache = cache if cache is not None else InMemoryCache()
+        self._semaphores: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, asyncio.Semaphore]
+        self._semaphores = weakref.WeakKeyDictionary()
+
+    def client(
+        self, model: str, meter: UsageMeter, settings: JudgeSettings | None = None
+    ) -> BoundClient:
+        """A :class:`skills.types.ModelClient` for one model, accounting into ``meter``.
+
+        ``settings`` carries the request's call options (endpoint, key, timeouts); the
+        gateway's own settings are the default.
+        """
+        return BoundClient(self, model, meter, settings or self.settings)
+
+    def _semaphore(self) -> asyncio.Semaphore:
+        loop = asyncio.get_running_loop()
+        sem = self._semaphores.get(loop)
+        if sem is None:
+            sem = self._semaphores[loop] = asyncio.Semaphore(self.settings.llm_concurrency)
+        return sem
+
+    @staticmethod
+    def _params(s: JudgeSettings) -> dict[str, Any]:
+        return {"temperature": s.temperature, "max_tokens": s.max_tokens}
+
+    async def _send(
+        self, model: str, messages: list[dict], fmt: dict, meter: UsageMeter, s: JudgeSettings
+    ) -> str:
+        """One provider round trip with retries on transient errors; returns the text."""
+        kwargs: dict[str, Any] = dict(self._params(s), timeout=s.timeout_s, max_retries=0)
+        if s.api_base:
+            kwargs["api_base"] = s.api_base
+            kwargs["api_key"] = s.api_key.get_secret_value() if s.api_key else "no-key"
+        elif s.api_key:
+            kwargs["api_key"] = s.api_key.get_secret_value()
+        last: BaseException | None = None
+        for attempt in range(s.max_retries + 1):
+            if attempt:
+                meter.retries += 1
+                await asyncio.sleep(backoff_delay(attempt - 1, base=s.backoff_base_s,
+                                                  cap=s.backoff_max_s))
+            try:
+                async with self._semaphore():
+                    resp = await asyncio.wait_for(
+                        litellm.acompletion(
+                            model=model, messages=messages, response_format=fmt,
+                            drop_params=True, **kwargs,
+                        ),
+                        timeout=s.timeout_s + 5,
+                    )
+            except Exception as exc:  # provider errors arrive as many classes
+                last = exc
+                if not is_transient(exc):
+                    meter.failed_calls += 1
+                    raise ModelCallError(describe(exc)) from exc
+                log.debug("transient error from %s (attempt %d): %s", model, attempt, exc)
+                continue
+            usage = getattr(resp, "usage", None)
+            try:
+                cost = float(litellm.completion_cost(completion_response=resp) or 0.0)
+            except Exception:  # unknown models have no price
+                cost = 0.0
+            meter.record_call(
+                getattr(usage, "prompt_tokens", 0) or 0,
+                getattr(usage, "completion_tokens", 0) or 0,
+                cost,
+            )
+            return resp.choices[0].message.content or ""
+        meter.failed_calls += 1
+        raise ModelCallError(
+            f"gave up after {s.max_retries + 1} attempts: {describe(last) if last else '?'}"
+        )
+
+    async def structured(
+        self,
+        model: str,
+        messages: list[dict],
+        schema: type[T],
+        *,
+        tag: str,
+        meter: UsageMeter,
+        settings: JudgeSettings | None = None,
+    ) -> T:
+        """Ask ``model`` for an answer matching ``schema``; re-ask on unparsable output."""
+        s = settings or self.settings
+        fmt = response_format(schema)
+        use_cache = self.cache is not None and s.cache
+        key = cache_key(model, messages, fmt, self._params(s), tag) if use_cache else None
+        if key is not None and self.cache is not None:
+            hit = await self.cache.get(key)
+            if hit is not None:
+                try:
+                    answer = parse_reply(hit, schema)
+                except ReplyError:
+                    pass  # a stale or foreign entry: ask again and overwrite it
+                else:
+                    meter.cache_hits += 1
+                    return answer
+        convo = list(messages)
+        for reask in range(s.max_reasks + 1):
+            text = await self._send(model, convo, fmt, meter, s)
+            try:
+                answer = parse_reply(text, schema)
+            except ReplyError as err:
+                if reask == s.max_reasks:
+                    meter.failed_calls += 1
+                    raise ModelCallError(
+                        f"no valid answer after {reask + 1} replies: {err}"
+                    ) from None
+                meter.reasks += 1
+                convo = [
+                    *messages,
+                    {"role": "assistant", "content": text[:4000]},
+                    {"role": "user", "content": (
+                        f"Your reply could not be used: {err}. Reply again with only a JSON "
+                        "object that matches the requested schema."
+                    )},
+                ]
+                continue
+            if key is not None and self.cache is not None:
+                await self.cache.set(key, answer.model_dump_json())
+            return answer
+        raise AssertionError("unreachable")  # pragma: no cover
+
+
+class BoundClient:
+    """A gateway bound to one model and one request's usage meter."""
+
+    def __init__(
+        self, gateway: LLMGateway, model: str, meter: UsageMeter, settings: JudgeSettings
+    ):
+        self.gateway = gateway
+        self.model = model
+        self.meter = meter
+        self.settings = settings
+
+    async def structured(self, messages: list[dict], schema: type[T], *, tag: str) -> T:
+        """See :meth:`LLMGateway.structured`."""
+        return await self.gateway.structured(
+            self.model, messages, schema, tag=tag, meter=self.meter, settings=self.settings
+        )

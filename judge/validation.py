@@ -1,0 +1,62 @@
+"""Turn untrusted JSON into a :class:`Submission`, with errors that name the field.
+
+Example:
+    >>> try:
+    ...     parse_submission({"task": {"id": "t", "category": "XX", "brief": ""}, "prompt": "p"})
+    ... except InputError as e:
+    ...     print(e.field)
+    task.category
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+
+from judge.domain.submission import Submission
+from judge.errors import InputError
+
+MAX_SUBMISSION_FILE_BYTES = 64 * 1024 * 1024
+
+
+def _loc(loc: tuple) -> str:
+    out = ""
+    for part in loc:
+        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
+    return out or "(submission)"
+
+
+def parse_submission(data: Any) -> Submission:
+    """Validate a decoded JSON value; the first problem is raised as :class:`InputError`."""
+    if not isinstance(data, dict):
+        raise InputError("(submission)", f"expected a JSON object, got {type(data).__name__}")
+    try:
+        return Submission.model_validate(data)
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        msg = err["msg"]
+        if err["type"] == "missing":
+            msg = "this field is required"
+        elif err["type"] == "extra_forbidden":
+            msg = "unknown field (check the spelling against the submission schema)"
+        more = f" (and {exc.error_count() - 1} more problem(s))" if exc.error_count() > 1 else ""
+        raise InputError(_loc(tuple(err["loc"])), msg + more) from None
+
+
+def load_submission_file(path: Path) -> Submission:
+    """Read and validate a submission JSON file."""
+    if not path.is_file():
+        raise InputError(str(path), "file does not exist or is not a regular file")
+    if path.stat().st_size > MAX_SUBMISSION_FILE_BYTES:
+        raise InputError(str(path), f"file is larger than {MAX_SUBMISSION_FILE_BYTES} bytes")
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except UnicodeDecodeError:
+        raise InputError(str(path), "file is not UTF-8 text") from None
+    except json.JSONDecodeError as exc:
+        raise InputError(str(path), f"not valid JSON (line {exc.lineno}, column {exc.colno}: "
+                         f"{exc.msg})") from None
+    return parse_submission(data)
