@@ -1,0 +1,11 @@
+"""Registry of CLI sub-commands; each module registers one verb."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from judge.cli import bench_cmd, score_cmd, skills_cmd
+
+Register = Callable[[object], None]
+
+REGISTRY: list[Register] = [score_cmd.register, skills_cmd.register, bench_cmd.register]

@@ -1,0 +1,80 @@
+"""``judge score SUBMISSION.json``: print the Result JSON on stdout.
+
+Relative image paths resolve against the submission file's folder. Flags beat the
+``JUDGE_*`` environment. Exit 0 for scored, partial or blocked; 2 for invalid input;
+3 when no judge model is configured.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from judge.errors import ConfigError, InputError
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    """Add the ``score`` verb."""
+    p = sub.add_parser("score", help="score one submission file and print the Result JSON")
+    p.add_argument("submission", type=Path, help="submission JSON file (DESIGN.md §7)")
+    p.add_argument("--model", help="litellm model string (env JUDGE_MODEL)")
+    p.add_argument("--api-base", help="provider base URL (env JUDGE_API_BASE)")
+    p.add_argument("--api-key", help="provider key (env JUDGE_API_KEY)")
+    p.add_argument("--panel", help="comma-separated judge models; scores averaged, verdicts "
+                   "by majority (env JUDGE_PANEL)")
+    p.add_argument("--batching", choices=["per_checkpoint", "per_modality"],
+                   help="one call per checkpoint (default) or one per modality")
+    p.add_argument("--selection-rule",
+                   choices=["objective_then_subjective", "subjective_then_objective", "first"],
+                   help="best-of-n rule when several images are submitted")
+    p.add_argument("--sequential-safety", action="store_true",
+                   help="run the safety gate before scoring instead of alongside it")
+    p.add_argument("--no-cache", action="store_true", help="do not reuse cached answers")
+    p.add_argument("--timeout", type=float, help="per-call timeout in seconds")
+    p.add_argument("--compact", action="store_true", help="one-line JSON")
+    p.set_defaults(handler=run)
+
+
+def overrides(args: argparse.Namespace) -> dict:
+    """Flags that were given, as settings overrides."""
+    out = {
+        "model": args.model,
+        "api_base": args.api_base,
+        "api_key": args.api_key,
+        "panel": args.panel,
+        "checkpoint_batching": args.batching,
+        "selection_rule": args.selection_rule,
+        "timeout_s": args.timeout,
+    }
+    if args.sequential_safety:
+        out["speculative_safety"] = False
+    if args.no_cache:
+        out["cache"] = False
+    return {k: v for k, v in out.items() if v is not None}
+
+
+def run(args: argparse.Namespace) -> int:
+    """Score the file; errors go to stderr with a hint and a non-zero exit code."""
+    from judge.cli.main import EXIT_CONFIG, EXIT_INPUT
+    from judge.engine import Judge
+    from judge.validation import load_submission_file
+
+    path: Path = args.submission
+    try:
+        submission = load_submission_file(path)
+        judge = Judge(**overrides(args))
+        result = judge.score(submission, base_dir=path.resolve().parent)
+    except InputError as exc:
+        print(f"judge: invalid input: {exc}", file=sys.stderr)
+        return EXIT_INPUT
+    except ConfigError as exc:
+        print(f"judge: {exc}", file=sys.stderr)
+        return EXIT_CONFIG
+    except ValueError as exc:  # settings validation (e.g. a negative timeout)
+        print(f"judge: invalid option: {exc}", file=sys.stderr)
+        return EXIT_INPUT
+    data = result.model_dump(mode="json", exclude_none=True)
+    print(json.dumps(data, ensure_ascii=False, indent=None if args.compact else 2))
+    return 0

@@ -1,0 +1,86 @@
+"""Shared fixtures: a fake OpenAI-compatible provider on loopback, submissions, images."""
+
+from __future__ import annotations
+
+import base64
+import io
+import os
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+
+os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+for _var in ("JUDGE_MODEL", "JUDGE_API_BASE", "JUDGE_API_KEY", "JUDGE_PANEL"):
+    os.environ.pop(_var, None)
+
+from PIL import Image
+
+from judge.config import JudgeSettings
+from judge.engine import Judge
+from judge.fake_provider import FakeProvider
+
+REPO = Path(__file__).resolve().parents[1]
+EXAMPLE = REPO / "examples" / "co_106" / "submission.json"
+
+
+@pytest.fixture(scope="session")
+def provider_session() -> Iterator[FakeProvider]:
+    with FakeProvider(latency=0.0, hang_s=3.0) as fp:
+        yield fp
+
+
+@pytest.fixture
+def provider(provider_session: FakeProvider) -> Iterator[FakeProvider]:
+    """The session's fake provider, reset before each test."""
+    provider_session.reset()
+    provider_session.latency = 0.0
+    yield provider_session
+    provider_session.reset()
+
+
+@pytest.fixture
+def make_judge(provider: FakeProvider) -> Callable[..., Judge]:
+    """A Judge wired to the fake provider through litellm, with fast retries."""
+
+    def factory(**overrides: object) -> Judge:
+        settings = JudgeSettings(
+            model="openai/fake-judge", api_base=provider.base_url, api_key="test-key",
+            backoff_base_s=0.001, backoff_max_s=0.01, timeout_s=5.0,
+        )
+        return Judge(settings, **overrides)
+
+    return factory
+
+
+def png_data_url(color: str = "red", size: tuple[int, int] = (32, 32)) -> str:
+    """A small solid-colour PNG as a data URL."""
+    buf = io.BytesIO()
+    Image.new("RGB", size, color).save(buf, "PNG")
+    return "data:image/png;base64," + base64.b64encode(buf.getvalue()).decode()
+
+
+def submission(
+    category: str = "CO", n_checks: int = 3, n_images: int = 1, prompt: str = "a red cube"
+) -> dict:
+    """A valid submission with ``n_checks`` paired checkpoints and ``n_images`` images."""
+    colors = ["red", "green", "blue", "yellow", "white", "black", "gray", "orange"]
+    return {
+        "task": {
+            "id": f"{category.lower()}_1",
+            "category": category,
+            "brief": "Render a red cube on a white table.",
+            "target_image": png_data_url("purple") if category == "IM" else None,
+            "checklist": [
+                {"id": f"c{k + 1}", "primitive": "attribute_binding",
+                 "prompt_check": f"The prompt states requirement {k + 1}.",
+                 "image_check": f"The image shows requirement {k + 1}."}
+                for k in range(n_checks)
+            ],
+        },
+        "prompt": prompt,
+        "images": [png_data_url(colors[i % len(colors)]) for i in range(n_images)],
+        "prompter": {"id": "tester", "kind": "human"},
+        "backend": "test-backend",
+    }

@@ -1,0 +1,264 @@
+"""The fake OpenAI-compatible provider, exercised through real litellm over loopback HTTP."""
+
+from __future__ import annotations
+
+import asyncio
+import enum
+import json
+import time
+from collections.abc import Iterator
+from typing import Any, Literal
+
+import aiohttp
+import litellm
+import pytest
+from pydantic import BaseModel, Field
+
+from judge.fake_provider import (
+    FakeProvider,
+    FakeProviderStartError,
+    FaultInjector,
+    default_answer,
+    spawn_fake_provider,
+    stop_process,
+)
+from judge.fake_provider.__main__ import parse_args
+
+litellm.suppress_debug_info = True
+
+
+class Verdict(enum.Enum):
+    PASS = "pass"
+    FAIL = "fail"
+
+
+class CheckItem(BaseModel):
+    id: Literal["c1", "c2", "c3"]
+    satisfied: bool
+    verdict: Verdict
+    note: str | None = None
+
+
+class Judgement(BaseModel):
+    score: int = Field(ge=1, le=5)
+    confidence: float = Field(ge=0, le=1)
+    rationale: str = Field(min_length=3, max_length=40)
+    kind: Literal["subjective"] = "subjective"
+    checklist: list[CheckItem]
+    tags: list[str] = Field(min_length=2)
+
+
+def schema_format(model: type[BaseModel]) -> dict[str, Any]:
+    schema = model.model_json_schema()
+    return {"type": "json_schema", "json_schema": {"name": "x", "schema": schema}}
+
+
+def user(text: str) -> list[dict[str, Any]]:
+    return [{"role": "system", "content": "You are a judge."}, {"role": "user", "content": text}]
+
+
+async def ask(provider: FakeProvider, text: str = "hi", **kwargs: Any) -> Any:
+    kwargs.setdefault("timeout", 5)
+    return await litellm.acompletion(
+        model="openai/fake",
+        api_base=provider.base_url,
+        api_key="x",
+        max_retries=0,
+        messages=user(text),
+        **kwargs,
+    )
+
+
+def content(response: Any) -> str:
+    return response.choices[0].message.content
+
+
+@pytest.fixture
+def provider() -> Iterator[FakeProvider]:
+    with FakeProvider() as fake:
+        yield fake
+
+
+async def test_default_answer_is_schema_valid_through_litellm(provider: FakeProvider) -> None:
+    response = await ask(provider, "rate this image", response_format=schema_format(Judgement))
+    judgement = Judgement.model_validate_json(content(response))
+    assert [item.id for item in judgement.checklist] == ["c1", "c2", "c3"]  # one item per id
+    assert response.choices[0].finish_reason == "stop"
+    usage = response.usage
+    assert usage.prompt_tokens > 0 < usage.completion_tokens
+    assert usage.total_tokens == usage.prompt_tokens + usage.completion_tokens
+    recorded = provider.requests[0]["response_format"]["json_schema"]["schema"]
+    assert recorded == Judgement.model_json_schema()
+    # litellm turns a pydantic class into a strict schema (all fields required); still valid
+    response = await ask(provider, "rate this image", response_format=Judgement)
+    Judgement.model_validate_json(content(response))
+
+
+def test_default_answer_deterministic_and_prompt_dependent() -> None:
+    def body(text: str) -> dict[str, Any]:
+        return {"messages": user(text), "response_format": schema_format(Judgement)}
+
+    assert default_answer(body("a")) == default_answer(body("a"))
+    scores = {json.loads(default_answer(body(f"prompt {i}")))["score"] for i in range(30)}
+    assert len(scores) > 1 and scores <= {1, 2, 3, 4, 5}
+    assert json.loads(default_answer({"messages": user("a")})) == {"answer": "ok"}
+    assert json.loads(default_answer({"messages": [], "response_format": {"type": "json_object"}}))
+
+
+def test_default_answer_schema_corners() -> None:
+    schema = {
+        "type": "object",
+        "properties": {
+            "c": {"const": 7},
+            "n": {"type": ["null", "integer"], "exclusiveMinimum": 3, "exclusiveMaximum": 5},
+            "s": {"type": "string", "maxLength": 4},
+            "d": {"type": "string", "format": "date-time"},
+            "all": {"allOf": [{"$ref": "#/$defs/E"}]},
+            "few": {"type": "array", "items": {"type": "boolean"}, "minItems": 3, "maxItems": 3},
+            "none": {"type": "array", "items": {"type": "integer"}, "maxItems": 0},
+            "nul": {"type": "null"},
+        },
+        "$defs": {"E": {"enum": ["x", "y"]}},
+    }
+    fmt = {"type": "json_schema", "json_schema": {"schema": schema}}
+    answer = json.loads(default_answer({"messages": [], "response_format": fmt}))
+    assert answer == {
+        "c": 7, "n": 4, "s": "fake", "d": "2024-01-01T00:00:00Z", "all": "x",
+        "few": [True, True, True], "none": [], "nul": None,
+    }  # fmt: skip
+
+
+async def test_scripted_replies_by_substring_callable_and_times(provider: FakeProvider) -> None:
+    rule = provider.on("alpha", {"score": 1}, times=1)
+    provider.on(lambda body: "alpha" in json.dumps(body), "second alpha rule")
+    provider.on("beta", lambda body: {"echo": body["messages"][-1]["content"]})
+    provider.on("You are a judge", "system prompts match too")
+
+    assert json.loads(content(await ask(provider, "alpha"))) == {"score": 1}
+    assert content(await ask(provider, "alpha")) == "second alpha rule"  # times exhausted
+    assert json.loads(content(await ask(provider, "beta!"))) == {"echo": "beta!"}
+    assert content(await ask(provider, "gamma")) == "system prompts match too"
+    assert rule.hits == 1 and provider.calls == 4
+    provider.reset()
+    assert provider.calls == 0 and json.loads(content(await ask(provider, "alpha"))) == {
+        "answer": "ok"
+    }
+
+
+@pytest.mark.parametrize(
+    ("kind", "error"),
+    [
+        ("429", litellm.RateLimitError),
+        ("500", litellm.InternalServerError),
+        ("503", litellm.ServiceUnavailableError),
+        ("timeout", litellm.Timeout),
+    ],
+)
+async def test_error_faults_map_to_litellm_exceptions(
+    provider: FakeProvider, kind: str, error: type[Exception]
+) -> None:
+    provider.hang_s = 1.0
+    provider.fail_next([kind])
+    with pytest.raises(error):
+        await ask(provider, timeout=0.3)
+    assert provider.calls == 1 and provider.fault_counts == {kind: 1}
+    assert content(await ask(provider)) == '{"answer": "ok"}'  # queue consumed
+
+
+async def test_content_faults_give_malformed_json(provider: FakeProvider) -> None:
+    provider.on("score", {"score": 5}, times=1)
+    provider.fail_next(["truncated", "garbage"])
+    truncated = await ask(provider, "score", response_format=schema_format(Judgement))
+    assert content(truncated) == '{"scor' and truncated.choices[0].finish_reason == "length"
+    garbage = await ask(provider, "score")
+    for response in (truncated, garbage):
+        with pytest.raises(json.JSONDecodeError):
+            json.loads(content(response))
+    # faulted calls did not use up the scripted reply
+    assert json.loads(content(await ask(provider, "score"))) == {"score": 5}
+    assert provider.fault_counts == {"truncated": 1, "garbage": 1}
+
+
+async def test_http_details(provider: FakeProvider) -> None:
+    url = provider.base_url
+    async with aiohttp.ClientSession() as session:
+        provider.fail_next(["429"])
+        async with session.post(f"{url}/chat/completions", json={"messages": []}) as resp:
+            assert resp.status == 429 and resp.headers["Retry-After"] == "0"
+            assert (await resp.json())["error"]["type"] == "rate_limit_error"
+        async with session.post(f"{url}/chat/completions", data=b"{not json") as resp:
+            assert resp.status == 400 and "error" in await resp.json()
+        plain = {"model": "m", "messages": user("hi")}
+        async with session.post(f"{url}/chat/completions", json={**plain, "stream": True}) as resp:
+            assert resp.status == 400 and "stream" in (await resp.json())["error"]["message"]
+        async with session.post(f"{url}/chat/completions", json=plain) as resp:
+            body = await resp.json()
+            assert {"id", "object", "created", "model", "choices", "usage"} <= body.keys()
+            assert body["model"] == "m" and body["object"] == "chat.completion"
+        async with session.get(f"{url}/models") as resp:
+            assert (await resp.json())["data"][0]["id"] == "fake"
+    with pytest.raises(litellm.BadRequestError):
+        await ask(provider, stream=True)
+
+
+async def test_fault_rate_is_deterministic_given_seed(provider: FakeProvider) -> None:
+    async def statuses() -> list[int]:
+        provider.reset()
+        provider.set_fault_rate(0.5, kinds=("429", "500"), seed=7)
+        async with aiohttp.ClientSession() as session:
+            result = []
+            for _ in range(20):
+                async with session.post(
+                    f"{provider.base_url}/chat/completions", json={"messages": user("x")}
+                ) as resp:
+                    result.append(resp.status)
+            return result
+
+    first, second = await statuses(), await statuses()
+    assert first == second and {200, 429, 500} == set(first)
+    assert sum(provider.fault_counts.values()) == sum(s != 200 for s in first)
+    with pytest.raises(ValueError, match="available"):
+        FaultInjector(kinds=("418",))
+
+
+async def test_latency_overlaps_concurrent_calls(provider: FakeProvider) -> None:
+    await ask(provider)  # warm up litellm's client
+    provider.latency = 0.3
+    start = time.perf_counter()
+    responses = await asyncio.gather(*(ask(provider, f"p{i}") for i in range(10)))
+    elapsed = time.perf_counter() - start
+    assert len(responses) == 10 and 0.3 <= elapsed < 0.6
+
+
+async def test_subprocess_mode_with_admin_endpoints() -> None:
+    proc, base_url = spawn_fake_provider(latency=0.01, fault_rate=1.0, fault_kinds=("500",))
+    root = base_url.removesuffix("/v1")
+    try:
+        assert base_url.startswith("http://127.0.0.1:")
+        kwargs = {"model": "openai/fake", "api_base": base_url, "api_key": "x", "max_retries": 0}
+        with pytest.raises(litellm.InternalServerError):
+            await litellm.acompletion(messages=user("hi"), **kwargs)
+        async with aiohttp.ClientSession() as session:
+            async with session.get(f"{root}/_admin/stats") as resp:
+                stats = await resp.json()
+            assert stats["calls"] == 1 and stats["fault_counts"] == {"500": 1}
+            async with session.post(f"{root}/_admin/config", json={"fault_rate": 0}) as resp:
+                assert (await resp.json())["fault_rate"] == 0
+            async with session.post(f"{root}/_admin/config", json={"bogus": 1}) as resp:
+                assert resp.status == 400
+            response = await litellm.acompletion(messages=user("hi"), **kwargs)
+            assert json.loads(content(response)) == {"answer": "ok"}
+            async with session.post(f"{root}/_admin/reset") as resp:
+                assert resp.status == 200
+            async with session.get(f"{root}/_admin/stats") as resp:
+                assert (await resp.json())["calls"] == 0
+    finally:
+        stop_process(proc)
+    assert proc.returncode is not None
+
+
+def test_spawn_fails_clearly_and_cli_validates_kinds() -> None:
+    with pytest.raises(FakeProviderStartError, match="READY"):
+        spawn_fake_provider(ready_timeout=0.001)
+    with pytest.raises(SystemExit):
+        parse_args(["--fault-kinds", "429,teapot"])
