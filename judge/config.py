@@ -32,7 +32,7 @@ class JudgeSettings(BaseSettings):
 
     timeout_s: float = Field(default=60.0, gt=0)
     max_retries: int = Field(default=6, ge=0, le=20)
-    max_reasks: int = Field(default=2, ge=0, le=10)
+    max_reasks: int = Field(default=4, ge=0, le=10)
     backoff_base_s: float = Field(default=0.5, ge=0)
     backoff_max_s: float = Field(default=20.0, ge=0)
     llm_concurrency: int = Field(default=48, ge=1, le=1024)

@@ -1,0 +1,151 @@
+"""``judge bench``: how long, how many calls, how many tokens and how much engine CPU one
+submission costs, against the built-in fake provider running in its own process.
+
+Reports, for a CO submission with N checkpoints and one 1024² image:
+- model time of one submission as a multiple of the per-call latency L (median), for each
+  checkpoint-batching mode, and for speculative vs sequential safety;
+- calls and tokens per submission for each batching mode;
+- engine CPU milliseconds per submission (this process only; the provider is elsewhere);
+- with a fault rate (429, 500, truncated JSON), how many submissions end fully scored.
+
+Example:
+    $ judge bench --latency 0.5 --repeats 5
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import base64
+import io
+import json
+import statistics
+import sys
+import time
+from typing import Any
+
+import numpy as np
+from PIL import Image
+from tqdm import tqdm
+
+from judge.config import JudgeSettings
+from judge.engine import Judge
+from judge.fake_provider import spawn_fake_provider, stop_process
+
+
+def bench_submission(n_checks: int, side: int = 1024) -> dict:
+    """A CO submission with ``n_checks`` paired checkpoints and one ``side``² image.
+
+    The image is smooth gradients, shapes and mild grain: it compresses like a typical
+    generated image (pure noise would be a 4x larger worst case).
+    """
+    rng = np.random.default_rng(0)
+    y, x = np.mgrid[0:side, 0:side] / side
+    pixels = np.stack([200 * x + 30, 120 * y + 60, 180 * (1 - x * y) + 40], axis=-1)
+    disc = (x - 0.5) ** 2 + (y - 0.45) ** 2 < 0.06
+    pixels[disc] = [250, 190, 80]
+    pixels += rng.normal(0, 4, size=pixels.shape)
+    buf = io.BytesIO()
+    Image.fromarray(np.clip(pixels, 0, 255).astype(np.uint8)).save(buf, "PNG")
+    url = "data:image/png;base64," + base64.b64encode(buf.getvalue()).decode()
+    checklist = [
+        {"id": f"c{k}", "primitive": "quantity",
+         "prompt_check": f"The prompt asks for exactly {k} lanterns.",
+         "image_check": f"Exactly {k} lanterns are visible."}
+        for k in range(1, n_checks + 1)
+    ]
+    return {
+        "task": {"id": "bench_co", "category": "CO", "checklist": checklist,
+                 "brief": "A night market poster with paper lanterns, a title and two stalls."},
+        "prompt": "Night market poster, warm paper lanterns over two food stalls, bold title.",
+        "images": [url],
+    }
+
+
+def _run(judge: Judge, sub: dict, repeats: int, label: str, **overrides: Any) -> list[dict]:
+    rows = []
+    for _ in tqdm(range(repeats), desc=label, file=sys.stderr, leave=False):
+        cpu0 = time.process_time()
+        result = judge.score(sub, cache=False, **overrides)
+        cpu = time.process_time() - cpu0
+        rows.append({"latency_s": result.usage.latency_s, "cpu_ms": cpu * 1000,
+                     "calls": result.usage.llm_calls, "prompt_tokens": result.usage.prompt_tokens,
+                     "completion_tokens": result.usage.completion_tokens,
+                     "retries": result.usage.retries, "reasks": result.usage.reasks,
+                     "status": result.status})
+    return rows
+
+
+def _summary(rows: list[dict], latency: float) -> dict:
+    med = statistics.median
+    return {
+        "latency_x_L": round(med(r["latency_s"] for r in rows) / latency, 3),
+        "latency_x_L_max": round(max(r["latency_s"] for r in rows) / latency, 3),
+        "calls": med(r["calls"] for r in rows),
+        "prompt_tokens": med(r["prompt_tokens"] for r in rows),
+        "completion_tokens": med(r["completion_tokens"] for r in rows),
+        "cpu_ms": round(med(r["cpu_ms"] for r in rows), 1),
+        "fully_scored": f"{sum(r['status'] == 'scored' for r in rows)}/{len(rows)}",
+        "retries": sum(r["retries"] for r in rows),
+        "reasks": sum(r["reasks"] for r in rows),
+    }
+
+
+def run_bench(latency: float, n_checks: int, repeats: int, fault_rate: float) -> dict:
+    """Run every configuration; returns the report as a dict."""
+    sub = bench_submission(n_checks)
+    proc, base_url = spawn_fake_provider(latency=latency)
+    faulty, faulty_url = spawn_fake_provider(latency=latency, fault_rate=fault_rate,
+                                             fault_kinds=("429", "500", "truncated"), seed=7)
+    try:
+        settings = JudgeSettings(model="openai/fake-judge", api_base=base_url, api_key="bench",
+                                 timeout_s=max(10.0, 5 * latency), backoff_base_s=0.05,
+                                 backoff_max_s=1.0)
+        judge = Judge(settings)
+        judge.score(sub, cache=False)  # warm-up: litellm imports lazily on the first call
+        configs = {
+            "per_checkpoint": {},
+            "per_modality": {"checkpoint_batching": "per_modality"},
+            "per_checkpoint+sequential_safety": {"speculative_safety": False},
+        }
+        report: dict[str, Any] = {"latency_L_s": latency, "checkpoints": n_checks,
+                                  "repeats": repeats, "configs": {}}
+        for name, overrides in configs.items():
+            report["configs"][name] = _summary(_run(judge, sub, repeats, name, **overrides),
+                                               latency)
+        fjudge = Judge(settings.merged(api_base=faulty_url))
+        rows = _run(fjudge, sub, repeats * 4, f"faults {fault_rate:.0%}")
+        report["configs"][f"per_checkpoint+faults_{fault_rate:.0%}"] = _summary(rows, latency)
+        return report
+    finally:
+        stop_process(proc)
+        stop_process(faulty)
+
+
+def render(report: dict) -> str:
+    """A plain-text table of the report."""
+    cols = ["latency_x_L", "latency_x_L_max", "calls", "prompt_tokens", "completion_tokens",
+            "cpu_ms", "fully_scored", "retries", "reasks"]
+    lines = [f"judge bench: CO submission, {report['checkpoints']} checkpoints, one 1024² "
+             f"image, L = {report['latency_L_s']} s, {report['repeats']} runs per config "
+             "(medians; the fault run uses 4x as many)", ""]
+    lines.append(f"{'config':36}" + "".join(f"{c:>18}" for c in cols))
+    for name, row in report["configs"].items():
+        lines.append(f"{name:36}" + "".join(f"{row[c]!s:>18}" for c in cols))
+    return "\n".join(lines)
+
+
+def main(args: argparse.Namespace) -> int:
+    """CLI entry (see :mod:`judge.cli.bench_cmd`)."""
+    if args.latency <= 0 or args.repeats < 1 or args.checkpoints < 1:
+        print("judge bench: --latency must be > 0, --repeats and --checkpoints >= 1",
+              file=sys.stderr)
+        return 2
+    report = run_bench(args.latency, args.checkpoints, args.repeats, args.fault_rate)
+    print(render(report))
+    if args.out:
+        with open(args.out, "w", encoding="utf-8") as fh:
+            json.dump(report, fh, indent=2)
+    return 0
+
+
