@@ -15,7 +15,6 @@ Example:
 from __future__ import annotations
 
 import argparse
-import asyncio
 import base64
 import io
 import json
@@ -49,14 +48,21 @@ def bench_submission(n_checks: int, side: int = 1024) -> dict:
     Image.fromarray(np.clip(pixels, 0, 255).astype(np.uint8)).save(buf, "PNG")
     url = "data:image/png;base64," + base64.b64encode(buf.getvalue()).decode()
     checklist = [
-        {"id": f"c{k}", "primitive": "quantity",
-         "prompt_check": f"The prompt asks for exactly {k} lanterns.",
-         "image_check": f"Exactly {k} lanterns are visible."}
+        {
+            "id": f"c{k}",
+            "primitive": "quantity",
+            "prompt_check": f"The prompt asks for exactly {k} lanterns.",
+            "image_check": f"Exactly {k} lanterns are visible.",
+        }
         for k in range(1, n_checks + 1)
     ]
     return {
-        "task": {"id": "bench_co", "category": "CO", "checklist": checklist,
-                 "brief": "A night market poster with paper lanterns, a title and two stalls."},
+        "task": {
+            "id": "bench_co",
+            "category": "CO",
+            "checklist": checklist,
+            "brief": "A night market poster with paper lanterns, a title and two stalls.",
+        },
         "prompt": "Night market poster, warm paper lanterns over two food stalls, bold title.",
         "images": [url],
     }
@@ -68,11 +74,18 @@ def _run(judge: Judge, sub: dict, repeats: int, label: str, **overrides: Any) ->
         cpu0 = time.process_time()
         result = judge.score(sub, cache=False, **overrides)
         cpu = time.process_time() - cpu0
-        rows.append({"latency_s": result.usage.latency_s, "cpu_ms": cpu * 1000,
-                     "calls": result.usage.llm_calls, "prompt_tokens": result.usage.prompt_tokens,
-                     "completion_tokens": result.usage.completion_tokens,
-                     "retries": result.usage.retries, "reasks": result.usage.reasks,
-                     "status": result.status})
+        rows.append(
+            {
+                "latency_s": result.usage.latency_s,
+                "cpu_ms": cpu * 1000,
+                "calls": result.usage.llm_calls,
+                "prompt_tokens": result.usage.prompt_tokens,
+                "completion_tokens": result.usage.completion_tokens,
+                "retries": result.usage.retries,
+                "reasks": result.usage.reasks,
+                "status": result.status,
+            }
+        )
     return rows
 
 
@@ -95,12 +108,18 @@ def run_bench(latency: float, n_checks: int, repeats: int, fault_rate: float) ->
     """Run every configuration; returns the report as a dict."""
     sub = bench_submission(n_checks)
     proc, base_url = spawn_fake_provider(latency=latency)
-    faulty, faulty_url = spawn_fake_provider(latency=latency, fault_rate=fault_rate,
-                                             fault_kinds=("429", "500", "truncated"), seed=7)
+    faulty, faulty_url = spawn_fake_provider(
+        latency=latency, fault_rate=fault_rate, fault_kinds=("429", "500", "truncated"), seed=7
+    )
     try:
-        settings = JudgeSettings(model="openai/fake-judge", api_base=base_url, api_key="bench",
-                                 timeout_s=max(10.0, 5 * latency), backoff_base_s=0.05,
-                                 backoff_max_s=1.0)
+        settings = JudgeSettings(
+            model="openai/fake-judge",
+            api_base=base_url,
+            api_key="bench",
+            timeout_s=max(10.0, 5 * latency),
+            backoff_base_s=0.05,
+            backoff_max_s=1.0,
+        )
         judge = Judge(settings)
         judge.score(sub, cache=False)  # warm-up: litellm imports lazily on the first call
         configs = {
@@ -108,11 +127,16 @@ def run_bench(latency: float, n_checks: int, repeats: int, fault_rate: float) ->
             "per_modality": {"checkpoint_batching": "per_modality"},
             "per_checkpoint+sequential_safety": {"speculative_safety": False},
         }
-        report: dict[str, Any] = {"latency_L_s": latency, "checkpoints": n_checks,
-                                  "repeats": repeats, "configs": {}}
+        report: dict[str, Any] = {
+            "latency_L_s": latency,
+            "checkpoints": n_checks,
+            "repeats": repeats,
+            "configs": {},
+        }
         for name, overrides in configs.items():
-            report["configs"][name] = _summary(_run(judge, sub, repeats, name, **overrides),
-                                               latency)
+            report["configs"][name] = _summary(
+                _run(judge, sub, repeats, name, **overrides), latency
+            )
         fjudge = Judge(settings.merged(api_base=faulty_url))
         rows = _run(fjudge, sub, repeats * 4, f"faults {fault_rate:.0%}")
         report["configs"][f"per_checkpoint+faults_{fault_rate:.0%}"] = _summary(rows, latency)
@@ -124,11 +148,23 @@ def run_bench(latency: float, n_checks: int, repeats: int, fault_rate: float) ->
 
 def render(report: dict) -> str:
     """A plain-text table of the report."""
-    cols = ["latency_x_L", "latency_x_L_max", "calls", "prompt_tokens", "completion_tokens",
-            "cpu_ms", "fully_scored", "retries", "reasks"]
-    lines = [f"judge bench: CO submission, {report['checkpoints']} checkpoints, one 1024² "
-             f"image, L = {report['latency_L_s']} s, {report['repeats']} runs per config "
-             "(medians; the fault run uses 4x as many)", ""]
+    cols = [
+        "latency_x_L",
+        "latency_x_L_max",
+        "calls",
+        "prompt_tokens",
+        "completion_tokens",
+        "cpu_ms",
+        "fully_scored",
+        "retries",
+        "reasks",
+    ]
+    lines = [
+        f"judge bench: CO submission, {report['checkpoints']} checkpoints, one 1024² "
+        f"image, L = {report['latency_L_s']} s, {report['repeats']} runs per config "
+        "(medians; the fault run uses 4x as many)",
+        "",
+    ]
     lines.append(f"{'config':36}" + "".join(f"{c:>18}" for c in cols))
     for name, row in report["configs"].items():
         lines.append(f"{name:36}" + "".join(f"{row[c]!s:>18}" for c in cols))
@@ -138,8 +174,9 @@ def render(report: dict) -> str:
 def main(args: argparse.Namespace) -> int:
     """CLI entry (see :mod:`judge.cli.bench_cmd`)."""
     if args.latency <= 0 or args.repeats < 1 or args.checkpoints < 1:
-        print("judge bench: --latency must be > 0, --repeats and --checkpoints >= 1",
-              file=sys.stderr)
+        print(
+            "judge bench: --latency must be > 0, --repeats and --checkpoints >= 1", file=sys.stderr
+        )
         return 2
     report = run_bench(args.latency, args.checkpoints, args.repeats, args.fault_rate)
     print(render(report))
@@ -147,5 +184,3 @@ def main(args: argparse.Namespace) -> int:
         with open(args.out, "w", encoding="utf-8") as fh:
             json.dump(report, fh, indent=2)
     return 0
-
-

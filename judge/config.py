@@ -49,6 +49,7 @@ class JudgeSettings(BaseSettings):
     image_max_bytes: int = Field(default=20 * 1024 * 1024, ge=1024)
     image_max_pixels: int = Field(default=40_000_000, ge=1)
     image_max_side: int = Field(default=1536, ge=64, description="downscale before sending")
+    allow_local_paths: bool = Field(default=True, description="off in the HTTP service")
     allow_remote_images: bool = False
     remote_image_timeout_s: float = Field(default=10.0, gt=0)
 

@@ -58,14 +58,26 @@ class Judge:
         if not settings.models():
             raise ConfigError(NO_MODEL)
         sub = submission if isinstance(submission, Submission) else parse_submission(submission)
-        images = [load_image(ref, field=f"images[{i}]", settings=settings, base_dir=base_dir)
-                  for i, ref in enumerate(sub.images)]
+        images = [
+            load_image(ref, field=f"images[{i}]", settings=settings, base_dir=base_dir)
+            for i, ref in enumerate(sub.images)
+        ]
         target = None
         if sub.task.target_image:
-            target = load_image(sub.task.target_image, field="task.target_image",
-                                settings=settings, base_dir=base_dir)
-        return RunContext(submission=sub, settings=settings, registry=self.registry,
-                          gateway=self.gateway, images=images, target_image=target)
+            target = load_image(
+                sub.task.target_image,
+                field="task.target_image",
+                settings=settings,
+                base_dir=base_dir,
+            )
+        return RunContext(
+            submission=sub,
+            settings=settings,
+            registry=self.registry,
+            gateway=self.gateway,
+            images=images,
+            target_image=target,
+        )
 
     async def arun(self, ctx: RunContext) -> Result:
         """Run the graph on a prepared context."""

@@ -46,12 +46,17 @@ def _read_path(ref: str, field: str, base_dir: Path | None, max_bytes: int) -> b
     path = Path(ref)
     if not path.is_absolute() and base_dir is not None:
         path = base_dir / path
-    if not path.is_file():
-        raise InputError(field, f"image file {str(path)!r} does not exist")
-    size = path.stat().st_size
-    if size > max_bytes:
-        raise InputError(field, f"image file is {size} bytes, over the {max_bytes} byte limit")
-    return path.read_bytes()
+    try:
+        if not path.exists():
+            raise InputError(field, f"image file {str(path)[:300]!r} does not exist")
+        if not path.is_file():
+            raise InputError(field, f"{str(path)[:300]!r} is not a regular file")
+        size = path.stat().st_size
+        if size > max_bytes:
+            raise InputError(field, f"image file is {size} bytes, over the {max_bytes} byte limit")
+        return path.read_bytes()
+    except OSError as exc:
+        raise InputError(field, f"cannot read image file ({exc.strerror})") from None
 
 
 def read_image_bytes(
@@ -75,6 +80,8 @@ def read_image_bytes(
         return fetch_image(ref, field=field, settings=s)
     if "://" in ref:
         raise InputError(field, f"unsupported image URL scheme in {ref[:40]!r}")
+    if not s.allow_local_paths:
+        raise InputError(field, "local file paths are not accepted here; send a data: URL")
     return _read_path(ref, field, base_dir, s.image_max_bytes)
 
 
@@ -102,10 +109,13 @@ def decode_image(data: bytes, *, field: str, settings: JudgeSettings | None = No
         raise
     except (Image.DecompressionBombError, Image.DecompressionBombWarning):
         raise InputError(field, "image expands to too many pixels (decompression bomb)") from None
-    except (UnidentifiedImageError, OSError, SyntaxError, ValueError) as exc:
+    except UnidentifiedImageError:
+        raise InputError(field, "not a readable image (unknown or corrupt format)") from None
+    except (OSError, SyntaxError, ValueError) as exc:
         raise InputError(field, f"not a readable image ({type(exc).__name__}: {exc})") from None
     if img.mode not in ("RGB", "RGBA"):
-        img = img.convert("RGBA" if "A" in img.getbands() else "RGB")
+        alpha = "A" in img.getbands() or "transparency" in img.info
+        img = img.convert("RGBA" if alpha else "RGB")
     return img
 
 

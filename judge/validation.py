@@ -48,15 +48,18 @@ def parse_submission(data: Any) -> Submission:
 
 def load_submission_file(path: Path) -> Submission:
     """Read and validate a submission JSON file."""
-    if not path.is_file():
-        raise InputError(str(path), "file does not exist or is not a regular file")
-    if path.stat().st_size > MAX_SUBMISSION_FILE_BYTES:
-        raise InputError(str(path), f"file is larger than {MAX_SUBMISSION_FILE_BYTES} bytes")
     try:
+        if not path.is_file():
+            raise InputError(str(path), "file does not exist or is not a regular file")
+        if path.stat().st_size > MAX_SUBMISSION_FILE_BYTES:
+            raise InputError(str(path), f"file is larger than {MAX_SUBMISSION_FILE_BYTES} bytes")
         data = json.loads(path.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise InputError(str(path)[:200], f"cannot read the file ({exc.strerror})") from None
     except UnicodeDecodeError:
         raise InputError(str(path), "file is not UTF-8 text") from None
     except json.JSONDecodeError as exc:
-        raise InputError(str(path), f"not valid JSON (line {exc.lineno}, column {exc.colno}: "
-                         f"{exc.msg})") from None
+        raise InputError(
+            str(path), f"not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})"
+        ) from None
     return parse_submission(data)

@@ -66,7 +66,9 @@ def _batch(ids: tuple[str, ...]) -> type[BaseModel]:
             missing = [i for i in ids if i not in got]
             dupes = sorted({i for i in got if got.count(i) > 1})
             if missing or dupes:
-                raise ValueError(f"answer every checkpoint once; missing {missing}, repeated {dupes}")
+                raise ValueError(
+                    f"answer every checkpoint once; missing {missing}, repeated {dupes}"
+                )
             return self
 
     return BatchCheckAnswer

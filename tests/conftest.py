@@ -46,8 +46,12 @@ def make_judge(provider: FakeProvider) -> Callable[..., Judge]:
 
     def factory(**overrides: object) -> Judge:
         settings = JudgeSettings(
-            model="openai/fake-judge", api_base=provider.base_url, api_key="test-key",
-            backoff_base_s=0.001, backoff_max_s=0.01, timeout_s=5.0,
+            model="openai/fake-judge",
+            api_base=provider.base_url,
+            api_key="test-key",
+            backoff_base_s=0.001,
+            backoff_max_s=0.01,
+            timeout_s=5.0,
         )
         return Judge(settings, **overrides)
 
@@ -73,9 +77,12 @@ def submission(
             "brief": "Render a red cube on a white table.",
             "target_image": png_data_url("purple") if category == "IM" else None,
             "checklist": [
-                {"id": f"c{k + 1}", "primitive": "attribute_binding",
-                 "prompt_check": f"The prompt states requirement {k + 1}.",
-                 "image_check": f"The image shows requirement {k + 1}."}
+                {
+                    "id": f"c{k + 1}",
+                    "primitive": "attribute_binding",
+                    "prompt_check": f"The prompt states requirement {k + 1}.",
+                    "image_check": f"The image shows requirement {k + 1}.",
+                }
                 for k in range(n_checks)
             ],
         },

@@ -27,7 +27,9 @@ def _check_items(
     task: Task, skill: str, modality: str, image: int | None, batching: str
 ) -> list[WorkItem]:
     ids = tuple(
-        cp.id for cp in task.checklist if (cp.prompt_check if modality == "prompt" else cp.image_check)
+        cp.id
+        for cp in task.checklist
+        if (cp.prompt_check if modality == "prompt" else cp.image_check)
     )
     where = "prompt" if image is None else f"img{image}"
     if not ids:
@@ -37,7 +39,9 @@ def _check_items(
     return [WorkItem(f"{skill}/{where}/{cid}", skill, modality, image, (cid,)) for cid in ids]
 
 
-def plan_work(task: Task, registry: SkillRegistry, *, n_images: int, batching: str) -> list[WorkItem]:
+def plan_work(
+    task: Task, registry: SkillRegistry, *, n_images: int, batching: str
+) -> list[WorkItem]:
     """Every work item for one submission, in a stable order."""
     category = task.category.value
     items: list[WorkItem] = []

@@ -22,15 +22,26 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--model", help="litellm model string (env JUDGE_MODEL)")
     p.add_argument("--api-base", help="provider base URL (env JUDGE_API_BASE)")
     p.add_argument("--api-key", help="provider key (env JUDGE_API_KEY)")
-    p.add_argument("--panel", help="comma-separated judge models; scores averaged, verdicts "
-                   "by majority (env JUDGE_PANEL)")
-    p.add_argument("--batching", choices=["per_checkpoint", "per_modality"],
-                   help="one call per checkpoint (default) or one per modality")
-    p.add_argument("--selection-rule",
-                   choices=["objective_then_subjective", "subjective_then_objective", "first"],
-                   help="best-of-n rule when several images are submitted")
-    p.add_argument("--sequential-safety", action="store_true",
-                   help="run the safety gate before scoring instead of alongside it")
+    p.add_argument(
+        "--panel",
+        help="comma-separated judge models; scores averaged, verdicts "
+        "by majority (env JUDGE_PANEL)",
+    )
+    p.add_argument(
+        "--batching",
+        choices=["per_checkpoint", "per_modality"],
+        help="one call per checkpoint (default) or one per modality",
+    )
+    p.add_argument(
+        "--selection-rule",
+        choices=["objective_then_subjective", "subjective_then_objective", "first"],
+        help="best-of-n rule when several images are submitted",
+    )
+    p.add_argument(
+        "--sequential-safety",
+        action="store_true",
+        help="run the safety gate before scoring instead of alongside it",
+    )
     p.add_argument("--no-cache", action="store_true", help="do not reuse cached answers")
     p.add_argument("--timeout", type=float, help="per-call timeout in seconds")
     p.add_argument("--compact", action="store_true", help="one-line JSON")

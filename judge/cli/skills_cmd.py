@@ -19,9 +19,13 @@ def run(args: argparse.Namespace) -> int:
 
     cards = default_registry().cards(enabled_only=False)
     if args.json:
-        rows = [c.model_dump(include={"name", "kind", "version", "modality", "categories",
-                                      "memory", "enabled"}) | {"dimensions": c.dimension_names}
-                for c in cards]
+        rows = [
+            c.model_dump(
+                include={"name", "kind", "version", "modality", "categories", "memory", "enabled"}
+            )
+            | {"dimensions": c.dimension_names}
+            for c in cards
+        ]
         print(json.dumps(rows, indent=2))
         return 0
     print(f"{'name':26} {'kind':20} {'modality':8} {'categories':11} version")

@@ -54,9 +54,7 @@ class Checkpoint(BaseModel):
     @model_validator(mode="after")
     def _has_a_check(self) -> Checkpoint:
         if not (self.prompt_check or self.image_check):
-            raise ValueError(
-                f"checkpoint {self.id!r} needs a prompt_check, an image_check or both"
-            )
+            raise ValueError(f"checkpoint {self.id!r} needs a prompt_check, an image_check or both")
         return self
 
 

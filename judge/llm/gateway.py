@@ -88,14 +88,18 @@ class LLMGateway:
         for attempt in range(s.max_retries + 1):
             if attempt:
                 meter.retries += 1
-                await asyncio.sleep(backoff_delay(attempt - 1, base=s.backoff_base_s,
-                                                  cap=s.backoff_max_s))
+                await asyncio.sleep(
+                    backoff_delay(attempt - 1, base=s.backoff_base_s, cap=s.backoff_max_s)
+                )
             try:
                 async with self._semaphore():
                     resp = await asyncio.wait_for(
                         litellm.acompletion(
-                            model=model, messages=messages, response_format=fmt,
-                            drop_params=True, **kwargs,
+                            model=model,
+                            messages=messages,
+                            response_format=fmt,
+                            drop_params=True,
+                            **kwargs,
                         ),
                         timeout=s.timeout_s + 5,
                     )
@@ -162,10 +166,13 @@ class LLMGateway:
                 convo = [
                     *messages,
                     {"role": "assistant", "content": text[:4000]},
-                    {"role": "user", "content": (
-                        f"Your reply could not be used: {err}. Reply again with only a JSON "
-                        "object that matches the requested schema."
-                    )},
+                    {
+                        "role": "user",
+                        "content": (
+                            f"Your reply could not be used: {err}. Reply again with only a JSON "
+                            "object that matches the requested schema."
+                        ),
+                    },
                 ]
                 continue
             if key is not None and self.cache is not None:
@@ -177,9 +184,7 @@ class LLMGateway:
 class BoundClient:
     """A gateway bound to one model and one request's usage meter."""
 
-    def __init__(
-        self, gateway: LLMGateway, model: str, meter: UsageMeter, settings: JudgeSettings
-    ):
+    def __init__(self, gateway: LLMGateway, model: str, meter: UsageMeter, settings: JudgeSettings):
         self.gateway = gateway
         self.model = model
         self.meter = meter

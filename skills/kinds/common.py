@@ -39,7 +39,9 @@ def exemplar_parts(exemplars: tuple[Exemplar, ...], modality: str) -> list[dict]
             parts.append(image_part(ex.image))
         elif ex.prompt is not None:
             parts.append(text_part(data_block(f"EXEMPLAR {k} PROMPT", ex.prompt)))
-        expert = {d: {"score": s, "rationale": ex.rationales.get(d, "")} for d, s in ex.scores.items()}
+        expert = {
+            d: {"score": s, "rationale": ex.rationales.get(d, "")} for d, s in ex.scores.items()
+        }
         parts.append(text_part(data_block(f"EXEMPLAR {k} EXPERT SCORES", json.dumps(expert))))
     return parts
 

@@ -11,7 +11,9 @@ from skills.types import ModelCallError, ModelClient, ScoreValue, SkillInput, Sk
 
 
 def _rubric(dim: Dimension) -> str:
-    anchors = "\n".join(f"- {level}: {dim.anchors[level]}" for level in sorted(dim.anchors, reverse=True))
+    anchors = "\n".join(
+        f"- {level}: {dim.anchors[level]}" for level in sorted(dim.anchors, reverse=True)
+    )
     return (
         f"### {dim.title} (`{dim.name}`)\n{dim.definition.strip()}\n\n"
         f"Check:\n{bullet_list(dim.look_for)}\n\nAnchors:\n{anchors}"

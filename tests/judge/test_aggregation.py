@@ -7,8 +7,12 @@ from tests.conftest import submission
 
 
 def test_rate_excludes_unscored():
-    items = [CheckItem(id="a", verdict=True), CheckItem(id="b", verdict=False),
-             CheckItem(id="c", verdict=True), CheckItem(id="d", reason="timeout")]
+    items = [
+        CheckItem(id="a", verdict=True),
+        CheckItem(id="b", verdict=False),
+        CheckItem(id="c", verdict=True),
+        CheckItem(id="d", reason="timeout"),
+    ]
     side = ObjectiveSide.from_items(items)
     assert (side.rate, side.scored, side.unscored, side.passed) == (66.7, 3, 1, 2)
 
@@ -26,12 +30,15 @@ def verdict_by_check(answers: dict[str, bool]):
             if key in blob:
                 return {"rationale": f"checked {key}", "verdict": verdict}
         return {"rationale": "default", "verdict": True}
+
     return reply
 
 
 async def test_rates_follow_verdicts(make_judge, provider):
-    provider.on(lambda b: b["response_format"]["json_schema"]["name"] == "CheckAnswer",
-                verdict_by_check({"requirement 1.": False, "requirement 3.": False}))
+    provider.on(
+        lambda b: b["response_format"]["json_schema"]["name"] == "CheckAnswer",
+        verdict_by_check({"requirement 1.": False, "requirement 3.": False}),
+    )
     result = await make_judge().ascore(submission("CO", n_checks=6))
     for side in ("prompt", "image"):
         obj = result.objective[side]
@@ -46,17 +53,21 @@ async def test_failed_items_are_unscored_not_failures(make_judge, provider):
     assert result.status == "partial"
     for side in ("prompt", "image"):
         obj = result.objective[side]
-        bad = [i for i in obj.items if i.id == "c2"][0]
+        bad = next(i for i in obj.items if i.id == "c2")
         assert bad.verdict is None and "no valid answer" in bad.reason
         assert obj.scored == 3 and obj.unscored == 1 and obj.rate == 100.0
     assert result.usage.reasks == 2 and result.usage.failed_calls == 2
 
 
 async def test_subjective_scores_are_kept_per_dimension(make_judge, provider):
-    provider.on(lambda b: "Mood & Atmosphere" in b["messages"][0]["content"],
-                {"mood_atmosphere": {"rationale": "gloomy", "score": 2}})
-    provider.on(lambda b: "Visual Composition" in b["messages"][0]["content"],
-                {"visual_composition": {"rationale": "balanced", "score": 5}})
+    provider.on(
+        lambda b: "Mood & Atmosphere" in b["messages"][0]["content"],
+        {"mood_atmosphere": {"rationale": "gloomy", "score": 2}},
+    )
+    provider.on(
+        lambda b: "Visual Composition" in b["messages"][0]["content"],
+        {"visual_composition": {"rationale": "balanced", "score": 5}},
+    )
     result = await make_judge().ascore(submission("OE"))
     assert result.subjective["image"]["mood_atmosphere"].score == 2
     assert result.subjective["image"]["mood_atmosphere"].rationale == "gloomy"

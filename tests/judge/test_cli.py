@@ -17,9 +17,18 @@ from tests.conftest import REPO, submission
 
 STATUSES = {"scored", "partial", "blocked"}
 CARDS = {
-    "color_lighting", "creative_elaboration", "image_check", "image_safety",
-    "instructional_clarity", "intent_formalization", "mood_atmosphere", "prompt_check",
-    "prompt_safety", "technical_flawlessness", "terminology_proficiency", "visual_composition",
+    "color_lighting",
+    "creative_elaboration",
+    "image_check",
+    "image_safety",
+    "instructional_clarity",
+    "intent_formalization",
+    "mood_atmosphere",
+    "prompt_check",
+    "prompt_safety",
+    "technical_flawlessness",
+    "terminology_proficiency",
+    "visual_composition",
 }
 
 
@@ -38,8 +47,11 @@ def run_cli(*args: str, env: dict[str, str] | None = None, cwd: Path | None = No
     """Run ``python -m judge.cli.main ARGS`` as a real process."""
     return subprocess.run(
         [sys.executable, "-m", "judge.cli.main", *args],
-        env=env if env is not None else clean_env(), cwd=cwd,
-        capture_output=True, text=True, timeout=120,
+        env=env if env is not None else clean_env(),
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=120,
     )
 
 
@@ -77,8 +89,17 @@ def test_score_prints_result_and_resolves_relative_images(provider, tmp_path):
     path = write_submission(tmp_path / "sub")
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
-    proc = run_cli("score", str(path), "--model", "openai/fake-judge",
-                   "--api-base", provider.base_url, "--api-key", "k", cwd=elsewhere)
+    proc = run_cli(
+        "score",
+        str(path),
+        "--model",
+        "openai/fake-judge",
+        "--api-base",
+        provider.base_url,
+        "--api-key",
+        "k",
+        cwd=elsewhere,
+    )
     data = assert_result(proc)
     assert data["status"] == "scored"
     assert data["selected_image"] == 0
@@ -91,8 +112,9 @@ def test_score_prints_result_and_resolves_relative_images(provider, tmp_path):
 def test_score_configured_by_env_only(provider, tmp_path):
     """JUDGE_MODEL / JUDGE_API_BASE / JUDGE_API_KEY are enough."""
     path = write_submission(tmp_path)
-    env = clean_env(JUDGE_MODEL="openai/env-model", JUDGE_API_BASE=provider.base_url,
-                    JUDGE_API_KEY="env-key")
+    env = clean_env(
+        JUDGE_MODEL="openai/env-model", JUDGE_API_BASE=provider.base_url, JUDGE_API_KEY="env-key"
+    )
     data = assert_result(run_cli("score", str(path), "--compact", env=env))
     assert data["status"] == "scored"
     assert provider.calls > 0
@@ -102,10 +124,16 @@ def test_score_configured_by_env_only(provider, tmp_path):
 def test_score_flags_beat_env(provider, tmp_path):
     """--model and --api-base win over JUDGE_MODEL and a dead JUDGE_API_BASE."""
     path = write_submission(tmp_path)
-    env = clean_env(JUDGE_MODEL="openai/env-model", JUDGE_API_BASE="http://127.0.0.1:9/v1",
-                    JUDGE_API_KEY="env-key", JUDGE_MAX_RETRIES="0", JUDGE_TIMEOUT_S="5")
-    proc = run_cli("score", str(path), "--model", "openai/flag-model",
-                   "--api-base", provider.base_url, env=env)
+    env = clean_env(
+        JUDGE_MODEL="openai/env-model",
+        JUDGE_API_BASE="http://127.0.0.1:9/v1",
+        JUDGE_API_KEY="env-key",
+        JUDGE_MAX_RETRIES="0",
+        JUDGE_TIMEOUT_S="5",
+    )
+    proc = run_cli(
+        "score", str(path), "--model", "openai/flag-model", "--api-base", provider.base_url, env=env
+    )
     data = assert_result(proc)
     assert data["status"] == "scored"
     assert provider.calls > 0
@@ -126,8 +154,16 @@ def test_score_bad_image_exits_2_in_a_real_process(provider, tmp_path):
     """Bad input through the real entry point: exit 2, a one-line message, no traceback."""
     path = write_submission(tmp_path)
     (tmp_path / "img.png").write_bytes(os.urandom(4096))
-    proc = run_cli("score", str(path), "--model", "openai/fake-judge",
-                   "--api-base", provider.base_url, "--api-key", "k")
+    proc = run_cli(
+        "score",
+        str(path),
+        "--model",
+        "openai/fake-judge",
+        "--api-base",
+        provider.base_url,
+        "--api-key",
+        "k",
+    )
     assert proc.returncode == 2
     assert "images[0]" in proc.stderr and "not a readable image" in proc.stderr
     assert "Traceback" not in proc.stderr
@@ -215,56 +251,102 @@ def _corrupt_image(tmp: Path) -> Path:
 
 
 BAD_INPUT = [
-    pytest.param(lambda tmp: tmp / "nope.json", ["nope.json", "does not exist"],
-                 id="missing-file"),
+    pytest.param(lambda tmp: tmp / "nope.json", ["nope.json", "does not exist"], id="missing-file"),
     pytest.param(lambda tmp: tmp, ["not a regular file"], id="directory"),
-    pytest.param(lambda tmp: tmp / ("s" * 300 + ".json"), ["sss.json"],
-                 id="file-name-too-long"),
-    pytest.param(_raw_case(b'{"task": {},\n  oops}'),
-                 ["not valid JSON", "line 2", "column 3"], id="not-json"),
+    pytest.param(
+        lambda tmp: tmp / ("s" * 300 + ".json"), ["invalid input: "], id="file-name-too-long"
+    ),
+    pytest.param(
+        _raw_case(b'{"task": {},\n  oops}'), ["not valid JSON", "line 2", "column 3"], id="not-json"
+    ),
     pytest.param(_raw_case(b"\xff\xfe\x00{}"), ["not UTF-8"], id="not-utf8"),
     pytest.param(_raw_case(b"[1, 2]"), ["JSON object", "list"], id="json-list"),
-    pytest.param(_json_case(_set("task", "category", value="XX")), ["task.category:"],
-                 id="unknown-category"),
-    pytest.param(_json_case(lambda d: d.pop("prompt")), ["prompt:", "required"],
-                 id="missing-prompt"),
-    pytest.param(_json_case(_no_checks), ["task.checklist[0]", "'c1'", "prompt_check"],
-                 id="checkpoint-without-checks"),
-    pytest.param(_json_case(lambda d: d["task"]["checklist"][0].update(primitive="vibes")),
-                 ["task.checklist[0].primitive:"], id="unknown-primitive"),
-    pytest.param(_json_case(_duplicate_ids), ["task.checklist:", "'c1'", "more than once"],
-                 id="duplicate-checkpoint-ids"),
-    pytest.param(_json_case(_set("colour", value="red")), ["colour:", "unknown field"],
-                 id="unknown-field"),
-    pytest.param(_json_case(_set("prompt", value="x" * 20_001)), ["prompt:", "20000"],
-                 id="oversized-prompt"),
+    pytest.param(
+        _json_case(_set("task", "category", value="XX")), ["task.category:"], id="unknown-category"
+    ),
+    pytest.param(
+        _json_case(lambda d: d.pop("prompt")), ["prompt:", "required"], id="missing-prompt"
+    ),
+    pytest.param(
+        _json_case(_no_checks),
+        ["task.checklist[0]", "'c1'", "prompt_check"],
+        id="checkpoint-without-checks",
+    ),
+    pytest.param(
+        _json_case(lambda d: d["task"]["checklist"][0].update(primitive="vibes")),
+        ["task.checklist[0].primitive:"],
+        id="unknown-primitive",
+    ),
+    pytest.param(
+        _json_case(_duplicate_ids),
+        ["task.checklist:", "'c1'", "more than once"],
+        id="duplicate-checkpoint-ids",
+    ),
+    pytest.param(
+        _json_case(_set("colour", value="red")), ["colour:", "unknown field"], id="unknown-field"
+    ),
+    pytest.param(
+        _json_case(_set("prompt", value="x" * 20_001)), ["prompt:", "20000"], id="oversized-prompt"
+    ),
     pytest.param(_corrupt_image, ["images[0]", "not a readable image"], id="corrupt-image"),
-    pytest.param(_json_case(_set("images", value=["missing.png"])),
-                 ["images[0]", "missing.png", "does not exist"], id="image-not-found"),
-    pytest.param(_json_case(_set("images", value=["x" * 300 + ".png"])),
-                 ["images[0]"], id="image-name-too-long"),
-    pytest.param(_json_case(_set("images", value=["data:image/png;base64,@@not-base64!!"])),
-                 ["images[0]", "base64"], id="bad-base64"),
-    pytest.param(_json_case(_set("images", value=["https://example.com/a.png"])),
-                 ["images[0]", "URL images are disabled"], id="https-url"),
-    pytest.param(_json_case(_set("images", value=["http://example.com/a.png"])),
-                 ["images[0]", "URL images are disabled"], id="http-url"),
-    pytest.param(_json_case(_set("images", value=["ftp://example.com/a.png"])),
-                 ["images[0]", "scheme"], id="ftp-url"),
-    pytest.param(_json_case(_set("task", "target_image", value="gone.png")),
-                 ["task.target_image", "does not exist"], id="target-image-not-found"),
+    pytest.param(
+        _json_case(_set("images", value=["missing.png"])),
+        ["images[0]", "missing.png", "does not exist"],
+        id="image-not-found",
+    ),
+    pytest.param(
+        _json_case(_set("images", value=["x" * 300 + ".png"])),
+        ["images[0]"],
+        id="image-name-too-long",
+    ),
+    pytest.param(
+        _json_case(_set("images", value=["data:image/png;base64,@@not-base64!!"])),
+        ["images[0]", "base64"],
+        id="bad-base64",
+    ),
+    pytest.param(
+        _json_case(_set("images", value=["https://example.com/a.png"])),
+        ["images[0]", "URL images are disabled"],
+        id="https-url",
+    ),
+    pytest.param(
+        _json_case(_set("images", value=["http://example.com/a.png"])),
+        ["images[0]", "URL images are disabled"],
+        id="http-url",
+    ),
+    pytest.param(
+        _json_case(_set("images", value=["ftp://example.com/a.png"])),
+        ["images[0]", "scheme"],
+        id="ftp-url",
+    ),
+    pytest.param(
+        _json_case(_set("task", "target_image", value="gone.png")),
+        ["task.target_image", "does not exist"],
+        id="target-image-not-found",
+    ),
 ]
 
 
 @pytest.mark.parametrize(("build", "expected"), BAD_INPUT)
-def test_bad_input_exits_2_with_a_clear_message(build, expected, provider, tmp_path, capsys,
-                                                monkeypatch):
+def test_bad_input_exits_2_with_a_clear_message(
+    build, expected, provider, tmp_path, capsys, monkeypatch
+):
     """Each bad input: exit 2, one ``judge: invalid input`` line naming the problem."""
     for var in [v for v in os.environ if v.startswith("JUDGE_")]:
         monkeypatch.delenv(var)
     path = build(tmp_path)
-    code = main(["score", str(path), "--model", "openai/fake-judge",
-                 "--api-base", provider.base_url, "--api-key", "k"])
+    code = main(
+        [
+            "score",
+            str(path),
+            "--model",
+            "openai/fake-judge",
+            "--api-base",
+            provider.base_url,
+            "--api-key",
+            "k",
+        ]
+    )
     out, err = capsys.readouterr()
     assert code == 2, err
     assert out == ""
@@ -278,8 +360,18 @@ def test_bad_input_exits_2_with_a_clear_message(build, expected, provider, tmp_p
 def test_invalid_option_exits_2(provider, tmp_path, capsys):
     """A settings value out of range is reported as an invalid option, not a crash."""
     path = write_submission(tmp_path)
-    code = main(["score", str(path), "--model", "openai/fake-judge",
-                 "--api-base", provider.base_url, "--timeout", "-1"])
+    code = main(
+        [
+            "score",
+            str(path),
+            "--model",
+            "openai/fake-judge",
+            "--api-base",
+            provider.base_url,
+            "--timeout",
+            "-1",
+        ]
+    )
     out, err = capsys.readouterr()
     assert code == 2
     assert out == ""

@@ -18,8 +18,14 @@ class Verdict(BaseModel):
 
 
 def gateway(provider, **kw) -> LLMGateway:
-    base = dict(model="openai/fake", api_base=provider.base_url, api_key="k",
-                backoff_base_s=0.001, backoff_max_s=0.01, timeout_s=2.0)
+    base = dict(
+        model="openai/fake",
+        api_base=provider.base_url,
+        api_key="k",
+        backoff_base_s=0.001,
+        backoff_max_s=0.01,
+        timeout_s=2.0,
+    )
     s = JudgeSettings(**(base | kw))
     return LLMGateway(s)
 
@@ -90,8 +96,9 @@ async def test_sends_json_schema_response_format_and_no_sdk_retries(provider):
     provider.reset()
     provider.fail_next(["429"])
     meter = UsageMeter()
-    await gw.structured("openai/fake", MESSAGES + [{"role": "user", "content": "x"}], Verdict,
-                        tag="t", meter=meter)
+    await gw.structured(
+        "openai/fake", [*MESSAGES, {"role": "user", "content": "x"}], Verdict, tag="t", meter=meter
+    )
     assert provider.calls == 2 and meter.retries == 1  # ours, not the SDK's hidden ones
 
 
@@ -104,8 +111,7 @@ async def test_token_accounting(provider):
 async def test_non_transient_error_fails_fast(provider):
     gw, meter = gateway(provider), UsageMeter()
     try:
-        await gw.structured("nonexistent-provider/model-x", MESSAGES, Verdict, tag="t",
-                            meter=meter)
+        await gw.structured("nonexistent-provider/model-x", MESSAGES, Verdict, tag="t", meter=meter)
     except ModelCallError as exc:
         assert "Error" in str(exc)
     else:  # pragma: no cover

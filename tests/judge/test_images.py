@@ -64,8 +64,12 @@ def test_pixel_limit_names_the_dimensions():
 def test_pixel_limit_applies_through_load_image(tmp_path):
     (tmp_path / "big.png").write_bytes(encode(Image.new("L", (1200, 1000))))
     with pytest.raises(InputError, match="pixels"):
-        load_image("big.png", field="images[1]", base_dir=tmp_path,
-                   settings=JudgeSettings(image_max_pixels=1_000_000))
+        load_image(
+            "big.png",
+            field="images[1]",
+            base_dir=tmp_path,
+            settings=JudgeSettings(image_max_pixels=1_000_000),
+        )
 
 
 def test_bytes_over_limit_are_rejected():
@@ -82,8 +86,12 @@ def test_bytes_over_limit_are_rejected():
 def test_file_over_byte_limit_is_rejected_before_reading(tmp_path):
     (tmp_path / "noise.png").write_bytes(noise_png())
     with pytest.raises(InputError) as exc:
-        read_image_bytes("noise.png", field="images[2]", base_dir=tmp_path,
-                         settings=JudgeSettings(image_max_bytes=1024))
+        read_image_bytes(
+            "noise.png",
+            field="images[2]",
+            base_dir=tmp_path,
+            settings=JudgeSettings(image_max_bytes=1024),
+        )
     assert exc.value.field == "images[2]"
     assert "byte limit" in exc.value.message
 
@@ -115,8 +123,9 @@ def test_truncated_png_is_not_readable():
     assert "not a readable image" in exc.value.message
 
 
-@pytest.mark.parametrize("raw", [b"", b"not an image at all", os.urandom(2048)],
-                         ids=["empty", "text", "random"])
+@pytest.mark.parametrize(
+    "raw", [b"", b"not an image at all", os.urandom(2048)], ids=["empty", "text", "random"]
+)
 def test_garbage_bytes_are_not_readable(raw):
     with pytest.raises(InputError, match="not a readable image"):
         decode_image(raw, field="images[0]")
@@ -144,12 +153,15 @@ def test_small_image_is_not_upscaled():
     assert (payload.width, payload.height) == (32, 20)
 
 
-@pytest.mark.parametrize(("mode", "mime", "out_mode"), [
-    ("RGBA", "image/png", "RGBA"),
-    ("LA", "image/png", "RGBA"),
-    ("RGB", "image/jpeg", "RGB"),
-    ("L", "image/jpeg", "RGB"),
-])
+@pytest.mark.parametrize(
+    ("mode", "mime", "out_mode"),
+    [
+        ("RGBA", "image/png", "RGBA"),
+        ("LA", "image/png", "RGBA"),
+        ("RGB", "image/jpeg", "RGB"),
+        ("L", "image/jpeg", "RGB"),
+    ],
+)
 def test_alpha_kept_as_png_else_jpeg(mode, mime, out_mode):
     payload = load_image(data_url(encode(Image.new(mode, (8, 8)))), field="images[0]")
     assert payload.data_url.startswith(f"data:{mime};base64,")
@@ -194,17 +206,20 @@ def test_relative_path_resolves_against_base_dir(tmp_path, monkeypatch):
     assert load_image(abs_path, field="images[0]", base_dir=tmp_path).sha256 == payload.sha256
 
 
-@pytest.mark.parametrize(("ref", "fragment"), [
-    ("missing.png", "does not exist"),
-    ("", "expected an image path"),
-    ("   ", "expected an image path"),
-    ("data:image/png;base64,@@not base64!!", "not valid base64"),
-    ("data:image/png,rawbytes", "base64-encoded"),
-    ("https://example.com/a.png", "URL images are disabled"),
-    ("http://example.com/a.png", "URL images are disabled"),
-    ("ftp://example.com/a.png", "unsupported image URL scheme"),
-    ("file:///etc/passwd", "unsupported image URL scheme"),
-])
+@pytest.mark.parametrize(
+    ("ref", "fragment"),
+    [
+        ("missing.png", "does not exist"),
+        ("", "expected an image path"),
+        ("   ", "expected an image path"),
+        ("data:image/png;base64,@@not base64!!", "not valid base64"),
+        ("data:image/png,rawbytes", "base64-encoded"),
+        ("https://example.com/a.png", "URL images are disabled"),
+        ("http://example.com/a.png", "URL images are disabled"),
+        ("ftp://example.com/a.png", "unsupported image URL scheme"),
+        ("file:///etc/passwd", "unsupported image URL scheme"),
+    ],
+)
 def test_bad_references_name_the_field(ref, fragment, tmp_path):
     with pytest.raises(InputError) as exc:
         read_image_bytes(ref, field="images[3]", base_dir=tmp_path)
@@ -224,6 +239,14 @@ def test_overlong_path_is_an_input_error(tmp_path):
     """A file name over the OS limit (ENAMETOOLONG) must not escape as OSError."""
     with pytest.raises(InputError) as exc:
         read_image_bytes("x" * 300 + ".png", field="images[0]", base_dir=tmp_path)
+    assert exc.value.field == "images[0]"
+
+
+def test_enabled_remote_image_that_cannot_be_fetched_is_an_input_error():
+    """With URL images enabled, an unreachable URL is bad input, not a crash."""
+    settings = JudgeSettings(allow_remote_images=True, remote_image_timeout_s=2.0)
+    with pytest.raises(InputError) as exc:
+        read_image_bytes("https://127.0.0.1:9/a.png", field="images[0]", settings=settings)
     assert exc.value.field == "images[0]"
 
 
@@ -263,22 +286,41 @@ def test_checkpoint_with_only_one_check_is_valid():
     assert sub.task.checklist[1].image_check is None
 
 
-@pytest.mark.parametrize(("mutate", "field", "fragment"), [
-    (lambda d: d["task"].update(category="XX"), "task.category", "'CO'"),
-    (lambda d: d.pop("prompt"), "prompt", "required"),
-    (lambda d: d["task"].pop("id"), "task.id", "required"),
-    (lambda d: d["task"]["checklist"][1].update(primitive="vibes"),
-     "task.checklist[1].primitive", "quantity"),
-    (lambda d: d["task"]["checklist"][1].update(id=""), "task.checklist[1].id", "at least 1"),
-    (_pop_checks, "task.checklist[1]", "'c2'"),
-    (lambda d: d["task"]["checklist"][1].update(id="c1"), "task.checklist", "more than once"),
-    (lambda d: d.update(images=[123]), "images[0]", "string"),
-    (lambda d: d.update(images=["a.png"] * 9), "images", "at most 8"),
-    (lambda d: d.update(prompt="x" * 20_001), "prompt", "20000"),
-    (lambda d: d["prompter"].update(kind="robot"), "prompter.kind", "'mllm'"),
-    (lambda d: d["task"].update(checklist="c1"), "task.checklist", "list"),
-], ids=["category", "prompt", "task-id", "primitive", "empty-id", "no-checks", "duplicate-ids",
-        "image-type", "too-many-images", "long-prompt", "prompter-kind", "checklist-type"])
+@pytest.mark.parametrize(
+    ("mutate", "field", "fragment"),
+    [
+        (lambda d: d["task"].update(category="XX"), "task.category", "'CO'"),
+        (lambda d: d.pop("prompt"), "prompt", "required"),
+        (lambda d: d["task"].pop("id"), "task.id", "required"),
+        (
+            lambda d: d["task"]["checklist"][1].update(primitive="vibes"),
+            "task.checklist[1].primitive",
+            "quantity",
+        ),
+        (lambda d: d["task"]["checklist"][1].update(id=""), "task.checklist[1].id", "at least 1"),
+        (_pop_checks, "task.checklist[1]", "'c2'"),
+        (lambda d: d["task"]["checklist"][1].update(id="c1"), "task.checklist", "more than once"),
+        (lambda d: d.update(images=[123]), "images[0]", "string"),
+        (lambda d: d.update(images=["a.png"] * 9), "images", "at most 8"),
+        (lambda d: d.update(prompt="x" * 20_001), "prompt", "20000"),
+        (lambda d: d["prompter"].update(kind="robot"), "prompter.kind", "'mllm'"),
+        (lambda d: d["task"].update(checklist="c1"), "task.checklist", "list"),
+    ],
+    ids=[
+        "category",
+        "prompt",
+        "task-id",
+        "primitive",
+        "empty-id",
+        "no-checks",
+        "duplicate-ids",
+        "image-type",
+        "too-many-images",
+        "long-prompt",
+        "prompter-kind",
+        "checklist-type",
+    ],
+)
 def test_error_field_paths(mutate, field, fragment):
     with pytest.raises(InputError) as exc:
         parse_submission(_mutated(mutate))
@@ -287,12 +329,15 @@ def test_error_field_paths(mutate, field, fragment):
     assert str(exc.value).startswith(f"{field}: ")
 
 
-@pytest.mark.parametrize(("mutate", "field"), [
-    (lambda d: d.update(colour="red"), "colour"),
-    (lambda d: d["task"].update(deadline="soon"), "task.deadline"),
-    (lambda d: d["task"]["checklist"][0].update(weight=2), "task.checklist[0].weight"),
-    (lambda d: d["prompter"].update(email="a@b.c"), "prompter.email"),
-])
+@pytest.mark.parametrize(
+    ("mutate", "field"),
+    [
+        (lambda d: d.update(colour="red"), "colour"),
+        (lambda d: d["task"].update(deadline="soon"), "task.deadline"),
+        (lambda d: d["task"]["checklist"][0].update(weight=2), "task.checklist[0].weight"),
+        (lambda d: d["prompter"].update(email="a@b.c"), "prompter.email"),
+    ],
+)
 def test_unknown_fields_are_rejected(mutate, field):
     with pytest.raises(InputError) as exc:
         parse_submission(_mutated(mutate))
@@ -300,8 +345,9 @@ def test_unknown_fields_are_rejected(mutate, field):
     assert "unknown field" in exc.value.message
 
 
-@pytest.mark.parametrize(("value", "name"), [([], "list"), ("x", "str"), (None, "NoneType"),
-                                             (3, "int")])
+@pytest.mark.parametrize(
+    ("value", "name"), [([], "list"), ("x", "str"), (None, "NoneType"), (3, "int")]
+)
 def test_non_object_is_rejected(value, name):
     with pytest.raises(InputError) as exc:
         parse_submission(value)

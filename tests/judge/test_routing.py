@@ -4,8 +4,12 @@ from __future__ import annotations
 
 from tests.conftest import submission
 
-PROMPT_DIMS = {"instructional_clarity", "creative_elaboration", "terminology_proficiency",
-               "intent_formalization"}
+PROMPT_DIMS = {
+    "instructional_clarity",
+    "creative_elaboration",
+    "terminology_proficiency",
+    "intent_formalization",
+}
 IMAGE_DIMS = {"mood_atmosphere", "visual_composition", "color_lighting", "technical_flawlessness"}
 
 
@@ -41,17 +45,21 @@ async def test_im_gets_no_subjective_image_scores(make_judge, provider):
     # no subjective image calls were made: 4 prompt dims + 2 + 2 checks + 2 safety
     assert provider.calls == 10
     # the target image is shown to the prompt-side subjective skills
-    subj = [r for r in provider.requests
-            if r["response_format"]["json_schema"]["name"] == "SubjectiveAnswer"]
-    assert all(any(p.get("type") == "image_url" for p in r["messages"][1]["content"])
-               for r in subj)
+    subj = [
+        r
+        for r in provider.requests
+        if r["response_format"]["json_schema"]["name"] == "SubjectiveAnswer"
+    ]
+    assert all(any(p.get("type") == "image_url" for p in r["messages"][1]["content"]) for r in subj)
 
 
 async def test_no_image_is_prompt_only(make_judge, provider):
     result = await make_judge().ascore(submission("CO", n_checks=2, n_images=0))
     assert result.status == "scored"
-    assert all(d.score is None and d.reason == "no image submitted"
-               for d in result.subjective["image"].values())
+    assert all(
+        d.score is None and d.reason == "no image submitted"
+        for d in result.subjective["image"].values()
+    )
     side = result.objective["image"]
     assert side.rate is None and side.scored == 0 and side.unscored == 2
     assert result.selected_image is None
@@ -60,7 +68,8 @@ async def test_no_image_is_prompt_only(make_judge, provider):
 
 async def test_per_modality_batching_makes_one_call_per_modality(make_judge, provider):
     result = await make_judge(checkpoint_batching="per_modality").ascore(
-        submission("CO", n_checks=5))
+        submission("CO", n_checks=5)
+    )
     assert result.objective["prompt"].scored == 5
     assert result.objective["image"].scored == 5
     assert schema_names(provider).count("BatchCheckAnswer") == 2

@@ -36,16 +36,20 @@ NOT_FOR_IM = "not scored for imitation (IM) tasks: the image is checked against 
 def _verdict(v: SafetyValue | None) -> SafetyVerdict | None:
     if v is None:
         return None
-    return SafetyVerdict(passed=v.passed, categories=v.categories, rationale=v.rationale,
-                         reason=v.reason)
+    return SafetyVerdict(
+        passed=v.passed, categories=v.categories, rationale=v.rationale, reason=v.reason
+    )
 
 
 def _safety_report(out: SafetyOutcome | None) -> SafetyReport:
     if out is None:
         return SafetyReport(passed=True)
     images = [_verdict(v) for v in out.images]
-    worst = next((v for v in images if v and v.passed is False), None) or next(
-        (v for v in images if v and v.passed is None), None) or (images[0] if images else None)
+    worst = (
+        next((v for v in images if v and v.passed is False), None)
+        or next((v for v in images if v and v.passed is None), None)
+        or (images[0] if images else None)
+    )
     return SafetyReport(
         passed=out.blocked_by is None,
         prompt=_verdict(out.prompt),
@@ -60,19 +64,32 @@ def _subjective(outcomes: list[WorkOutcome], skills: dict[str, str]) -> dict[str
     for o in outcomes:
         for dim, v in o.output.scores.items():
             scores[dim] = DimensionScore(
-                score=v.score, rationale=v.rationale, reason=v.reason, skill=skills[o.item.skill],
-                exemplars=[ExemplarRef(id=e.id, similarity=e.similarity)
-                           for e in o.output.exemplars],
-                votes=o.votes_scores.get(dim), agreement=o.agreement.get(dim),
+                score=v.score,
+                rationale=v.rationale,
+                reason=v.reason,
+                skill=skills[o.item.skill],
+                exemplars=[
+                    ExemplarRef(id=e.id, similarity=e.similarity) for e in o.output.exemplars
+                ],
+                votes=o.votes_scores.get(dim),
+                agreement=o.agreement.get(dim),
             )
     return scores
 
 
-def _checks(outcomes: list[WorkOutcome], order: dict[str, int], prims: dict[str, str]) -> list[CheckItem]:
+def _checks(
+    outcomes: list[WorkOutcome], order: dict[str, int], prims: dict[str, str]
+) -> list[CheckItem]:
     items = [
-        CheckItem(id=cid, verdict=v.verdict, rationale=v.rationale, reason=v.reason,
-                  primitive=prims.get(cid), votes=o.votes_verdicts.get(cid),
-                  agreement=o.agreement.get(cid))
+        CheckItem(
+            id=cid,
+            verdict=v.verdict,
+            rationale=v.rationale,
+            reason=v.reason,
+            primitive=prims.get(cid),
+            votes=o.votes_verdicts.get(cid),
+            agreement=o.agreement.get(cid),
+        )
         for o in outcomes
         for cid, v in o.output.verdicts.items()
     ]
@@ -85,7 +102,11 @@ def _failures(result_parts: list[dict[str, DimensionScore] | ObjectiveSide]) -> 
         if isinstance(part, ObjectiveSide):
             n += sum(1 for i in part.items if i.verdict is None and i.reason != NO_IMAGE)
         else:
-            n += sum(1 for d in part.values() if d.score is None and d.reason not in (NO_IMAGE, NOT_FOR_IM))
+            n += sum(
+                1
+                for d in part.values()
+                if d.score is None and d.reason not in (NO_IMAGE, NOT_FOR_IM)
+            )
     return n
 
 
@@ -101,15 +122,36 @@ def aggregate(state: JudgeState, runtime: Runtime[RunContext]) -> JudgeState:
     if safety_out:
         versions.update(safety_out.skills)
     tags = {name: f"{name}@{v}" for name, v in versions.items()}
-    provenance = Provenance(judge_models=ctx.models, skills=dict(sorted(versions.items())),
-                            options=ctx.settings.public_options())
-    base = dict(submission_id=sub.submission_id, task_id=sub.task.id, category=category,
-                safety=report, provenance=provenance, usage=Usage(**ctx.meter.snapshot()))
+    provenance = Provenance(
+        judge_models=ctx.models,
+        skills=dict(sorted(versions.items())),
+        options=ctx.settings.public_options(),
+    )
+    base = dict(
+        submission_id=sub.submission_id,
+        task_id=sub.task.id,
+        category=category,
+        safety=report,
+        provenance=provenance,
+        usage=Usage(**ctx.meter.snapshot()),
+    )
     if report.passed is False:
-        cats = ", ".join(report.prompt.categories if report.blocked_by == "prompt" and report.prompt
-                         else (report.image.categories if report.image else [])) or "unspecified"
-        return {"result": Result(status="blocked", reason=f"blocked by the {report.blocked_by} "
-                                 f"safety filter ({cats}); nothing was scored", **base)}
+        cats = (
+            ", ".join(
+                report.prompt.categories
+                if report.blocked_by == "prompt" and report.prompt
+                else (report.image.categories if report.image else [])
+            )
+            or "unspecified"
+        )
+        return {
+            "result": Result(
+                status="blocked",
+                reason=f"blocked by the {report.blocked_by} "
+                f"safety filter ({cats}); nothing was scored",
+                **base,
+            )
+        }
 
     order = {cp.id: k for k, cp in enumerate(sub.task.checklist)}
     prims = {cp.id: cp.primitive.value for cp in sub.task.checklist}
@@ -119,46 +161,66 @@ def aggregate(state: JudgeState, runtime: Runtime[RunContext]) -> JudgeState:
 
     prompt_subj = _subjective([o for o in subj if o.item.modality == "prompt"], tags)
     prompt_obj = ObjectiveSide.from_items(
-        _checks([o for o in objs if o.item.modality == "prompt"], order, prims))
+        _checks([o for o in objs if o.item.modality == "prompt"], order, prims)
+    )
 
     images: list[ImageResult] = []
     rule = ctx.settings.selection_rule
     for i in range(len(ctx.images)):
         isub = _subjective([o for o in subj if o.item.image == i], tags)
-        iobj = ObjectiveSide.from_items(_checks([o for o in objs if o.item.image == i], order, prims))
-        images.append(ImageResult(
-            index=i, subjective=isub, objective=iobj,
-            safety=report.images[i] if i < len(report.images) else None,
-            selection_key=selection_key(rule, iobj, isub)))
+        iobj = ObjectiveSide.from_items(
+            _checks([o for o in objs if o.item.image == i], order, prims)
+        )
+        images.append(
+            ImageResult(
+                index=i,
+                subjective=isub,
+                objective=iobj,
+                safety=report.images[i] if i < len(report.images) else None,
+                selection_key=selection_key(rule, iobj, isub),
+            )
+        )
 
     if images:
         chosen = select([im.selection_key for im in images], rule)
         image_subj, image_obj = images[chosen].subjective, images[chosen].objective
     else:
         chosen = None
-        dims = [d for c in reg.cards(kind="subjective-rubric", modality="image", category=category)
-                for d in c.dimension_names]
+        dims = [
+            d
+            for c in reg.cards(kind="subjective-rubric", modality="image", category=category)
+            for d in c.dimension_names
+        ]
         image_subj = {d: DimensionScore(reason=NO_IMAGE) for d in dims}
         image_obj = ObjectiveSide.from_items(
-            [CheckItem(id=cp.id, reason=NO_IMAGE, primitive=cp.primitive.value)
-             for cp in sub.task.checklist if cp.image_check], reason=NO_IMAGE)
+            [
+                CheckItem(id=cp.id, reason=NO_IMAGE, primitive=cp.primitive.value)
+                for cp in sub.task.checklist
+                if cp.image_check
+            ],
+            reason=NO_IMAGE,
+        )
     for card in reg.cards(kind="subjective-rubric", modality="image"):
         if category not in card.categories:
             for d in card.dimension_names:
                 image_subj = {**image_subj, d: DimensionScore(reason=NOT_FOR_IM)}
 
-    failures = _failures([prompt_subj, prompt_obj, *[p for im in images for p in
-                                                     (im.subjective, im.objective)]])
-    undecided = report.prompt is not None and report.prompt.passed is None or any(
-        v.passed is None for v in report.images)
+    failures = _failures(
+        [prompt_subj, prompt_obj, *[p for im in images for p in (im.subjective, im.objective)]]
+    )
+    undecided = (report.prompt is not None and report.prompt.passed is None) or any(
+        v.passed is None for v in report.images
+    )
     status = "partial" if failures or undecided else "scored"
     result = Result(
-        status=status, subjective={"prompt": prompt_subj, "image": image_subj},
+        status=status,
+        subjective={"prompt": prompt_subj, "image": image_subj},
         objective={"prompt": prompt_obj, "image": image_obj},
         images=images if len(images) > 1 else [],
         selected_image=chosen,
         selection=Selection(rule=rule, n=len(images), keys=[im.selection_key for im in images])
-        if len(images) > 1 else None,
+        if len(images) > 1
+        else None,
         reason=f"{failures} item(s) could not be scored" if failures else None,
         **base,
     )

@@ -29,17 +29,21 @@ async def safety(state: dict, runtime: Runtime[RunContext]) -> JudgeState:
     prompt_cards = ctx.registry.cards(kind="safety", modality="prompt")
     image_cards = ctx.registry.cards(kind="safety", modality="image")
     client = ctx.client(ctx.models[0])
-    jobs = [guarded(ctx.registry.skill(c.name), ctx.skill_input(modality="prompt"), client)
-            for c in prompt_cards]
+    jobs = [
+        guarded(ctx.registry.skill(c.name), ctx.skill_input(modality="prompt"), client)
+        for c in prompt_cards
+    ]
     for i in range(len(ctx.images)):
-        jobs += [guarded(ctx.registry.skill(c.name), ctx.skill_input(modality="image", image=i),
-                         client) for c in image_cards]
+        jobs += [
+            guarded(ctx.registry.skill(c.name), ctx.skill_input(modality="image", image=i), client)
+            for c in image_cards
+        ]
     outs = await asyncio.gather(*jobs)
     values = [o.safety or SafetyValue(reason="filter returned nothing") for o in outs]
     n_prompt = len(prompt_cards)
     prompt = _worst(values[:n_prompt])
     per_image = [
-        _worst(values[n_prompt + i * len(image_cards): n_prompt + (i + 1) * len(image_cards)])
+        _worst(values[n_prompt + i * len(image_cards) : n_prompt + (i + 1) * len(image_cards)])
         for i in range(len(ctx.images))
     ]
     used = {c.name: c.version for c in prompt_cards + image_cards}
