@@ -82,6 +82,8 @@ class FakeProvider:
         self._ids = count(1)
         self._lock = threading.Lock()
         self._requests: list[dict[str, Any]] = []
+        self._in_flight = 0
+        self._max_in_flight = 0
         self._loop: asyncio.AbstractEventLoop | None = None
         self._thread: threading.Thread | None = None
         self._runner: web.AppRunner | None = None
@@ -162,10 +164,17 @@ class FakeProvider:
         with self._lock:
             return len(self._requests)
 
+    @property
+    def max_in_flight(self) -> int:
+        """The most chat calls served at the same moment since the last reset."""
+        with self._lock:
+            return self._max_in_flight
+
     def reset(self) -> None:
         """Forget recorded requests, scripted replies and faults (rate back to 0)."""
         with self._lock:
             self._requests.clear()
+            self._max_in_flight = self._in_flight
         self.responder.reset()
         self.faults.reset()
         self._jitter_rng = random.Random(self._seed)
@@ -223,6 +232,16 @@ class FakeProvider:
             self._requests.append(body)
         if body.get("stream"):
             return _bad_request("stream=true is not supported by the fake provider")
+        with self._lock:
+            self._in_flight += 1
+            self._max_in_flight = max(self._max_in_flight, self._in_flight)
+        try:
+            return await self._answer(body)
+        finally:
+            with self._lock:
+                self._in_flight -= 1
+
+    async def _answer(self, body: dict[str, Any]) -> web.Response:
         fault = self.faults.draw()  # decided on arrival: deterministic order for a given seed
         delay = self.latency + self._jitter_rng.uniform(-self.jitter, self.jitter)
         await asyncio.sleep(max(0.0, delay))

@@ -117,3 +117,26 @@ async def test_non_transient_error_fails_fast(provider):
     else:  # pragma: no cover
         raise AssertionError("expected ModelCallError")
     assert meter.retries == 0 and provider.calls == 0
+
+
+async def test_concurrency_cap_limits_calls_in_flight(make_judge, provider):
+    from tests.conftest import submission
+
+    provider.latency = 0.05
+    result = await make_judge(llm_concurrency=3).ascore(submission("CO", n_checks=4))
+    assert result.status == "scored" and provider.calls == 18
+    assert provider.max_in_flight == 3
+
+
+async def test_everything_overlaps_without_a_cap(make_judge, provider):
+    from tests.conftest import submission
+
+    provider.latency = 0.2
+    await make_judge().ascore(submission("CO", n_checks=4))
+    assert provider.max_in_flight == 18  # safety, subjective and checks all at once
+
+
+async def test_cost_is_accounted_for_priced_models(provider):
+    gw, meter = gateway(provider), UsageMeter()
+    await gw.structured("openai/gpt-4o", MESSAGES, Verdict, tag="t", meter=meter)
+    assert meter.cost_usd > 0
