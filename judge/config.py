@@ -11,12 +11,13 @@ Example:
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import Field, SecretStr, field_validator
-from pydantic_settings import BaseSettings, SettingsConfigDict
+from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 Batching = Literal["per_checkpoint", "per_modality"]
+Retrieval = Literal["similarity", "random", "fixed", "none"]
 SelectionRule = Literal["objective_then_subjective", "subjective_then_objective", "first"]
 
 
@@ -28,7 +29,9 @@ class JudgeSettings(BaseSettings):
     model: str | None = Field(default=None, description="litellm model string")
     api_base: str | None = None
     api_key: SecretStr | None = None
-    panel: list[str] = Field(default_factory=list, description="several judge models")
+    panel: Annotated[list[str], NoDecode] = Field(
+        default_factory=list, description="several judge models"
+    )
 
     timeout_s: float = Field(default=60.0, gt=0)
     max_retries: int = Field(default=6, ge=0, le=20)
@@ -40,6 +43,14 @@ class JudgeSettings(BaseSettings):
     temperature: float = Field(default=0.0, ge=0, le=2)
     max_tokens: int = Field(default=1024, ge=16)
     cache: bool = True
+
+    skills: Annotated[list[str], NoDecode] = Field(
+        default_factory=list, description="subjective cards to run (default: enabled cards)"
+    )
+    memory_dir: str | None = Field(default=None, description="exemplar store (JUDGE_MEMORY_DIR)")
+    retrieval: Retrieval = "similarity"
+    retrieval_k: int = Field(default=3, ge=0, le=16)
+    exemplar_image_side: int = Field(default=512, ge=64)
 
     checkpoint_batching: Batching = "per_checkpoint"
     speculative_safety: bool = True
@@ -53,7 +64,7 @@ class JudgeSettings(BaseSettings):
     allow_remote_images: bool = False
     remote_image_timeout_s: float = Field(default=10.0, gt=0)
 
-    @field_validator("panel", mode="before")
+    @field_validator("panel", "skills", mode="before")
     @classmethod
     def _split(cls, v: Any) -> Any:
         if isinstance(v, str):
@@ -81,4 +92,6 @@ class JudgeSettings(BaseSettings):
             "safety": self.safety,
             "temperature": self.temperature,
             "image_max_side": self.image_max_side,
+            "retrieval": self.retrieval,
+            "retrieval_k": self.retrieval_k,
         }

@@ -16,15 +16,18 @@ from pathlib import Path
 from typing import Any
 
 from judge.agent.context import RunContext
+from judge.agent.exemplars import ExemplarProvider
 from judge.agent.graph import compiled_graph
+from judge.agent.planning import subjective_cards
 from judge.config import JudgeSettings
 from judge.domain.result import Result
 from judge.domain.submission import Submission
-from judge.errors import ConfigError
-from judge.images import load_image
+from judge.errors import ConfigError, InputError
+from judge.images import load_image, load_pil, to_payload
 from judge.llm.cache import ResponseCache
 from judge.llm.gateway import LLMGateway
 from judge.validation import parse_submission
+from memory.store import MemoryStore
 from skills.registry import SkillRegistry, default_registry
 
 NO_MODEL = (
@@ -43,12 +46,16 @@ class Judge:
         *,
         registry: SkillRegistry | None = None,
         cache: ResponseCache | None = None,
+        store: MemoryStore | None = None,
         **overrides: Any,
     ):
         base = settings or JudgeSettings()
         self.settings = base.merged(**overrides) if overrides else base
         self.registry = registry or default_registry()
         self.gateway = LLMGateway(self.settings, cache=cache)
+        self.store = store or MemoryStore(
+            Path(self.settings.memory_dir) if self.settings.memory_dir else None
+        )
 
     def prepare(
         self, submission: Submission | dict, *, base_dir: Path | None = None, **overrides: Any
@@ -58,10 +65,15 @@ class Judge:
         if not settings.models():
             raise ConfigError(NO_MODEL)
         sub = submission if isinstance(submission, Submission) else parse_submission(submission)
-        images = [
-            load_image(ref, field=f"images[{i}]", settings=settings, base_dir=base_dir)
+        try:
+            subjective_cards(self.registry, settings.skills, "prompt")
+        except KeyError as exc:
+            raise InputError("skills", str(exc.args[0])) from None
+        pil = [
+            load_pil(ref, field=f"images[{i}]", settings=settings, base_dir=base_dir)
             for i, ref in enumerate(sub.images)
         ]
+        images = [to_payload(img, settings.image_max_side) for img in pil]
         target = None
         if sub.task.target_image:
             target = load_image(
@@ -77,6 +89,8 @@ class Judge:
             gateway=self.gateway,
             images=images,
             target_image=target,
+            pil_images=pil,
+            exemplars=ExemplarProvider(self.store, settings),
         )
 
     async def arun(self, ctx: RunContext) -> Result:

@@ -140,10 +140,18 @@ def to_payload(img: Image.Image, max_side: int) -> ImagePayload:
     )
 
 
+def load_pil(
+    ref: str, *, field: str, settings: JudgeSettings | None = None, base_dir: Path | None = None
+) -> Image.Image:
+    """Read and vet one image reference; the decoded RGB(A) image."""
+    s = settings or JudgeSettings()
+    data = read_image_bytes(ref, field=field, settings=s, base_dir=base_dir)
+    return decode_image(data, field=field, settings=s)
+
+
 def load_image(
     ref: str, *, field: str, settings: JudgeSettings | None = None, base_dir: Path | None = None
 ) -> ImagePayload:
-    """Read, vet and encode one image reference."""
+    """Read, vet and encode one image reference for a vision model."""
     s = settings or JudgeSettings()
-    data = read_image_bytes(ref, field=field, settings=s, base_dir=base_dir)
-    return to_payload(decode_image(data, field=field, settings=s), s.image_max_side)
+    return to_payload(load_pil(ref, field=field, settings=s, base_dir=base_dir), s.image_max_side)

@@ -60,7 +60,7 @@ class Exemplar:
 
     id: str
     similarity: float | None
-    scores: dict[str, int]
+    scores: dict[str, float]
     rationales: dict[str, str]
     task_brief: str = ""
     prompt: str | None = None

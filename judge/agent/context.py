@@ -8,6 +8,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from PIL import Image
+
+from judge.agent.exemplars import ExemplarProvider
 from judge.config import JudgeSettings
 from judge.domain.submission import Submission
 from judge.llm.gateway import BoundClient, LLMGateway
@@ -26,6 +29,8 @@ class RunContext:
     gateway: LLMGateway
     images: list[ImagePayload] = field(default_factory=list)
     target_image: ImagePayload | None = None
+    pil_images: list[Image.Image] = field(default_factory=list)
+    exemplars: ExemplarProvider | None = None
     meter: UsageMeter = field(default_factory=UsageMeter)
 
     @property

@@ -18,8 +18,11 @@ Example:
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from judge.agent.work import WorkItem
 from judge.domain.task import Task
+from skills.card import SkillCard
 from skills.registry import SkillRegistry
 
 
@@ -39,15 +42,45 @@ def _check_items(
     return [WorkItem(f"{skill}/{where}/{cid}", skill, modality, image, (cid,)) for cid in ids]
 
 
+def subjective_cards(
+    registry: SkillRegistry,
+    skills: Sequence[str],
+    modality: str,
+    category: str | None = None,
+) -> list[SkillCard]:
+    """The subjective cards in play: the named ones, else every enabled card."""
+    if not skills:
+        return registry.cards(kind="subjective-rubric", modality=modality, category=category)
+    cards = [registry.card(name) for name in skills]
+    for c in cards:
+        if c.kind != "subjective-rubric":
+            raise KeyError(
+                f"skill {c.name!r} is a {c.kind} card; only subjective-rubric cards can be selected"
+            )
+    return sorted(
+        (
+            c
+            for c in cards
+            if c.modality == modality and (category is None or category in c.categories)
+        ),
+        key=lambda c: c.name,
+    )
+
+
 def plan_work(
-    task: Task, registry: SkillRegistry, *, n_images: int, batching: str
+    task: Task,
+    registry: SkillRegistry,
+    *,
+    n_images: int,
+    batching: str,
+    skills: Sequence[str] = (),
 ) -> list[WorkItem]:
     """Every work item for one submission, in a stable order."""
     category = task.category.value
     items: list[WorkItem] = []
-    for card in registry.cards(kind="subjective-rubric", modality="prompt", category=category):
+    for card in subjective_cards(registry, skills, "prompt", category):
         items.append(WorkItem(f"{card.name}/prompt", card.name, "prompt"))
-    image_cards = registry.cards(kind="subjective-rubric", modality="image", category=category)
+    image_cards = subjective_cards(registry, skills, "image", category)
     for i in range(n_images):
         for card in image_cards:
             items.append(WorkItem(f"{card.name}/img{i}", card.name, "image", i))

@@ -4,8 +4,13 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from judge.cli import bench_cmd, score_cmd, skills_cmd
+from judge.cli import bench_cmd, memory_cmd, score_cmd, skills_cmd
 
 Register = Callable[[object], None]
 
-REGISTRY: list[Register] = [score_cmd.register, skills_cmd.register, bench_cmd.register]
+REGISTRY: list[Register] = [
+    score_cmd.register,
+    skills_cmd.register,
+    memory_cmd.register,
+    bench_cmd.register,
+]

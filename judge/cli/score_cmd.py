@@ -42,6 +42,18 @@ def register(sub: argparse._SubParsersAction) -> None:
         action="store_true",
         help="run the safety gate before scoring instead of alongside it",
     )
+    p.add_argument(
+        "--skills",
+        help="comma-separated subjective cards to run instead of the "
+        "enabled ones (e.g. avt_appeal,avt_realism); see `judge skills`",
+    )
+    p.add_argument(
+        "--retrieval",
+        choices=["similarity", "random", "fixed", "none"],
+        help="how calibration exemplars are chosen (default similarity)",
+    )
+    p.add_argument("--k", type=int, dest="retrieval_k", help="exemplars per skill (default 3)")
+    p.add_argument("--memory-dir", help="exemplar store (env JUDGE_MEMORY_DIR)")
     p.add_argument("--no-cache", action="store_true", help="do not reuse cached answers")
     p.add_argument("--timeout", type=float, help="per-call timeout in seconds")
     p.add_argument("--compact", action="store_true", help="one-line JSON")
@@ -58,6 +70,10 @@ def overrides(args: argparse.Namespace) -> dict:
         "checkpoint_batching": args.batching,
         "selection_rule": args.selection_rule,
         "timeout_s": args.timeout,
+        "skills": args.skills,
+        "retrieval": args.retrieval,
+        "retrieval_k": args.retrieval_k,
+        "memory_dir": args.memory_dir,
     }
     if args.sequential_safety:
         out["speculative_safety"] = False

@@ -29,6 +29,11 @@ CARDS = {
     "technical_flawlessness",
     "terminology_proficiency",
     "visual_composition",
+    # the AVT study's own scales: shipped, disabled until selected with --skills
+    "avt_appeal",
+    "avt_prompt_matching",
+    "avt_quality",
+    "avt_realism",
 }
 
 
@@ -180,14 +185,16 @@ def test_skills_lists_the_cards():
     names = {line.split()[0] for line in proc.stdout.splitlines()[1:] if line.strip()}
     assert names == CARDS
     assert "visual_composition" in proc.stdout and "prompt_safety" in proc.stdout
+    assert "avt_realism" in proc.stdout and "(disabled)" in proc.stdout
 
 
 def test_skills_json():
     proc = run_cli("skills", "--json")
     assert proc.returncode == 0, proc.stderr
     rows = json.loads(proc.stdout)
-    assert len(rows) == 12
+    assert len(rows) == 16
     assert {r["name"] for r in rows} == CARDS
+    assert {r["name"] for r in rows if not r["enabled"]} == {n for n in CARDS if "avt" in n}
     for row in rows:
         assert {"name", "kind", "modality", "categories", "version"} <= set(row)
         assert row["modality"] in {"prompt", "image"}

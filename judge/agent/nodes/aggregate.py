@@ -11,6 +11,7 @@ from __future__ import annotations
 from langgraph.runtime import Runtime
 
 from judge.agent.context import RunContext
+from judge.agent.planning import subjective_cards
 from judge.agent.selection import select, selection_key
 from judge.agent.state import JudgeState
 from judge.agent.work import SafetyOutcome, WorkOutcome
@@ -125,6 +126,7 @@ def aggregate(state: JudgeState, runtime: Runtime[RunContext]) -> JudgeState:
     provenance = Provenance(
         judge_models=ctx.models,
         skills=dict(sorted(versions.items())),
+        memories=dict(sorted(ctx.exemplars.used.items())) if ctx.exemplars else {},
         options=ctx.settings.public_options(),
     )
     base = dict(
@@ -188,7 +190,7 @@ def aggregate(state: JudgeState, runtime: Runtime[RunContext]) -> JudgeState:
         chosen = None
         dims = [
             d
-            for c in reg.cards(kind="subjective-rubric", modality="image", category=category)
+            for c in subjective_cards(reg, ctx.settings.skills, "image", category)
             for d in c.dimension_names
         ]
         image_subj = {d: DimensionScore(reason=NO_IMAGE) for d in dims}
@@ -200,7 +202,7 @@ def aggregate(state: JudgeState, runtime: Runtime[RunContext]) -> JudgeState:
             ],
             reason=NO_IMAGE,
         )
-    for card in reg.cards(kind="subjective-rubric", modality="image"):
+    for card in subjective_cards(reg, ctx.settings.skills, "image"):
         if category not in card.categories:
             for d in card.dimension_names:
                 image_subj = {**image_subj, d: DimensionScore(reason=NOT_FOR_IM)}

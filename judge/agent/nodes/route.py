@@ -22,6 +22,7 @@ def route(state: JudgeState, runtime: Runtime[RunContext]) -> JudgeState:
         ctx.registry,
         n_images=len(ctx.images),
         batching=ctx.settings.checkpoint_batching,
+        skills=ctx.settings.skills,
     )
     return {"work": work}
 

@@ -11,6 +11,7 @@ from judge.agent.nodes.guard import guarded
 from judge.agent.panel import combine
 from judge.agent.state import JudgeState
 from judge.agent.work import WorkItem, WorkOutcome
+from skills.types import Exemplar
 
 
 async def run_skill(task: dict, runtime: Runtime[RunContext]) -> JudgeState:
@@ -18,7 +19,18 @@ async def run_skill(task: dict, runtime: Runtime[RunContext]) -> JudgeState:
     ctx = runtime.context
     item: WorkItem = task["item"]
     skill = ctx.registry.skill(item.skill)
-    inp = ctx.skill_input(modality=item.modality, image=item.image, checks=item.checks)
+    exemplars: tuple[Exemplar, ...] = ()
+    if skill.card.kind == "subjective-rubric" and ctx.exemplars is not None:
+        exemplars = await ctx.exemplars.for_card(
+            skill.card,
+            category=ctx.submission.task.category.value,
+            prompt=ctx.submission.prompt,
+            image=ctx.pil_images[item.image] if item.image is not None else None,
+            image_key=item.image,
+        )
+    inp = ctx.skill_input(
+        modality=item.modality, image=item.image, checks=item.checks, exemplars=exemplars
+    )
     models = ctx.models
     outputs = await asyncio.gather(*(guarded(skill, inp, ctx.client(m)) for m in models))
     merged = combine(models, list(outputs))

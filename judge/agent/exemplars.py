@@ -1,0 +1,109 @@
+"""Calibration exemplars for subjective skills, retrieved once per request and memory.
+
+Each subjective card names its memory (``prompt-{category}``, ``image-{category}``, or a
+dataset's own). The query is the evaluated prompt (prompt memories) or the evaluated image
+(image memories). A missing memory means zero-shot scoring, recorded in provenance.
+
+Example::
+
+    provider = ExemplarProvider(store, settings)
+    exemplars = await provider.for_card(card, category="CO", prompt=p, image=img, image_key=0)
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from functools import lru_cache
+from pathlib import Path
+
+import numpy as np
+from PIL import Image
+
+from judge.config import JudgeSettings
+from judge.images import to_payload
+from memory.exemplar import ExemplarError
+from memory.memory import Hit, Memory, open_image
+from memory.retrieval import retrieve
+from memory.store import MemoryStore
+from skills.card import SkillCard
+from skills.types import Exemplar, ImagePayload
+
+log = logging.getLogger("judge.memory")
+ABSENT = "absent (zero-shot)"
+
+
+@lru_cache(maxsize=512)
+def _exemplar_image(path: str, max_side: int) -> ImagePayload | None:
+    try:
+        return to_payload(open_image(Path(path)), max_side)
+    except ExemplarError as exc:
+        log.warning("exemplar image unavailable: %s", exc)
+        return None
+
+
+class ExemplarProvider:
+    """Per-request memo of retrievals; records which memory versions were used."""
+
+    def __init__(self, store: MemoryStore, settings: JudgeSettings):
+        self.store = store
+        self.settings = settings
+        self.used: dict[str, str] = {}
+        self._vectors: dict[tuple, asyncio.Task[np.ndarray]] = {}
+
+    def _memory(self, name: str) -> Memory | None:
+        if not self.store.exists(name):
+            self.used[name] = ABSENT
+            return None
+        mem = self.store.load(name)
+        self.used[name] = mem.manifest.version_label
+        return mem
+
+    async def for_card(
+        self,
+        card: SkillCard,
+        *,
+        category: str,
+        prompt: str,
+        image: Image.Image | None,
+        image_key: int | None,
+    ) -> tuple[Exemplar, ...]:
+        """The exemplars that calibrate ``card`` for this submission (may be empty)."""
+        name = card.memory_for(category)
+        s = self.settings
+        if not name or s.retrieval == "none" or s.retrieval_k == 0:
+            return ()
+        mem = self._memory(name)
+        if mem is None:
+            return ()
+        if mem.manifest.modality == "image" and image is None:
+            return ()
+        query: str | Image.Image = prompt if mem.manifest.modality == "prompt" else image
+        dims = [d for d in card.dimension_names if d in mem.manifest.dimensions]
+        if not dims:
+            log.warning("memory %s scores none of %s", name, card.dimension_names)
+            return ()
+        if s.retrieval == "fixed":  # the same set for every query: nothing to encode
+            hits = retrieve(mem, "", k=s.retrieval_k, strategy="fixed", dimensions=dims)
+            return tuple(self._exemplar(mem, h, dims) for h in hits)
+        key = (name, image_key if mem.manifest.modality == "image" else None)
+        if key not in self._vectors:  # one encoding per memory and query, shared by cards
+            self._vectors[key] = asyncio.create_task(asyncio.to_thread(mem.embed_query, query))
+        vector = await self._vectors[key]
+        hits = retrieve(mem, vector, k=s.retrieval_k, strategy=s.retrieval, dimensions=dims)
+        return tuple(self._exemplar(mem, h, dims) for h in hits)
+
+    def _exemplar(self, mem: Memory, hit: Hit, dims: list[str]) -> Exemplar:
+        rec = hit.record
+        image = None
+        if rec.modality == "image":
+            image = _exemplar_image(str(mem.image_path(rec)), self.settings.exemplar_image_side)
+        return Exemplar(
+            id=rec.id,
+            similarity=None if hit.similarity is None else round(hit.similarity, 4),
+            scores={d: rec.scores[d] for d in dims},
+            rationales={d: rec.rationales[d] for d in dims if d in rec.rationales},
+            task_brief=rec.task_brief,
+            prompt=rec.prompt,
+            image=image,
+        )

@@ -1,0 +1,75 @@
+"""FAISS indexes over unit vectors: exact inner product, or HNSW for large memories.
+
+Inner product on L2-normalised vectors is cosine similarity. Row ``i`` of the index is
+exemplar ``i`` of the memory.
+
+Example:
+    >>> import numpy as np
+    >>> vecs = np.eye(4, dtype=np.float32)
+    >>> idx = build_index(vecs, kind="flat")
+    >>> sims, ids = search(idx, vecs[2:3], k=2)
+    >>> int(ids[0][0]), round(float(sims[0][0]), 3)
+    (2, 1.0)
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Literal
+
+import faiss
+import numpy as np
+
+IndexKind = Literal["flat", "hnsw"]
+HNSW_THRESHOLD = 50_000
+HNSW_M = 32
+HNSW_EF_CONSTRUCTION = 80
+HNSW_EF_SEARCH = 64
+
+
+def choose_kind(count: int, threshold: int = HNSW_THRESHOLD) -> IndexKind:
+    """Exact search for small memories, HNSW from ``threshold`` exemplars on."""
+    return "hnsw" if count >= threshold else "flat"
+
+
+def new_index(dim: int, kind: IndexKind) -> faiss.Index:
+    """An empty index of the given kind for ``dim``-dimensional unit vectors."""
+    if kind == "flat":
+        return faiss.IndexFlatIP(dim)
+    index = faiss.IndexHNSWFlat(dim, HNSW_M, faiss.METRIC_INNER_PRODUCT)
+    index.hnsw.efConstruction = HNSW_EF_CONSTRUCTION
+    index.hnsw.efSearch = HNSW_EF_SEARCH
+    return index
+
+
+def build_index(vectors: np.ndarray, kind: IndexKind | None = None) -> faiss.Index:
+    """Index ``vectors`` (float32, one row per exemplar)."""
+    vectors = np.ascontiguousarray(vectors, dtype=np.float32)
+    index = new_index(vectors.shape[1], kind or choose_kind(len(vectors)))
+    if len(vectors):
+        index.add(vectors)
+    return index
+
+
+def kind_of(index: faiss.Index) -> IndexKind:
+    """``"hnsw"`` or ``"flat"``."""
+    return "hnsw" if isinstance(index, faiss.IndexHNSWFlat) else "flat"
+
+
+def search(index: faiss.Index, queries: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
+    """Top-``k`` similarities and row ids per query (ids are -1 past the index size)."""
+    queries = np.ascontiguousarray(queries, dtype=np.float32)
+    k = max(1, min(k, index.ntotal)) if index.ntotal else 1
+    if kind_of(index) == "hnsw":
+        faiss.downcast_index(index).hnsw.efSearch = max(HNSW_EF_SEARCH, 2 * k)
+    return index.search(queries, k)
+
+
+def write_index(index: faiss.Index, path: Path) -> None:
+    """Serialise to ``path``."""
+    faiss.write_index(index, str(path))
+
+
+def read_index(path: Path) -> faiss.Index:
+    """Load an index written by :func:`write_index`."""
+    return faiss.read_index(str(path))

@@ -1,0 +1,251 @@
+"""Memories on disk: exemplars (JSONL) + vectors + FAISS index + manifest, versioned.
+
+Layout of a store folder::
+
+    <store>/<name>/CURRENT           the live version, e.g. "v0002" (replaced atomically)
+    <store>/<name>/v0002/manifest.json, exemplars.jsonl, vectors.npy, index.faiss
+
+A build or an add writes a complete new version folder and then swaps ``CURRENT``, under a
+file lock, so readers never see a half-written memory and nothing stored is lost when a
+build fails. The two most recent versions are kept.
+
+Example::
+
+    store = MemoryStore(Path("memory/store"))
+    mem = store.build("prompt-CO", load_exemplars(Path("prompt_co.jsonl")), base_dir=Path("."))
+    hits = mem.search("a four-panel comic about a morning", k=3)
+"""
+
+from __future__ import annotations
+
+import fcntl
+import hashlib
+import os
+import re
+import shutil
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
+from datetime import UTC, datetime
+from pathlib import Path
+
+import numpy as np
+
+from memory import index as faiss_index
+from memory.exemplar import ExemplarError, ExemplarRecord, dump_jsonl, parse_lines
+from memory.manifest import EncoderInfo, Manifest
+from memory.memory import Memory, encode_records, encoder_for
+
+KEEP_VERSIONS = 2
+_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,99}$")
+
+
+def default_store_dir() -> Path:
+    """``$JUDGE_MEMORY_DIR``, else ``memory/store`` inside the project."""
+    env = os.environ.get("JUDGE_MEMORY_DIR")
+    return Path(env) if env else Path(__file__).parent / "store"
+
+
+def checksum(folder: Path) -> str:
+    h = hashlib.sha256()
+    for fname in ("exemplars.jsonl", "vectors.npy"):
+        with open(folder / fname, "rb") as fh:
+            for block in iter(lambda: fh.read(1 << 20), b""):
+                h.update(block)
+    return h.hexdigest()
+
+
+def _relocate(records: list[ExemplarRecord], base_dir: Path, target: Path) -> list[ExemplarRecord]:
+    """Rewrite image paths relative to the version folder (absolute when that fails)."""
+    out = []
+    for r in records:
+        if r.modality == "image":
+            path = r.image_path(base_dir).resolve()
+            try:
+                rel = os.path.relpath(path, target.resolve())
+            except ValueError:
+                rel = str(path)
+            r = r.model_copy(update={"image": rel})
+        out.append(r)
+    return out
+
+
+class MemoryStore:
+    """A folder of named memories."""
+
+    def __init__(self, root: Path | None = None):
+        self.root = Path(root) if root else default_store_dir()
+        self._cache: dict[str, tuple[str, Memory]] = {}
+
+    def names(self) -> list[str]:
+        """Names of the memories that have a live version."""
+        if not self.root.is_dir():
+            return []
+        return sorted(p.name for p in self.root.iterdir() if (p / "CURRENT").is_file())
+
+    def exists(self, name: str) -> bool:
+        """True when ``name`` has a live version."""
+        return _NAME.match(name) is not None and (self.root / name / "CURRENT").is_file()
+
+    def _current(self, name: str) -> str:
+        try:
+            return (self.root / name / "CURRENT").read_text().strip()
+        except FileNotFoundError:
+            raise KeyError(
+                f"unknown memory {name!r} in {self.root}; available: "
+                f"{self.names()}. Build one with 'judge memory build'."
+            ) from None
+
+    def load(self, name: str) -> Memory:
+        """The live version of ``name`` (cached until a new version appears)."""
+        if not _NAME.match(name):
+            raise KeyError(f"invalid memory name {name!r}")
+        version = self._current(name)
+        cached = self._cache.get(name)
+        if cached and cached[0] == version:
+            return cached[1]
+        mem = Memory.open(self.root / name / version)
+        self._cache[name] = (version, mem)
+        return mem
+
+    @contextmanager
+    def _locked(self, name: str) -> Iterator[Path]:
+        folder = self.root / name
+        folder.mkdir(parents=True, exist_ok=True)
+        with open(folder / ".lock", "w") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            try:
+                yield folder
+            finally:
+                fcntl.flock(lock, fcntl.LOCK_UN)
+
+    def build(
+        self,
+        name: str,
+        records: list[ExemplarRecord],
+        *,
+        base_dir: Path,
+        encoder: str | None = None,
+        index_kind: str | None = None,
+        source: str | None = None,
+        progress: bool = False,
+    ) -> Memory:
+        """Create (or replace) memory ``name`` from ``records``."""
+        return self._write(
+            name,
+            records,
+            base_dir=base_dir,
+            encoder=encoder,
+            index_kind=index_kind,
+            source=source,
+            progress=progress,
+            add=False,
+        )
+
+    def add(
+        self, name: str, records: list[ExemplarRecord], *, base_dir: Path, progress: bool = False
+    ) -> Memory:
+        """Add new exemplars to an existing memory (ids must be new)."""
+        return self._write(
+            name,
+            records,
+            base_dir=base_dir,
+            encoder=None,
+            index_kind=None,
+            source=None,
+            progress=progress,
+            add=True,
+        )
+
+    def _write(
+        self,
+        name: str,
+        records: list[ExemplarRecord],
+        *,
+        base_dir: Path,
+        encoder: str | None,
+        index_kind: str | None,
+        source: str | None,
+        progress: bool,
+        add: bool,
+    ) -> Memory:
+        if not _NAME.match(name):
+            raise ValueError(f"memory name {name!r}: use letters, digits, '-', '_' or '.'")
+        if not records:
+            raise ExemplarError("no exemplars given")
+        with self._locked(name) as folder:
+            old: Memory | None = None
+            if add:
+                old = self.load(name)
+                clash = sorted({r.id for r in records} & {r.id for r in old.records})
+                if clash:
+                    raise ExemplarError(f"ids already in memory {name!r}: {clash[:10]}")
+                if records[0].modality != old.manifest.modality:
+                    raise ExemplarError(f"memory {name!r} holds {old.manifest.modality} exemplars")
+                encoder = old.manifest.encoder.spec
+            elif records and len({r.modality for r in records}) > 1:
+                raise ExemplarError("exemplars mix prompt and image modalities")
+            modality = records[0].modality
+            spec, enc = encoder_for(modality, encoder)
+            prior = [int(p.name[1:]) for p in folder.glob("v[0-9][0-9][0-9][0-9]")]
+            version = max(prior, default=0) + 1
+            tmp = Path(tempfile.mkdtemp(prefix=".build-", dir=folder))
+            try:
+                new_records = _relocate(records, base_dir, folder / f"v{version:04d}")
+                vectors = encode_records(enc, records, base_dir, progress=progress)
+                if old is not None:
+                    all_records = old.records + new_records
+                    vectors = np.vstack([old.vectors, vectors])
+                else:
+                    all_records = new_records
+                kind = index_kind or faiss_index.choose_kind(len(all_records))
+                if old is not None and old.manifest.index == kind:
+                    idx = old.index_copy()
+                    idx.add(np.ascontiguousarray(vectors[len(old.records) :]))
+                else:
+                    idx = faiss_index.build_index(vectors, kind)  # type: ignore[arg-type]
+                (tmp / "exemplars.jsonl").write_text(dump_jsonl(all_records), encoding="utf-8")
+                np.save(tmp / "vectors.npy", vectors.astype(np.float32))
+                faiss_index.write_index(idx, tmp / "index.faiss")
+                dims = sorted({d for r in all_records for d in r.scores})
+                cats = sorted({r.category for r in all_records if r.category})
+                manifest = Manifest(
+                    name=name,
+                    modality=modality,
+                    dimensions=dims,
+                    categories=cats,
+                    encoder=EncoderInfo(spec=spec, id=enc.id, dim=enc.dim),
+                    count=len(all_records),
+                    checksum=checksum(tmp),
+                    version=version,
+                    index=faiss_index.kind_of(idx),
+                    created_at=datetime.now(UTC).isoformat(timespec="seconds"),
+                    source=source or (old.manifest.source if old else None),
+                )
+                (tmp / "manifest.json").write_text(manifest.model_dump_json(indent=2))
+                for f in tmp.iterdir():
+                    with open(f, "rb") as fh:
+                        os.fsync(fh.fileno())
+                final = folder / manifest.version_dir
+                tmp.chmod(0o755)  # mkdtemp makes it private; memories are meant to be shared
+                os.rename(tmp, final)
+                pointer = folder / ".CURRENT.tmp"
+                pointer.write_text(manifest.version_dir)
+                os.replace(pointer, folder / "CURRENT")
+            except BaseException:
+                shutil.rmtree(tmp, ignore_errors=True)
+                raise
+            self._prune(folder, keep=manifest.version_dir)
+        return self.load(name)
+
+    @staticmethod
+    def _prune(folder: Path, keep: str) -> None:
+        versions = sorted(p for p in folder.glob("v[0-9][0-9][0-9][0-9]") if p.is_dir())
+        for p in versions[:-KEEP_VERSIONS]:
+            if p.name != keep:
+                shutil.rmtree(p, ignore_errors=True)
+
+
+def records_from_lines(lines: list[str], source: str) -> list[ExemplarRecord]:
+    """Validate exemplar JSONL lines (for callers that have text, not a file)."""
+    return parse_lines(lines, source)
