@@ -51,6 +51,12 @@ class JudgeSettings(BaseSettings):
     retrieval: Retrieval = "similarity"
     retrieval_k: int = Field(default=3, ge=0, le=16)
     exemplar_image_side: int = Field(default=512, ge=64)
+    exclude_exemplars: dict[str, str] = Field(
+        default_factory=dict,
+        description="skip exemplars whose meta matches (e.g. {'prompt_id': 'p01'} for "
+        "leave-one-prompt-out evaluation)",
+    )
+    calibration: str | None = Field(default=None, description="calibration JSON to apply")
 
     checkpoint_batching: Batching = "per_checkpoint"
     speculative_safety: bool = True
@@ -94,4 +100,5 @@ class JudgeSettings(BaseSettings):
             "image_max_side": self.image_max_side,
             "retrieval": self.retrieval,
             "retrieval_k": self.retrieval_k,
+            "calibration": self.calibration,
         }

@@ -19,6 +19,7 @@ from judge.agent.context import RunContext
 from judge.agent.exemplars import ExemplarProvider
 from judge.agent.graph import compiled_graph
 from judge.agent.planning import subjective_cards
+from judge.calibration import load_calibration
 from judge.config import JudgeSettings
 from judge.domain.result import Result
 from judge.domain.submission import Submission
@@ -91,6 +92,7 @@ class Judge:
             target_image=target,
             pil_images=pil,
             exemplars=ExemplarProvider(self.store, settings),
+            calibration=load_calibration(settings.calibration) if settings.calibration else None,
         )
 
     async def arun(self, ctx: RunContext) -> Result:

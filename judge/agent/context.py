@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from PIL import Image
 
 from judge.agent.exemplars import ExemplarProvider
+from judge.calibration import Calibration
 from judge.config import JudgeSettings
 from judge.domain.submission import Submission
 from judge.llm.gateway import BoundClient, LLMGateway
@@ -31,6 +32,7 @@ class RunContext:
     target_image: ImagePayload | None = None
     pil_images: list[Image.Image] = field(default_factory=list)
     exemplars: ExemplarProvider | None = None
+    calibration: Calibration | None = None
     meter: UsageMeter = field(default_factory=UsageMeter)
 
     @property

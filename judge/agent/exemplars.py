@@ -84,14 +84,37 @@ class ExemplarProvider:
             log.warning("memory %s scores none of %s", name, card.dimension_names)
             return ()
         if s.retrieval == "fixed":  # the same set for every query: nothing to encode
-            hits = retrieve(mem, "", k=s.retrieval_k, strategy="fixed", dimensions=dims)
+            hits = retrieve(
+                mem,
+                "",
+                k=s.retrieval_k,
+                strategy="fixed",
+                dimensions=dims,
+                exclude_ids=self._excluded(mem),
+            )
             return tuple(self._exemplar(mem, h, dims) for h in hits)
         key = (name, image_key if mem.manifest.modality == "image" else None)
         if key not in self._vectors:  # one encoding per memory and query, shared by cards
             self._vectors[key] = asyncio.create_task(asyncio.to_thread(mem.embed_query, query))
         vector = await self._vectors[key]
-        hits = retrieve(mem, vector, k=s.retrieval_k, strategy=s.retrieval, dimensions=dims)
+        hits = retrieve(
+            mem,
+            vector,
+            k=s.retrieval_k,
+            strategy=s.retrieval,
+            dimensions=dims,
+            exclude_ids=self._excluded(mem),
+        )
         return tuple(self._exemplar(mem, h, dims) for h in hits)
+
+    def _excluded(self, mem: Memory) -> set[str]:
+        """Ids whose meta matches ``exclude_exemplars`` (all keys must match)."""
+        want = self.settings.exclude_exemplars
+        if not want:
+            return set()
+        return {
+            r.id for r in mem.records if all(str(r.meta.get(k)) == str(v) for k, v in want.items())
+        }
 
     def _exemplar(self, mem: Memory, hit: Hit, dims: list[str]) -> Exemplar:
         rec = hit.record

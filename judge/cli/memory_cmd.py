@@ -70,6 +70,29 @@ def register(sub: argparse._SubParsersAction) -> None:
     common(st)
     st.set_defaults(handler=stats)
 
+    bn = verbs.add_parser(
+        "bench", help="benchmark index build, query latency, recall, memory and encoders"
+    )
+    bn.add_argument("--sizes", default="1000,100000,1000000", help="memory sizes (k, m ok)")
+    bn.add_argument("--dim", type=int, default=384, help="vector dimension (MiniLM: 384)")
+    bn.add_argument("--queries", type=int, default=200, help="queries per size and kind")
+    bn.add_argument("--k", type=int, default=3, help="top-k per query")
+    bn.add_argument("--kinds", default="flat,hnsw", help="index kinds, comma-separated")
+    bn.add_argument(
+        "--encoders",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="also time the default text and image encoders",
+    )
+    bn.add_argument(
+        "--ef-sweep",
+        default="64,128,256",
+        help="HNSW efSearch values for the trade-off table ('' for none)",
+    )
+    bn.add_argument("--seed", type=int, default=0)
+    bn.add_argument("--out", help="also write the report JSON here")
+    bn.set_defaults(handler=bench)
+
 
 def _fail(message: str) -> int:
     print(f"judge memory: {message}", file=sys.stderr)
@@ -188,3 +211,10 @@ def stats(args: argparse.Namespace) -> int:
     for key, value in info.items():
         print(f"{key}: {json.dumps(value) if isinstance(value, dict | list) else value}")
     return 0 if info.get("checksum_ok", True) else 1
+
+
+def bench(args: argparse.Namespace) -> int:
+    """Benchmark FAISS indexes on synthetic embeddings, and the default encoders."""
+    from memory.bench import main as bench_main
+
+    return bench_main(args)

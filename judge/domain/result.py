@@ -36,6 +36,7 @@ class DimensionScore(_Model):
     score: int | float | None = None
     rationale: str | None = None
     reason: str | None = None
+    raw_score: int | float | None = None
     exemplars: list[ExemplarRef] = Field(default_factory=list)
     skill: str | None = None
     votes: dict[str, int | None] | None = None

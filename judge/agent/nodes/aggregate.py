@@ -15,6 +15,7 @@ from judge.agent.planning import subjective_cards
 from judge.agent.selection import select, selection_key
 from judge.agent.state import JudgeState
 from judge.agent.work import SafetyOutcome, WorkOutcome
+from judge.calibration import Calibration
 from judge.domain.result import (
     CheckItem,
     DimensionScore,
@@ -60,12 +61,16 @@ def _safety_report(out: SafetyOutcome | None) -> SafetyReport:
     )
 
 
-def _subjective(outcomes: list[WorkOutcome], skills: dict[str, str]) -> dict[str, DimensionScore]:
+def _subjective(
+    outcomes: list[WorkOutcome], skills: dict[str, str], cal: Calibration | None
+) -> dict[str, DimensionScore]:
     scores: dict[str, DimensionScore] = {}
     for o in outcomes:
         for dim, v in o.output.scores.items():
+            calibrated = cal is not None and v.score is not None and dim in cal.maps
             scores[dim] = DimensionScore(
-                score=v.score,
+                score=cal.apply(dim, v.score) if calibrated else v.score,  # type: ignore[union-attr,arg-type]
+                raw_score=v.score if calibrated else None,
                 rationale=v.rationale,
                 reason=v.reason,
                 skill=skills[o.item.skill],
@@ -161,7 +166,9 @@ def aggregate(state: JudgeState, runtime: Runtime[RunContext]) -> JudgeState:
     subj = [o for o in outcomes if kind[o.item.skill] == "subjective-rubric"]
     objs = [o for o in outcomes if kind[o.item.skill] == "objective-checklist"]
 
-    prompt_subj = _subjective([o for o in subj if o.item.modality == "prompt"], tags)
+    prompt_subj = _subjective(
+        [o for o in subj if o.item.modality == "prompt"], tags, ctx.calibration
+    )
     prompt_obj = ObjectiveSide.from_items(
         _checks([o for o in objs if o.item.modality == "prompt"], order, prims)
     )
@@ -169,7 +176,7 @@ def aggregate(state: JudgeState, runtime: Runtime[RunContext]) -> JudgeState:
     images: list[ImageResult] = []
     rule = ctx.settings.selection_rule
     for i in range(len(ctx.images)):
-        isub = _subjective([o for o in subj if o.item.image == i], tags)
+        isub = _subjective([o for o in subj if o.item.image == i], tags, ctx.calibration)
         iobj = ObjectiveSide.from_items(
             _checks([o for o in objs if o.item.image == i], order, prims)
         )

@@ -1,0 +1,33 @@
+"""Dataset adapters behind a registry: ``avt``, ``expert-jsonl``, ``csv``.
+
+Example:
+    >>> sorted(DATASETS)
+    ['avt', 'csv', 'expert-jsonl']
+    >>> get_dataset("avt").name
+    'avt'
+"""
+
+from __future__ import annotations
+
+import difflib
+import importlib
+from typing import Any
+
+from eval.datasets.base import Dataset
+
+DATASETS: dict[str, str] = {
+    "avt": "eval.datasets.avt:AvtDataset",
+    "expert-jsonl": "eval.datasets.expert_jsonl:ExpertJsonlDataset",
+    "csv": "eval.datasets.csv_table:CsvDataset",
+}
+
+
+def get_dataset(name: str, **options: Any) -> Dataset:
+    """An adapter instance; unknown names get a suggestion."""
+    if name not in DATASETS:
+        close = difflib.get_close_matches(name, DATASETS, n=1)
+        hint = f"; did you mean {close[0]!r}" if close else ""
+        raise KeyError(f"unknown dataset {name!r}{hint}; available: {sorted(DATASETS)}")
+    module, _, attr = DATASETS[name].partition(":")
+    cls = getattr(importlib.import_module(module), attr)
+    return cls(**options)

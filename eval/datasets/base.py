@@ -1,0 +1,64 @@
+"""What a dataset adapter gives the harness: items to score and the labels to score against.
+
+The submission of an item is all the engine ever sees; labels stay in the item and are only
+read by the metrics, so permuting a split's labels cannot change a prediction.
+
+Example:
+    >>> t = Target(name="appeal", modality="image", dimension="appeal")
+    >>> t.read({"subjective": {"image": {"appeal": {"score": 3.5}}}})
+    3.5
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Protocol
+
+from memory.exemplar import ExemplarRecord
+
+
+@dataclass(frozen=True)
+class Target:
+    """A labelled quantity and where the judge's prediction for it is read from."""
+
+    name: str
+    modality: str  # "prompt" | "image"
+    dimension: str  # the Result dimension holding the prediction
+
+    def read(self, result: dict) -> float | None:
+        """The predicted value from a Result dict (None when unscored)."""
+        dim = result.get("subjective", {}).get(self.modality, {}).get(self.dimension) or {}
+        score = dim.get("score")
+        return float(score) if score is not None else None
+
+
+@dataclass
+class EvalItem:
+    """One item: the submission to score, and its labels (never sent to the judge)."""
+
+    id: str
+    submission: dict[str, Any]
+    base_dir: Path
+    labels: dict[str, float] = field(default_factory=dict)
+    ratings: dict[str, dict[str, float]] = field(default_factory=dict)
+    objective: dict[str, dict[str, bool]] = field(default_factory=dict)
+    slices: dict[str, str] = field(default_factory=dict)
+    group: str | None = None
+    key: dict[str, str] = field(default_factory=dict)
+
+
+class Dataset(Protocol):
+    """A dataset adapter (registered in :mod:`eval.datasets`)."""
+
+    name: str
+    targets: list[Target]
+    skills: list[str]  # subjective cards to run; empty = the engine's enabled cards
+    group_key: str | None  # exemplar meta key for leave-one-group-out, e.g. "prompt_id"
+
+    def load(self, data_dir: Path) -> list[EvalItem]: ...  # pragma: no cover - protocol
+
+    def memories(self, data_dir: Path) -> dict[str, tuple[list[ExemplarRecord], Path]]:
+        """Exemplar records per memory name (with their base folder) built from a labelled
+        split, for ``--memory-from``."""
+        ...  # pragma: no cover - protocol

@@ -1,0 +1,212 @@
+"""``judge meta-eval``: score a labelled dataset with the judge and report agreement.
+
+Scoring never reads the labels of the split being scored: items carry their labels aside,
+and only the submission reaches the engine. ``--memory-from DIR`` builds the dataset's
+exemplar memory from *another* split's labels; ``--cv lopo`` instead builds it from the
+scored split and, for every item, leaves out the exemplars of the item's own group
+(AVT: its prompt), i.e. leave-one-prompt-out cross-validation.
+
+Example::
+
+    report = run_meta_eval(MetaEvalConfig(dataset="avt", data=Path("heldout"),
+                                          out=Path("runs/test"),
+                                          memory_from=Path("../shared/data/avt-dev")))
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from eval.ablations import Variant, summary_row, variants
+from eval.baselines import best_baseline, iqa_baselines
+from eval.calibration import fit_calibration, save_calibration
+from eval.datasets import get_dataset
+from eval.datasets.base import Dataset, EvalItem
+from eval.evaluate import evaluate, pairs_by_target
+from eval.report import write_report
+from eval.runner import run_items
+from eval.scorers import HttpScorer, InProcessScorer, Scorer
+from judge.config import JudgeSettings
+from judge.engine import Judge
+from memory.store import MemoryStore
+
+REFERENCE = Path(__file__).with_name("reference.json")
+
+
+@dataclass
+class MetaEvalConfig:
+    """Everything one run needs (the CLI fills it from flags)."""
+
+    dataset: str
+    data: Path
+    out: Path
+    memory_from: Path | None = None
+    cv: str | None = None
+    model: str | None = None
+    url: str | None = None
+    ablation: str | None = None
+    encoders: list[str] = field(default_factory=list)
+    fit_calibration: str | None = None
+    dataset_options: dict[str, Any] = field(default_factory=dict)
+    overrides: dict[str, Any] = field(default_factory=dict)
+    concurrency: int = 4
+    limit: int | None = None
+    n_boot: int = 1000
+    seed: int = 0
+    progress: bool = True
+
+
+def _same(a: Path, b: Path) -> bool:
+    return a.resolve() == b.resolve()
+
+
+def build_memories(
+    dataset: Dataset, source: Path, store_dir: Path, encoder: str | None = None
+) -> dict[str, str]:
+    """Build the dataset's memories from ``source``'s labels into a fresh store."""
+    store = MemoryStore(store_dir)
+    built = {}
+    for name, (records, base) in dataset.memories(source).items():
+        if records:
+            mem = store.build(name, records, base_dir=base, encoder=encoder, source=str(source))
+            built[name] = mem.manifest.version_label
+    return built
+
+
+def _scorer(cfg: MetaEvalConfig, overrides: dict[str, Any]) -> Scorer:
+    if cfg.url:
+        return HttpScorer(cfg.url)
+    return InProcessScorer(Judge(JudgeSettings().merged(**overrides)))
+
+
+def _score(
+    cfg: MetaEvalConfig,
+    dataset: Dataset,
+    items: list[EvalItem],
+    out: Path,
+    overrides: dict[str, Any],
+) -> list[dict]:
+    group_key = dataset.group_key if cfg.cv == "lopo" else None
+
+    def per_item(item: EvalItem) -> dict[str, Any]:
+        extra = dict(overrides) if cfg.url else {}
+        if group_key and item.group is not None:
+            extra["exclude_exemplars"] = {group_key: item.group}
+        return extra
+
+    scorer = _scorer(cfg, overrides)
+    return asyncio.run(
+        run_items(
+            items,
+            scorer,
+            dataset,
+            out / "predictions.jsonl",
+            concurrency=cfg.concurrency,
+            overrides=per_item,
+            progress=cfg.progress,
+        )
+    )
+
+
+def _check_leakage(cfg: MetaEvalConfig) -> Path | None:
+    """The folder to build memories from, refusing to reuse the scored split's labels."""
+    if cfg.cv not in (None, "lopo"):
+        raise ValueError(f"unknown --cv {cfg.cv!r}; use lopo")
+    if cfg.cv == "lopo":
+        return cfg.memory_from or cfg.data
+    if cfg.memory_from is not None and _same(cfg.memory_from, cfg.data):
+        raise ValueError(
+            "--memory-from is the split being scored: its own labels would "
+            "calibrate its predictions. Use another split, or --cv lopo."
+        )
+    return cfg.memory_from
+
+
+def run_meta_eval(cfg: MetaEvalConfig) -> dict[str, Any]:
+    """Score, evaluate, write ``predictions.jsonl``, ``report.json``, ``report.md``, plots."""
+    dataset = get_dataset(cfg.dataset, **cfg.dataset_options)
+    items = dataset.load(cfg.data)[: cfg.limit] if cfg.limit else dataset.load(cfg.data)
+    if not items:
+        raise ValueError(f"no items found in {cfg.data}")
+    cfg.out.mkdir(parents=True, exist_ok=True)
+    source = _check_leakage(cfg)
+    overrides = {k: v for k, v in {"model": cfg.model, **cfg.overrides}.items() if v is not None}
+    if dataset.skills and "skills" not in overrides:
+        overrides["skills"] = dataset.skills
+    memories: dict[str, str] = {}
+    if source is not None:
+        memories = build_memories(dataset, source, cfg.out / "memory")
+        overrides["memory_dir"] = str(cfg.out / "memory")
+    predictions = _score(cfg, dataset, items, cfg.out, overrides)
+    report: dict[str, Any] = {
+        "dataset": cfg.dataset,
+        "data": str(cfg.data),
+        "out": str(cfg.out),
+        "config": {
+            "memory_from": str(source) if source else None,
+            "cv": cfg.cv,
+            "url": cfg.url,
+            "memories": memories,
+            "settings": {k: v for k, v in overrides.items() if k != "api_key"},
+        },
+        **evaluate(dataset, items, predictions, n_boot=cfg.n_boot, seed=cfg.seed),
+    }
+    baselines = iqa_baselines(cfg.data, items, n_boot=cfg.n_boot, seed=cfg.seed)
+    if baselines:
+        report["baselines"] = {"iqa": baselines, "best_iqa": best_baseline(baselines)}
+    reference = json.loads(REFERENCE.read_text())
+    if cfg.dataset in reference["applies_to"]:
+        report["reference"] = reference
+    if cfg.fit_calibration:
+        pairs = pairs_by_target(dataset, items, {p["id"]: p for p in predictions})
+        clean = {
+            t: (
+                [a for a, b in zip(p, h, strict=True) if a is not None],
+                [b for a, b in zip(p, h, strict=True) if a is not None],
+            )
+            for t, (p, h) in pairs.items()
+        }
+        cal = fit_calibration(
+            clean, cfg.fit_calibration, dimension_of={t.name: t.dimension for t in dataset.targets}
+        )
+        save_calibration(cal, cfg.out / "calibration.json")
+        report["calibration"] = {
+            "fitted": str(cfg.out / "calibration.json"),
+            "method": cfg.fit_calibration,
+            "maps": cal["maps"],
+        }
+    if cfg.ablation:
+        report["ablation"] = _ablation(cfg, dataset, items, overrides, source)
+    write_report(report, items, predictions, dataset, cfg.out)
+    return report
+
+
+def _ablation(
+    cfg: MetaEvalConfig,
+    dataset: Dataset,
+    items: list[EvalItem],
+    overrides: dict[str, Any],
+    source: Path | None,
+) -> dict[str, Any]:
+    rows = {}
+    for v in variants(cfg.ablation or "", cfg.encoders):
+        out = cfg.out / "ablations" / v.name.replace("=", "-").replace(":", "_").replace("/", "_")
+        out.mkdir(parents=True, exist_ok=True)
+        ov = {**overrides, **v.overrides}
+        if v.encoder:
+            if source is None:
+                raise ValueError("--ablation encoder needs --memory-from or --cv lopo")
+            build_memories(dataset, source, out / "memory", encoder=v.encoder)
+            ov["memory_dir"] = str(out / "memory")
+        preds = _score(cfg, dataset, items, out, ov)
+        rep = evaluate(dataset, items, preds, n_boot=0, seed=cfg.seed)
+        rows[v.name] = summary_row(rep) | {"variant": _describe(v)}
+    return {"kind": cfg.ablation, "rows": rows}
+
+
+def _describe(v: Variant) -> str:
+    return v.encoder or ", ".join(f"{k}={val}" for k, val in v.overrides.items())

@@ -1,0 +1,148 @@
+"""Write a run's ``report.json``, ``report.md`` and plots into its output folder.
+
+Example::
+
+    write_report(report, items, predictions, dataset, Path("runs/dev"))
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from eval import plots
+from eval.datasets.base import Dataset, EvalItem
+from eval.evaluate import pairs_by_target
+
+COLS = ("spearman", "kendall", "pearson", "mae", "within1", "n")
+
+
+def _f(v: Any) -> str:
+    if v is None:
+        return "–"
+    return f"{v:.3f}" if isinstance(v, float) else str(v)
+
+
+def _ci(m: dict, key: str) -> str:
+    lo, hi = (m.get("ci95") or {}).get(key, [None, None])
+    return f" [{lo:.2f}, {hi:.2f}]" if lo is not None and hi is not None else ""
+
+
+def markdown(report: dict) -> str:
+    """The report as Markdown tables."""
+    out = [
+        f"# Meta-evaluation: {report['dataset']}",
+        "",
+        f"Data: `{report['data']}` — {report['n_items']} items, {report['n_predicted']} "
+        f"predicted, {report['n_errors']} errors. Memory from: "
+        f"`{report['config']['memory_from']}` (cv: {report['config']['cv']}).",
+        "",
+        "## Agreement with human labels (95% bootstrap CI)",
+        "",
+        "| target | " + " | ".join(COLS) + " |",
+        "|---" * (len(COLS) + 1) + "|",
+    ]
+    for t, m in report["targets"].items():
+        cells = [_f(m.get(c)) + (_ci(m, c) if c in ("spearman", "mae") else "") for c in COLS]
+        out.append(f"| {t} | " + " | ".join(cells) + " |")
+    for mod, m in report.get("macro", {}).items():
+        out.append(f"| **macro {mod}** | " + " | ".join(_f(m.get(c)) for c in COLS[:-1]) + " | |")
+    best = (report.get("baselines") or {}).get("best_iqa")
+    if best:
+        out += [
+            "",
+            "## Against published IQA models (Spearman, same items)",
+            "",
+            "| target | judge | best IQA | model |",
+            "|---|---|---|---|",
+        ]
+        for t, b in best.items():
+            judge = report["targets"].get(t, {}).get("spearman")
+            out.append(f"| {t} | {_f(judge)} | {_f(b['spearman'])} | {b['model']} |")
+    humans = report.get("humans") or {}
+    if humans:
+        out += [
+            "",
+            "## Human baseline (each rater vs the mean of the others)",
+            "",
+            "| target | spearman | mae | within1 | Krippendorff α (interval) | raters |",
+            "|---|---|---|---|---|---|",
+        ]
+        for t, h in humans.items():
+            b, a = h["baseline"], h["inter_rater"]
+            out.append(
+                f"| {t} | {_f(b.get('spearman'))} | {_f(b.get('mae'))} | "
+                f"{_f(b.get('within1'))} | {_f(a.get('alpha_interval'))} | {a['raters']} |"
+            )
+    obj = report.get("objective") or {}
+    if obj:
+        out += [
+            "",
+            "## Objective checks",
+            "",
+            "| side | accuracy | f1 | n | unscored |",
+            "|---|---|---|---|---|",
+        ]
+        for side, m in obj.items():
+            out.append(
+                f"| {side} | {_f(m.get('accuracy'))} | {_f(m.get('f1'))} | {m['n']} | "
+                f"{m['unscored']} |"
+            )
+    ref = report.get("reference")
+    if ref:
+        out += [
+            "",
+            "## Reference figures from the paper",
+            "",
+            "| setting | mae | within1 | spearman |",
+            "|---|---|---|---|",
+        ]
+        for name, m in ref["subjective"].items():
+            out.append(f"| {name} | {m['mae']} | {m['within1']} | {m['spearman']} |")
+        out.append(f"| objective accuracy | {ref['objective']['accuracy']} | | |")
+    abl = report.get("ablation")
+    if abl:
+        out += [
+            "",
+            f"## Ablation: {abl['kind']}",
+            "",
+            "| variant | mae | within1 | spearman |",
+            "|---|---|---|---|",
+        ]
+        for name, r in abl["rows"].items():
+            out.append(f"| {name} | {_f(r['mae'])} | {_f(r['within1'])} | {_f(r['spearman'])} |")
+    for key, per_target in (report.get("slices") or {}).items():
+        out += ["", f"## Slices by {key} (Spearman / MAE)", ""]
+        groups = sorted({g for m in per_target.values() for g in m})
+        out += ["| target | " + " | ".join(groups) + " |", "|---" * (len(groups) + 1) + "|"]
+        for t, m in per_target.items():
+            out.append(
+                f"| {t} | "
+                + " | ".join(
+                    f"{_f(m[g]['spearman'])} / {_f(m[g]['mae'])}" if g in m else "–" for g in groups
+                )
+                + " |"
+            )
+    if report.get("plots"):
+        out += ["", "## Plots", ""] + [f"![{p}]({p})" for p in report["plots"]]
+    return "\n".join(out) + "\n"
+
+
+def write_report(
+    report: dict, items: list[EvalItem], predictions: list[dict], dataset: Dataset, out: Path
+) -> None:
+    """report.json, report.md and PNG plots."""
+    pairs = pairs_by_target(dataset, items, {p["id"]: p for p in predictions})
+    made = [plots.scatter(pairs, out / "scatter.png", report["targets"])]
+    if report.get("objective"):
+        made.append(plots.confusion(report["objective"], out / "objective_confusion.png"))
+    if report.get("ablation"):
+        made.append(plots.ablation_bars(report["ablation"], out / "ablation.png"))
+    if report.get("calibration"):
+        made.append(
+            plots.calibration_curve(pairs, report["calibration"]["maps"], out / "calibration.png")
+        )
+    report["plots"] = [p.name for p in made if p is not None]
+    (out / "report.json").write_text(json.dumps(report, indent=2, allow_nan=False))
+    (out / "report.md").write_text(markdown(report))
