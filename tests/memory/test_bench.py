@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 from judge.cli.main import main as cli_main
+from memory import index
 from memory.bench import (
     BenchConfig,
     data_chunks,
@@ -46,7 +47,11 @@ def test_report_has_a_row_per_size_and_kind(report: dict[str, Any]) -> None:
         (2000, "flat"),
         (2000, "hnsw"),
     ]
-    assert report["config"]["hnsw"] == {"M": 32, "efConstruction": 80, "efSearch": 64}
+    assert report["config"]["hnsw"] == {
+        "M": index.HNSW_M,
+        "efConstruction": index.HNSW_EF_CONSTRUCTION,
+        "efSearch": index.HNSW_EF_SEARCH,
+    }
     assert report["encoders"] is None
     assert "load_avg_1min_end" in report["machine"]
     json.dumps(report)  # serialisable as --out writes it
