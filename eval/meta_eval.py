@@ -35,6 +35,7 @@ from judge.engine import Judge
 from memory.store import MemoryStore
 
 REFERENCE = Path(__file__).with_name("reference.json")
+_LOCAL_ONLY = {"api_key", "api_base", "memory_dir", "model"}
 
 
 @dataclass
@@ -45,6 +46,7 @@ class MetaEvalConfig:
     data: Path
     out: Path
     memory_from: Path | None = None
+    memory_dir: Path | None = None
     cv: str | None = None
     model: str | None = None
     url: str | None = None
@@ -60,8 +62,10 @@ class MetaEvalConfig:
     progress: bool = True
 
 
-def _same(a: Path, b: Path) -> bool:
-    return a.resolve() == b.resolve()
+def _labels_file(dataset: Dataset, data: Path) -> Path:
+    """The file a split's labels are read from (a folder and its labels file are the same
+    split)."""
+    return dataset.labels_path(data).resolve()
 
 
 def build_memories(
@@ -93,7 +97,8 @@ def _score(
     group_key = dataset.group_key if cfg.cv == "lopo" else None
 
     def per_item(item: EvalItem) -> dict[str, Any]:
-        extra = dict(overrides) if cfg.url else {}
+        # a service gets the scoring options only: never our provider key or local paths
+        extra = {k: v for k, v in overrides.items() if k not in _LOCAL_ONLY} if cfg.url else {}
         if group_key and item.group is not None:
             extra["exclude_exemplars"] = {group_key: item.group}
         return extra
@@ -112,18 +117,31 @@ def _score(
     )
 
 
-def _check_leakage(cfg: MetaEvalConfig) -> Path | None:
-    """The folder to build memories from, refusing to reuse the scored split's labels."""
+def _check_config(cfg: MetaEvalConfig, dataset: Dataset) -> Path | None:
+    """The folder to build memories from, refusing to reuse the scored split's labels and
+    option combinations that cannot work; checked before anything is scored."""
     if cfg.cv not in (None, "lopo"):
         raise ValueError(f"unknown --cv {cfg.cv!r}; use lopo")
-    if cfg.cv == "lopo":
-        return cfg.memory_from or cfg.data
-    if cfg.memory_from is not None and _same(cfg.memory_from, cfg.data):
+    if cfg.url and (cfg.memory_from or cfg.cv or cfg.ablation == "encoder"):
+        raise ValueError(
+            "--memory-from, --cv and --ablation encoder build local memories; "
+            "with --url the service scores with its own memories"
+        )
+    if cfg.ablation:
+        variants(cfg.ablation, cfg.encoders)  # raises on an unknown kind or missing encoders
+    source = (cfg.memory_from or cfg.data) if cfg.cv == "lopo" else cfg.memory_from
+    if cfg.ablation == "encoder" and source is None:
+        raise ValueError("--ablation encoder needs --memory-from or --cv lopo")
+    if (
+        cfg.cv is None
+        and cfg.memory_from is not None
+        and _labels_file(dataset, cfg.memory_from) == _labels_file(dataset, cfg.data)
+    ):
         raise ValueError(
             "--memory-from is the split being scored: its own labels would "
             "calibrate its predictions. Use another split, or --cv lopo."
         )
-    return cfg.memory_from
+    return source
 
 
 def run_meta_eval(cfg: MetaEvalConfig) -> dict[str, Any]:
@@ -133,7 +151,7 @@ def run_meta_eval(cfg: MetaEvalConfig) -> dict[str, Any]:
     if not items:
         raise ValueError(f"no items found in {cfg.data}")
     cfg.out.mkdir(parents=True, exist_ok=True)
-    source = _check_leakage(cfg)
+    source = _check_config(cfg, dataset)
     overrides = {k: v for k, v in {"model": cfg.model, **cfg.overrides}.items() if v is not None}
     if dataset.skills and "skills" not in overrides:
         overrides["skills"] = dataset.skills
@@ -141,6 +159,13 @@ def run_meta_eval(cfg: MetaEvalConfig) -> dict[str, Any]:
     if source is not None:
         memories = build_memories(dataset, source, cfg.out / "memory")
         overrides["memory_dir"] = str(cfg.out / "memory")
+    elif cfg.memory_dir is not None:
+        overrides["memory_dir"] = str(cfg.memory_dir)  # the user's own, vouched-for store
+    elif not cfg.url:
+        # Never fall back to the default store: it may hold memories built from this very
+        # split (the shipped avt-image is the AVT dev split). No source means zero-shot.
+        (cfg.out / "no-memory").mkdir(exist_ok=True)
+        overrides["memory_dir"] = str(cfg.out / "no-memory")
     predictions = _score(cfg, dataset, items, cfg.out, overrides)
     report: dict[str, Any] = {
         "dataset": cfg.dataset,

@@ -92,7 +92,11 @@ async def run_items(
         unit="item",
         disable=not progress,
     )
-    with open(out_path, "a", encoding="utf-8") as fh:
+    with open(out_path, "a+", encoding="utf-8") as fh:
+        if fh.tell() > 0:  # a torn last line (interrupted write) must not swallow the next
+            fh.seek(fh.tell() - 1)
+            if fh.read(1) != "\n":
+                fh.write("\n")
 
         async def one(item: EvalItem) -> None:
             async with sem:

@@ -26,6 +26,9 @@ class JudgeSettings(BaseSettings):
 
     model_config = SettingsConfigDict(env_prefix="JUDGE_", extra="ignore")
 
+    backend: Literal["auto", "llm", "local"] = Field(
+        default="auto", description="auto: the LLM backend when a model is set, else local"
+    )
     model: str | None = Field(default=None, description="litellm model string")
     api_base: str | None = None
     api_key: SecretStr | None = None
@@ -77,6 +80,12 @@ class JudgeSettings(BaseSettings):
             return [m.strip() for m in v.split(",") if m.strip()]
         return v
 
+    def resolved_backend(self) -> str:
+        """``llm`` or ``local``: ``auto`` picks the LLM backend when a model is configured."""
+        if self.backend == "auto":
+            return "llm" if self.models() else "local"
+        return self.backend
+
     def models(self) -> list[str]:
         """The judge models: the panel when given, else the single model (may be empty)."""
         if self.panel:
@@ -92,6 +101,7 @@ class JudgeSettings(BaseSettings):
     def public_options(self) -> dict[str, str | int | float | bool | None]:
         """The options that change results, recorded in provenance."""
         return {
+            "backend": self.resolved_backend(),
             "checkpoint_batching": self.checkpoint_batching,
             "selection_rule": self.selection_rule,
             "speculative_safety": self.speculative_safety,

@@ -63,7 +63,7 @@ class Judge:
     ) -> RunContext:
         """Validate the submission, load its images, resolve settings; raise on bad input."""
         settings = self.settings.merged(**overrides) if overrides else self.settings
-        if not settings.models():
+        if settings.resolved_backend() == "llm" and not settings.models():
             raise ConfigError(NO_MODEL)
         sub = submission if isinstance(submission, Submission) else parse_submission(submission)
         try:

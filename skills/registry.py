@@ -30,7 +30,7 @@ class SkillRegistry:
 
     def __init__(self, cards: Iterable[SkillCard]):
         self._cards: dict[str, SkillCard] = {}
-        self._skills: dict[str, Skill] = {}
+        self._skills: dict[tuple[str, str], Skill] = {}
         for card in cards:
             if card.name in self._cards:
                 raise ValueError(
@@ -62,11 +62,12 @@ class SkillRegistry:
             hint = f"; did you mean {', '.join(map(repr, close))}" if close else ""
             raise KeyError(f"unknown skill {name!r}{hint}; available: {self.names()}") from None
 
-    def skill(self, name: str) -> Skill:
-        """The card bound to its kind's code (built once)."""
-        if name not in self._skills:
-            self._skills[name] = build_skill(self.card(name))
-        return self._skills[name]
+    def skill(self, name: str, backend: str = "llm") -> Skill:
+        """The card bound to its kind's code for ``backend`` (built once)."""
+        key = (name, backend)
+        if key not in self._skills:
+            self._skills[key] = build_skill(self.card(name), backend)
+        return self._skills[key]
 
     def cards(
         self,

@@ -8,7 +8,7 @@ Skills never import the engine: the engine hands them a :class:`SkillInput` and 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Protocol, TypeVar
+from typing import Any, Protocol, TypeVar
 
 from pydantic import BaseModel
 
@@ -68,6 +68,20 @@ class Exemplar:
 
 
 @dataclass(frozen=True)
+class MemoryContext:
+    """What a local predictor needs from an exemplar memory for one query.
+
+    ``memory`` is a :class:`memory.memory.Memory`; ``vector`` the query embedded with the
+    memory's encoder; ``exclude`` exemplar ids that must not be used (cross-validation).
+    """
+
+    memory: Any
+    vector: Any | None
+    image: Any | None
+    exclude: frozenset[str] = frozenset()
+
+
+@dataclass(frozen=True)
 class SkillInput:
     """Everything one skill invocation may look at."""
 
@@ -79,6 +93,8 @@ class SkillInput:
     target_image: ImagePayload | None = None
     checks: tuple[CheckSpec, ...] = ()
     exemplars: tuple[Exemplar, ...] = ()
+    memory: MemoryContext | None = None
+    memory_name: str | None = None
 
 
 @dataclass

@@ -47,6 +47,10 @@ class AvtDataset:
     ]
     group_key = "prompt_id"
 
+    def labels_path(self, data: Path) -> Path:
+        """``labels.csv`` of the folder (or the file itself)."""
+        return data if data.suffix == ".csv" else data / "labels.csv"
+
     def load(self, data_dir: Path) -> list[EvalItem]:
         """One item per labels.csv row whose image exists."""
         labels = data_dir / "labels.csv"
@@ -97,7 +101,9 @@ class AvtDataset:
     @staticmethod
     def _ratings(path: Path) -> dict[str, dict[str, dict[str, float]]]:
         """image → scale → rater → rating."""
-        out: dict[str, dict[str, dict[str, float]]] = defaultdict(lambda: defaultdict(dict))
+        sums: dict[str, dict[str, dict[str, list[float]]]] = defaultdict(
+            lambda: defaultdict(lambda: defaultdict(list))
+        )
         if not path.is_file():
             return {}
         with open(path, newline="", encoding="utf-8") as fh:
@@ -105,8 +111,14 @@ class AvtDataset:
                 value = _float(row.get("rating"))
                 if value is not None:
                     scale = RATING_SCALES.get(row["scale"], row["scale"])
-                    out[row["image"]][scale][f"{row['study']}:{row['rater_id']}"] = value
-        return {k: dict(v) for k, v in out.items()}
+                    sums[row["image"]][scale][f"{row['study']}:{row['rater_id']}"].append(value)
+        # a rater who rated an image twice counts once, with the mean of the two ratings
+        return {
+            img: {
+                sc: {r: sum(v) / len(v) for r, v in raters.items()} for sc, raters in scales.items()
+            }
+            for img, scales in sums.items()
+        }
 
     def memories(self, data_dir: Path) -> dict[str, tuple[list[ExemplarRecord], Path]]:
         """The ``avt-image`` memory from this folder's labels (for ``--memory-from``)."""

@@ -58,6 +58,10 @@ class Dataset(Protocol):
 
     def load(self, data_dir: Path) -> list[EvalItem]: ...  # pragma: no cover - protocol
 
+    def labels_path(self, data: Path) -> Path:
+        """The file the split's labels are read from."""
+        ...  # pragma: no cover - protocol
+
     def memories(self, data_dir: Path) -> dict[str, tuple[list[ExemplarRecord], Path]]:
         """Exemplar records per memory name (with their base folder) built from a labelled
         split, for ``--memory-from``."""

@@ -77,6 +77,10 @@ class CsvDataset:
             raise ValueError(f"{path}: columns not found: {missing}")
         return rows
 
+    def labels_path(self, data: Path) -> Path:
+        """The labelled file of the split."""
+        return self._path(data)
+
     def load(self, data_dir: Path) -> list[EvalItem]:
         """One item per row."""
         assert self.columns is not None or self._rows(data_dir)

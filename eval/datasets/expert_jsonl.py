@@ -64,6 +64,10 @@ class ExpertJsonlDataset:
             rows.append(row)
         return rows
 
+    def labels_path(self, data: Path) -> Path:
+        """The labelled file of the split."""
+        return self._path(data)
+
     def load(self, data_dir: Path) -> list[EvalItem]:
         """Items with their subjective means, raters and objective labels."""
         path = self._path(data_dir)

@@ -14,10 +14,30 @@ from judge.agent.exemplars import ExemplarProvider
 from judge.calibration import Calibration
 from judge.config import JudgeSettings
 from judge.domain.submission import Submission
-from judge.llm.gateway import BoundClient, LLMGateway
+from judge.llm.gateway import LLMGateway
 from judge.llm.usage import UsageMeter
+from skills.kinds import Skill
 from skills.registry import SkillRegistry
-from skills.types import CheckSpec, Exemplar, ImagePayload, SkillInput
+from skills.types import (
+    CheckSpec,
+    Exemplar,
+    ImagePayload,
+    MemoryContext,
+    ModelCallError,
+    ModelClient,
+    SkillInput,
+)
+
+LOCAL_MODEL = "local"
+
+
+class NoModelClient:
+    """The local backend's client: there is no model to call."""
+
+    model = LOCAL_MODEL
+
+    async def structured(self, messages: list[dict], schema: type, *, tag: str):
+        raise ModelCallError("the local backend has no judge model; set JUDGE_MODEL")
 
 
 @dataclass
@@ -36,13 +56,24 @@ class RunContext:
     meter: UsageMeter = field(default_factory=UsageMeter)
 
     @property
-    def models(self) -> list[str]:
-        """The judge model(s) for this request."""
-        return self.settings.models()
+    def backend(self) -> str:
+        """``llm`` or ``local``."""
+        return self.settings.resolved_backend()
 
-    def client(self, model: str) -> BoundClient:
+    @property
+    def models(self) -> list[str]:
+        """The judge model(s) for this request (``local`` for the local backend)."""
+        return self.settings.models() if self.backend == "llm" else [LOCAL_MODEL]
+
+    def client(self, model: str) -> ModelClient:
         """A model client that accounts into this request's meter."""
+        if self.backend == "local":
+            return NoModelClient()
         return self.gateway.client(model, self.meter, self.settings)
+
+    def skill(self, name: str) -> Skill:
+        """A card bound to this request's backend."""
+        return self.registry.skill(name, self.backend)
 
     def checks_for(self, modality: str, ids: tuple[str, ...]) -> tuple[CheckSpec, ...]:
         """The checkpoint texts of one modality, in checklist order."""
@@ -61,6 +92,8 @@ class RunContext:
         image: int | None = None,
         checks: tuple[str, ...] = (),
         exemplars: tuple[Exemplar, ...] = (),
+        memory: MemoryContext | None = None,
+        memory_name: str | None = None,
     ) -> SkillInput:
         """Build the input one skill invocation sees."""
         task = self.submission.task
@@ -73,4 +106,6 @@ class RunContext:
             target_image=self.target_image,
             checks=self.checks_for(modality, checks),
             exemplars=exemplars,
+            memory=memory,
+            memory_name=memory_name,
         )

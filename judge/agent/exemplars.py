@@ -27,7 +27,7 @@ from memory.memory import Hit, Memory, open_image
 from memory.retrieval import retrieve
 from memory.store import MemoryStore
 from skills.card import SkillCard
-from skills.types import Exemplar, ImagePayload
+from skills.types import Exemplar, ImagePayload, MemoryContext
 
 log = logging.getLogger("judge.memory")
 ABSENT = "absent (zero-shot)"
@@ -93,10 +93,7 @@ class ExemplarProvider:
                 exclude_ids=self._excluded(mem),
             )
             return tuple(self._exemplar(mem, h, dims) for h in hits)
-        key = (name, image_key if mem.manifest.modality == "image" else None)
-        if key not in self._vectors:  # one encoding per memory and query, shared by cards
-            self._vectors[key] = asyncio.create_task(asyncio.to_thread(mem.embed_query, query))
-        vector = await self._vectors[key]
+        vector = await self._vector(mem, query, image_key)
         hits = retrieve(
             mem,
             vector,
@@ -106,6 +103,35 @@ class ExemplarProvider:
             exclude_ids=self._excluded(mem),
         )
         return tuple(self._exemplar(mem, h, dims) for h in hits)
+
+    async def _vector(
+        self, mem: Memory, query: str | Image.Image, image_key: int | None
+    ) -> np.ndarray:
+        """The query embedded with the memory's encoder, once per memory and query."""
+        key = (mem.name, image_key if mem.manifest.modality == "image" else None)
+        if key not in self._vectors:  # shared by every card of the request
+            self._vectors[key] = asyncio.create_task(asyncio.to_thread(mem.embed_query, query))
+        return await self._vectors[key]
+
+    async def memory_context(
+        self,
+        card: SkillCard,
+        *,
+        category: str,
+        prompt: str,
+        image: Image.Image | None,
+        image_key: int | None,
+    ) -> MemoryContext | None:
+        """The memory, query vector and exclusions a local predictor needs (None: no memory)."""
+        name = card.memory_for(category)
+        mem = self._memory(name) if name else None
+        if mem is None or (mem.manifest.modality == "image" and image is None):
+            return None
+        query: str | Image.Image = prompt if mem.manifest.modality == "prompt" else image
+        vector = await self._vector(mem, query, image_key)
+        return MemoryContext(
+            memory=mem, vector=vector, image=image, exclude=frozenset(self._excluded(mem))
+        )
 
     def _excluded(self, mem: Memory) -> set[str]:
         """Ids whose meta matches ``exclude_exemplars`` (all keys must match)."""

@@ -1,11 +1,15 @@
-"""Skill kinds: code that turns a card into an async skill.
+"""Skill kinds: code that turns a card into an async skill, per backend.
 
-Kinds register themselves with :func:`register_kind`; :func:`build_skill` imports the
-kind's module lazily and fails helpfully on an unknown kind.
+Each kind has an implementation per backend: ``llm`` (a judge model through the gateway)
+and ``local`` (packaged local models and exemplar memories, no network). Kinds register
+themselves with :func:`register_kind`; :func:`build_skill` imports the kind's module lazily
+and fails helpfully on an unknown kind or backend.
 
 Example:
     >>> sorted(available_kinds())
     ['objective-checklist', 'safety', 'subjective-rubric']
+    >>> available_backends()
+    ['llm', 'local']
 """
 
 from __future__ import annotations
@@ -21,12 +25,15 @@ from skills.types import ModelClient, SkillInput, SkillOutput
 SkillFn = Callable[[SkillInput, ModelClient], Awaitable[SkillOutput]]
 Factory = Callable[[SkillCard], SkillFn]
 
-_MODULES = {
-    "subjective-rubric": "skills.kinds.subjective",
-    "objective-checklist": "skills.kinds.objective",
-    "safety": "skills.kinds.safety",
+_MODULES: dict[tuple[str, str], str] = {
+    ("subjective-rubric", "llm"): "skills.kinds.subjective",
+    ("objective-checklist", "llm"): "skills.kinds.objective",
+    ("safety", "llm"): "skills.kinds.safety",
+    ("subjective-rubric", "local"): "skills.local.subjective",
+    ("objective-checklist", "local"): "skills.local.objective",
+    ("safety", "local"): "skills.local.safety",
 }
-_FACTORIES: dict[str, Factory] = {}
+_FACTORIES: dict[tuple[str, str], Factory] = {}
 
 
 @dataclass(frozen=True)
@@ -35,6 +42,7 @@ class Skill:
 
     card: SkillCard
     fn: SkillFn
+    backend: str = "llm"
 
     @property
     def tag(self) -> str:
@@ -45,13 +53,15 @@ class Skill:
         return await self.fn(inp, client)
 
 
-def register_kind(name: str, module: str | None = None) -> Callable[[Factory], Factory]:
-    """Decorator registering a factory ``card -> async skill`` under ``name``."""
+def register_kind(
+    name: str, backend: str = "llm", module: str | None = None
+) -> Callable[[Factory], Factory]:
+    """Decorator registering a factory ``card -> async skill`` for ``(name, backend)``."""
 
     def deco(factory: Factory) -> Factory:
-        _FACTORIES[name] = factory
+        _FACTORIES[(name, backend)] = factory
         if module:
-            _MODULES[name] = module
+            _MODULES[(name, backend)] = module
         return factory
 
     return deco
@@ -59,19 +69,30 @@ def register_kind(name: str, module: str | None = None) -> Callable[[Factory], F
 
 def available_kinds() -> list[str]:
     """Every kind name the registry knows (imported or not)."""
-    return sorted(set(_MODULES) | set(_FACTORIES))
+    return sorted({k for k, _ in (*_MODULES, *_FACTORIES)})
 
 
-def build_skill(card: SkillCard) -> Skill:
-    """Bind ``card`` to the code of its kind."""
-    if card.kind not in _FACTORIES and card.kind in _MODULES:
-        importlib.import_module(_MODULES[card.kind])
-    factory = _FACTORIES.get(card.kind)
+def available_backends() -> list[str]:
+    """Every backend some kind is implemented for."""
+    return sorted({b for _, b in (*_MODULES, *_FACTORIES)})
+
+
+def build_skill(card: SkillCard, backend: str = "llm") -> Skill:
+    """Bind ``card`` to the code of its kind for ``backend``."""
+    key = (card.kind, backend)
+    if key not in _FACTORIES and key in _MODULES:
+        importlib.import_module(_MODULES[key])
+    factory = _FACTORIES.get(key)
     if factory is None:
-        close = difflib.get_close_matches(card.kind, available_kinds(), n=1)
-        hint = f"; did you mean {close[0]!r}" if close else ""
+        if card.kind not in available_kinds():
+            close = difflib.get_close_matches(card.kind, available_kinds(), n=1)
+            hint = f"; did you mean {close[0]!r}" if close else ""
+            raise KeyError(
+                f"card {card.name!r} has unknown kind {card.kind!r}{hint}; "
+                f"available: {available_kinds()}"
+            )
         raise KeyError(
-            f"card {card.name!r} has unknown kind {card.kind!r}{hint}; "
-            f"available: {available_kinds()}"
+            f"kind {card.kind!r} has no {backend!r} implementation; "
+            f"backends: {available_backends()}"
         )
-    return Skill(card=card, fn=factory(card))
+    return Skill(card=card, fn=factory(card), backend=backend)

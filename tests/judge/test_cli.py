@@ -145,10 +145,10 @@ def test_score_flags_beat_env(provider, tmp_path):
     assert models_seen(provider) == {"flag-model"}
 
 
-def test_score_without_model_exits_3(tmp_path):
-    """No model anywhere: exit 3, a hint naming JUDGE_MODEL, nothing on stdout."""
+def test_llm_backend_without_model_exits_3(tmp_path):
+    """The LLM backend asked for but no model anywhere: exit 3, a hint naming JUDGE_MODEL."""
     path = write_submission(tmp_path)
-    proc = run_cli("score", str(path))
+    proc = run_cli("score", str(path), "--backend", "llm")
     assert proc.returncode == 3
     assert "JUDGE_MODEL" in proc.stderr
     assert proc.stdout == ""

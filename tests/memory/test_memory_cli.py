@@ -16,19 +16,31 @@ def run(capsys, *argv):
 
 def test_build_search_list_stats(tmp_path, capsys, prompt_file):
     store = str(tmp_path / "store")
-    code, out, _ = run(capsys, "memory", "build", "prompt-CO", "--from", str(prompt_file),
-                       "--store", store)
+    code, out, _ = run(
+        capsys, "memory", "build", "prompt-CO", "--from", str(prompt_file), "--store", store
+    )
     assert code == 0 and "8 prompt exemplars" in out and "st:all-MiniLM-L6-v2" in out
-    code, out, _ = run(capsys, "memory", "search", "prompt-CO", "--text",
-                       "neon signs in a rainy night market", "--k", "2", "--json",
-                       "--store", store)
+    code, out, _ = run(
+        capsys,
+        "memory",
+        "search",
+        "prompt-CO",
+        "--text",
+        "neon signs in a rainy night market",
+        "--k",
+        "2",
+        "--json",
+        "--store",
+        store,
+    )
     rows = json.loads(out)
-    assert code == 0 and [r["id"] for r in rows][0] == "p4" and len(rows) == 2
+    assert code == 0 and rows[0]["id"] == "p4" and len(rows) == 2
     assert rows[0]["similarity"] >= rows[1]["similarity"]
     code, out, _ = run(capsys, "memory", "list", "--store", store)
     assert code == 0 and "prompt-CO" in out and "8 exemplars" in out
-    code, out, _ = run(capsys, "memory", "stats", "prompt-CO", "--json", "--verify",
-                       "--store", store)
+    code, out, _ = run(
+        capsys, "memory", "stats", "prompt-CO", "--json", "--verify", "--store", store
+    )
     info = json.loads(out)
     assert code == 0 and info["count"] == 8 and info["checksum_ok"] is True
     assert set(info["score_histogram"]) == set(info["dimensions"])
@@ -48,11 +60,31 @@ def test_add_and_errors(tmp_path, capsys, prompt_file):
     bad.write_text('{"id": "x"}\n')
     code, _, err = run(capsys, "memory", "build", "q", "--from", str(bad), "--store", store)
     assert code == 2 and "line 1" in err
-    code, _, err = run(capsys, "memory", "build", "q", "--from", str(prompt_file),
-                       "--encoder", "minilmm", "--store", store)
+    code, _, err = run(
+        capsys,
+        "memory",
+        "build",
+        "q",
+        "--from",
+        str(prompt_file),
+        "--encoder",
+        "minilmm",
+        "--store",
+        store,
+    )
     assert code == 2 and "did you mean 'minilm'" in err
-    code, _, err = run(capsys, "memory", "build", "q", "--from", str(prompt_file),
-                       "--encoder", "efficientnet-lite0", "--store", store)
+    code, _, err = run(
+        capsys,
+        "memory",
+        "build",
+        "q",
+        "--from",
+        str(prompt_file),
+        "--encoder",
+        "efficientnet-lite0",
+        "--store",
+        store,
+    )
     assert code == 2 and "text encoder" in err
 
 
@@ -61,6 +93,15 @@ def test_image_search_and_empty_store(tmp_path, capsys, image_file):
     code, out, _ = run(capsys, "memory", "list", "--store", store)
     assert code == 0 and "no memories" in out
     run(capsys, "memory", "build", "img", "--from", str(image_file), "--store", store)
-    code, out, _ = run(capsys, "memory", "search", "img", "--image",
-                       str(image_file.parent / "imgs" / "im3.png"), "--json", "--store", store)
+    code, out, _ = run(
+        capsys,
+        "memory",
+        "search",
+        "img",
+        "--image",
+        str(image_file.parent / "imgs" / "im3.png"),
+        "--json",
+        "--store",
+        store,
+    )
     assert code == 0 and json.loads(out)[0]["id"] == "i3"

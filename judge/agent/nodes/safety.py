@@ -30,12 +30,11 @@ async def safety(state: dict, runtime: Runtime[RunContext]) -> JudgeState:
     image_cards = ctx.registry.cards(kind="safety", modality="image")
     client = ctx.client(ctx.models[0])
     jobs = [
-        guarded(ctx.registry.skill(c.name), ctx.skill_input(modality="prompt"), client)
-        for c in prompt_cards
+        guarded(ctx.skill(c.name), ctx.skill_input(modality="prompt"), client) for c in prompt_cards
     ]
     for i in range(len(ctx.images)):
         jobs += [
-            guarded(ctx.registry.skill(c.name), ctx.skill_input(modality="image", image=i), client)
+            guarded(ctx.skill(c.name), ctx.skill_input(modality="image", image=i), client)
             for c in image_cards
         ]
     outs = await asyncio.gather(*jobs)
