@@ -69,6 +69,36 @@ class SkillRegistry:
             self._skills[key] = build_skill(self.card(name), backend)
         return self._skills[key]
 
+    def group_of(self, name: str) -> str:
+        """The folder a card lives in (``subjective``, ``avt``, …): its group."""
+        src = self.card(name).source
+        return Path(src).parent.name if src else ""
+
+    def expand(self, selection: Iterable[str]) -> list[str]:
+        """Card names from a selection of names and aliases: ``@default`` (the enabled
+        subjective cards) and ``@<group>`` (every card of a folder, e.g. ``@avt``).
+
+        Example:
+            >>> default_registry().expand(["@avt", "mood_atmosphere"])[:2]
+            ['avt_appeal', 'avt_prompt_matching']
+        """
+        out: list[str] = []
+        for item in selection:
+            if item == "@default":
+                names = [c.name for c in self.cards(kind="subjective-rubric")]
+            elif item.startswith("@"):
+                names = [n for n in self.names() if self.group_of(n) == item[1:]]
+                if not names:
+                    groups = sorted({self.group_of(n) for n in self.names()})
+                    raise KeyError(
+                        f"unknown skill group {item!r}; groups: "
+                        f"{['@default', *('@' + g for g in groups)]}"
+                    )
+            else:
+                names = [self.card(item).name]
+            out += [n for n in names if n not in out]
+        return out
+
     def cards(
         self,
         *,

@@ -51,7 +51,7 @@ def subjective_cards(
     """The subjective cards in play: the named ones, else every enabled card."""
     if not skills:
         return registry.cards(kind="subjective-rubric", modality=modality, category=category)
-    cards = [registry.card(name) for name in skills]
+    cards = [registry.card(name) for name in registry.expand(skills)]
     for c in cards:
         if c.kind != "subjective-rubric":
             raise KeyError(

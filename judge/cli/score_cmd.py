@@ -19,9 +19,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     """Add the ``score`` verb."""
     p = sub.add_parser("score", help="score one submission file and print the Result JSON")
     p.add_argument("submission", type=Path, help="submission JSON file (DESIGN.md §7)")
-    p.add_argument("--backend", choices=["auto", "llm", "local"],
-                   help="llm: a judge model; local: packaged local models and memories, no "
-                   "key, no network; auto (default): llm when a model is set, else local")
+    p.add_argument(
+        "--backend",
+        choices=["auto", "llm", "local"],
+        help="llm: a judge model; local: packaged local models and memories, no "
+        "key, no network; auto (default): llm when a model is set, else local",
+    )
     p.add_argument("--model", help="litellm model string (env JUDGE_MODEL)")
     p.add_argument("--api-base", help="provider base URL (env JUDGE_API_BASE)")
     p.add_argument("--api-key", help="provider key (env JUDGE_API_KEY)")

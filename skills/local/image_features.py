@@ -20,11 +20,27 @@ from scipy import ndimage
 
 WORK = 512
 BANDS = 16
-_SCALAR = ["log_lap_var", "edge_mean", "edge_density", "hf_ratio", "mf_ratio", "log_noise",
-           "colourfulness", "sat_mean", "sat_std", "brightness", "contrast", "entropy",
-           "blockiness", "clip_dark", "clip_bright", "log_pixels"]
-FEATURE_NAMES = _SCALAR + [f"spec_work_{i}" for i in range(BANDS)] + [
-    f"spec_native_{i}" for i in range(BANDS)]
+_SCALAR = [
+    "log_lap_var",
+    "edge_mean",
+    "edge_density",
+    "hf_ratio",
+    "mf_ratio",
+    "log_noise",
+    "colourfulness",
+    "sat_mean",
+    "sat_std",
+    "brightness",
+    "contrast",
+    "entropy",
+    "blockiness",
+    "clip_dark",
+    "clip_bright",
+    "log_pixels",
+]
+FEATURE_NAMES = (
+    _SCALAR + [f"spec_work_{i}" for i in range(BANDS)] + [f"spec_native_{i}" for i in range(BANDS)]
+)
 
 
 def _spectrum(gray: np.ndarray) -> np.ndarray:
@@ -35,8 +51,9 @@ def _spectrum(gray: np.ndarray) -> np.ndarray:
     yy, xx = np.mgrid[0:n, 0:n] - n // 2
     radius = np.hypot(yy, xx) / (n / 2)
     edges = np.linspace(0, 1, BANDS + 1)
-    energy = np.array([power[(radius >= edges[i]) & (radius < edges[i + 1])].mean()
-                       for i in range(BANDS)])
+    energy = np.array(
+        [power[(radius >= edges[i]) & (radius < edges[i + 1])].mean() for i in range(BANDS)]
+    )
     return np.log(energy + 1e-12) - np.log(energy[0] + 1e-12)
 
 
@@ -45,14 +62,18 @@ def _native_crop(img: Image.Image, size: int = WORK) -> np.ndarray:
     h, w = g.shape
     c = min(h, w, size)
     y0, x0 = (h - c) // 2, (w - c) // 2
-    return g[y0:y0 + c, x0:x0 + c]
+    return g[y0 : y0 + c, x0 : x0 + c]
 
 
 def image_features(img: Image.Image) -> np.ndarray:
     """A fixed-length float vector (see :data:`FEATURE_NAMES`)."""
     w, h = img.size
-    rgb = np.asarray(img.convert("RGB").resize((WORK, WORK), Image.Resampling.BILINEAR),
-                     dtype=np.float32) / 255
+    rgb = (
+        np.asarray(
+            img.convert("RGB").resize((WORK, WORK), Image.Resampling.BILINEAR), dtype=np.float32
+        )
+        / 255
+    )
     g = rgb @ np.array([0.299, 0.587, 0.114], dtype=np.float32)
     lap = ndimage.laplace(g)
     mag = np.hypot(ndimage.sobel(g, 0), ndimage.sobel(g, 1))
@@ -71,11 +92,23 @@ def image_features(img: Image.Image) -> np.ndarray:
     entropy = -(hist[hist > 0] * np.log2(hist[hist > 0])).sum()
     d = np.abs(np.diff(g, axis=1))
     scalars = [
-        np.log(lap.var() + 1e-9), mag.mean(), (mag > 0.1).mean(),
-        power[radius > 0.5].sum() / total, power[(radius > 0.125) & (radius <= 0.5)].sum() / total,
-        np.log(noise + 1e-6), colourful, sat.mean(), sat.std(), g.mean(), g.std(), entropy,
-        d[:, 7::8].mean() / (d.mean() + 1e-9), (g < 0.02).mean(), (g > 0.98).mean(),
+        np.log(lap.var() + 1e-9),
+        mag.mean(),
+        (mag > 0.1).mean(),
+        power[radius > 0.5].sum() / total,
+        power[(radius > 0.125) & (radius <= 0.5)].sum() / total,
+        np.log(noise + 1e-6),
+        colourful,
+        sat.mean(),
+        sat.std(),
+        g.mean(),
+        g.std(),
+        entropy,
+        d[:, 7::8].mean() / (d.mean() + 1e-9),
+        (g < 0.02).mean(),
+        (g > 0.98).mean(),
         np.log(float(w * h)),
     ]
-    return np.concatenate([np.asarray(scalars, dtype=np.float64), _spectrum(g),
-                           _spectrum(_native_crop(img))]).astype(np.float32)
+    return np.concatenate(
+        [np.asarray(scalars, dtype=np.float64), _spectrum(g), _spectrum(_native_crop(img))]
+    ).astype(np.float32)

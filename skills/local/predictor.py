@@ -76,8 +76,9 @@ class MemoryModel:
         self.memory = memory
         recs = memory.records
         self.ids = [r.id for r in recs]
-        self.groups = np.array([next((str(r.meta[k]) for k in GROUP_KEYS if k in r.meta), r.id)
-                                for r in recs])
+        self.groups = np.array(
+            [next((str(r.meta[k]) for k in GROUP_KEYS if k in r.meta), r.id) for r in recs]
+        )
         self.k = int(min(20, max(3, len(recs) // 4)))
         self.spaces: dict[str, np.ndarray] = {"memory": _unit(np.asarray(memory.vectors))}
         self.feature_stats: tuple[np.ndarray, np.ndarray] | None = None
@@ -107,8 +108,9 @@ class MemoryModel:
         y = np.array([r.scores.get(dim, np.nan) for r in self.memory.records], dtype=float)
         return y, ~np.isnan(y)
 
-    def _knn(self, space: str, q: np.ndarray, y: np.ndarray, allowed: np.ndarray
-             ) -> tuple[float, np.ndarray, np.ndarray]:
+    def _knn(
+        self, space: str, q: np.ndarray, y: np.ndarray, allowed: np.ndarray
+    ) -> tuple[float, np.ndarray, np.ndarray]:
         sims = self.spaces[space] @ q
         sims = np.where(allowed, sims, -np.inf)
         k = int(min(self.k, allowed.sum()))
@@ -167,19 +169,34 @@ class MemoryModel:
                 if best is None or rho > best[0] + 1e-9:
                     best = (rho, combo, pred)
         if best is None:
-            return Choice(("memory",), float(np.nanmean(y)) if has.any() else 3.0, 0.0, None,
-                          int(has.sum()), (0.0,), (1.0,))
+            return Choice(
+                ("memory",),
+                float(np.nanmean(y)) if has.any() else 3.0,
+                0.0,
+                None,
+                int(has.sum()),
+                (0.0,),
+                (1.0,),
+            )
         rho, combo, pred = best
         ok = has & ~np.isnan(pred)
         slope, intercept = np.polyfit(pred[ok], y[ok], 1)
         if slope <= 0:  # never invert a ranking: a flat map says "no signal"
             slope, intercept = 0.0, float(y[ok].mean())
-        return Choice(combo, float(intercept), float(slope), round(rho, 4), int(ok.sum()),
-                      tuple(stats[s][0] for s in combo), tuple(stats[s][1] for s in combo))
+        return Choice(
+            combo,
+            float(intercept),
+            float(slope),
+            round(rho, 4),
+            int(ok.sum()),
+            tuple(stats[s][0] for s in combo),
+            tuple(stats[s][1] for s in combo),
+        )
 
     # -- queries ----------------------------------------------------------------------------
-    def query_vectors(self, memory_vector: np.ndarray | None, image: Any | None,
-                      prompt: str | None) -> dict[str, np.ndarray]:
+    def query_vectors(
+        self, memory_vector: np.ndarray | None, image: Any | None, prompt: str | None
+    ) -> dict[str, np.ndarray]:
         """The query in every space this memory has."""
         q: dict[str, np.ndarray] = {}
         if memory_vector is not None:
@@ -194,8 +211,9 @@ class MemoryModel:
             q["prompt"] = self.text_encoder.encode([prompt], role="query")[0]
         return q
 
-    def predict(self, query: dict[str, np.ndarray], dims: list[str], exclude: set[str]
-                ) -> dict[str, tuple[float, Choice, list[tuple[str, float]]]]:
+    def predict(
+        self, query: dict[str, np.ndarray], dims: list[str], exclude: set[str]
+    ) -> dict[str, tuple[float, Choice, list[tuple[str, float]]]]:
         """Per dimension: the 1–5 estimate, the predictor used, and its nearest exemplars."""
         banned = np.array([i in exclude for i in self.ids])
         out = {}
@@ -216,8 +234,9 @@ class MemoryModel:
                 value, top, sims = self._knn(s, query[s], y, allowed)
                 preds.append(value)
                 if not neighbours:
-                    neighbours = [(self.ids[t], float(v)) for t, v in zip(top[:3], sims[:3],
-                                                                            strict=True)]
+                    neighbours = [
+                        (self.ids[t], float(v)) for t, v in zip(top[:3], sims[:3], strict=True)
+                    ]
             est = choice.combine(preds)
             out[dim] = (round(min(5.0, max(1.0, est)), 2), choice, neighbours)
         return out

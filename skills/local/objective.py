@@ -1,0 +1,66 @@
+"""Local objective kind: checkpoints decidable without a vision-language model.
+
+- image side, checkpoints quoting exact text: OCR the image and fuzzy-match the quotes;
+- prompt side: exact text, counts and colours decided from the prompt itself
+  (:mod:`skills.local.prompt_rules`);
+- everything else: unscored, with the reason.
+
+Example:
+    >>> from skills.registry import default_registry
+    >>> default_registry().skill("image_check", "local").backend
+    'local'
+"""
+
+from __future__ import annotations
+
+import asyncio
+
+from skills.card import SkillCard
+from skills.kinds import SkillFn, register_kind
+from skills.local import NEEDS_VLM
+from skills.local.common import payload_image, unscored_verdicts
+from skills.local.ocr import read_text_cached
+from skills.local.prompt_rules import MATCH, decide_prompt
+from skills.local.textmatch import contains_fuzzy, quoted
+from skills.types import CheckSpec, ImagePayload, ModelClient, SkillInput, SkillOutput, VerdictValue
+
+
+def _image_verdict(check: CheckSpec, image: ImagePayload) -> VerdictValue:
+    quotes, mode = quoted(check.text)
+    if not quotes:
+        return VerdictValue(reason=NEEDS_VLM)
+    lines = read_text_cached(image.sha256, payload_image(image))
+    text = " ".join(t for t, _ in lines)
+    scores = [contains_fuzzy(text, q) for q in quotes]
+    hits = [s >= MATCH for s in scores]
+    ok = any(hits) if mode == "any" else all(hits)
+    seen = f"OCR read {text[:160]!r}" if text else "OCR found no text"
+    shown = ", ".join(f"'{q}' ({s:.2f})" for q, s in zip(quotes, scores, strict=True))
+    return VerdictValue(verdict=ok, rationale=f"{seen}; {mode} of {shown} (threshold {MATCH})")
+
+
+def _prompt_verdict(check: CheckSpec, prompt: str) -> VerdictValue:
+    verdict, why = decide_prompt(check.text, prompt, check.primitive)
+    if verdict is None:
+        return VerdictValue(reason=f"{why}; {NEEDS_VLM}")
+    return VerdictValue(verdict=verdict, rationale=why)
+
+
+@register_kind("objective-checklist", backend="local")
+def local_checklist(card: SkillCard) -> SkillFn:
+    """Build the local checklist skill for one modality."""
+
+    def decide(inp: SkillInput) -> SkillOutput:
+        if card.modality == "prompt":
+            return SkillOutput(verdicts={c.id: _prompt_verdict(c, inp.prompt) for c in inp.checks})
+        assert inp.image is not None
+        return SkillOutput(verdicts={c.id: _image_verdict(c, inp.image) for c in inp.checks})
+
+    async def run(inp: SkillInput, client: ModelClient) -> SkillOutput:
+        if card.modality == "image" and inp.image is None:
+            return SkillOutput(
+                verdicts=unscored_verdicts([c.id for c in inp.checks], "no image submitted")
+            )
+        return await asyncio.to_thread(decide, inp)
+
+    return run

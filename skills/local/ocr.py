@@ -1,0 +1,56 @@
+"""Text in images via RapidOCR (its ONNX models ship inside the wheel), loaded lazily.
+
+Example::
+
+    lines = read_text(Image.open("poster.png"))   # [("GRAND OPENING", 0.97), ...]
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+
+import numpy as np
+from PIL import Image
+
+from skills.local.common import shared_model
+
+MAX_SIDE = 1600
+
+
+def _engine():
+    from rapidocr_onnxruntime import RapidOCR
+
+    return RapidOCR()
+
+
+def read_text(image: Image.Image) -> list[tuple[str, float]]:
+    """Recognised text lines with their confidence, top to bottom."""
+    img = image.convert("RGB")
+    if max(img.size) > MAX_SIDE:
+        img = img.copy()
+        img.thumbnail((MAX_SIDE, MAX_SIDE))
+    engine = shared_model("rapidocr", _engine)
+    result, _ = engine(np.asarray(img)[:, :, ::-1])  # the engine expects BGR like OpenCV
+    if not result:
+        return []
+    rows = sorted(result, key=lambda r: (min(p[1] for p in r[0]), min(p[0] for p in r[0])))
+    return [(str(text), float(score)) for _, text, score in rows]
+
+
+_CACHE: OrderedDict[str, tuple[tuple[str, float], ...]] = OrderedDict()
+_CACHE_LOCK = threading.Lock()
+_CACHE_SIZE = 64
+
+
+def read_text_cached(sha256: str, image: Image.Image) -> tuple[tuple[str, float], ...]:
+    """:func:`read_text` memoised by the image's content hash (one OCR pass per image)."""
+    with _CACHE_LOCK:
+        if sha256 in _CACHE:
+            return _CACHE[sha256]
+    lines = tuple(read_text(image))
+    with _CACHE_LOCK:
+        _CACHE[sha256] = lines
+        while len(_CACHE) > _CACHE_SIZE:
+            _CACHE.popitem(last=False)
+    return lines
