@@ -131,7 +131,9 @@ class NomicEncoder(SentenceTransformerEncoder):
 
 def _load_st(ref: str, trust_remote_code: bool) -> SentenceTransformer:
     from sentence_transformers import SentenceTransformer
+    from transformers.utils import logging as hf_logging
 
+    hf_logging.disable_progress_bar()  # no "Loading weights" bars in CLI output
     model = SentenceTransformer(ref, device="cpu", trust_remote_code=trust_remote_code)
     model.eval()
     return model

@@ -20,6 +20,7 @@ from scipy import ndimage
 
 WORK = 512
 BANDS = 16
+VERSION = "f1"  # bump whenever the features change: it keys on-disk caches
 _SCALAR = [
     "log_lap_var",
     "edge_mean",

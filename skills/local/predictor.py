@@ -26,7 +26,10 @@ Example::
 from __future__ import annotations
 
 import itertools
+import logging
+import os
 import threading
+from pathlib import Path
 from dataclasses import dataclass
 from typing import Any
 
@@ -34,11 +37,38 @@ import numpy as np
 from scipy.stats import spearmanr
 
 from memory.memory import Memory, open_image
+from skills.local.image_features import VERSION as FEATURES_VERSION
 from skills.local.image_features import image_features
 
+log = logging.getLogger("judge.local")
 GROUP_KEYS = ("prompt_id", "task_id", "group")
 CLASS_KEYS = ("generator", "backend")
 TEMPERATURE = 0.05
+
+
+def cache_dir() -> Path:
+    """Where derived data is cached: ``$JUDGE_CACHE_DIR`` or ``~/.cache/t2i-judge``."""
+    return Path(os.environ.get("JUDGE_CACHE_DIR") or Path.home() / ".cache" / "t2i-judge")
+
+
+def exemplar_features(memory: Memory) -> np.ndarray:
+    """Image features of every exemplar, cached on disk by the memory's checksum."""
+    path = cache_dir() / f"features-{FEATURES_VERSION}-{memory.manifest.checksum[:24]}.npy"
+    try:
+        cached = np.load(path)
+        if cached.shape[0] == len(memory.records):
+            return cached
+    except (OSError, ValueError):
+        pass
+    feats = np.stack([image_features(open_image(memory.image_path(r))) for r in memory.records])
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_suffix(f".{os.getpid()}.tmp.npy")
+        np.save(tmp, feats)
+        os.replace(tmp, path)
+    except OSError as exc:  # a read-only home only costs the recomputation next time
+        log.info("could not cache exemplar features: %s", exc)
+    return feats
 
 
 def _unit(m: np.ndarray) -> np.ndarray:
@@ -84,7 +114,7 @@ class MemoryModel:
         self.feature_stats: tuple[np.ndarray, np.ndarray] | None = None
         self.text_encoder = text_encoder
         if memory.manifest.modality == "image":
-            feats = np.stack([image_features(open_image(memory.image_path(r))) for r in recs])
+            feats = exemplar_features(memory)
             mu, sd = feats.mean(0), feats.std(0) + 1e-6
             self.feature_stats = (mu, sd)
             self.spaces["features"] = _unit((feats - mu) / sd)
