@@ -20,7 +20,7 @@ $(STAMP): requirements.lock pyproject.toml
 	touch $(STAMP)
 
 run: setup
-	$(BIN)/judge score $(EXAMPLE)
+	$(BIN)/judge score $(EXAMPLE) --skills @default,@avt
 
 test: setup
 	$(BIN)/ruff check judge skills memory api eval tests
