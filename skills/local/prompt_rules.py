@@ -130,20 +130,6 @@ def _counted(tokens: list[str]) -> list[tuple[int, str]]:
     return pairs
 
 
-def _counted(tokens: list[str]) -> list[tuple[int, str]]:
-    """(number, noun) pairs where a number is followed within two words by a noun."""
-    pairs = []
-    for i, t in enumerate(tokens):
-        n = _number(t)
-        if n is None:
-            continue
-        for nxt in tokens[i + 1 : i + 3]:
-            if nxt not in STOP and nxt not in COLOURS and _number(nxt) is None:
-                pairs.append((n, _stem(nxt)))
-                break
-    return pairs
-
-
 def decide_prompt(check: str, prompt: str, primitive: str = "") -> tuple[bool | None, str]:
     """(verdict or None, rationale/reason) for one prompt-side checkpoint."""
     quotes, mode = quoted(check)
