@@ -34,8 +34,31 @@ def read_text(image: Image.Image) -> list[tuple[str, float]]:
     result, _ = engine(np.asarray(img)[:, :, ::-1])  # the engine expects BGR like OpenCV
     if not result:
         return []
-    rows = sorted(result, key=lambda r: (min(p[1] for p in r[0]), min(p[0] for p in r[0])))
-    return [(str(text), float(score)) for _, text, score in rows]
+    return [(str(text), float(score)) for _, text, score in reading_order(result)]
+
+
+def reading_order(boxes: list) -> list:
+    """Boxes grouped into lines (vertical centres within half a box height), lines top to
+    bottom, boxes left to right, so a slightly tilted line still reads in order."""
+
+    def centre(b: list) -> float:
+        return sum(p[1] for p in b[0]) / len(b[0])
+
+    def height(b: list) -> float:
+        ys = [p[1] for p in b[0]]
+        return max(ys) - min(ys)
+
+    lines: list[list] = []
+    for box in sorted(boxes, key=centre):
+        if (
+            lines
+            and abs(centre(box) - centre(lines[-1][-1]))
+            <= max(height(box), height(lines[-1][-1])) / 2
+        ):
+            lines[-1].append(box)
+        else:
+            lines.append([box])
+    return [b for line in lines for b in sorted(line, key=lambda b: min(p[0] for p in b[0]))]
 
 
 _CACHE: OrderedDict[str, tuple[tuple[str, float], ...]] = OrderedDict()

@@ -29,8 +29,8 @@ import itertools
 import logging
 import os
 import threading
-from pathlib import Path
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -87,6 +87,11 @@ class Choice:
     n: int
     centre: tuple[float, ...] = ()
     scale: tuple[float, ...] = ()
+
+    @property
+    def usable(self) -> bool:
+        """False when cross-validation found no positive signal: then nothing is estimated."""
+        return self.slope > 0 and self.cv_spearman is not None and self.cv_spearman > 0
 
     def combine(self, preds: list[float]) -> float:
         """Standardise each member's prediction, average, map to the score scale."""
@@ -198,10 +203,10 @@ class MemoryModel:
                 rho = float(spearmanr(pred[ok], y[ok])[0])
                 if best is None or rho > best[0] + 1e-9:
                     best = (rho, combo, pred)
-        if best is None:
+        if best is None:  # nothing could be cross-validated: no estimate (see ``usable``)
             return Choice(
                 ("memory",),
-                float(np.nanmean(y)) if has.any() else 3.0,
+                3.0,
                 0.0,
                 None,
                 int(has.sum()),
@@ -253,7 +258,7 @@ class MemoryModel:
             y, has = self._scores(dim)
             allowed = has & ~banned
             choice = self.choices[dim]
-            if not all(s in query for s in choice.spaces) or allowed.sum() < 1:
+            if not choice.usable or not all(s in query for s in choice.spaces) or not allowed.any():
                 continue
             spaces = list(choice.spaces)
             preds, neighbours = [], []
@@ -267,9 +272,31 @@ class MemoryModel:
                     neighbours = [
                         (self.ids[t], float(v)) for t, v in zip(top[:3], sims[:3], strict=True)
                     ]
+            if not neighbours:  # a prototype-only estimate: show the closest in feature space
+                space = "features" if "features" in query else next(iter(query))
+                if space in self.spaces:
+                    _, top, sims = self._knn(space, query[space], y, allowed)
+                    neighbours = [
+                        (self.ids[t], float(v)) for t, v in zip(top[:3], sims[:3], strict=True)
+                    ]
             est = choice.combine(preds)
             out[dim] = (round(min(5.0, max(1.0, est)), 2), choice, neighbours)
         return out
+
+    def why_not(self, dim: str) -> str:
+        """Why ``dim`` gets no estimate from this memory."""
+        choice = self.choices.get(dim)
+        if choice is None:
+            return f"memory {self.memory.name!r} has no scores for {dim!r}"
+        if choice.cv_spearman is None:
+            return (
+                f"memory {self.memory.name!r} is too small or uniform to validate an "
+                f"estimate for {dim!r}"
+            )
+        return (
+            f"memory {self.memory.name!r} shows no signal for {dim!r} (leave-one-group-out "
+            f"Spearman {choice.cv_spearman:.2f})"
+        )
 
 
 _MODELS: dict[str, MemoryModel] = {}

@@ -4,7 +4,8 @@
 - counts (``quantity`` checkpoints): the number the checkpoint puts before a noun
   ("four panels", "3 cats") is put before the same noun in the prompt;
 - colours (``attribute_binding`` checkpoints): the single colour the checkpoint names
-  stands near one of its nouns.
+  qualifies its noun in the prompt ("a red alarm clock", "the clock is red"); another colour
+  on that noun makes it false.
 Anything else (or anything ambiguous) is left undecided (None) with the reason.
 
 Example:
@@ -94,7 +95,7 @@ STOP = {
     "same",
 }
 MATCH = 0.9
-WINDOW = 4
+LINKS = {"is", "are", "in", "coloured", "colored", "painted", "of"}
 
 
 def _tokens(text: str) -> list[str]:
@@ -111,23 +112,45 @@ def _stem(tok: str) -> str:
     return tok[:-1] if tok.endswith("s") and len(tok) > 3 else tok
 
 
-def _near(tokens: list[str], i: int, words: set[str]) -> bool:
-    lo, hi = max(0, i - WINDOW), min(len(tokens), i + WINDOW + 1)
-    return any(_stem(t) in words for t in tokens[lo:hi])
-
-
 def _counted(tokens: list[str]) -> list[tuple[int, str]]:
-    """(number, noun) pairs where a number is followed within two words by a noun."""
+    """(number, noun) pairs where a number is followed within two words by a noun.
+
+    A number that follows a noun is a label, not a count ("panel 1", "step 2").
+    """
     pairs = []
     for i, t in enumerate(tokens):
         n = _number(t)
         if n is None:
+            continue
+        if i > 0 and tokens[i - 1] not in STOP and _number(tokens[i - 1]) is None:
             continue
         for nxt in tokens[i + 1 : i + 3]:
             if nxt not in STOP and nxt not in COLOURS and _number(nxt) is None:
                 pairs.append((n, _stem(nxt)))
                 break
     return pairs
+
+
+def _bound_colours(tokens: list[str], nouns: set[str]) -> list[str]:
+    """Colours that qualify one of ``nouns``: right before it ("red alarm clock", "red and
+    white mug") or right after it with a linking word ("clock is red", "mug in blue")."""
+    found = []
+    for j, t in enumerate(tokens):
+        if _stem(t) not in nouns:
+            continue
+        k = j - 1
+        while k >= 0 and (
+            tokens[k] in COLOURS
+            or tokens[k] in ("and", "dark", "light", "bright")
+            or _stem(tokens[k]) in nouns
+        ):
+            if tokens[k] in COLOURS:
+                found.append(tokens[k])
+            k -= 1
+        after = tokens[j + 1 : j + 4]
+        if after and after[0] in LINKS:
+            found += [a for a in after[1:] if a in COLOURS][:1]
+    return found
 
 
 def decide_prompt(check: str, prompt: str, primitive: str = "") -> tuple[bool | None, str]:
@@ -154,10 +177,12 @@ def decide_prompt(check: str, prompt: str, primitive: str = "") -> tuple[bool | 
     colours = [t for t in ctoks if t in COLOURS]
     if primitive == "attribute_binding" and len(set(colours)) == 1 and nouns:
         colour = colours[0]
-        places = [i for i, t in enumerate(ptoks) if t == colour]
-        if any(_near(ptoks, i, nouns) for i in places):
-            return True, f"the prompt puts '{colour}' next to the object it belongs to"
-        if not places:
+        bound = _bound_colours(ptoks, nouns)
+        if colour in bound:
+            return True, f"the prompt makes the object '{colour}'"
+        if bound:
+            return False, f"the prompt makes the object {bound[0]}, not {colour}"
+        if colour not in ptoks:
             return False, f"the prompt never names the colour '{colour}'"
         return None, f"'{colour}' appears in the prompt but not clearly bound to the object"
     return None, "not decidable from the prompt text alone"

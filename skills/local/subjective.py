@@ -34,9 +34,7 @@ def _estimate(mc: MemoryContext, dims: list[str], prompt: str) -> SkillOutput:
     shown: dict[str, float] = {}
     for dim in dims:
         if dim not in preds:
-            out.scores[dim] = ScoreValue(
-                reason=f"memory {mem.name!r} has no usable scores for {dim!r}; {NEEDS_VLM}"
-            )
+            out.scores[dim] = ScoreValue(reason=f"{model.why_not(dim)}; {NEEDS_VLM}")
             continue
         value, choice, neighbours = preds[dim]
         shown.update({i: s for i, s in neighbours})

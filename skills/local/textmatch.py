@@ -30,7 +30,7 @@ def quoted(check: str) -> tuple[list[str], str]:
     """The quoted strings of a checkpoint and whether ``all`` or ``any`` must appear."""
     found = [a or b for a, b in _QUOTES.findall(check)]
     found = [f.strip() for f in found if f.strip()]
-    mode = "any" if len(found) > 1 and re.search(r"['\"’”]\s*,?\s*or\b", check) else "all"
+    mode = "any" if len(found) > 1 and re.search(r"['\"’”»]\s*,?\s*or\b", check) else "all"
     return found, mode
 
 
