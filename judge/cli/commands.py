@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from judge.cli import bench_cmd, memory_cmd, meta_eval_cmd, score_cmd, skills_cmd
+from judge.cli import bench_cmd, memory_cmd, meta_eval_cmd, score_cmd, serve_cmd, skills_cmd
 
 Register = Callable[[object], None]
 
@@ -13,5 +13,6 @@ REGISTRY: list[Register] = [
     skills_cmd.register,
     memory_cmd.register,
     meta_eval_cmd.register,
+    serve_cmd.register,
     bench_cmd.register,
 ]

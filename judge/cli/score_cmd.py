@@ -60,8 +60,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("--k", type=int, dest="retrieval_k", help="exemplars per skill (default 3)")
     p.add_argument("--memory-dir", help="exemplar store (env JUDGE_MEMORY_DIR)")
-    p.add_argument("--calibration", help="calibration JSON from `judge meta-eval "
-                   "--fit-calibration` (env JUDGE_CALIBRATION)")
+    p.add_argument(
+        "--calibration",
+        help="calibration JSON from `judge meta-eval --fit-calibration` (env JUDGE_CALIBRATION)",
+    )
     p.add_argument("--no-cache", action="store_true", help="do not reuse cached answers")
     p.add_argument("--timeout", type=float, help="per-call timeout in seconds")
     p.add_argument("--compact", action="store_true", help="one-line JSON")

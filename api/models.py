@@ -1,0 +1,68 @@
+"""Request and response models of the HTTP API (separate from the engine's domain).
+
+``POST /v1/score`` takes either a Submission (DESIGN.md §7) or
+``{"submission": Submission, "options": ScoreOptions}``.
+
+Example:
+    >>> ScoreOptions(retrieval="none").overrides()
+    {'retrieval': 'none'}
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from judge.domain.submission import Submission
+
+
+class ScoreOptions(BaseModel):
+    """Per-request options a client may set (never paths, keys or endpoints)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    backend: Literal["auto", "llm", "local"] | None = None
+    skills: list[str] | None = Field(default=None, max_length=64)
+    checkpoint_batching: Literal["per_checkpoint", "per_modality"] | None = None
+    selection_rule: (
+        Literal["objective_then_subjective", "subjective_then_objective", "first"] | None
+    ) = None
+    speculative_safety: bool | None = None
+    retrieval: Literal["similarity", "random", "fixed", "none"] | None = None
+    retrieval_k: int | None = Field(default=None, ge=0, le=16)
+    exclude_exemplars: dict[str, str] | None = None
+    cache: bool | None = None
+
+    def overrides(self) -> dict:
+        """The options that were set, as engine settings overrides."""
+        return self.model_dump(exclude_none=True)
+
+
+class ScoreRequest(BaseModel):
+    """The wrapped form of a score request."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    submission: Submission
+    options: ScoreOptions = Field(default_factory=ScoreOptions)
+
+
+class SkillInfo(BaseModel):
+    """One skill card, as listed by ``GET /v1/skills``."""
+
+    name: str
+    kind: str
+    version: str
+    modality: str
+    categories: list[str]
+    dimensions: list[str]
+    memory: str | None
+    enabled: bool
+
+
+class Health(BaseModel):
+    """Liveness/readiness answer."""
+
+    status: Literal["ok", "unavailable"]
+    checks: dict[str, str] = Field(default_factory=dict)

@@ -1,0 +1,67 @@
+"""Service settings (pydantic-settings, ``JUDGE_*`` environment; ``REDIS_URL`` for Redis).
+
+Example:
+    >>> s = ServiceSettings(api_keys="a,b")
+    >>> s.api_keys, s.auth_required
+    (['a', 'b'], True)
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Any
+
+from pydantic import AliasChoices, Field, field_validator
+from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
+
+
+class ServiceSettings(BaseSettings):
+    """How the HTTP service and its workers run."""
+
+    model_config = SettingsConfigDict(env_prefix="JUDGE_", extra="ignore")
+
+    host: str = "127.0.0.1"
+    port: int = Field(default=8080, ge=0, le=65535)
+    api_keys: Annotated[list[str], NoDecode] = Field(default_factory=list)
+    allow_open_public: bool = Field(
+        default=False, description="serve on a public address without API keys"
+    )
+    redis_url: str | None = Field(
+        default=None, validation_alias=AliasChoices("REDIS_URL", "JUDGE_REDIS_URL")
+    )
+    data_dir: Path = Path(".judge-data")
+
+    max_body_bytes: int = Field(default=48 * 1024 * 1024, ge=1024)
+    max_image_bytes: int = Field(default=20 * 1024 * 1024, ge=1024)
+    max_image_pixels: int = Field(default=40_000_000, ge=1)
+    max_batch_items: int = Field(default=10_000, ge=1)
+    allow_remote_images: bool = False
+    rate_limit_per_minute: int = Field(default=0, ge=0, description="per key; 0 = off")
+    score_timeout_s: float = Field(default=600.0, gt=0)
+    cache_ttl_s: int = Field(default=7 * 24 * 3600, ge=0)
+    batch_ttl_s: int = Field(default=7 * 24 * 3600, ge=60)
+    worker_concurrency: int = Field(default=8, ge=1, le=256)
+    job_timeout_s: int = Field(default=900, ge=10)
+
+    @field_validator("api_keys", mode="before")
+    @classmethod
+    def _split(cls, v: Any) -> Any:
+        if isinstance(v, str):
+            return [k.strip() for k in v.split(",") if k.strip()]
+        return v
+
+    @property
+    def auth_required(self) -> bool:
+        """True when API keys are configured."""
+        return bool(self.api_keys)
+
+    def check_bind(self) -> str | None:
+        """An error message when the service would be open to the network without keys."""
+        if self.auth_required or self.allow_open_public:
+            return None
+        if self.host in ("127.0.0.1", "localhost", "::1"):
+            return None
+        return (
+            f"refusing to serve on {self.host} without API keys: set JUDGE_API_KEYS, "
+            "bind 127.0.0.1, or set JUDGE_ALLOW_OPEN_PUBLIC=true deliberately"
+        )
