@@ -41,6 +41,12 @@ class ServiceSettings(BaseSettings):
     cache_ttl_s: int = Field(default=7 * 24 * 3600, ge=0)
     batch_ttl_s: int = Field(default=7 * 24 * 3600, ge=60)
     worker_concurrency: int = Field(default=8, ge=1, le=256)
+    inline_workers: int = Field(
+        default=0,
+        ge=0,
+        le=16,
+        description="batch workers inside each API process (judge serve starts one by default)",
+    )
     job_timeout_s: int = Field(default=900, ge=10)
 
     @field_validator("api_keys", mode="before")

@@ -21,3 +21,21 @@ def run(args: argparse.Namespace) -> int:
     from judge.bench import main as bench_main
 
     return bench_main(args)
+
+
+def register_load(sub: argparse._SubParsersAction) -> None:
+    """Add the ``load-bench`` verb (see :mod:`api.load_bench`)."""
+    p = sub.add_parser("load-bench", help="concurrent clients against a running service")
+    p.add_argument("--latency", type=float, default=0.3, help="per-call provider latency L")
+    p.add_argument("--clients", type=int, default=64, help="concurrent clients")
+    p.add_argument("--requests", type=int, default=640, help="requests per run")
+    p.add_argument("--workers", default="1,2", help="HTTP worker processes to compare")
+    p.add_argument("--checkpoints", type=int, default=6)
+    p.add_argument("--out", help="also write the report JSON here")
+    p.set_defaults(handler=_load)
+
+
+def _load(args: argparse.Namespace) -> int:
+    from api.load_bench import main as load_main
+
+    return load_main(args)

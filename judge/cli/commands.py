@@ -15,4 +15,5 @@ REGISTRY: list[Register] = [
     meta_eval_cmd.register,
     serve_cmd.register,
     bench_cmd.register,
+    bench_cmd.register_load,
 ]

@@ -9,6 +9,10 @@ from __future__ import annotations
 
 import argparse
 import sys
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from api.settings import ServiceSettings
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -16,6 +20,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("serve", help="run the HTTP service (embedded Redis unless REDIS_URL)")
     p.add_argument("--host", help="bind address (env JUDGE_HOST, default 127.0.0.1)")
     p.add_argument("--port", type=int, help="port (env JUDGE_PORT, default 8080)")
+    p.add_argument(
+        "--workers", type=int, default=1, help="HTTP worker processes (they share one Redis)"
+    )
     p.add_argument(
         "--workers-inline",
         type=int,
@@ -35,7 +42,7 @@ def serve(args: argparse.Namespace) -> int:
     from api.settings import ServiceSettings
 
     overrides = {k: v for k, v in {"host": args.host, "port": args.port}.items() if v}
-    settings = ServiceSettings(**overrides)
+    settings = ServiceSettings(**overrides, inline_workers=args.workers_inline)
     problem = settings.check_bind()
     if problem:
         print(f"judge serve: {problem}", file=sys.stderr)
@@ -46,9 +53,38 @@ def serve(args: argparse.Namespace) -> int:
             f"{settings.host}:{settings.port} (loopback only)",
             file=sys.stderr,
         )
+    if args.workers > 1:
+        return _serve_processes(settings, args.workers)
     app = create_app(settings)
-    app.state.inline_workers = args.workers_inline
     uvicorn.run(app, host=settings.host, port=settings.port, log_level="info")
+    return 0
+
+
+def _serve_processes(settings: ServiceSettings, workers: int) -> int:
+    """Several HTTP processes: one embedded Redis started here, shared through REDIS_URL."""
+    import os
+
+    import uvicorn
+
+    from api.redis_embedded import EmbeddedRedis
+
+    embedded = None
+    if not settings.redis_url:
+        embedded = EmbeddedRedis(settings.data_dir / "redis")
+        os.environ["REDIS_URL"] = embedded.start()
+    os.environ["JUDGE_INLINE_WORKERS"] = str(settings.inline_workers)
+    try:
+        uvicorn.run(
+            "api.app:create_app",
+            factory=True,
+            host=settings.host,
+            port=settings.port,
+            workers=workers,
+            log_level="warning",
+        )
+    finally:
+        if embedded:
+            embedded.stop()
     return 0
 
 

@@ -1,0 +1,235 @@
+"""``judge load-bench``: N concurrent clients against a running service, with the fake
+provider at a per-call latency L, for 1 and 2 HTTP worker processes.
+
+Reports throughput, p50/p95 latency as multiples of L, and CPU per request (the service's
+processes; the fake provider's separately).
+
+Example::
+
+    $ judge load-bench --clients 64 --latency 0.3 --requests 640
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import base64
+import io
+import json
+import os
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+import httpx
+import numpy as np
+import psutil
+from PIL import Image
+from tqdm import tqdm
+
+from judge.fake_provider import spawn_fake_provider, stop_process
+
+
+def oe_submission(checkpoints: int = 6, side: int = 1024) -> dict:
+    """An OE submission with ``checkpoints`` paired checks and one ``side``² PNG."""
+    y, x = np.mgrid[0:side, 0:side] / side
+    rgb = np.stack([220 * x + 20, 160 * y + 40, 200 * (1 - x * y) + 30], axis=-1)
+    rgb += np.random.default_rng(1).normal(0, 3, rgb.shape)
+    buf = io.BytesIO()
+    Image.fromarray(np.clip(rgb, 0, 255).astype(np.uint8)).save(buf, "PNG")
+    checks = [
+        {
+            "id": f"c{i}",
+            "primitive": "implicit_style",
+            "prompt_check": f"The prompt names visual cue {i}.",
+            "image_check": f"The image shows visual cue {i}.",
+        }
+        for i in range(checkpoints)
+    ]
+    return {
+        "task": {
+            "id": "oe_load",
+            "category": "OE",
+            "checklist": checks,
+            "brief": "A travel poster that feels like a warm evening by the sea.",
+        },
+        "prompt": "Travel poster, warm evening light over a calm sea, soft gradients",
+        "images": ["data:image/png;base64," + base64.b64encode(buf.getvalue()).decode()],
+    }
+
+
+def _port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _cpu(pid: int) -> float:
+    try:
+        proc = psutil.Process(pid)
+        procs = [proc, *proc.children(recursive=True)]
+    except psutil.NoSuchProcess:
+        return 0.0
+    total = 0.0
+    for p in procs:
+        try:
+            t = p.cpu_times()
+            total += t.user + t.system
+        except psutil.NoSuchProcess:
+            continue
+    return total
+
+
+def _start_service(workers: int, provider_url: str, data_dir: Path) -> tuple[subprocess.Popen, str]:
+    port = _port()
+    env = {
+        **os.environ,
+        "JUDGE_MODEL": "openai/fake-judge",
+        "JUDGE_API_BASE": provider_url,
+        "JUDGE_API_KEY": "bench",
+        "JUDGE_DATA_DIR": str(data_dir),
+        "LITELLM_LOCAL_MODEL_COST_MAP": "True",
+        "JUDGE_LLM_CONCURRENCY": "512",
+    }
+    env.pop("REDIS_URL", None)
+    cmd = [
+        sys.executable,
+        "-m",
+        "judge.cli.main",
+        "serve",
+        "--port",
+        str(port),
+        "--workers",
+        str(workers),
+        "--workers-inline",
+        "0",
+    ]
+    proc = subprocess.Popen(
+        cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True
+    )
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 90
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise RuntimeError(f"service exited: {proc.stderr.read().decode()[-2000:]}")
+        try:
+            if httpx.get(f"{url}/readyz", timeout=1).status_code == 200:
+                return proc, url
+        except httpx.HTTPError:
+            pass
+        time.sleep(0.3)
+    proc.kill()
+    raise RuntimeError("service did not become ready in 90 s")
+
+
+async def _drive(url: str, body: bytes, clients: int, total: int) -> tuple[list[float], int]:
+    latencies: list[float] = []
+    errors = 0
+    sent = 0
+    bar = tqdm(total=total, desc="requests", file=sys.stderr, leave=False)
+    limits = httpx.Limits(max_connections=clients, max_keepalive_connections=clients)
+    async with httpx.AsyncClient(timeout=300, limits=limits) as client:
+
+        async def one_client() -> None:
+            nonlocal sent, errors
+            while sent < total:
+                sent += 1
+                t = time.perf_counter()
+                resp = await client.post(
+                    f"{url}/v1/score", content=body, headers={"content-type": "application/json"}
+                )
+                if resp.status_code == 200:
+                    latencies.append(time.perf_counter() - t)
+                else:
+                    errors += 1
+                bar.update(1)
+
+        await asyncio.gather(*(one_client() for _ in range(clients)))
+    bar.close()
+    return latencies, errors
+
+
+def run(latency: float, clients: int, total: int, workers: list[int], checkpoints: int) -> dict:
+    """The benchmark; returns the report."""
+    sub = oe_submission(checkpoints)
+    body = json.dumps({"submission": sub, "options": {"cache": False}}).encode()
+    fake, provider_url = spawn_fake_provider(latency=latency)
+    report: dict[str, Any] = {
+        "latency_L_s": latency,
+        "clients": clients,
+        "requests": total,
+        "checkpoints": checkpoints,
+        "body_bytes": len(body),
+        "runs": {},
+    }
+    try:
+        for w in workers:
+            with tempfile.TemporaryDirectory() as tmp:
+                proc, url = _start_service(w, provider_url, Path(tmp))
+                try:
+                    asyncio.run(_drive(url, body, min(clients, 4), 8))  # warm-up
+                    cpu0, fcpu0, t0 = _cpu(proc.pid), _cpu(fake.pid), time.perf_counter()
+                    lat, errors = asyncio.run(_drive(url, body, clients, total))
+                    wall = time.perf_counter() - t0
+                    cpu, fcpu = _cpu(proc.pid) - cpu0, _cpu(fake.pid) - fcpu0
+                finally:
+                    os.killpg(proc.pid, 15)
+                    proc.wait(timeout=30)
+            lat.sort()
+            report["runs"][f"{w}_worker{'s' if w > 1 else ''}"] = {
+                "ok": len(lat),
+                "errors": errors,
+                "wall_s": round(wall, 2),
+                "throughput_per_s": round(len(lat) / wall, 2),
+                "p50_x_L": round(statistics.median(lat) / latency, 2) if lat else None,
+                "p95_x_L": round(lat[int(0.95 * (len(lat) - 1))] / latency, 2) if lat else None,
+                "service_cpu_ms_per_request": round(1000 * cpu / max(1, len(lat)), 1),
+                "provider_cpu_ms_per_request": round(1000 * fcpu / max(1, len(lat)), 1),
+            }
+    finally:
+        stop_process(fake)
+    return report
+
+
+def render(report: dict) -> str:
+    """A table."""
+    cols = [
+        "ok",
+        "errors",
+        "throughput_per_s",
+        "p50_x_L",
+        "p95_x_L",
+        "service_cpu_ms_per_request",
+        "provider_cpu_ms_per_request",
+        "wall_s",
+    ]
+    lines = [
+        f"judge load-bench: {report['clients']} clients, {report['requests']} requests, "
+        f"L = {report['latency_L_s']} s, OE with {report['checkpoints']} checkpoints and "
+        f"one 1024² image ({report['body_bytes']} byte bodies), cache off",
+        "",
+        f"{'run':12}" + "".join(f"{c:>30}" for c in cols),
+    ]
+    for name, r in report["runs"].items():
+        lines.append(f"{name:12}" + "".join(f"{r[c]!s:>30}" for c in cols))
+    return "\n".join(lines)
+
+
+def main(args: argparse.Namespace) -> int:
+    """Entry point of ``judge load-bench``."""
+    report = run(
+        args.latency,
+        args.clients,
+        args.requests,
+        [int(w) for w in args.workers.split(",")],
+        args.checkpoints,
+    )
+    print(render(report))
+    if args.out:
+        Path(args.out).write_text(json.dumps(report, indent=2))
+    return 0
