@@ -11,6 +11,7 @@ from __future__ import annotations
 import importlib
 import json
 import logging
+import re
 import time
 import uuid
 from collections.abc import AsyncIterator
@@ -18,17 +19,22 @@ from contextlib import asynccontextmanager
 
 import redis.asyncio as aredis
 from fastapi import FastAPI, Request, Response
+from fastapi.openapi.utils import get_openapi
+from pydantic.json_schema import models_json_schema
 
 from api import errors
 from api.cache import RedisResponseCache
 from api.limits import BodyLimit
 from api.metrics import LATENCY, REQUESTS
+from api.models import ScoreRequest
 from api.redis_embedded import EmbeddedRedis
 from api.settings import ServiceSettings
 from judge.config import JudgeSettings
+from judge.domain.submission import Submission
 from judge.engine import Judge
 
 log = logging.getLogger("judge.api")
+_REQUEST_ID = re.compile(r"[A-Za-z0-9._-]{1,64}")
 ROUTERS = [
     "api.routers.score",
     "api.routers.batches",
@@ -114,6 +120,22 @@ def create_app(settings: ServiceSettings | None = None) -> FastAPI:
         )
         return response
 
+    def openapi() -> dict:
+        if app.openapi_schema is None:
+            schema = get_openapi(
+                title=app.title, version=app.version, description=app.description, routes=app.routes
+            )
+            _, defs = models_json_schema(
+                [(Submission, "validation"), (ScoreRequest, "validation")],
+                ref_template="#/components/schemas/{model}",
+            )
+            schema.setdefault("components", {}).setdefault("schemas", {}).update(
+                defs.get("$defs", {})
+            )
+            app.openapi_schema = schema
+        return app.openapi_schema
+
+    app.openapi = openapi  # type: ignore[method-assign]
     for name in ROUTERS:
         try:
             module = importlib.import_module(name)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hmac
 from typing import Annotated
 
 import redis.asyncio as aredis
@@ -39,7 +40,9 @@ async def require_key(request: Request) -> str:
 def _bearer(request: Request, settings: ServiceSettings) -> str:
     header = request.headers.get("authorization", "")
     scheme, _, token = header.partition(" ")
-    if scheme.lower() != "bearer" or token.strip() not in settings.api_keys:
+    given = token.strip().encode()
+    known = any(hmac.compare_digest(given, k.encode()) for k in settings.api_keys)
+    if scheme.lower() != "bearer" or not known:
         raise HTTPException(
             401,
             error_body(

@@ -11,14 +11,50 @@ from __future__ import annotations
 
 import logging
 
-from fastapi import FastAPI, Request
+from fastapi import FastAPI, HTTPException, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
+from pydantic import BaseModel
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from judge.errors import ConfigError, InputError
 
 log = logging.getLogger("judge.api")
+
+
+class ErrorDetail(BaseModel):
+    """What went wrong and where."""
+
+    code: str
+    field: str | None = None
+    message: str
+
+
+class ErrorBody(BaseModel):
+    """The body of every error response."""
+
+    error: ErrorDetail
+
+
+ERROR_RESPONSES: dict[int | str, dict] = {
+    code: {"model": ErrorBody, "description": text}
+    for code, text in [
+        (400, "invalid input (the field is named)"),
+        (401, "missing or wrong API key"),
+        (413, "body too large"),
+        (422, "invalid request shape"),
+        (429, "rate limited"),
+    ]
+}
+
+
+class TooLarge(HTTPException):
+    """A body over the configured limit (raised while reading it)."""
+
+    def __init__(self, limit: int):
+        super().__init__(
+            413, error_body("too_large", f"the request body is over {limit} bytes", "(body)")
+        )
 
 
 def error_body(code: str, message: str, field: str | None = None) -> dict:
@@ -62,11 +98,12 @@ def install(app: FastAPI) -> None:
 
     @app.exception_handler(StarletteHTTPException)
     async def _http(request: Request, exc: StarletteHTTPException) -> JSONResponse:
-        detail = (
-            exc.detail
-            if isinstance(exc.detail, dict)
-            else error_body("http_error", str(exc.detail))
-        )
+        if isinstance(exc.detail, dict):
+            detail = exc.detail
+        elif exc.status_code == 400:  # body parsing (bad JSON, bad encoding, too deep)
+            detail = error_body("invalid_input", f"(body): {exc.detail}", "(body)")
+        else:
+            detail = error_body("http_error", str(exc.detail))
         return JSONResponse(detail, exc.status_code, headers=getattr(exc, "headers", None))
 
     @app.exception_handler(Exception)

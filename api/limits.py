@@ -15,7 +15,7 @@ import redis.asyncio as aredis
 from fastapi import HTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from api.errors import error_body
+from api.errors import TooLarge, error_body
 
 
 class BodyLimit:
@@ -42,7 +42,7 @@ class BodyLimit:
             if message["type"] == "http.request":
                 seen += len(message.get("body", b""))
                 if seen > self.max_bytes:
-                    raise _TooLarge
+                    raise TooLarge(self.max_bytes)  # FastAPI re-raises HTTPExceptions
             return message
 
         async def tracked(message: Message) -> None:
@@ -53,13 +53,9 @@ class BodyLimit:
 
         try:
             await self.app(scope, counted, tracked)
-        except _TooLarge:
+        except TooLarge:
             if not started:
                 await _too_large(send, self.max_bytes)
-
-
-class _TooLarge(Exception):
-    pass
 
 
 async def _too_large(send: Send, limit: int) -> None:

@@ -32,13 +32,17 @@ MAX_REDIRECTS = 3
 
 def check_url(url: str, field: str) -> None:
     """Raise unless ``url`` is https to a host whose every address is public."""
-    parts = urlsplit(url)
+    try:
+        parts = urlsplit(url)
+        port = parts.port or 443
+    except ValueError as exc:
+        raise InputError(field, f"malformed URL ({exc})") from None
     if parts.scheme != "https":
         raise InputError(field, "only https URLs are accepted")
     if not parts.hostname:
         raise InputError(field, "the URL has no host")
     try:
-        infos = socket.getaddrinfo(parts.hostname, parts.port or 443, proto=socket.IPPROTO_TCP)
+        infos = socket.getaddrinfo(parts.hostname, port, proto=socket.IPPROTO_TCP)
     except (socket.gaierror, UnicodeError):
         raise InputError(field, f"cannot resolve host {parts.hostname!r}") from None
     for info in infos:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+import re
 from typing import Any, Literal
 
 from fastapi import APIRouter, HTTPException, Request
@@ -20,6 +21,21 @@ from memory.exemplar import ExemplarError, ExemplarRecord
 from memory.store import MemoryStore
 
 router = APIRouter(prefix="/v1/memories", tags=["memories"])
+NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,99}$")
+
+
+def _vetted_bytes(ref: str, field: str, judge: Any) -> bytes:
+    raw = read_image_bytes(ref, field=field, settings=judge.settings)
+    decode_image(raw, field=field, settings=judge.settings)
+    return raw
+
+
+def _decode(ref: str, field: str, judge: Any) -> Any:
+    return decode_image(
+        read_image_bytes(ref, field=field, settings=judge.settings),
+        field=field,
+        settings=judge.settings,
+    )
 
 
 class SearchRequest(BaseModel):
@@ -45,7 +61,11 @@ class AddRequest(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     exemplars: list[dict[str, Any]] = Field(min_length=1, max_length=10_000)
-    encoder: str | None = None
+    encoder: Literal["minilm", "efficientnet-lite0"] | None = Field(
+        default=None,
+        description="only the packaged encoders; other encoders are built "
+        "with `judge memory build` on the server",
+    )
 
 
 class AddResult(BaseModel):
@@ -61,8 +81,19 @@ def _store(judge: Any) -> MemoryStore:
     return judge.store
 
 
-def _not_found(exc: KeyError) -> HTTPException:
-    return HTTPException(404, error_body("not_found", str(exc.args[0]), "name"))
+def _not_found(store: MemoryStore, name: str) -> HTTPException:
+    # no server paths in the message
+    return HTTPException(
+        404, error_body("not_found", f"unknown memory {name!r}; available: {store.names()}", "name")
+    )
+
+
+def _load(judge: Any, name: str) -> Any:
+    store = _store(judge)
+    try:
+        return store.load(name)
+    except KeyError:
+        raise _not_found(store, name) from None
 
 
 @router.get("", summary="List memories")
@@ -75,10 +106,7 @@ async def list_memories(judge: JudgeDep, _key: KeyDep) -> list[dict]:
 @router.get("/{name}", summary="A memory's manifest")
 async def get_memory(name: str, judge: JudgeDep, _key: KeyDep) -> dict:
     """One manifest; 404 for an unknown memory."""
-    try:
-        return _store(judge).load(name).manifest.model_dump(mode="json")
-    except KeyError as exc:
-        raise _not_found(exc) from None
+    return _load(judge, name).manifest.model_dump(mode="json")
 
 
 @router.post("/{name}/search", response_model=list[Hit], summary="Nearest exemplars")
@@ -88,24 +116,17 @@ async def search(name: str, req: SearchRequest, judge: JudgeDep, _key: KeyDep) -
         raise HTTPException(
             422, error_body("invalid_input", "send exactly one of text or image", "text")
         )
-    try:
-        mem = _store(judge).load(name)
-    except KeyError as exc:
-        raise _not_found(exc) from None
-    want = "prompt" if req.text is not None else "image"
+    mem = _load(judge, name)
+    want, field = ("prompt", "text") if req.text is not None else ("image", "image")
     if mem.manifest.modality != want:
         raise HTTPException(
             422,
             error_body(
-                "invalid_input", f"memory {name!r} holds {mem.manifest.modality} exemplars", want
+                "invalid_input", f"memory {name!r} holds {mem.manifest.modality} exemplars", field
             ),
         )
     if req.image is not None:
-        query: Any = decode_image(
-            read_image_bytes(req.image, field="image", settings=judge.settings),
-            field="image",
-            settings=judge.settings,
-        )
+        query: Any = await asyncio.to_thread(_decode, req.image, "image", judge)
     else:
         query = req.text
     hits = await asyncio.to_thread(mem.search, query, req.k)
@@ -122,17 +143,25 @@ async def add_exemplars(
     _key: KeyDep,
 ) -> AddResult:
     """Validate, store images, encode and add; creates the memory when it is new."""
+    if not NAME.match(name):
+        raise HTTPException(
+            422,
+            error_body(
+                "invalid_input",
+                "memory names use letters, digits, '-', '_' and '.', starting "
+                "with a letter or digit",
+                "name",
+            ),
+        )
     folder = settings.data_dir / "exemplar-images"
-    records = []
+    records, images = [], {}
     for i, row in enumerate(req.exemplars):
         row = dict(row)
         if isinstance(row.get("image"), str):
             field = f"exemplars[{i}].image"
-            raw = read_image_bytes(row["image"], field=field, settings=judge.settings)
-            decode_image(raw, field=field, settings=judge.settings)  # vet before storing
-            folder.mkdir(parents=True, exist_ok=True)
+            raw = await asyncio.to_thread(_vetted_bytes, row["image"], field, judge)
             path = folder / f"{hashlib.sha256(raw).hexdigest()}.img"
-            path.write_bytes(raw)
+            images[path] = raw
             row["image"] = str(path.resolve())
         try:
             records.append(ExemplarRecord.model_validate(row))
@@ -140,6 +169,9 @@ async def add_exemplars(
             raise HTTPException(
                 422, error_body("invalid_input", f"exemplars[{i}]: {exc}", f"exemplars[{i}]")
             ) from None
+    folder.mkdir(parents=True, exist_ok=True)
+    for path, raw in images.items():  # written only once every record is valid
+        path.write_bytes(raw)
     store = _store(judge)
     try:
         if store.exists(name):
@@ -150,7 +182,5 @@ async def add_exemplars(
             )
     except (ExemplarError, ValueError) as exc:
         raise HTTPException(422, error_body("invalid_input", str(exc), "exemplars")) from None
-    except KeyError as exc:
-        raise HTTPException(422, error_body("invalid_input", str(exc.args[0]), "encoder")) from None
     m = mem.manifest
     return AddResult(name=m.name, version=m.version_label, count=m.count, modality=m.modality)

@@ -6,13 +6,15 @@ import asyncio
 from typing import Any
 
 from fastapi import APIRouter, Body, HTTPException
+from pydantic import ValidationError
 
 from api.deps import JudgeDep, KeyDep, SettingsDep
-from api.errors import error_body
+from api.errors import ERROR_RESPONSES, error_body
 from api.metrics import record_result
 from api.models import ScoreOptions, ScoreRequest
 from judge.domain.result import Result
 from judge.domain.submission import Submission
+from judge.errors import InputError
 from judge.validation import parse_submission
 
 router = APIRouter(prefix="/v1", tags=["score"])
@@ -37,11 +39,34 @@ EXAMPLE = {
 
 
 def parse_request(body: Any) -> tuple[Submission, ScoreOptions]:
-    """A bare Submission, or ``{"submission": ..., "options": ...}``."""
+    """A bare Submission, or ``{"submission": ..., "options": ...}``; errors name the field."""
     if isinstance(body, dict) and "submission" in body:
-        req = ScoreRequest.model_validate(body)
+        try:
+            req = ScoreRequest.model_validate(body)
+        except ValidationError as exc:
+            err = exc.errors()[0]
+            field = ".".join(str(p) for p in err["loc"]) or "(body)"
+            msg = "unknown field" if err["type"] == "extra_forbidden" else err["msg"]
+            raise InputError(field, msg) from None
         return req.submission, req.options
     return parse_submission(body), ScoreOptions()
+
+
+REQUEST_SCHEMA = {
+    "requestBody": {
+        "required": True,
+        "content": {
+            "application/json": {
+                "schema": {
+                    "oneOf": [
+                        {"$ref": "#/components/schemas/Submission"},
+                        {"$ref": "#/components/schemas/ScoreRequest"},
+                    ]
+                }
+            }
+        },
+    }
+}
 
 
 @router.post(
@@ -49,6 +74,8 @@ def parse_request(body: Any) -> tuple[Submission, ScoreOptions]:
     response_model=Result,
     response_model_exclude_none=True,
     summary="Score one submission",
+    openapi_extra=REQUEST_SCHEMA,
+    responses=ERROR_RESPONSES,
 )
 async def score(
     judge: JudgeDep,

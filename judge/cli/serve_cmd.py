@@ -47,7 +47,17 @@ def serve(args: argparse.Namespace) -> int:
     if problem:
         print(f"judge serve: {problem}", file=sys.stderr)
         return 2
-    if not settings.auth_required:
+    if not settings.auth_required and settings.host not in ("127.0.0.1", "localhost", "::1"):
+        print(
+            f"judge serve: no JUDGE_API_KEYS set and JUDGE_ALLOW_OPEN_PUBLIC=true: open to "
+            f"anyone who can reach {settings.host}:{settings.port}",
+            file=sys.stderr,
+        )
+    if (
+        not settings.auth_required
+        and settings.check_bind() is None
+        and settings.host in ("127.0.0.1", "localhost", "::1")
+    ):
         print(
             f"judge serve: no JUDGE_API_KEYS set: open to anyone who can reach "
             f"{settings.host}:{settings.port} (loopback only)",

@@ -12,15 +12,25 @@ Example:
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, ClassVar, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler, model_serializer
 
 Status = Literal["scored", "partial", "blocked"]
 
 
 class _Model(BaseModel):
     model_config = ConfigDict(extra="forbid")
+    #: keys kept even when null and the dump excludes None: a null verdict is information
+    _always: ClassVar[tuple[str, ...]] = ()
+
+    @model_serializer(mode="wrap")
+    def _keep_nulls(self, handler: SerializerFunctionWrapHandler) -> Any:
+        data = handler(self)
+        if isinstance(data, dict):
+            for key in self._always:
+                data.setdefault(key, getattr(self, key))
+        return data
 
 
 class ExemplarRef(_Model):
@@ -32,6 +42,8 @@ class ExemplarRef(_Model):
 
 class DimensionScore(_Model):
     """A 1–5 score for one subjective dimension, or null with a reason."""
+
+    _always = ("score",)
 
     score: int | float | None = None
     rationale: str | None = None
@@ -46,6 +58,8 @@ class DimensionScore(_Model):
 class CheckItem(_Model):
     """A pass/fail verdict on one checkpoint for one modality, or null with a reason."""
 
+    _always = ("verdict",)
+
     id: str
     verdict: bool | None = None
     rationale: str | None = None
@@ -57,6 +71,8 @@ class CheckItem(_Model):
 
 class ObjectiveSide(_Model):
     """Checklist verdicts for one modality and the satisfaction rate over scored items."""
+
+    _always = ("rate",)
 
     rate: float | None = None
     scored: int = 0
@@ -85,6 +101,8 @@ class ObjectiveSide(_Model):
 
 class SafetyVerdict(_Model):
     """One safety filter's verdict; ``passed`` null means the filter could not decide."""
+
+    _always = ("passed",)
 
     passed: bool | None = None
     categories: list[str] = Field(default_factory=list)
