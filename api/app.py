@@ -29,6 +29,7 @@ from api.metrics import LATENCY, REQUESTS
 from api.models import ScoreRequest
 from api.redis_embedded import EmbeddedRedis
 from api.settings import ServiceSettings
+from api.worker import start_inline_workers, stop_inline_workers
 from judge.config import JudgeSettings
 from judge.domain.submission import Submission
 from judge.engine import Judge
@@ -73,8 +74,10 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         from arq.connections import RedisSettings
 
         app.state.queue = await create_pool(RedisSettings.from_dsn(url))
+        app.state.inline_tasks = await start_inline_workers(app)
         yield
     finally:
+        await stop_inline_workers(getattr(app.state, "inline_tasks", []))
         if app.state.queue is not None:
             await app.state.queue.aclose()
         await app.state.redis.aclose()
@@ -92,6 +95,7 @@ def create_app(settings: ServiceSettings | None = None) -> FastAPI:
         "retrieval-calibrated subjective scores and paired checklist checks.",
     )
     app.state.settings = settings or ServiceSettings()
+    app.state.inline_workers = app.state.settings.inline_workers
     errors.install(app)
     app.add_middleware(BodyLimit, max_bytes=app.state.settings.max_body_bytes)
 
