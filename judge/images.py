@@ -102,9 +102,8 @@ def decode_image(data: bytes, *, field: str, settings: JudgeSettings | None = No
                 raise InputError(
                     field, f"image is {w}x{h} = {w * h} pixels, over the {s.image_max_pixels} limit"
                 )
-            probe.verify()
-            img = Image.open(io.BytesIO(data))
-            img.load()
+            probe.load()  # one decode; truncated or corrupt data raises here
+            img = probe
     except InputError:
         raise
     except (Image.DecompressionBombError, Image.DecompressionBombWarning):

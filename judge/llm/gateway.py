@@ -32,6 +32,9 @@ from skills.types import ModelCallError
 T = TypeVar("T", bound=BaseModel)
 log = logging.getLogger("judge.llm")
 litellm.suppress_debug_info = True
+# Untrusted prompts and images stay out of litellm's logging (and its per-call redaction
+# work, a measurable share of the CPU per call).
+litellm.turn_off_message_logging = True
 
 
 def response_format(schema: type[BaseModel]) -> dict:
