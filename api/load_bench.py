@@ -154,16 +154,25 @@ async def _drive(url: str, body: bytes, clients: int, total: int) -> tuple[list[
     return latencies, errors
 
 
-def run(latency: float, clients: int, total: int, workers: list[int], checkpoints: int) -> dict:
+def run(
+    latency: float,
+    clients: int,
+    total: int,
+    workers: list[int],
+    checkpoints: int,
+    batching: str = "per_checkpoint",
+) -> dict:
     """The benchmark; returns the report."""
     sub = oe_submission(checkpoints)
-    body = json.dumps({"submission": sub, "options": {"cache": False}}).encode()
+    options = {"cache": False, "checkpoint_batching": batching}
+    body = json.dumps({"submission": sub, "options": options}).encode()
     fake, provider_url = spawn_fake_provider(latency=latency)
     report: dict[str, Any] = {
         "latency_L_s": latency,
         "clients": clients,
         "requests": total,
         "checkpoints": checkpoints,
+        "batching": batching,
         "body_bytes": len(body),
         "runs": {},
     }
@@ -211,7 +220,7 @@ def render(report: dict) -> str:
     lines = [
         f"judge load-bench: {report['clients']} clients, {report['requests']} requests, "
         f"L = {report['latency_L_s']} s, OE with {report['checkpoints']} checkpoints and "
-        f"one 1024² image ({report['body_bytes']} byte bodies), cache off",
+        f"one 1024² image ({report['body_bytes']} byte bodies), {report['batching']}, cache off",
         "",
         f"{'run':12}" + "".join(f"{c:>30}" for c in cols),
     ]
@@ -228,6 +237,7 @@ def main(args: argparse.Namespace) -> int:
         args.requests,
         [int(w) for w in args.workers.split(",")],
         args.checkpoints,
+        args.batching,
     )
     print(render(report))
     if args.out:

@@ -31,6 +31,9 @@ def register_load(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--requests", type=int, default=640, help="requests per run")
     p.add_argument("--workers", default="1,2", help="HTTP worker processes to compare")
     p.add_argument("--checkpoints", type=int, default=6)
+    p.add_argument(
+        "--batching", choices=["per_checkpoint", "per_modality"], default="per_checkpoint"
+    )
     p.add_argument("--out", help="also write the report JSON here")
     p.set_defaults(handler=_load)
 

@@ -15,6 +15,7 @@ import asyncio
 import logging
 import os
 import weakref
+from functools import lru_cache
 from typing import Any, TypeVar
 
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
@@ -37,12 +38,28 @@ litellm.suppress_debug_info = True
 litellm.turn_off_message_logging = True
 
 
+@lru_cache(maxsize=512)
 def response_format(schema: type[BaseModel]) -> dict:
-    """The OpenAI-style ``json_schema`` response format for a pydantic model."""
+    """The OpenAI-style ``json_schema`` response format for a pydantic model (built once
+    per schema class; callers must not mutate it)."""
     return {
         "type": "json_schema",
         "json_schema": {"name": schema.__name__, "schema": schema.model_json_schema()},
     }
+
+
+_UNPRICED: set[str] = set()
+
+
+def _cost(model: str, resp: Any) -> float:
+    """The call's cost from litellm's price map; models it cannot price are remembered."""
+    if model in _UNPRICED:
+        return 0.0
+    try:
+        return float(litellm.completion_cost(completion_response=resp) or 0.0)
+    except Exception:  # litellm raises for models missing from its price map
+        _UNPRICED.add(model)
+        return 0.0
 
 
 class LLMGateway:
@@ -114,10 +131,7 @@ class LLMGateway:
                 log.debug("transient error from %s (attempt %d): %s", model, attempt, exc)
                 continue
             usage = getattr(resp, "usage", None)
-            try:
-                cost = float(litellm.completion_cost(completion_response=resp) or 0.0)
-            except Exception:  # unknown models have no price
-                cost = 0.0
+            cost = _cost(model, resp)
             meter.record_call(
                 getattr(usage, "prompt_tokens", 0) or 0,
                 getattr(usage, "completion_tokens", 0) or 0,
