@@ -14,12 +14,11 @@ Example:
 
 from __future__ import annotations
 
-from pathlib import Path
-from typing import Literal
-
 import os
 from collections.abc import Iterator
 from contextlib import contextmanager
+from pathlib import Path
+from typing import Literal
 
 import faiss
 import numpy as np
