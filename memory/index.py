@@ -37,6 +37,8 @@ def _all_cores() -> Iterator[None]:
         yield
     finally:
         faiss.omp_set_num_threads(before)
+
+
 HNSW_THRESHOLD = 50_000
 HNSW_M = 32
 HNSW_EF_CONSTRUCTION = 80
