@@ -85,11 +85,13 @@ def _cpu(pid: int) -> float:
     return total
 
 
-def _start_service(workers: int, provider_url: str, data_dir: Path) -> tuple[subprocess.Popen, str]:
+def _start_service(
+    workers: int, provider_url: str, data_dir: Path, model: str = "openai/fake-judge"
+) -> tuple[subprocess.Popen, str]:
     port = _port()
     env = {
         **os.environ,
-        "JUDGE_MODEL": "openai/fake-judge",
+        "JUDGE_MODEL": model,
         "JUDGE_API_BASE": provider_url,
         "JUDGE_API_KEY": "bench",
         "JUDGE_DATA_DIR": str(data_dir),
@@ -127,10 +129,15 @@ def _start_service(workers: int, provider_url: str, data_dir: Path) -> tuple[sub
     raise RuntimeError("service did not become ready in 90 s")
 
 
-async def _drive(url: str, body: bytes, clients: int, total: int) -> tuple[list[float], int]:
+async def _drive(
+    url: str, body: bytes, clients: int, total: int, rate: float = 0.0
+) -> tuple[list[float], int]:
+    """Closed loop (each client sends again as soon as it is answered) or, with ``rate`` > 0,
+    open loop: request ``i`` leaves at ``i / rate`` seconds, at most ``clients`` in flight."""
     latencies: list[float] = []
     errors = 0
     sent = 0
+    start = time.perf_counter()
     bar = tqdm(total=total, desc="requests", file=sys.stderr, leave=False)
     limits = httpx.Limits(max_connections=clients, max_keepalive_connections=clients)
     async with httpx.AsyncClient(timeout=300, limits=limits) as client:
@@ -139,6 +146,8 @@ async def _drive(url: str, body: bytes, clients: int, total: int) -> tuple[list[
             nonlocal sent, errors
             while sent < total:
                 sent += 1
+                if rate > 0:
+                    await asyncio.sleep(max(0.0, start + (sent - 1) / rate - time.perf_counter()))
                 t = time.perf_counter()
                 resp = await client.post(
                     f"{url}/v1/score", content=body, headers={"content-type": "application/json"}
@@ -161,6 +170,8 @@ def run(
     workers: list[int],
     checkpoints: int,
     batching: str = "per_checkpoint",
+    rate: float = 0.0,
+    model: str = "openai/fake-judge",
 ) -> dict:
     """The benchmark; returns the report."""
     sub = oe_submission(checkpoints)
@@ -173,17 +184,19 @@ def run(
         "requests": total,
         "checkpoints": checkpoints,
         "batching": batching,
+        "rate_per_s": rate or None,
+        "model": model,
         "body_bytes": len(body),
         "runs": {},
     }
     try:
         for w in workers:
             with tempfile.TemporaryDirectory() as tmp:
-                proc, url = _start_service(w, provider_url, Path(tmp))
+                proc, url = _start_service(w, provider_url, Path(tmp), model)
                 try:
                     asyncio.run(_drive(url, body, min(clients, 4), 8))  # warm-up
                     cpu0, fcpu0, t0 = _cpu(proc.pid), _cpu(fake.pid), time.perf_counter()
-                    lat, errors = asyncio.run(_drive(url, body, clients, total))
+                    lat, errors = asyncio.run(_drive(url, body, clients, total, rate))
                     wall = time.perf_counter() - t0
                     cpu, fcpu = _cpu(proc.pid) - cpu0, _cpu(fake.pid) - fcpu0
                 finally:
@@ -220,7 +233,9 @@ def render(report: dict) -> str:
     lines = [
         f"judge load-bench: {report['clients']} clients, {report['requests']} requests, "
         f"L = {report['latency_L_s']} s, OE with {report['checkpoints']} checkpoints and "
-        f"one 1024² image ({report['body_bytes']} byte bodies), {report['batching']}, cache off",
+        f"one 1024² image ({report['body_bytes']} byte bodies), {report['batching']}, cache off, "
+        + (f"open loop at {report['rate_per_s']}/s" if report["rate_per_s"] else "closed loop")
+        + f", model route {report['model']}",
         "",
         f"{'run':12}" + "".join(f"{c:>30}" for c in cols),
     ]
@@ -238,6 +253,8 @@ def main(args: argparse.Namespace) -> int:
         [int(w) for w in args.workers.split(",")],
         args.checkpoints,
         args.batching,
+        args.rate,
+        args.model,
     )
     print(render(report))
     if args.out:

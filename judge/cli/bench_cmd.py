@@ -34,6 +34,17 @@ def register_load(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--batching", choices=["per_checkpoint", "per_modality"], default="per_checkpoint"
     )
+    p.add_argument(
+        "--rate",
+        type=float,
+        default=0.0,
+        help="open loop: requests per second (0: closed loop, clients resend at once)",
+    )
+    p.add_argument(
+        "--model",
+        default="openai/fake-judge",
+        help="litellm route to the fake provider (e.g. hosted_vllm/fake-judge)",
+    )
     p.add_argument("--out", help="also write the report JSON here")
     p.set_defaults(handler=_load)
 
