@@ -25,6 +25,7 @@ class ScoreOptions(BaseModel):
     backend: Literal["auto", "llm", "local"] | None = None
     skills: list[str] | None = Field(default=None, max_length=64)
     checkpoint_batching: Literal["per_checkpoint", "per_modality"] | None = None
+    subjective_batching: Literal["per_dimension", "per_modality"] | None = None
     selection_rule: (
         Literal["objective_then_subjective", "subjective_then_objective", "first"] | None
     ) = None

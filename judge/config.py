@@ -62,6 +62,11 @@ class JudgeSettings(BaseSettings):
     calibration: str | None = Field(default=None, description="calibration JSON to apply")
 
     checkpoint_batching: Batching = "per_checkpoint"
+    subjective_batching: Literal["per_dimension", "per_modality"] = Field(
+        default="per_dimension",
+        description="per_modality: one call scores every subjective dimension of a modality "
+        "that shares a memory (as the reference design's skills do)",
+    )
     speculative_safety: bool = True
     safety: bool = True
     selection_rule: SelectionRule = "objective_then_subjective"
@@ -103,6 +108,7 @@ class JudgeSettings(BaseSettings):
         return {
             "backend": self.resolved_backend(),
             "checkpoint_batching": self.checkpoint_batching,
+            "subjective_batching": self.subjective_batching,
             "selection_rule": self.selection_rule,
             "speculative_safety": self.speculative_safety,
             "safety": self.safety,

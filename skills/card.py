@@ -72,6 +72,9 @@ class SkillCard(BaseModel):
     safety_categories: list[str] = Field(default_factory=list)
     enabled: bool = True
     source: str | None = None
+    members: list[str] = Field(
+        default_factory=list, description="for a combined card: the cards it merges"
+    )
 
     @field_validator("name")
     @classmethod

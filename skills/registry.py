@@ -31,6 +31,7 @@ class SkillRegistry:
     def __init__(self, cards: Iterable[SkillCard]):
         self._cards: dict[str, SkillCard] = {}
         self._skills: dict[tuple[str, str], Skill] = {}
+        self._combined: dict[str, SkillCard] = {}
         for card in cards:
             if card.name in self._cards:
                 raise ValueError(
@@ -53,8 +54,42 @@ class SkillRegistry:
         """All card names, sorted."""
         return sorted(self._cards)
 
+    def combine(self, names: list[str]) -> str:
+        """Register (once) a card that scores the dimensions of several subjective cards of
+        one modality in a single call, and return its name.
+
+        Example:
+            >>> reg = default_registry()
+            >>> name = reg.combine(["color_lighting", "mood_atmosphere"])
+            >>> reg.card(name).dimension_names, reg.card(name).members
+            (['color_lighting', 'mood_atmosphere'], ['color_lighting', 'mood_atmosphere'])
+        """
+        cards = [self.card(n) for n in sorted(names)]
+        if len(cards) == 1:
+            return cards[0].name
+        name = "combined__" + "__".join(c.name for c in cards)
+        if name not in self._combined:
+            if len({(c.kind, c.modality, c.memory, c.template) for c in cards}) != 1:
+                raise ValueError(f"cards {names} differ in kind, modality, memory or template")
+            first = cards[0]
+            self._combined[name] = SkillCard(
+                name=name,
+                kind=first.kind,
+                modality=first.modality,
+                template=first.template,
+                version="+".join(f"{c.name}@{c.version}" for c in cards),
+                categories=sorted(set.intersection(*(set(c.categories) for c in cards))),
+                dimensions=[d for c in cards for d in c.dimensions],
+                memory=first.memory,
+                members=[c.name for c in cards],
+                description="combined: " + ", ".join(c.name for c in cards),
+            )
+        return name
+
     def card(self, name: str) -> SkillCard:
         """The card called ``name``; unknown names get suggestions."""
+        if name in self._combined:
+            return self._combined[name]
         try:
             return self._cards[name]
         except KeyError:

@@ -67,6 +67,16 @@ def subjective_cards(
     )
 
 
+def _grouped(registry: SkillRegistry, cards: list[SkillCard], mode: str) -> list[str]:
+    """Card names to run: one per card, or (``per_modality``) one combined card per memory."""
+    if mode != "per_modality":
+        return [c.name for c in cards]
+    groups: dict[tuple[str | None, str], list[str]] = {}
+    for c in cards:
+        groups.setdefault((c.memory, c.template), []).append(c.name)
+    return [registry.combine(names) for names in groups.values()]
+
+
 def plan_work(
     task: Task,
     registry: SkillRegistry,
@@ -74,16 +84,22 @@ def plan_work(
     n_images: int,
     batching: str,
     skills: Sequence[str] = (),
+    subjective_batching: str = "per_dimension",
 ) -> list[WorkItem]:
     """Every work item for one submission, in a stable order."""
     category = task.category.value
     items: list[WorkItem] = []
-    for card in subjective_cards(registry, skills, "prompt", category):
-        items.append(WorkItem(f"{card.name}/prompt", card.name, "prompt"))
-    image_cards = subjective_cards(registry, skills, "image", category)
+    prompt_cards = _grouped(
+        registry, subjective_cards(registry, skills, "prompt", category), subjective_batching
+    )
+    for name in prompt_cards:
+        items.append(WorkItem(f"{name}/prompt", name, "prompt"))
+    image_cards = _grouped(
+        registry, subjective_cards(registry, skills, "image", category), subjective_batching
+    )
     for i in range(n_images):
-        for card in image_cards:
-            items.append(WorkItem(f"{card.name}/img{i}", card.name, "image", i))
+        for name in image_cards:
+            items.append(WorkItem(f"{name}/img{i}", name, "image", i))
     for card in registry.cards(kind="objective-checklist", category=category):
         if card.modality == "prompt":
             items += _check_items(task, card.name, "prompt", None, batching)

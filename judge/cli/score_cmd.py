@@ -39,6 +39,11 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="one call per checkpoint (default) or one per modality",
     )
     p.add_argument(
+        "--subjective-batching",
+        choices=["per_dimension", "per_modality"],
+        help="one call per subjective dimension (default) or one per modality",
+    )
+    p.add_argument(
         "--selection-rule",
         choices=["objective_then_subjective", "subjective_then_objective", "first"],
         help="best-of-n rule when several images are submitted",
@@ -79,6 +84,7 @@ def overrides(args: argparse.Namespace) -> dict:
         "api_key": args.api_key,
         "panel": args.panel,
         "checkpoint_batching": args.batching,
+        "subjective_batching": args.subjective_batching,
         "selection_rule": args.selection_rule,
         "timeout_s": args.timeout,
         "skills": args.skills,

@@ -82,3 +82,19 @@ async def test_checkpoint_with_only_an_image_check(make_judge, provider):
     result = await make_judge().ascore(sub)
     assert [i.id for i in result.objective["prompt"].items] == ["c1"]
     assert [i.id for i in result.objective["image"].items] == ["c1", "c2"]
+
+
+async def test_per_modality_subjective_batching_scores_every_dimension_in_one_call(
+    make_judge, provider
+):
+    judge = make_judge(subjective_batching="per_modality", checkpoint_batching="per_modality")
+    result = await judge.ascore(submission("CO", n_checks=3))
+    assert result.status == "scored"
+    assert set(result.subjective["prompt"]) == PROMPT_DIMS
+    assert set(result.subjective["image"]) == IMAGE_DIMS
+    assert result.subjective["image"]["color_lighting"].skill == "color_lighting@1.0.0"
+    assert schema_names(provider).count("SubjectiveAnswer") == 2
+    assert provider.calls == 2 + 2 + 2  # subjective, checklists, safety: one per modality
+    assert result.provenance.skills["mood_atmosphere"] == "1.0.0"
+    assert not any(k.startswith("combined__") for k in result.provenance.skills)
+    assert result.provenance.options["subjective_batching"] == "per_modality"

@@ -73,7 +73,7 @@ def _subjective(
                 raw_score=v.score if calibrated else None,
                 rationale=v.rationale,
                 reason=v.reason,
-                skill=skills[o.item.skill],
+                skill=skills.get(f"{o.item.skill}:{dim}", skills[o.item.skill]),
                 exemplars=[
                     ExemplarRef(id=e.id, similarity=e.similarity) for e in o.output.exemplars
                 ],
@@ -124,10 +124,22 @@ def aggregate(state: JudgeState, runtime: Runtime[RunContext]) -> JudgeState:
     safety_out = state.get("safety")
     report = _safety_report(safety_out)
     outcomes = state.get("outcomes", [])
-    versions = {c.name: c.version for c in (reg.card(o.item.skill) for o in outcomes)}
+    versions = {}
+    for c in (reg.card(o.item.skill) for o in outcomes):  # combined cards list their members
+        versions.update(
+            {m.name: m.version for m in map(reg.card, c.members)}
+            if c.members
+            else {c.name: c.version}
+        )
     if safety_out:
         versions.update(safety_out.skills)
     tags = {name: f"{name}@{v}" for name, v in versions.items()}
+    for o in outcomes:  # a dimension of a combined card is credited to its member card
+        card = reg.card(o.item.skill)
+        tags.setdefault(o.item.skill, card.version)
+        for m in map(reg.card, card.members):
+            for d in m.dimension_names:
+                tags[f"{o.item.skill}:{d}"] = f"{m.name}@{m.version}"
     provenance = Provenance(
         judge_models=ctx.models,
         skills=dict(sorted(versions.items())),

@@ -23,6 +23,7 @@ def route(state: JudgeState, runtime: Runtime[RunContext]) -> JudgeState:
         n_images=len(ctx.images),
         batching=ctx.settings.checkpoint_batching,
         skills=ctx.settings.skills,
+        subjective_batching=ctx.settings.subjective_batching,
     )
     return {"work": work}
 
