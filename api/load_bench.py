@@ -176,6 +176,8 @@ def run(
     """The benchmark; returns the report."""
     sub = oe_submission(checkpoints)
     options = {"cache": False, "checkpoint_batching": batching}
+    if batching == "per_modality":  # the cheap configuration batches subjective skills too
+        options["subjective_batching"] = "per_modality"
     body = json.dumps({"submission": sub, "options": options}).encode()
     fake, provider_url = spawn_fake_provider(latency=latency)
     report: dict[str, Any] = {
