@@ -23,16 +23,14 @@ from fastapi.openapi.utils import get_openapi
 from pydantic.json_schema import models_json_schema
 
 from api import errors
-from api.cache import RedisResponseCache
+from api.engine import build_judge
 from api.limits import BodyLimit
 from api.metrics import LATENCY, REQUESTS
 from api.models import ScoreRequest
 from api.redis_embedded import EmbeddedRedis
 from api.settings import ServiceSettings
 from api.worker import start_inline_workers, stop_inline_workers
-from judge.config import JudgeSettings
 from judge.domain.submission import Submission
-from judge.engine import Judge
 
 log = logging.getLogger("judge.api")
 _REQUEST_ID = re.compile(r"[A-Za-z0-9._-]{1,64}")
@@ -43,16 +41,6 @@ ROUTERS = [
     "api.routers.memory",
     "api.routers.health",
 ]
-
-
-def engine_settings(settings: ServiceSettings) -> JudgeSettings:
-    """The engine's settings under the service's input limits (no server-side paths)."""
-    return JudgeSettings().merged(
-        allow_local_paths=False,
-        allow_remote_images=settings.allow_remote_images,
-        image_max_bytes=settings.max_image_bytes,
-        image_max_pixels=settings.max_image_pixels,
-    )
 
 
 @asynccontextmanager
@@ -66,8 +54,7 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         log.info("started a private redis-server at %s (data in %s)", url, embedded.data_dir)
     app.state.redis_url = url
     app.state.redis = aredis.Redis.from_url(url)
-    cache = RedisResponseCache(app.state.redis, ttl_s=settings.cache_ttl_s)
-    app.state.judge = Judge(engine_settings(settings), cache=cache)
+    app.state.judge = build_judge(settings, app.state.redis)
     app.state.queue = None
     try:
         from arq import create_pool

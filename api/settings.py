@@ -14,6 +14,8 @@ from typing import Annotated, Any
 from pydantic import AliasChoices, Field, field_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
+from judge.config import user_data_dir
+
 
 class ServiceSettings(BaseSettings):
     """How the HTTP service and its workers run."""
@@ -29,7 +31,11 @@ class ServiceSettings(BaseSettings):
     redis_url: str | None = Field(
         default=None, validation_alias=AliasChoices("REDIS_URL", "JUDGE_REDIS_URL")
     )
-    data_dir: Path = Path(".judge-data")
+    data_dir: Path = Field(
+        default_factory=lambda: user_data_dir("service"),
+        description="private Redis and uploaded exemplar images (default: "
+        "$JUDGE_HOME/service, i.e. ~/.local/share/t2i-judge/service)",
+    )
 
     max_body_bytes: int = Field(default=48 * 1024 * 1024, ge=1024)
     max_image_bytes: int = Field(default=20 * 1024 * 1024, ge=1024)

@@ -45,7 +45,7 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 from redis.exceptions import RedisError
 
 from api.batches import JOB_FUNCTION, QUEUE_NAME, BatchStore
-from api.cache import RedisResponseCache
+from api.engine import build_judge
 from api.errors import error_body
 from api.routers.score import parse_request
 from api.settings import ServiceSettings
@@ -170,13 +170,10 @@ async def _score_item(ctx: dict[str, Any], batch_id: str, index: int) -> str:
 
 async def startup(ctx: dict[str, Any]) -> None:
     """arq ``on_startup``: the settings, a Judge like the API's, and the batch store."""
-    from api.app import engine_settings
-
     settings: ServiceSettings = ctx.setdefault("settings", ServiceSettings())
     redis = ctx["redis"]
     if "judge" not in ctx:  # inline workers share the API's Judge
-        cache = RedisResponseCache(redis, ttl_s=settings.cache_ttl_s)
-        ctx["judge"] = Judge(engine_settings(settings), cache=cache)
+        ctx["judge"] = build_judge(settings, redis)
     ctx["batch_store"] = BatchStore(redis, ttl_s=settings.batch_ttl_s)
     ctx.setdefault("lease_s", WorkerTuning().lease_s)
 

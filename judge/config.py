@@ -11,10 +11,46 @@ Example:
 
 from __future__ import annotations
 
+import os
+from pathlib import Path
 from typing import Annotated, Any, Literal
 
 from pydantic import Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
+
+APP_DIR = "t2i-judge"
+
+
+def data_home() -> Path:
+    """Where user data goes: ``$JUDGE_HOME``, else ``$XDG_DATA_HOME/t2i-judge``, else
+    ``~/.local/share/t2i-judge``. Nothing is ever written inside the installed package.
+
+    Example:
+        >>> import os; os.environ["JUDGE_HOME"] = "/tmp/jh"
+        >>> str(data_home()), str(user_data_dir("runs"))
+        ('/tmp/jh', '/tmp/jh/runs')
+        >>> del os.environ["JUDGE_HOME"]
+    """
+    env = os.environ.get("JUDGE_HOME")
+    if env:
+        return Path(env).expanduser()
+    xdg = os.environ.get("XDG_DATA_HOME")
+    base = Path(xdg).expanduser() if xdg else Path.home() / ".local" / "share"
+    return base / APP_DIR
+
+
+USER_DIRS = {"service": "JUDGE_DATA_DIR", "memories": "JUDGE_MEMORY_DIR", "runs": None}
+"""Sub-folders of :func:`data_home` and the variable that overrides each one."""
+
+
+def user_data_dir(kind: str) -> Path:
+    """One folder of user data: ``service`` (the service's Redis and uploaded exemplar
+    images; ``JUDGE_DATA_DIR``), ``memories`` (memories you build; ``JUDGE_MEMORY_DIR``) or
+    ``runs`` (meta-evaluation outputs)."""
+    env = USER_DIRS[kind]
+    value = os.environ.get(env) if env else None
+    return Path(value).expanduser() if value else data_home() / kind
+
 
 Batching = Literal["per_checkpoint", "per_modality"]
 Retrieval = Literal["similarity", "random", "fixed", "none"]
@@ -50,7 +86,11 @@ class JudgeSettings(BaseSettings):
     skills: Annotated[list[str], NoDecode] = Field(
         default_factory=list, description="subjective cards to run (default: enabled cards)"
     )
-    memory_dir: str | None = Field(default=None, description="exemplar store (JUDGE_MEMORY_DIR)")
+    memory_dir: str | None = Field(
+        default=None,
+        description="exemplar store used alone (JUDGE_MEMORY_DIR); default: your store under "
+        "data_home() layered over the shipped read-only memories",
+    )
     retrieval: Retrieval = "similarity"
     retrieval_k: int = Field(default=3, ge=0, le=16)
     exemplar_image_side: int = Field(default=512, ge=64)

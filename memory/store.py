@@ -11,7 +11,7 @@ build fails. The two most recent versions are kept.
 
 Example::
 
-    store = MemoryStore(Path("memory/store"))
+    store = MemoryStore()   # your store, over the shipped read-only memories
     mem = store.build("prompt-CO", load_exemplars(Path("prompt_co.jsonl")), base_dir=Path("."))
     hits = mem.search("a four-panel comic about a morning", k=3)
 """
@@ -31,6 +31,7 @@ from pathlib import Path
 
 import numpy as np
 
+from judge.config import user_data_dir
 from memory import index as faiss_index
 from memory.exemplar import ExemplarError, ExemplarRecord, dump_jsonl, parse_lines
 from memory.manifest import EncoderInfo, Manifest
@@ -40,10 +41,20 @@ KEEP_VERSIONS = 2
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,99}$")
 
 
+SHIPPED_DIR = Path(__file__).parent / "store"
+"""The memories shipped with the package: read-only, never written to."""
+
+
 def default_store_dir() -> Path:
-    """``$JUDGE_MEMORY_DIR``, else ``memory/store`` inside the project."""
-    env = os.environ.get("JUDGE_MEMORY_DIR")
-    return Path(env) if env else Path(__file__).parent / "store"
+    """Where memories are written: ``$JUDGE_MEMORY_DIR``, else ``memories`` under the user
+    data folder (:func:`judge.config.data_home`)."""
+    return user_data_dir("memories")
+
+
+def default_read_only() -> list[Path]:
+    """Stores read under the default one: the shipped memories, unless ``JUDGE_MEMORY_DIR``
+    names a store to use alone."""
+    return [] if os.environ.get("JUDGE_MEMORY_DIR") else [SHIPPED_DIR]
 
 
 def checksum(folder: Path) -> str:
@@ -71,25 +82,46 @@ def _relocate(records: list[ExemplarRecord], base_dir: Path, target: Path) -> li
 
 
 class MemoryStore:
-    """A folder of named memories."""
+    """A folder of named memories, over read-only stores (layered lookup).
 
-    def __init__(self, root: Path | None = None):
+    ``MemoryStore()`` writes to :func:`default_store_dir` and also reads the shipped memories
+    (:data:`SHIPPED_DIR`); a memory of the same name in the writable store wins, and building
+    or adding to a shipped memory writes a copy there. ``MemoryStore(root)`` is that store
+    alone unless ``read_only`` is given.
+    """
+
+    def __init__(self, root: Path | None = None, *, read_only: list[Path] | None = None):
         self.root = Path(root) if root else default_store_dir()
-        self._cache: dict[str, tuple[str, Memory]] = {}
+        if read_only is None:
+            read_only = default_read_only() if root is None else []
+        self.read_only = [Path(p) for p in read_only if Path(p).resolve() != self.root.resolve()]
+        self._cache: dict[str, tuple[Path, Memory]] = {}
+
+    def folder_of(self, name: str) -> Path:
+        """The folder holding ``name``: the writable store's, else the first read-only one's."""
+        for root in (self.root, *self.read_only):
+            if (root / name / "CURRENT").is_file():
+                return root / name
+        return self.root / name
 
     def names(self) -> list[str]:
-        """Names of the memories that have a live version."""
-        if not self.root.is_dir():
-            return []
-        return sorted(p.name for p in self.root.iterdir() if (p / "CURRENT").is_file())
+        """Names of the memories that have a live version (all layers)."""
+        found = {
+            p.name
+            for root in (self.root, *self.read_only)
+            if root.is_dir()
+            for p in root.iterdir()
+            if (p / "CURRENT").is_file()
+        }
+        return sorted(found)
 
     def exists(self, name: str) -> bool:
         """True when ``name`` has a live version."""
-        return _NAME.match(name) is not None and (self.root / name / "CURRENT").is_file()
+        return _NAME.match(name) is not None and (self.folder_of(name) / "CURRENT").is_file()
 
     def _current(self, name: str) -> str:
         try:
-            return (self.root / name / "CURRENT").read_text().strip()
+            return (self.folder_of(name) / "CURRENT").read_text().strip()
         except FileNotFoundError:
             raise KeyError(
                 f"unknown memory {name!r} in {self.root}; available: "
@@ -100,12 +132,12 @@ class MemoryStore:
         """The live version of ``name`` (cached until a new version appears)."""
         if not _NAME.match(name):
             raise KeyError(f"invalid memory name {name!r}")
-        version = self._current(name)
+        folder = self.folder_of(name) / self._current(name)
         cached = self._cache.get(name)
-        if cached and cached[0] == version:
+        if cached and cached[0] == folder:
             return cached[1]
-        mem = Memory.open(self.root / name / version)
-        self._cache[name] = (version, mem)
+        mem = Memory.open(folder)
+        self._cache[name] = (folder, mem)
         return mem
 
     @contextmanager
@@ -194,7 +226,10 @@ class MemoryStore:
                 new_records = _relocate(records, base_dir, folder / f"v{version:04d}")
                 vectors = encode_records(enc, records, base_dir, progress=progress)
                 if old is not None:
-                    all_records = old.records + new_records
+                    old_records = old.records
+                    if old.folder.parent != folder:  # a read-only memory copied to this store
+                        old_records = _relocate(old_records, old.folder, folder / f"v{version:04d}")
+                    all_records = old_records + new_records
                     vectors = np.vstack([old.vectors, vectors])
                 else:
                     all_records = new_records

@@ -24,7 +24,7 @@ from judge.cli.main import main
 from judge.config import JudgeSettings
 from judge.engine import Judge
 from judge.fake_provider import FakeProvider
-from memory.store import MemoryStore, default_store_dir
+from memory.store import MemoryStore
 from tests.eval.conftest import (
     AVT_SKILLS,
     BLANK_APPEAL2,
@@ -247,7 +247,7 @@ def test_without_a_memory_source_no_exemplar_comes_from_the_scored_split(
     labels) must not calibrate predictions on the dev split itself."""
     monkeypatch.delenv("JUDGE_MEMORY_DIR", raising=False)
     dev = require_dev()
-    assert MemoryStore(default_store_dir()).exists("avt-image")
+    assert MemoryStore().exists("avt-image")  # the default store reads the shipped one
     meta_eval(dev, tmp_path / "out", limit=3, n_boot=0)
     scored_split = {record_id(i.id) for i in AvtDataset().load(dev)}
     for p in read_preds(tmp_path / "out"):

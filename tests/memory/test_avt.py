@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from memory.sources import from_source
-from memory.store import MemoryStore, default_store_dir
+from memory.store import SHIPPED_DIR, MemoryStore
 
 AVT = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "avt-dev"
 
@@ -24,7 +24,7 @@ def test_avt_records_are_real_crowd_means_without_invented_rationales():
 
 
 def test_shipped_avt_memory_loads_and_finds_its_images():
-    store = MemoryStore(default_store_dir())
+    store = MemoryStore(SHIPPED_DIR)
     mem = store.load("avt-image")
     assert mem.manifest.modality == "image" and mem.manifest.count >= 70
     assert mem.manifest.dimensions == ["appeal", "prompt_matching", "quality", "realism"]

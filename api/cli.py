@@ -1,8 +1,12 @@
-"""``judge serve`` (the HTTP API) and ``judge worker`` (batch jobs from Redis).
+"""The service's ``judge`` verbs: ``serve`` (the HTTP API), ``worker`` (batch jobs from
+Redis) and ``load-bench`` (concurrent clients against a live service).
+
+They are registered as ``t2i_judge.commands`` entry points (see :mod:`judge.cli.plugins`).
 
 Example:
     $ judge serve --port 8080          # loopback only unless JUDGE_API_KEYS is set
     $ REDIS_URL=redis://... judge worker
+    $ judge load-bench --clients 8 --requests 40 --workers 1
 """
 
 from __future__ import annotations
@@ -15,9 +19,13 @@ if TYPE_CHECKING:
     from api.settings import ServiceSettings
 
 
-def register(sub: argparse._SubParsersAction) -> None:
-    """Add the ``serve`` and ``worker`` verbs."""
-    p = sub.add_parser("serve", help="run the HTTP service (embedded Redis unless REDIS_URL)")
+def register_serve(sub: argparse._SubParsersAction) -> None:
+    """Add the ``serve`` verb."""
+    p = sub.add_parser(
+        "serve",
+        help="run the HTTP service (embedded Redis unless REDIS_URL)",
+        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
+    )
     p.add_argument("--host", help="bind address (env JUDGE_HOST, default 127.0.0.1)")
     p.add_argument("--port", type=int, help="port (env JUDGE_PORT, default 8080)")
     p.add_argument(
@@ -30,6 +38,10 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="batch workers to run inside this process (0 = none; run `judge worker` elsewhere)",
     )
     p.set_defaults(handler=serve)
+
+
+def register_worker(sub: argparse._SubParsersAction) -> None:
+    """Add the ``worker`` verb."""
     w = sub.add_parser("worker", help="run a batch worker (needs the service's REDIS_URL)")
     w.set_defaults(handler=worker)
 
@@ -100,9 +112,46 @@ def _serve_processes(settings: ServiceSettings, workers: int) -> int:
 
 def worker(args: argparse.Namespace) -> int:
     """Run an arq worker until interrupted."""
-    try:
-        from api.worker import run_worker
-    except ModuleNotFoundError:  # pragma: no cover - the batch module is part of the service
-        print("judge worker: batch support is not installed", file=sys.stderr)
-        return 2
+    from api.worker import run_worker
+
     return run_worker()
+
+
+def register_load_bench(sub: argparse._SubParsersAction) -> None:
+    """Add the ``load-bench`` verb (see :mod:`api.load_bench`)."""
+    p = sub.add_parser(
+        "load-bench",
+        help="concurrent clients against a live service (fake provider)",
+        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
+    )
+    p.add_argument("--latency", type=float, default=0.3, help="per-call provider latency L (s)")
+    p.add_argument("--clients", type=int, default=64, help="concurrent clients")
+    p.add_argument("--requests", type=int, default=640, help="requests per run")
+    p.add_argument("--workers", default="1,2", help="HTTP worker processes to compare")
+    p.add_argument("--checkpoints", type=int, default=6, help="checkpoints in the CO task")
+    p.add_argument(
+        "--batching",
+        choices=["per_checkpoint", "per_modality"],
+        default="per_checkpoint",
+        help="checkpoint batching of the scored requests",
+    )
+    p.add_argument(
+        "--rate",
+        type=float,
+        default=0.0,
+        help="open loop: requests per second (0: closed loop, clients resend at once)",
+    )
+    p.add_argument(
+        "--model",
+        default="openai/fake-judge",
+        help="litellm route to the fake provider (e.g. hosted_vllm/fake-judge)",
+    )
+    p.add_argument("--out", help="also write the report JSON here")
+    p.set_defaults(handler=load_bench)
+
+
+def load_bench(args: argparse.Namespace) -> int:
+    """Run :func:`api.load_bench.main`."""
+    from api.load_bench import main as load_main
+
+    return load_main(args)

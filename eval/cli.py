@@ -1,15 +1,18 @@
 """``judge meta-eval``: agreement of the judge with expert or crowd labels.
 
+Registered as a ``t2i_judge.commands`` entry point (see :mod:`judge.cli.plugins`).
+
 Example:
-    $ judge meta-eval --dataset avt --data HELDOUT --out runs/test \\
+    $ judge meta-eval --dataset avt --data HELDOUT --out /tmp/test \\
           --memory-from ../shared/data/avt-dev --model openai/gpt-4o
-    $ judge meta-eval --dataset avt --data ../shared/data/avt-dev --out runs/dev --cv lopo
+    $ judge meta-eval --dataset avt --data ../shared/data/avt-dev --cv lopo
 """
 
 from __future__ import annotations
 
 import argparse
 import sys
+import time
 from pathlib import Path
 
 
@@ -18,11 +21,22 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("meta-eval", help="score a labelled dataset and report agreement")
     p.add_argument("--dataset", required=True, help="avt, expert-jsonl or csv")
     p.add_argument("--data", type=Path, required=True, help="the split to score")
-    p.add_argument("--out", type=Path, required=True, help="output folder (resumable)")
+    p.add_argument(
+        "--out",
+        type=Path,
+        help="output folder (resumable; default: runs/DATASET-TIME under the user data "
+        "folder, ~/.local/share/t2i-judge or $JUDGE_HOME)",
+    )
     p.add_argument(
         "--memory-from",
         type=Path,
         help="build the exemplar memory from this (other) labelled split",
+    )
+    p.add_argument(
+        "--memory-dir",
+        type=Path,
+        help="score with the memories of this store (one you vouch for: not built from "
+        "the scored split)",
     )
     p.add_argument(
         "--cv",
@@ -56,7 +70,22 @@ def register(sub: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     """Run and print where the report went."""
     from eval.meta_eval import MetaEvalConfig, run_meta_eval
+    from judge.config import user_data_dir
     from judge.errors import JudgeError
+
+    if args.memory_dir is not None and (args.memory_from or args.cv):
+        print(
+            "judge meta-eval: --memory-dir scores with an existing store; --memory-from and "
+            "--cv build one from labels instead: give only one of them",
+            file=sys.stderr,
+        )
+        return 2
+    if args.memory_dir is not None and not args.memory_dir.is_dir():
+        print(f"judge meta-eval: --memory-dir {args.memory_dir} is not a folder", file=sys.stderr)
+        return 2
+    if args.out is None:
+        stamp = time.strftime("%Y%m%d-%H%M%S")
+        args.out = user_data_dir("runs") / f"{args.dataset}-{stamp}"
 
     overrides = {
         "api_base": args.api_base,
@@ -75,6 +104,7 @@ def run(args: argparse.Namespace) -> int:
         data=args.data,
         out=args.out,
         memory_from=args.memory_from,
+        memory_dir=args.memory_dir,
         cv=args.cv,
         model=args.model,
         url=args.url,
