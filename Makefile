@@ -20,7 +20,7 @@ $(STAMP): requirements.lock pyproject.toml
 	touch $(STAMP)
 
 run: setup
-	$(BIN)/judge score $(EXAMPLE) --skills @default,@avt
+	$(BIN)/judge score $(EXAMPLE) --skills @default,@avt --format both
 
 test: setup
 	$(BIN)/ruff check judge skills memory api eval tests
@@ -29,5 +29,9 @@ test: setup
 bench: setup
 	$(BIN)/judge bench
 
+# What make created: the venv, the editable install's metadata, test and lint caches.
+# User data (memories you built, service data, runs) lives outside the checkout
+# (~/.local/share/t2i-judge or $JUDGE_HOME) and is left alone.
 clean:
-	rm -rf $(VENV) .pytest_cache .ruff_cache
+	rm -rf $(VENV) .pytest_cache .ruff_cache *.egg-info build
+	find . -name __pycache__ -type d -prune -not -path './.git/*' -exec rm -rf {} +

@@ -48,7 +48,18 @@ def _read_path(ref: str, field: str, base_dir: Path | None, max_bytes: int) -> b
         path = base_dir / path
     try:
         if not path.exists():
-            raise InputError(field, f"image file {str(path)[:300]!r} does not exist")
+            hint = (
+                f"; relative paths resolve against base_dir ({base_dir})"
+                if base_dir is not None and not Path(ref).is_absolute()
+                else "; relative paths resolve against the current folder: pass "
+                "base_dir= (the submission file's folder) or an absolute path"
+                if not Path(ref).is_absolute()
+                else ""
+            )
+            raise InputError(
+                field,
+                f"image file {str(path.resolve())[:300]!r} does not exist{hint}",
+            )
         if not path.is_file():
             raise InputError(field, f"{str(path)[:300]!r} is not a regular file")
         size = path.stat().st_size

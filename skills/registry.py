@@ -124,7 +124,12 @@ class SkillRegistry:
             elif item.startswith("@"):
                 names = [n for n in self.names() if self.group_of(n) == item[1:]]
                 if not names:
-                    groups = sorted({self.group_of(n) for n in self.names()})
+                    groups = sorted(  # only groups --skills accepts: subjective cards
+                        {
+                            self.group_of(c.name)
+                            for c in self.cards(kind="subjective-rubric", enabled_only=False)
+                        }
+                    )
                     raise KeyError(
                         f"unknown skill group {item!r}; groups: "
                         f"{['@default', *('@' + g for g in groups)]}"

@@ -11,8 +11,12 @@ import argparse
 import json
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from judge.errors import ConfigError, InputError
+
+if TYPE_CHECKING:
+    from judge.domain import Result
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -55,8 +59,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument(
         "--skills",
-        help="comma-separated subjective cards to run instead of the "
-        "enabled ones (e.g. avt_appeal,avt_realism); see `judge skills`",
+        help="subjective cards to run instead of the enabled ones: card names and groups, "
+        "comma-separated (@default: the enabled cards, @avt: the AVT scales; e.g. "
+        "@default,@avt or avt_appeal,avt_realism); see `judge skills`",
     )
     p.add_argument(
         "--retrieval",
@@ -72,6 +77,14 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--no-cache", action="store_true", help="do not reuse cached answers")
     p.add_argument("--timeout", type=float, help="per-call timeout in seconds")
     p.add_argument("--compact", action="store_true", help="one-line JSON")
+    p.add_argument(
+        "--format",
+        choices=["json", "text", "both"],
+        default="json",
+        help="json (default): the Result JSON on stdout; text: a short summary of what was "
+        "decided and why, with coverage, instead; both: the JSON on stdout and the summary "
+        "on stderr",
+    )
     p.set_defaults(handler=run)
 
 
@@ -120,6 +133,18 @@ def run(args: argparse.Namespace) -> int:
     except ValueError as exc:  # settings validation (e.g. a negative timeout)
         print(f"judge: invalid option: {exc}", file=sys.stderr)
         return EXIT_INPUT
-    data = result.model_dump(mode="json", exclude_none=True)
-    print(json.dumps(data, ensure_ascii=False, indent=None if args.compact else 2))
+    _print_result(result, args.format, args.compact)
     return 0
+
+
+def _print_result(result: Result, fmt: str, compact: bool) -> None:
+    """``--format``: JSON on stdout, the text summary on stdout (text) or stderr (both)."""
+    from judge.cli.summary import summary
+
+    if fmt in ("json", "both"):
+        data = result.model_dump(mode="json", exclude_none=True)
+        print(json.dumps(data, ensure_ascii=False, indent=None if compact else 2), flush=True)
+    if fmt == "text":
+        print(summary(result), end="")
+    elif fmt == "both":
+        print("\n" + summary(result), end="", file=sys.stderr)

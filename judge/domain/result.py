@@ -6,15 +6,22 @@ reported, counted and excluded from rates, never counted as failures.
 Example:
     >>> side = ObjectiveSide.from_items([CheckItem(id="c1", verdict=True),
     ...                                  CheckItem(id="c2", verdict=None, reason="timeout")])
-    >>> side.rate, side.scored, side.unscored
-    (100.0, 1, 1)
+    >>> side.rate, side.scored, side.unscored, side.coverage.model_dump()
+    (100.0, 1, 1, {'scored': 1, 'total': 2})
 """
 
 from __future__ import annotations
 
 from typing import Any, ClassVar, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler, model_serializer
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    SerializerFunctionWrapHandler,
+    model_serializer,
+    model_validator,
+)
 
 Status = Literal["scored", "partial", "blocked"]
 
@@ -69,17 +76,33 @@ class CheckItem(_Model):
     agreement: float | None = None
 
 
+class Coverage(_Model):
+    """How many of the items a rate or mean is computed over: ``scored`` of ``total``."""
+
+    scored: int
+    total: int
+
+
 class ObjectiveSide(_Model):
-    """Checklist verdicts for one modality and the satisfaction rate over scored items."""
+    """Checklist verdicts for one modality and the satisfaction rate over scored items.
+
+    ``coverage`` says how many checkpoints the rate stands on (always next to it).
+    """
 
     _always = ("rate",)
 
     rate: float | None = None
+    coverage: Coverage | None = None
     scored: int = 0
     unscored: int = 0
     passed: int = 0
     items: list[CheckItem] = Field(default_factory=list)
     reason: str | None = None
+
+    @model_validator(mode="after")
+    def _fill_coverage(self) -> ObjectiveSide:
+        self.coverage = Coverage(scored=self.scored, total=self.scored + self.unscored)
+        return self
 
     @classmethod
     def from_items(cls, items: list[CheckItem], reason: str | None = None) -> ObjectiveSide:

@@ -207,12 +207,11 @@ def aggregate(state: JudgeState, runtime: Runtime[RunContext]) -> JudgeState:
         image_subj, image_obj = images[chosen].subjective, images[chosen].objective
     else:
         chosen = None
-        dims = [
-            d
+        image_subj = {
+            d: DimensionScore(reason=NO_IMAGE, skill=f"{c.name}@{c.version}")
             for c in subjective_cards(reg, ctx.settings.skills, "image", category)
             for d in c.dimension_names
-        ]
-        image_subj = {d: DimensionScore(reason=NO_IMAGE) for d in dims}
+        }
         image_obj = ObjectiveSide.from_items(
             [
                 CheckItem(id=cp.id, reason=NO_IMAGE, primitive=cp.primitive.value)
@@ -224,7 +223,10 @@ def aggregate(state: JudgeState, runtime: Runtime[RunContext]) -> JudgeState:
     for card in subjective_cards(reg, ctx.settings.skills, "image"):
         if category not in card.categories:
             for d in card.dimension_names:
-                image_subj = {**image_subj, d: DimensionScore(reason=NOT_FOR_IM)}
+                image_subj = {
+                    **image_subj,
+                    d: DimensionScore(reason=NOT_FOR_IM, skill=f"{card.name}@{card.version}"),
+                }
 
     failures = _failures(
         [prompt_subj, prompt_obj, *[p for im in images for p in (im.subjective, im.objective)]]
