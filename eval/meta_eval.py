@@ -132,6 +132,14 @@ def _check_config(cfg: MetaEvalConfig, dataset: Dataset) -> Path | None:
     source = (cfg.memory_from or cfg.data) if cfg.cv == "lopo" else cfg.memory_from
     if cfg.ablation == "encoder" and source is None:
         raise ValueError("--ablation encoder needs --memory-from or --cv lopo")
+    if cfg.ablation in ("retrieval", "k") and not cfg.url and source is None:
+        store = MemoryStore(cfg.memory_dir) if cfg.memory_dir is not None else None
+        if store is None or not store.names():
+            raise ValueError(
+                f"--ablation {cfg.ablation} varies the exemplars that calibrate the judge, but "
+                "this run has no exemplar memory (zero-shot), so every variant would score "
+                "alike: add --memory-from OTHER_SPLIT, --cv lopo, or --memory-dir STORE"
+            )
     if (
         cfg.cv is None
         and cfg.memory_from is not None

@@ -29,6 +29,35 @@ def _ci(m: dict, key: str) -> str:
     return f" [{lo:.2f}, {hi:.2f}]" if lo is not None and hi is not None else ""
 
 
+def _cell(v: Any) -> str:
+    """A table cell: no pipes or line breaks from data."""
+    return str(v).replace("|", "\\|").replace("\n", " ")
+
+
+def _slices(slices: dict) -> list[str]:
+    """One table per slice key, one row per (target, group): well-formed for any group size."""
+    out: list[str] = []
+    for key, per_target in slices.items():
+        rows = [(t, g, m) for t, groups in per_target.items() for g, m in groups.items()]
+        out += ["", f"## Slices by {_cell(key)}", ""]
+        if not rows:
+            out.append("No group has the 3 scored items a slice needs.")
+            continue
+        out += ["| target | group | n | spearman | mae |", "|---|---|---|---|---|"]
+        for t, g, m in rows:
+            out.append(
+                f"| {_cell(t)} | {_cell(g)} | {_f(m.get('n'))} | {_f(m.get('spearman'))} | "
+                f"{_f(m.get('mae'))} |"
+            )
+        out.append("")
+        out.append("Groups with fewer than 3 scored items are left out.")
+    return out
+
+
+def _coverage(m: dict, total: int) -> str:
+    return f"{m.get('n', 0)}/{total}"
+
+
 def markdown(report: dict) -> str:
     """The report as Markdown tables."""
     out = [
@@ -40,14 +69,18 @@ def markdown(report: dict) -> str:
         "",
         "## Agreement with human labels (95% bootstrap CI)",
         "",
-        "| target | " + " | ".join(COLS) + " |",
-        "|---" * (len(COLS) + 1) + "|",
+        "Coverage: items with both a judge score and a human label, of all items "
+        "(the judge may abstain).",
+        "",
+        "| target | " + " | ".join(COLS) + " | coverage |",
+        "|---" * (len(COLS) + 2) + "|",
     ]
+    total = report.get("n_items", 0)
     for t, m in report["targets"].items():
         cells = [_f(m.get(c)) + (_ci(m, c) if c in ("spearman", "mae") else "") for c in COLS]
-        out.append(f"| {t} | " + " | ".join(cells) + " |")
+        out.append(f"| {t} | " + " | ".join(cells) + f" | {_coverage(m, total)} |")
     for mod, m in report.get("macro", {}).items():
-        out.append(f"| **macro {mod}** | " + " | ".join(_f(m.get(c)) for c in COLS[:-1]) + " | |")
+        out.append(f"| **macro {mod}** | " + " | ".join(_f(m.get(c)) for c in COLS[:-1]) + " | | |")
     best = (report.get("baselines") or {}).get("best_iqa")
     if best:
         out += [
@@ -112,18 +145,7 @@ def markdown(report: dict) -> str:
         ]
         for name, r in abl["rows"].items():
             out.append(f"| {name} | {_f(r['mae'])} | {_f(r['within1'])} | {_f(r['spearman'])} |")
-    for key, per_target in (report.get("slices") or {}).items():
-        out += ["", f"## Slices by {key} (Spearman / MAE)", ""]
-        groups = sorted({g for m in per_target.values() for g in m})
-        out += ["| target | " + " | ".join(groups) + " |", "|---" * (len(groups) + 1) + "|"]
-        for t, m in per_target.items():
-            out.append(
-                f"| {t} | "
-                + " | ".join(
-                    f"{_f(m[g]['spearman'])} / {_f(m[g]['mae'])}" if g in m else "–" for g in groups
-                )
-                + " |"
-            )
+    out += _slices(report.get("slices") or {})
     if report.get("plots"):
         out += ["", "## Plots", ""] + [f"![{p}]({p})" for p in report["plots"]]
     return "\n".join(out) + "\n"
