@@ -220,29 +220,47 @@ def run(
     return report
 
 
+COLUMNS = [
+    ("ok", "ok"),
+    ("errors", "errors"),
+    ("throughput_per_s", "req/s"),
+    ("p50_x_L", "p50 ×L"),
+    ("p95_x_L", "p95 ×L"),
+    ("service_cpu_ms_per_request", "svc CPU ms/req"),
+    ("provider_cpu_ms_per_request", "fake CPU ms/req"),
+    ("wall_s", "wall s"),
+]
+"""Report keys and their short column headings (the JSON keeps the long names)."""
+
+
 def render(report: dict) -> str:
-    """A table."""
-    cols = [
-        "ok",
-        "errors",
-        "throughput_per_s",
-        "p50_x_L",
-        "p95_x_L",
-        "service_cpu_ms_per_request",
-        "provider_cpu_ms_per_request",
-        "wall_s",
-    ]
+    """A table under 100 characters wide, headed by the run's settings.
+
+    Example:
+        >>> run = {"ok": 8, "errors": 0, "throughput_per_s": 3.1, "p50_x_L": 1.2,
+        ...        "p95_x_L": 1.9, "service_cpu_ms_per_request": 40.0,
+        ...        "provider_cpu_ms_per_request": 2.0, "wall_s": 2.6}
+        >>> rep = {"clients": 4, "requests": 8, "latency_L_s": 0.3, "checkpoints": 6,
+        ...        "body_bytes": 100, "batching": "per_checkpoint", "rate_per_s": 0,
+        ...        "model": "openai/fake-judge", "runs": {"1_worker": run}}
+        >>> max(len(line) for line in render(rep).splitlines()) <= 100
+        True
+    """
+    loop = f"open loop at {report['rate_per_s']}/s" if report["rate_per_s"] else "closed loop"
     lines = [
         f"judge load-bench: {report['clients']} clients, {report['requests']} requests, "
-        f"L = {report['latency_L_s']} s, OE with {report['checkpoints']} checkpoints and "
-        f"one 1024² image ({report['body_bytes']} byte bodies), {report['batching']}, cache off, "
-        + (f"open loop at {report['rate_per_s']}/s" if report["rate_per_s"] else "closed loop")
-        + f", model route {report['model']}",
+        f"L = {report['latency_L_s']} s, {loop}",
+        f"  OE task, {report['checkpoints']} checkpoints, one 1024² image "
+        f"({report['body_bytes']:,} byte bodies), {report['batching']}, cache off",
+        f"  model route {report['model']}",
         "",
-        f"{'run':12}" + "".join(f"{c:>30}" for c in cols),
+        f"{'run':10}" + "".join(f"{title:>{max(8, len(title) + 2)}}" for _, title in COLUMNS),
     ]
     for name, r in report["runs"].items():
-        lines.append(f"{name:12}" + "".join(f"{r[c]!s:>30}" for c in cols))
+        lines.append(
+            f"{name:10}"
+            + "".join(f"{r[key]!s:>{max(8, len(title) + 2)}}" for key, title in COLUMNS)
+        )
     return "\n".join(lines)
 
 

@@ -125,6 +125,11 @@ def run_bench(latency: float, n_checks: int, repeats: int, fault_rate: float) ->
         configs = {
             "per_checkpoint": {},
             "per_modality": {"checkpoint_batching": "per_modality"},
+            "subjective_per_modality": {"subjective_batching": "per_modality"},
+            "both_per_modality": {
+                "checkpoint_batching": "per_modality",
+                "subjective_batching": "per_modality",
+            },
             "per_checkpoint+sequential_safety": {"speculative_safety": False},
         }
         report: dict[str, Any] = {

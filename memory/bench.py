@@ -21,8 +21,9 @@ generated in chunks from per-chunk seeds, so the same rows are regenerated for e
 kind instead of being kept in memory; queries come from their own seed stream, so they are
 fresh draws from the mixture, never copies of indexed rows. Usage::
 
-    $ judge memory bench --out /tmp/memory_bench.json
-    $ judge memory bench --sizes 1000,20000 --queries 50 --no-encoders
+    $ judge memory bench                    # quick: 1k and 10k vectors
+    $ judge memory bench --full --out /tmp/memory_bench.json   # 1k, 100k, 1M (minutes, GBs)
+    $ judge memory bench --sizes 1000,5000 --queries 20 --no-encoders
 
     report = run_bench(BenchConfig(sizes=(500, 2000), dim=32, queries=20, encoders=False))
     print(render(report))
@@ -677,8 +678,18 @@ def parse_ints(text: str) -> list[int]:
     return [int(p) for p in text.split(",") if p.strip()]
 
 
+QUICK = {"sizes": "1000,10000", "queries": 50}
+FULL = {"sizes": "1000,100000,1000000", "queries": 200}
+"""Defaults of the quick run (the default) and of ``--full``; explicit flags beat both."""
+
+
 def config_from_args(args: argparse.Namespace) -> BenchConfig:
     """Validate the CLI arguments; raises ``ValueError`` with a readable message."""
+    preset = FULL if getattr(args, "full", False) else QUICK
+    if getattr(args, "sizes", None) is None:
+        args.sizes = preset["sizes"]
+    if getattr(args, "queries", None) is None:
+        args.queries = preset["queries"]
     sizes = parse_sizes(args.sizes)
     kinds = tuple(k.strip() for k in args.kinds.split(",") if k.strip())
     if not sizes or min(sizes) < 1:
@@ -706,6 +717,14 @@ def main(args: argparse.Namespace) -> int:
     except ValueError as exc:
         print(f"judge memory bench: {exc}", file=sys.stderr)
         return 2
+    largest = max(cfg.sizes)
+    note = (
+        "quick run; add --full for 100k and 1M vectors"
+        if not getattr(args, "full", False) and largest < 1_000_000
+        else "large sizes: this takes minutes and GBs of RAM for the indexes"
+    )
+    sizes = ", ".join(f"{n:,}" for n in cfg.sizes)
+    print(f"judge memory bench: {sizes} vectors ({note})", file=sys.stderr)
     report = run_bench(cfg)
     print(render(report))
     if args.out:

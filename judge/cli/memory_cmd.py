@@ -71,11 +71,24 @@ def register(sub: argparse._SubParsersAction) -> None:
     st.set_defaults(handler=stats)
 
     bn = verbs.add_parser(
-        "bench", help="benchmark index build, query latency, recall, memory and encoders"
+        "bench",
+        help="benchmark index build, query latency, recall, memory and encoders",
+        description="Quick by default (1k and 10k vectors, about a minute); --full measures "
+        "1k, 100k and 1M vectors (several minutes, a few GB of RAM for the indexes).",
+        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
     )
-    bn.add_argument("--sizes", default="1000,100000,1000000", help="memory sizes (k, m ok)")
+    bn.add_argument(
+        "--full",
+        action="store_true",
+        help="the full run: --sizes 1000,100000,1000000 --queries 200 unless given",
+    )
+    bn.add_argument(
+        "--sizes", help="memory sizes, k and m suffixes ok (default 1000,10000; --full: 1k,100k,1m)"
+    )
     bn.add_argument("--dim", type=int, default=384, help="vector dimension (MiniLM: 384)")
-    bn.add_argument("--queries", type=int, default=200, help="queries per size and kind")
+    bn.add_argument(
+        "--queries", type=int, help="queries per size and kind (default 50; --full: 200)"
+    )
     bn.add_argument("--k", type=int, default=3, help="top-k per query")
     bn.add_argument("--kinds", default="flat,hnsw", help="index kinds, comma-separated")
     bn.add_argument(

@@ -21,3 +21,4 @@ def test_load_bench_reports_every_run():
     assert row["service_cpu_ms_per_request"] > 0
     text = render(report)
     assert "1_worker" in text and "closed loop" in text
+    assert max(len(line) for line in text.splitlines()) <= 100  # was > 250 wide
