@@ -1,0 +1,243 @@
+"""The README, walked as a new user would: every ``sh`` block runs as written.
+
+Each fenced ``sh`` block of README.md runs in ``bash -eo pipefail`` from the repository root,
+in order, with:
+
+- ``.venv/bin/judge`` mapped to this interpreter (``python -m judge.cli.main``), and
+  ``make run`` run through the Makefile with ``BIN`` pointing there (nothing is installed);
+- a temporary ``HOME`` (so the user data folder, ``~/.local/share/t2i-judge``, is fresh) and
+  no ``JUDGE_*`` data variables, so the defaults are what is tested;
+- the loopback fake provider as ``JUDGE_API_BASE`` for blocks that name a model;
+- a free port instead of ``8080``; a block starting ``judge serve`` runs in the background
+  until the walk ends (the next blocks wait for ``/readyz``).
+
+A block can be excluded only by a visible marker in the README just before it:
+``<!-- readme-test: skip (reason) -->``, or shortened with
+``<!-- readme-test: limit N (reason) -->`` (``--limit N`` on every ``judge meta-eval``).
+Afterwards ``git status --porcelain`` must be what it was: following the README must not
+dirty the checkout.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shlex
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import httpx
+import pytest
+
+from judge.fake_provider import FakeProvider
+from memory.exemplar import parse_lines
+
+REPO = Path(__file__).resolve().parents[1]
+README = REPO / "README.md"
+FENCE = re.compile(
+    r"(?:<!--\s*readme-test:\s*(?P<directive>[^>]*?)\s*-->\s*\n)?"
+    r"^(?P<indent>[ ]*)```(?P<lang>[\w-]*)\n(?P<body>.*?)^(?P=indent)```",
+    re.S | re.M,
+)
+DIRECTIVE = re.compile(r"^(?P<verb>skip|limit)\s*(?P<arg>\d+)?\s*\((?P<reason>[^)]+)\)$")
+PORT = "8080"
+
+
+@dataclass
+class Block:
+    """One fenced block of the README."""
+
+    line: int
+    lang: str
+    body: str
+    directive: str | None
+
+    def parsed(self) -> tuple[str, int | None, str] | None:
+        """(verb, N, reason) of the marker, or None; a malformed marker fails the test."""
+        if not self.directive:
+            return None
+        m = DIRECTIVE.match(self.directive)
+        assert m, f"README line {self.line}: bad marker {self.directive!r}"
+        return m["verb"], int(m["arg"]) if m["arg"] else None, m["reason"].strip()
+
+
+def blocks(text: str) -> list[Block]:
+    """Every fenced block with its line number, language and marker."""
+    return [
+        Block(text.count("\n", 0, m.start("body")), m["lang"], m["body"], m["directive"])
+        for m in FENCE.finditer(text)
+    ]
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def git_status() -> str:
+    return subprocess.run(
+        ["git", "status", "--porcelain"], cwd=REPO, capture_output=True, text=True, check=True
+    ).stdout
+
+
+@pytest.fixture(scope="module")
+def walk_env(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, str]]:
+    tmp = tmp_path_factory.mktemp("readme")
+    bin_dir = tmp / "bin"
+    bin_dir.mkdir()
+    judge = bin_dir / "judge"
+    judge.write_text(f'#!/bin/sh\nexec {shlex.quote(sys.executable)} -m judge.cli.main "$@"\n')
+    judge.chmod(0o755)
+    (bin_dir / ".setup-stamp").touch()  # newer than the pins: `make run` installs nothing
+    cache = os.environ.get("JUDGE_CACHE_DIR") or str(Path.home() / ".cache" / "t2i-judge")
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith(("JUDGE_", "XDG_")) and k not in ("REDIS_URL", "PYTHONPATH")
+    }
+    with FakeProvider(latency=0.0) as provider:
+        env.update(
+            HOME=str(tmp / "home"),
+            PYTHONPATH=str(REPO),
+            JUDGE_CACHE_DIR=cache,  # outside the checkout; shared only to save time
+            JUDGE_API_BASE=provider.base_url,
+            JUDGE_API_KEY="readme-walk",
+            JUDGE_BIN=str(bin_dir),
+            LITELLM_LOCAL_MODEL_COST_MAP="True",
+            HF_HUB_OFFLINE="1",
+            TRANSFORMERS_OFFLINE="1",
+        )
+        yield env
+
+
+def as_written(body: str, env: dict[str, str], port: str, limit: int | None) -> str:
+    """The block with only the documented substitutions applied."""
+    bin_dir = env["JUDGE_BIN"]
+    text = body.replace(".venv/bin/judge", f"{bin_dir}/judge").replace(PORT, port)
+    text = re.sub(
+        r"^make run\b", f"make run BIN={bin_dir} STAMP={bin_dir}/.setup-stamp", text, flags=re.M
+    )
+    if limit is not None:
+        text = text.replace("\\\n", " ")
+        text = re.sub(r"^(.*judge meta-eval\b.*)$", rf"\1 --limit {limit}", text, flags=re.M)
+    return text
+
+
+def wait_ready(url: str, proc: subprocess.Popen, timeout_s: float = 180.0) -> None:
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        assert proc.poll() is None, f"judge serve exited: {proc.stderr.read()[-3000:]}"  # type: ignore[union-attr]
+        try:
+            if httpx.get(f"{url}/readyz", timeout=2).status_code == 200:
+                return
+        except httpx.TransportError:
+            pass
+        time.sleep(0.5)
+    raise AssertionError("judge serve did not become ready")
+
+
+def test_readme_exemplar_example_lines_are_valid_jsonl() -> None:
+    """The JSONL example can be pasted as is: one valid exemplar per line."""
+    examples = [b for b in blocks(README.read_text()) if b.lang == "json"]
+    assert examples, "the README lost its exemplar example"
+    for b in examples:
+        records = parse_lines(b.body.splitlines(), f"README.md line {b.line}")
+        assert len(records) == len(b.body.strip().splitlines())
+
+
+def test_every_shell_block_of_the_readme_runs_as_written(walk_env: dict[str, str]) -> None:
+    before = git_status()
+    port = str(free_port())
+    server: subprocess.Popen | None = None
+    ran, skipped = [], []
+    try:
+        for b in blocks(README.read_text()):
+            if b.lang != "sh":
+                continue
+            marker = b.parsed()
+            if marker and marker[0] == "skip":
+                skipped.append((b.line, marker[2]))
+                continue
+            script = as_written(b.body, walk_env, port, marker[1] if marker else None)
+            if script.lstrip().startswith(f"{walk_env['JUDGE_BIN']}/judge serve"):
+                assert server is None, "two `judge serve` blocks"
+                server = subprocess.Popen(
+                    ["bash", "-c", f"exec {script.strip().splitlines()[0]}"],
+                    cwd=REPO,
+                    env=walk_env,
+                    stdout=subprocess.DEVNULL,
+                    stderr=subprocess.PIPE,
+                    text=True,
+                    start_new_session=True,
+                )
+                wait_ready(f"http://127.0.0.1:{port}", server)
+                ran.append(b.line)
+                continue
+            proc = subprocess.run(
+                ["bash", "-eo", "pipefail", "-c", script],
+                cwd=REPO,
+                env=walk_env,
+                capture_output=True,
+                text=True,
+                timeout=900,
+            )
+            assert proc.returncode == 0, (
+                f"README block at line {b.line} failed (exit {proc.returncode}):\n{b.body}\n"
+                f"--- stdout ---\n{proc.stdout[-3000:]}\n--- stderr ---\n{proc.stderr[-3000:]}"
+            )
+            ran.append(b.line)
+            check_output(b.body, proc.stdout, proc.stderr, walk_env)
+    finally:
+        if server is not None:
+            os.killpg(server.pid, signal.SIGTERM)
+            try:
+                server.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                os.killpg(server.pid, signal.SIGKILL)
+    assert len(skipped) <= 3, f"too many README blocks excluded: {skipped}"
+    assert all(reason for _, reason in skipped)
+    assert len(ran) >= 8, ran
+    data = Path(walk_env["HOME"]) / ".local" / "share" / "t2i-judge"
+    assert (data / "memories" / "prompt-CO" / "CURRENT").is_file(), "memories not in user data"
+    assert (data / "service").is_dir() and (data / "runs").is_dir()
+    assert git_status() == before, "following the README changed the checkout"
+
+
+def json_values(text: str) -> list:
+    """Every JSON value printed one after another (curl adds no newlines)."""
+    decoder, out, i = json.JSONDecoder(), [], 0
+    while (start := text.find("{", i)) != -1:
+        value, i = decoder.raw_decode(text, start)
+        out.append(value)
+    return out
+
+
+def check_output(body: str, out: str, err: str, env: dict[str, str]) -> None:
+    """What some blocks must visibly produce (beyond exit 0)."""
+    if "make run" in body:
+        side = json_values(out)[0]["objective"]["image"]
+        assert side["coverage"] == {"scored": side["scored"], "total": 12}
+        assert "What a judge model would add" in err and "checkpoints scored" in err
+    if "--format text" in body:
+        assert "Checklist (objective" in out and not out.lstrip().startswith("{")
+    if "memory search" in body:
+        hits = json.loads(out.strip().splitlines()[-1])
+        assert hits and all(h["id"].startswith("ex-") for h in hits)
+    if "/v1/score" in body:
+        result = json_values(out)[-1]
+        assert all("skill" in d for d in result["subjective"]["image"].values())
+        assert "coverage" in result["objective"]["prompt"]
+    if "--ablation retrieval" in body:
+        runs = Path(env["HOME"]) / ".local" / "share" / "t2i-judge" / "runs"
+        (run,) = runs.glob("expert-jsonl-*")
+        rows = json.loads((run / "report.json").read_text())["ablation"]["rows"]
+        figures = {tuple(r[k] for k in ("mae", "within1", "spearman")) for r in rows.values()}
+        assert len(figures) > 1, "the README's ablation example shows no difference"
