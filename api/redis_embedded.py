@@ -3,7 +3,7 @@ wheel (or ``redis-server`` on PATH), on a loopback port, persisting under a data
 
 Example::
 
-    with EmbeddedRedis(Path(".judge-data/redis")) as url:
+    with EmbeddedRedis(Path("/tmp/judge-redis")) as url:
         print(url)   # redis://127.0.0.1:41234/0
 """
 

@@ -229,7 +229,7 @@ def check_output(body: str, out: str, err: str, env: dict[str, str]) -> None:
     if "--format text" in body:
         assert "Checklist (objective" in out and not out.lstrip().startswith("{")
     if "memory search" in body:
-        hits = json.loads(out.strip().splitlines()[-1])
+        hits = json.loads(next(line for line in out.splitlines() if line.startswith("[")))
         assert hits and all(h["id"].startswith("ex-") for h in hits)
     if "/v1/score" in body:
         result = json_values(out)[-1]

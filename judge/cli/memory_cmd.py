@@ -22,7 +22,10 @@ def register(sub: argparse._SubParsersAction) -> None:
 
     def common(q: argparse.ArgumentParser) -> None:
         q.add_argument(
-            "--store", type=Path, help="store folder (env JUDGE_MEMORY_DIR, default memory/store)"
+            "--store",
+            type=Path,
+            help="use this store alone (env JUDGE_MEMORY_DIR); default: your store under the "
+            "user data folder, over the shipped read-only memories",
         )
 
     b = verbs.add_parser("build", help="create or replace a memory from an exemplar JSONL file")
