@@ -163,6 +163,16 @@ def run_meta_eval(cfg: MetaEvalConfig) -> dict[str, Any]:
     overrides = {k: v for k, v in {"model": cfg.model, **cfg.overrides}.items() if v is not None}
     if dataset.skills and "skills" not in overrides:
         overrides["skills"] = dataset.skills
+    if (
+        cfg.ablation in ("retrieval", "k")
+        and not cfg.url
+        and JudgeSettings().merged(**overrides).resolved_backend() == "local"
+    ):
+        raise ValueError(
+            f"--ablation {cfg.ablation} varies the exemplars shown to a judge model; the local "
+            "backend (no model configured) does not use them, so every variant would score "
+            "alike: give --model (or JUDGE_MODEL)"
+        )
     memories: dict[str, str] = {}
     if source is not None:
         memories = build_memories(dataset, source, cfg.out / "memory")

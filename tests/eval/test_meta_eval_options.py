@@ -118,3 +118,15 @@ def test_slice_tables_are_well_formed_for_small_and_missing_groups() -> None:
     assert "No group has the 3 scored items" in md
     assert "| appeal | a\\|b | 3 | – | 0.500 |" in md
     assert "| 6/8 |" in md and "| 8/8 |" in md  # coverage next to the figures
+
+
+def test_an_ablation_on_the_local_backend_is_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for name in ("JUDGE_MODEL", "JUDGE_PANEL", "JUDGE_BACKEND"):
+        monkeypatch.delenv(name, raising=False)
+    store = example_store(tmp_path / "store")
+    args = ["meta-eval", "--dataset", "expert-jsonl", "--data", str(EXPERT)]
+    args += ["--out", str(tmp_path / "o"), "--memory-dir", str(store), "--ablation", "k"]
+    assert main(args) == 2
+    assert "local backend" in capsys.readouterr().err
