@@ -22,13 +22,21 @@ from skills.local.common import payload_image, unscored_verdicts
 from skills.local.ocr import read_text_cached
 from skills.local.prompt_rules import MATCH, decide_prompt
 from skills.local.textmatch import contains_fuzzy, quoted
-from skills.types import CheckSpec, ImagePayload, ModelClient, SkillInput, SkillOutput, VerdictValue
+from skills.types import (
+    Cause,
+    CheckSpec,
+    ImagePayload,
+    ModelClient,
+    SkillInput,
+    SkillOutput,
+    VerdictValue,
+)
 
 
 def _image_verdict(check: CheckSpec, image: ImagePayload) -> VerdictValue:
     quotes, mode = quoted(check.text)
     if not quotes:
-        return VerdictValue(reason=NEEDS_VLM)
+        return VerdictValue.unscored(Cause.NO_MODEL, NEEDS_VLM)
     lines = read_text_cached(image.sha256, payload_image(image))
     text = " ".join(t for t, _ in lines)
     scores = [contains_fuzzy(text, q) for q in quotes]
@@ -42,7 +50,7 @@ def _image_verdict(check: CheckSpec, image: ImagePayload) -> VerdictValue:
 def _prompt_verdict(check: CheckSpec, prompt: str) -> VerdictValue:
     verdict, why = decide_prompt(check.text, prompt, check.primitive)
     if verdict is None:
-        return VerdictValue(reason=f"{why}; {NEEDS_VLM}")
+        return VerdictValue.unscored(Cause.NO_MODEL, f"{why}; {NEEDS_VLM}")
     return VerdictValue(verdict=verdict, rationale=why)
 
 
@@ -59,7 +67,9 @@ def local_checklist(card: SkillCard) -> SkillFn:
     async def run(inp: SkillInput, client: ModelClient) -> SkillOutput:
         if card.modality == "image" and inp.image is None:
             return SkillOutput(
-                verdicts=unscored_verdicts([c.id for c in inp.checks], "no image submitted")
+                verdicts=unscored_verdicts(
+                    [c.id for c in inp.checks], "no image submitted", Cause.NOT_APPLICABLE
+                )
             )
         return await asyncio.to_thread(decide, inp)
 
