@@ -55,32 +55,26 @@ class Vote:
         return {"a": self.model_a, "b": self.model_b}.get(self.winner)
 
 
+def _field(row: dict[str, Any], col: str, where: str) -> str:
+    raw = row.get(col)
+    val = raw.strip() if isinstance(raw, str) else "" if raw is None else str(raw).strip()
+    if not val:
+        raise VotesError(f"{where}: field {col!r} is missing or empty")
+    return val
+
+
 def make_vote(row: dict[str, Any], where: str) -> Vote:
     """A validated vote from a mapping; ``where`` (``file:line``) prefixes any error."""
-    vals: dict[str, str] = {}
-    for col in COLUMNS:
-        raw = row.get(col)
-        if raw is None or str(raw).strip() == "":
-            raise VotesError(f"{where}: field {col!r} is missing or empty")
-        vals[col] = str(raw).strip()
-    winner = vals["winner"].lower()
-    if winner not in WINNERS:
-        raise VotesError(
-            f"{where}: field 'winner' has unknown value {vals['winner']!r} (use a, b or tie)"
-        )
-    if vals["model_a"] == vals["model_b"]:
-        raise VotesError(
-            f"{where}: field 'model_b': model {vals['model_a']!r} is named on both sides"
-        )
+    prompt_id, model_a, model_b, winner, criterion = (_field(row, c, where) for c in COLUMNS)
+    low = winner.lower()
+    if low not in WINNERS:
+        raise VotesError(f"{where}: field 'winner' has unknown value {winner!r} (use a, b or tie)")
+    if model_a == model_b:
+        raise VotesError(f"{where}: field 'model_b': model {model_a!r} is named on both sides")
     annotator = row.get("annotator")
-    return Vote(
-        vals["prompt_id"],
-        vals["model_a"],
-        vals["model_b"],
-        winner,
-        vals["criterion"],
-        str(annotator).strip() if annotator not in (None, "") else None,
-    )
+    if annotator is not None:
+        annotator = str(annotator).strip() or None
+    return Vote(prompt_id, model_a, model_b, low, criterion, annotator)
 
 
 def comparison_votes(row: dict[str, Any], where: str) -> list[Vote]:
@@ -173,3 +167,20 @@ def write_votes(votes: Iterable[Vote], path: str | Path) -> Path:
                 row = {k: x for k, x in asdict(v).items() if x is not None}
                 fh.write(json.dumps(row) + "\n")
     return path
+
+
+def majority(outcomes: Iterable[str]) -> str | None:
+    """The outcome (``a``, ``b`` or ``tie``) given by the most voters; a shared top count
+    (a split such as 1 a / 1 b, or 1 a / 1 b / 1 tie) is a ``tie``; no outcomes gives None.
+
+    >>> majority(["a", "a", "b"]), majority(["a", "b"]), majority(["a", "tie", "tie"])
+    ('a', 'tie', 'tie')
+    """
+    counts: dict[str, int] = {}
+    for o in outcomes:
+        counts[o] = counts.get(o, 0) + 1
+    if not counts:
+        return None
+    top = max(counts.values())
+    leaders = [o for o, c in counts.items() if c == top]
+    return leaders[0] if len(leaders) == 1 else "tie"
