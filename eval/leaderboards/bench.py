@@ -3,9 +3,9 @@
 Models get known strengths (log-normal); every vote picks a prompt and two different models at
 random, and the outcome follows the Bradley–Terry probability, with a share of ties. The votes
 are written to a JSONL file and the timed part is what ``judge leaderboard`` does: read the
-file, tally, fit, bootstrap. Wall and CPU time are both reported (CPU time is the
-figure to trust on a shared, busy machine). The Spearman correlation of the recovered scores with the true
-strengths is reported as a sanity check.
+file, tally, fit, bootstrap. Wall and CPU time are both reported (CPU time is the figure to
+trust on a shared, busy machine). The Spearman correlation of the recovered scores with the
+true strengths is reported as a sanity check.
 
 Example:
     >>> out = run_bench(n_votes=2000, n_models=5, n_prompts=100, n_boot=50, seed=1)

@@ -27,14 +27,17 @@ def score_plot(board: dict, path: Path) -> Path:
     rows = board["models"]
     names = [r["model"] for r in rows][::-1]
     scores = np.array([np.nan if r["score"] is None else r["score"] for r in rows][::-1])
-    lo = np.array([r["ci95"][0] if r["ci95"] else s for r, s in zip(rows[::-1], scores)])
-    hi = np.array([r["ci95"][1] if r["ci95"] else s for r, s in zip(rows[::-1], scores)])
+    cis = [r["ci95"] or [s, s] for r, s in zip(rows[::-1], scores, strict=True)]
+    lo, hi = np.array([c[0] for c in cis], float), np.array([c[1] for c in cis], float)
     err = np.vstack([np.maximum(scores - lo, 0), np.maximum(hi - scores, 0)])
     fig, ax = plt.subplots(figsize=(6.4, 0.35 * len(names) + 1.4))
     base = 1000.0 if board["method"] == "elo" else 0.0
     ax.barh(names, scores - base, left=base, xerr=err, color="#4c72b0", capsize=3)
-    ax.set_xlabel({"bt": "Bradley–Terry score (sum 100)", "elo": "Elo rating"}.get(
-        board["method"], "win rate (%)"))
+    ax.set_xlabel(
+        {"bt": "Bradley–Terry score (sum 100)", "elo": "Elo rating"}.get(
+            board["method"], "win rate (%)"
+        )
+    )
     ax.set_title(f"{board['criterion']} · {board['n_votes']} votes · 95% bootstrap CI")
     fig.tight_layout()
     fig.savefig(path, dpi=110)

@@ -21,8 +21,8 @@ Example:
     >>> rows = [{"prompt_id": "p", "model": m, "judge": j, "score": s}
     ...         for j, scores in {"j1": (4, 3), "j2": (2, 3), "j3": (5, 1)}.items()
     ...         for m, s in zip(("x", "y"), scores)]
-    >>> pseudo_votes(rows, metric="score")
-    [Vote(prompt_id='p', model_a='x', model_b='y', winner='a', criterion='score', annotator='judges=3')]
+    >>> [(v.model_a, v.model_b, v.winner, v.annotator) for v in pseudo_votes(rows, metric="score")]
+    [('x', 'y', 'a', 'judges=3')]
 """
 
 from __future__ import annotations
@@ -117,9 +117,7 @@ def read_results(path: str | Path) -> list[dict]:
     return rows
 
 
-def pseudo_votes(
-    rows: Iterable[dict], *, metric: str, criterion: str | None = None
-) -> list[Vote]:
+def pseudo_votes(rows: Iterable[dict], *, metric: str, criterion: str | None = None) -> list[Vote]:
     """One vote per (prompt, model pair) that at least one judge scored on both sides."""
     read = get_metric(metric)
     table: dict[str, dict[str, dict[str, float | None]]] = {}  # prompt -> judge -> model -> v

@@ -108,8 +108,12 @@ def run_pseudo(args: argparse.Namespace) -> int:
     except (VotesError, ValueError) as exc:
         return _fail("votes pseudo", exc)
     if not votes:
-        return _fail("votes pseudo", ValueError(f"no pair of models was scored on the same "
-                                                f"prompt with metric {args.metric!r}"))
+        return _fail(
+            "votes pseudo",
+            ValueError(
+                f"no pair of models was scored on the same prompt with metric {args.metric!r}"
+            ),
+        )
     write_votes(votes, args.out)
     print(f"{len(votes)} votes from {len(rows)} results -> {args.out}")
     return 0
@@ -133,8 +137,9 @@ def run_bench(args: argparse.Namespace) -> int:
     from eval.leaderboards.bench import run_bench as bench
 
     if min(args.votes, args.models - 1, args.prompts, args.bootstrap) < 1:
-        return _fail("leaderboard-bench", ValueError("need votes, prompts, bootstrap >= 1 and "
-                                                     "models >= 2"))
+        return _fail(
+            "leaderboard-bench", ValueError("need votes, prompts, bootstrap >= 1 and models >= 2")
+        )
     out = bench(
         n_votes=args.votes,
         n_models=args.models,
@@ -149,6 +154,7 @@ def run_bench(args: argparse.Namespace) -> int:
         print(
             f"{out['n_votes']} votes, {out['n_models']} models, {out['n_prompts']} prompts, "
             f"{out['bootstrap']} resamples: read {out['read_s']:.2f} s + BT {out['fit_s']:.2f} s "
-            f"= {out['total_s']:.2f} s wall ({out['cpu_s']:.2f} s CPU); spearman vs true strengths {out['spearman_vs_truth']}"
+            f"= {out['total_s']:.2f} s wall ({out['cpu_s']:.2f} s CPU); "
+            f"spearman vs true strengths {out['spearman_vs_truth']}"
         )
     return 0
