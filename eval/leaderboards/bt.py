@@ -4,14 +4,17 @@ With ``W[i, j]`` the wins of ``i`` over ``j`` (ties split half and half) one ste
 
     p_i <- sum_j W[i, j] * p_j / (p_i + p_j)  /  sum_j W[j, i] / (p_i + p_j)
 
-(wins weighted in the numerator, losses in the denominator: Newman, JMLR 2023, eq. 13), then
-rescales so that the geometric mean is 1; the final scores are rescaled to sum to 100.
+(wins weighted in the numerator, losses in the denominator, as in Newman, JMLR 2023; the crowd
+paper's printed version swaps the two). Models are updated in place, one after the other, each
+update using the values just computed (updating all at once can oscillate forever, e.g. with
+two models); after a sweep the scores are rescaled to geometric mean 1, and the final scores
+to sum 100. Iteration stops when no log-score moves by more than ``tol`` in a sweep.
 
 The maximum-likelihood scores exist only when the "beat" graph is strongly connected; otherwise
 (a model that never lost, groups that never met) the plain update runs off to 0 or infinity.
 ``prior > 0`` then adds, for every model, ``prior`` win(s) and ``prior`` loss(es) against a
-virtual opponent of strength 1 (the geometric mean), which keeps every score finite and pulls
-it gently towards the middle. :func:`fit_bt` vectorises over a leading batch axis so that a
+virtual opponent of fixed strength 1 (which then sets the scale: no rescaling), keeping every
+score finite and pulling it gently towards the middle. :func:`fit_bt` vectorises over a leading batch axis so that a
 whole block of bootstrap resamples is fitted at once.
 
 Example:
@@ -51,15 +54,20 @@ def fit_bt(
     active = np.arange(n_b)
     for _ in range(max_iter):
         pa, wa, aa = p[active], w[active], alpha[active]
-        inv = 1.0 / (pa[:, :, None] + pa[:, None, :])  # 1 / (p_i + p_j)
-        virt = aa / (pa + 1.0)
-        num = np.einsum("bij,bij,bj->bi", wa, inv, pa) + virt
-        den = np.einsum("bji,bij->bi", wa, inv) + virt
-        new = np.where(den > 0, num / np.where(den > 0, den, 1.0), pa)
-        new = np.where(new > 0, new, pa)  # a model with no win keeps its value this round
-        new = new / np.exp(np.mean(np.log(new), axis=1, keepdims=True))
-        change = np.max(np.abs(np.log(new) - np.log(pa)), axis=1)
-        p[active] = new
+        old = pa.copy()
+        for i in range(m):  # in place: each update already sees the new values before it
+            inv = 1.0 / (pa[:, i : i + 1] + pa)  # 1 / (p_i + p_j), shape (b, M)
+            virt = aa[:, 0] / (pa[:, i] + 1.0)
+            num = np.einsum("bj,bj,bj->b", wa[:, i, :], inv, pa) + virt
+            den = np.einsum("bj,bj->b", wa[:, :, i], inv) + virt
+            ok = (den > 0) & (num > 0)  # a model without a win (or loss) keeps its value
+            pa[:, i] = np.where(ok, num / np.where(ok, den, 1.0), pa[:, i])
+        # without a prior the scale is free: pin the geometric mean to 1; with one, the
+        # virtual opponent's fixed strength sets the scale (rescaling would fight it)
+        gm = np.exp(np.mean(np.log(pa), axis=1, keepdims=True))
+        pa = np.where(aa > 0, pa, pa / gm)
+        change = np.max(np.abs(np.log(pa) - np.log(old)), axis=1)
+        p[active] = pa
         active = active[change > tol]
         if active.size == 0:
             break
