@@ -14,8 +14,8 @@ The maximum-likelihood scores exist only when the "beat" graph is strongly conne
 (a model that never lost, groups that never met) the plain update runs off to 0 or infinity.
 ``prior > 0`` then adds, for every model, ``prior`` win(s) and ``prior`` loss(es) against a
 virtual opponent of fixed strength 1 (which then sets the scale: no rescaling), keeping every
-score finite and pulling it gently towards the middle. :func:`fit_bt` vectorises over a leading batch axis so that a
-whole block of bootstrap resamples is fitted at once.
+score finite and pulling it gently towards the middle. :func:`fit_bt` vectorises over a
+leading batch axis so that a whole block of bootstrap resamples is fitted at once.
 
 Example:
     >>> w = np.array([[0, 2.0, 3.0], [1.0, 0, 2.0], [1.0, 1.0, 0]])
