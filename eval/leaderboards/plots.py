@@ -3,7 +3,7 @@ pairwise win-rate matrix as a heatmap (grey where two models never met).
 
 Example::
 
-    write_plots(board, Path("plots"))   # plots/bt-preference.png, plots/winrate-preference.png
+    write_plots(board, Path("plots"))   # plots/bt-preference.png, plots/win-matrix-preference.png
 """
 
 from __future__ import annotations
@@ -57,8 +57,7 @@ def win_matrix_plot(board: dict, path: Path) -> Path:
     labels = [names[i] for i in order]
     size = 0.45 * len(labels) + 2.5
     fig, ax = plt.subplots(figsize=(size + 1, size))
-    cmap = matplotlib.colormaps["RdBu"].copy()
-    cmap.set_bad("#dddddd")
+    cmap = matplotlib.colormaps["RdBu"].with_extremes(bad="#dddddd")
     im = ax.imshow(np.ma.masked_invalid(grid), cmap=cmap, vmin=0, vmax=1)
     ax.set_xticks(range(len(labels)), labels, rotation=60, ha="right")
     ax.set_yticks(range(len(labels)), labels)
@@ -79,5 +78,5 @@ def write_plots(board: dict, folder: Path) -> list[Path]:
     crit = _slug(str(board["criterion"]))
     return [
         score_plot(board, folder / f"{board['method']}-{crit}.png"),
-        win_matrix_plot(board, folder / f"winrate-{crit}.png"),
+        win_matrix_plot(board, folder / f"win-matrix-{crit}.png"),
     ]
