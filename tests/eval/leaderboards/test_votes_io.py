@@ -86,7 +86,8 @@ def test_comparison_results_become_votes(tmp_path):
         (
             "bad.jsonl",
             '{"prompt_id": "p", "model_a": "x", "model_b": "y", "winner": "a", '
-            '"criterion": "c"}\n{"prompt_id": "p", "model_a": "x", "model_b": "y", "criterion": "c"}\n',
+            '"criterion": "c"}\n'
+            '{"prompt_id": "p", "model_a": "x", "model_b": "y", "criterion": "c"}\n',
             r"bad.jsonl:2: field 'winner' is missing",
         ),
         (
