@@ -37,6 +37,10 @@ COLUMNS = ("prompt_id", "prompt", "image_a", "image_b", "model_a", "model_b", "w
 LABEL = {"a": 1.0, "b": 0.0, "tie": 0.5}
 
 
+def _remote(ref: str) -> bool:
+    return ref.startswith(("http://", "https://", "data:"))
+
+
 class VotesDataset:
     """Adapter for a file of human pairwise votes with images."""
 
@@ -83,8 +87,14 @@ class VotesDataset:
         out = []
         for row, where in raw:
             for col in ("prompt", "image_a", "image_b"):
-                if not str(row.get(col) or "").strip():
+                ref = str(row.get(col) or "").strip()
+                if not ref:
                     raise VotesError(f"{where}: field {col!r} is missing or empty")
+                if col != "prompt" and not _remote(ref) and not (path.parent / ref).is_file():
+                    raise VotesError(
+                        f"{where}: field {col!r}: image {ref!r} not found next to {path.name} "
+                        "(paths are relative to the votes file)"
+                    )
             out.append((row, make_vote(row, where), where))
         return out
 

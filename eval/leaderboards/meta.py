@@ -105,8 +105,10 @@ def _rank_corr(human: Sequence[Vote], judge: Sequence[Vote]) -> dict[str, Any]:
     common = sorted(set(scores[0]) & set(scores[1]))
     if len(common) < 2:
         return {"kendall_tau": None, "spearman": None, "n_models": len(common)}
-    h = [scores[0][m] for m in common]
-    j = [scores[1][m] for m in common]
+    h = np.round([scores[0][m] for m in common], 9)
+    j = np.round([scores[1][m] for m in common], 9)
+    if np.ptp(h) == 0 or np.ptp(j) == 0:  # one side ranks every model equal: undefined
+        return {"kendall_tau": None, "spearman": None, "n_models": len(common)}
     tau, rho = kendalltau(h, j).statistic, spearmanr(h, j).statistic
     clean = lambda x: None if not np.isfinite(x) else round(float(x), 4)  # noqa: E731
     return {"kendall_tau": clean(tau), "spearman": clean(rho), "n_models": len(common)}
