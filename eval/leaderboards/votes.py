@@ -63,8 +63,18 @@ def _field(row: dict[str, Any], col: str, where: str) -> str:
     return val
 
 
+def _clean(x: Any) -> bool:
+    return type(x) is str and x != "" and x[0] != " " and x[-1] != " "
+
+
 def make_vote(row: dict[str, Any], where: str) -> Vote:
     """A validated vote from a mapping; ``where`` (``file:line``) prefixes any error."""
+    p, a, b, w, c = (row.get(k) for k in COLUMNS)
+    if w in WINNERS and a != b and _clean(p) and _clean(a) and _clean(b) and _clean(c):
+        ann = row.get("annotator")  # the common, well-formed case, checked cheaply
+        return Vote(
+            p, a, b, w, c, ann if ann is None or _clean(ann) else (str(ann).strip() or None)
+        )
     prompt_id, model_a, model_b, winner, criterion = (_field(row, c, where) for c in COLUMNS)
     low = winner.lower()
     if low not in WINNERS:
@@ -102,22 +112,37 @@ def comparison_votes(row: dict[str, Any], where: str) -> list[Vote]:
     return out
 
 
+def _parse_lines(path: Path) -> list[tuple[int, Any]]:
+    """(line number, parsed value) of every non-blank line; one parser call when all parse."""
+    numbered = [
+        (n, line)
+        for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1)
+        if line.strip()
+    ]
+    try:
+        values = json.loads("[" + ",".join(line for _, line in numbered) + "]")
+        if len(values) == len(numbered):
+            return [(n, v) for (n, _), v in zip(numbered, values, strict=True)]
+    except json.JSONDecodeError:
+        pass
+    out = []  # something is off: parse line by line to say where
+    for n, line in numbered:
+        try:
+            out.append((n, json.loads(line)))
+        except json.JSONDecodeError as exc:
+            raise VotesError(f"{path}:{n}: not valid JSON ({exc.msg})") from None
+    return out
+
+
 def _jsonl(path: Path) -> Iterator[Vote]:
-    with open(path, encoding="utf-8") as fh:
-        for n, line in enumerate(fh, start=1):
-            if not line.strip():
-                continue
-            where = f"{path}:{n}"
-            try:
-                row = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise VotesError(f"{where}: not valid JSON ({exc.msg})") from None
-            if not isinstance(row, dict):
-                raise VotesError(f"{where}: expected a JSON object")
-            if "criteria" in row or "comparison_id" in row:
-                yield from comparison_votes(row, where)
-            else:
-                yield make_vote(row, where)
+    for n, row in _parse_lines(path):
+        where = f"{path}:{n}"
+        if not isinstance(row, dict):
+            raise VotesError(f"{where}: expected a JSON object")
+        if "criteria" in row or "comparison_id" in row:
+            yield from comparison_votes(row, where)
+        else:
+            yield make_vote(row, where)
 
 
 def _csv(path: Path) -> Iterator[Vote]:

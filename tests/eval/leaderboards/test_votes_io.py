@@ -144,3 +144,15 @@ def test_votes_convert_cli(tmp_path, capsys):
         "c1,x,y,b,preference,",
     ]
     assert main(["votes", "convert", str(tmp_path / "missing.jsonl"), "--out", str(out)]) == 2
+
+
+def test_jsonl_error_on_a_later_line_and_non_objects(tmp_path):
+    good = '{"prompt_id": "p", "model_a": "x", "model_b": "y", "winner": "a", "criterion": "c"}'
+    path = write(tmp_path / "v.jsonl", f"{good}\n\n{good}\n{good},\n")
+    with pytest.raises(VotesError, match=r"v.jsonl:4: not valid JSON"):
+        read_votes(path)
+    write(path, f"{good}\n[1, 2]\n")
+    with pytest.raises(VotesError, match=r"v.jsonl:2: expected a JSON object"):
+        read_votes(path)
+    write(path, good.replace('"a"', '" a "').replace('"y"', '"y "') + "\n")
+    assert read_votes(path) == [Vote("p", "x", "y", "a", "c")]  # stray spaces trimmed
