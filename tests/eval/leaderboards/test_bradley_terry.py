@@ -12,8 +12,9 @@ from eval.leaderboards.tally import Tally
 from .conftest import draw_votes
 
 
-def reference_bt(votes: list[Vote], iterations: int = 2000) -> dict[str, float]:
-    """Newman's update written out with plain Python loops (ties: half a win each way)."""
+def reference_bt(votes: list[Vote], iterations: int = 2000, prior: float = 0.0) -> dict[str, float]:
+    """Newman's update written out with plain Python loops (ties: half a win each way);
+    ``prior`` adds that many wins and losses against a virtual player of strength 1."""
     models = sorted({v.model_a for v in votes} | {v.model_b for v in votes})
     wins = {(i, j): 0.0 for i in models for j in models}
     for v in votes:
@@ -29,10 +30,14 @@ def reference_bt(votes: list[Vote], iterations: int = 2000) -> dict[str, float]:
         for i in models:  # in place, one model after the other
             num = sum(wins[i, j] * p[j] / (p[i] + p[j]) for j in models if j != i)
             den = sum(wins[j, i] / (p[i] + p[j]) for j in models if j != i)
+            num += prior / (p[i] + 1.0)
+            den += prior / (p[i] + 1.0)
             p[i] = num / den
-        total = sum(p.values())
-        p = {m: 100 * x / total for m, x in p.items()}
-    return p
+        if not prior:  # with a prior the virtual player fixes the scale
+            total = sum(p.values())
+            p = {m: 100 * x / total for m, x in p.items()}
+    total = sum(p.values())
+    return {m: 100 * x / total for m, x in p.items()}
 
 
 def scores(board: dict) -> dict[str, float]:
@@ -125,6 +130,8 @@ def test_all_wins_model_is_regularised_and_said():
     assert any("never lost: champ" in n for n in board["notes"])
     s = scores(board)
     assert np.isfinite(list(s.values())).all()
+    ref = reference_bt(votes, iterations=3000, prior=1.0)
+    assert s == pytest.approx(ref, abs=0.01)
     assert s["champ"] > s["x"] > 0 and board["models"][0]["model"] == "champ"
     # the plain update has no finite fit here: without a prior the champion runs off
     raw = fit_bt(Tally.from_votes(votes).wins(), prior=0.0, max_iter=300)
@@ -152,7 +159,7 @@ def test_disconnected_groups_and_never_met_pair():
     groups = {r["model"]: r["group"] for r in board["models"]}
     assert groups["x"] == groups["y"] != groups["u"] == groups["v"]
     assert board["regularised"] is True
-    assert all(np.isfinite(r["score"]) for r in board["models"])
+    assert scores(board) == pytest.approx(reference_bt(votes, 3000, prior=1.0), abs=0.01)
     wm = board["win_matrix"]
     assert wm["rates"][wm["models"].index("x")][wm["models"].index("u")] is None
     # a pair that never met but is linked through a third model is an ordinary fit
