@@ -14,7 +14,8 @@ Reported, per criterion and overall:
   that winner (a judge tie counts as a miss); with its CI.
 * ``judge_tie_rate``, ``human_tie_rate``; ``position_consistency`` — share of the judge's
   verdicts whose two orders agreed (over every result, matched or not).
-* ``kendall_tau`` / ``spearman`` (per criterion) — between the Bradley–Terry scores fitted to the
+* ``kendall_tau`` / ``spearman`` (per criterion) — between the Bradley–Terry scores (prior 1,
+  so sparse tables stay finite) fitted to the
   human votes and to the judge's votes, over the models both rank.
 
 Example:
