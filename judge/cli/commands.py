@@ -27,4 +27,5 @@ REGISTRY: list[Register] = [
     serve_cmd.register,
     bench_cmd.register,
     bench_cmd.register_load,
+    __import__("judge.cli.leaderboard_cmd", fromlist=["register"]).register,
 ]
