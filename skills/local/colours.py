@@ -31,7 +31,7 @@ from PIL import Image
 
 BORDER = 0.05  # share of the image's width/height read as its border
 BACKGROUND_SHARE = 0.5  # a name this common on the border counts as background
-SIDE = 160  # images are shrunk to at most this side before naming pixels
+SIDE = 256  # images are shrunk to at most this side before naming pixels
 
 
 @lru_cache(maxsize=1)
@@ -76,9 +76,10 @@ def name_pixels(rgb: np.ndarray) -> np.ndarray:
 
 def _small(image: Image.Image) -> np.ndarray:
     img = image.convert("RGB")
-    if max(img.size) > SIDE:
-        img = img.copy()
-        img.thumbnail((SIDE, SIDE))
+    if max(img.size) > SIDE:  # nearest neighbour: shrinking must not invent blended colours
+        scale = SIDE / max(img.size)
+        size = (max(1, round(img.width * scale)), max(1, round(img.height * scale)))
+        img = img.resize(size, Image.Resampling.NEAREST)
     return np.asarray(img)
 
 

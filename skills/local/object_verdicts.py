@@ -4,8 +4,9 @@ A detection counts when its confidence is at least :data:`CONFIDENT`; one betwee
 detector's floor and that is *borderline*. The small detector misses objects far more often
 than it invents them, so absence alone never decides anything:
 
-- presence: true when every named class is confidently detected; a negated presence ("no
-  dogs") is false when one is; otherwise unscored;
+- presence: true when every named class has a box of at least :data:`PRESENT` (a single
+  box is all the evidence, so the bar is higher); a negated presence ("no dogs") is false
+  on such a box; otherwise unscored;
 - counts (1–:data:`MAX_COUNT`): ``exactly n`` true when exactly n confident boxes and no
   borderline or nested boxes of that class, false when more than n confident boxes;
   ``at least n`` true when n or more; ``at most n`` false when more; several counts are a
@@ -32,6 +33,7 @@ from skills.local.detector import Detection
 from skills.local.object_claims import Claim
 
 CONFIDENT = 0.5
+PRESENT = 0.85  # a bare presence claim rests on one box: it needs a higher bar
 MAX_COUNT = 6
 MARGIN = 0.05
 NESTED = 0.7  # a box this much inside another of its class makes a count ambiguous
@@ -54,15 +56,24 @@ def _seen(label: str, sure: list[Detection], border: list[Detection]) -> str:
     return f"{len(sure)} confident '{label}'" + (f" ({confs})" if confs else "")
 
 
+def _inside(a: Detection, b: Detection) -> bool:
+    iw = max(0.0, min(a.x1, b.x1) - max(a.x0, b.x0))
+    ih = max(0.0, min(a.y1, b.y1) - max(a.y0, b.y0))
+    small = min((a.x1 - a.x0) * (a.y1 - a.y0), (b.x1 - b.x0) * (b.y1 - b.y0))
+    return small > 0 and iw * ih / small >= NESTED
+
+
 def _nested(boxes: list[Detection]) -> bool:
-    for i, a in enumerate(boxes):
-        for b in boxes[i + 1 :]:
-            iw = max(0.0, min(a.x1, b.x1) - max(a.x0, b.x0))
-            ih = max(0.0, min(a.y1, b.y1) - max(a.y0, b.y0))
-            small = min((a.x1 - a.x0) * (a.y1 - a.y0), (b.x1 - b.x0) * (b.y1 - b.y0))
-            if small > 0 and iw * ih / small >= NESTED:
-                return True
-    return False
+    return any(_inside(a, b) for i, a in enumerate(boxes) for b in boxes[i + 1 :])
+
+
+def _distinct(boxes: list[Detection]) -> list[Detection]:
+    """Boxes with any box mostly inside a more confident one dropped (one object, two boxes)."""
+    kept: list[Detection] = []
+    for box in boxes:
+        if not any(_inside(box, k) for k in kept):
+            kept.append(box)
+    return kept
 
 
 def decide(claim: Claim, dets: list[Detection], image: Image.Image | None) -> Verdict:
@@ -80,17 +91,19 @@ def _presence(classes: tuple[str, ...], negated: bool, dets: list[Detection]) ->
     seen = [_of(dets, c) for c in classes]
     why = "; ".join(_seen(c, s, b) for c, (s, b) in zip(classes, seen, strict=True))
     if negated:
-        return (False, f"detector found {why}") if seen[0][0] else (None, f"detector: {why}")
-    if all(s for s, _ in seen):
-        return True, f"detector found {why}"
+        strong = any(d.confidence >= PRESENT for d in seen[0][0])
+        return (False, f"detector found {why}") if strong else (None, f"detector: {why}")
+    if all(any(d.confidence >= PRESENT for d in s) for s, _ in seen):
+        return True, f"detector found {why} (presence needs {PRESENT})"
     return None, f"detector: {why} (a miss is likely for this small model)"
 
 
 def _count(label: str, mode: str, n: int, dets: list[Detection]) -> Verdict:
     sure, border = _of(dets, label)
     why = _seen(label, sure, border)
-    if mode in ("exact", "max") and len(sure) > n:
-        return False, f"{why}, more than {n}"
+    distinct = _distinct(sure)
+    if mode in ("exact", "max") and len(distinct) > n:
+        return False, f"{why}, {len(distinct)} distinct: more than {n}"
     if n < 1 or n > MAX_COUNT:
         return None, f"{why}; counts are decided for 1–{MAX_COUNT} objects only"
     if mode == "min" and len(sure) >= n:
@@ -115,7 +128,8 @@ def _counts(counts: tuple[tuple[str, str, int], ...], dets: list[Detection]) -> 
 def _single(label: str, dets: list[Detection]) -> tuple[Detection | None, str]:
     sure, border = _of(dets, label)
     why = _seen(label, sure, border)
-    return (sure[0] if len(sure) == 1 and not border else None), why
+    alone = len(sure) == 1 and not border and not _nested(sure)
+    return (sure[0] if alone else None), why
 
 
 def _relation(rel: tuple[str, str, str], dets: list[Detection]) -> Verdict:
