@@ -8,9 +8,10 @@ than it invents them, so absence alone never decides anything:
   box is all the evidence, so the bar is higher); a negated presence ("no dogs") is false
   on such a box; otherwise unscored;
 - counts (1–:data:`MAX_COUNT`): ``exactly n`` true when exactly n confident boxes and no
-  borderline or nested boxes of that class, false when more than n confident boxes;
-  ``at least n`` true when n or more; ``at most n`` false when more; several counts are a
-  conjunction;
+  borderline or nested boxes of that class, false when more than n distinct confident boxes
+  (a box mostly inside another of its class is the same object); ``at least n`` true when n
+  or more (for n = 1 the presence bar applies); ``at most n`` false when more; several
+  counts are a conjunction;
 - relations: exactly one confident box of each class (different classes, nothing
   borderline); box centres must differ by :data:`MARGIN` of the image in the claimed
   direction (true) or the opposite one (false); ``next to`` is only ever confirmed;
@@ -113,6 +114,8 @@ def _count(label: str, mode: str, n: int, dets: list[Detection]) -> Verdict:
         return False, f"{why}, {len(distinct)} distinct: more than {n}"
     if n < 1 or n > MAX_COUNT:
         return None, f"{why}; counts are decided for 1–{MAX_COUNT} objects only"
+    if mode == "min" and n == 1 and not any(d.confidence >= PRESENT for d in sure):
+        return None, f"{why}; 'at least one' is a presence claim and needs {PRESENT}"
     if mode == "min" and len(sure) >= n:
         return True, f"{why}, at least {n}"
     if mode == "exact" and len(sure) == n:

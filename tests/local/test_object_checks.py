@@ -281,3 +281,12 @@ def test_detect_eval_bad_input_exits_2(tmp_path, capsys):
     bad.write_text('{"image": "avt:none/p00.png", "check": "A cat.", "truth": true}\n')
     assert eval_main(["--labels", str(bad), "--avt-dir", str(tmp_path)]) == 2
     assert "image not found" in capsys.readouterr().err
+
+
+def test_at_least_one_needs_the_presence_bar():
+    weak = [Detection("dog", 0.6, 0.1, 0.1, 0.4, 0.4)]
+    strong = [Detection("dog", 0.9, 0.1, 0.1, 0.4, 0.4)]
+    claim = parse("At least one dog is visible.")
+    assert decide(claim, weak, None)[0] is None
+    assert decide(claim, strong, None)[0] is True
+    assert decide(parse("A dog is visible."), weak, None)[0] is None
