@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from judge.cli import bench_cmd, memory_cmd, meta_eval_cmd, score_cmd, serve_cmd, skills_cmd
+from judge.cli import bench_cmd, edit_bench_cmd, memory_cmd, meta_eval_cmd, score_cmd, serve_cmd, skills_cmd
 
 Register = Callable[[object], None]
 
@@ -16,4 +16,5 @@ REGISTRY: list[Register] = [
     serve_cmd.register,
     bench_cmd.register,
     bench_cmd.register_load,
+    edit_bench_cmd.register,
 ]
