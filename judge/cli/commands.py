@@ -4,7 +4,15 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from judge.cli import bench_cmd, edit_bench_cmd, memory_cmd, meta_eval_cmd, score_cmd, serve_cmd, skills_cmd
+from judge.cli import (
+    bench_cmd,
+    edit_bench_cmd,
+    memory_cmd,
+    meta_eval_cmd,
+    score_cmd,
+    serve_cmd,
+    skills_cmd,
+)
 
 Register = Callable[[object], None]
 

@@ -5,8 +5,8 @@ Used when no model decides applicability; a model's decision can be passed to
 text edit asks for.
 
 Example:
-    >>> rule_applies("color_shift", "Make the car blue.")
-    (False, 'the instruction asks for a colour change (recolouring, colourisation, tint or palette)')
+    >>> rule_applies("color_shift", "Make the car blue.")[0]
+    False
     >>> rule_applies("color_shift", "Remove the lamp post.")
     (True, None)
     >>> requested_text('Change the sign from "OPEN" to "CLOSED".')
@@ -45,7 +45,7 @@ def rules() -> dict:
 
 
 def rule_applies(metric: str, instruction: str) -> tuple[bool, str | None]:
-    """``(False, reason)`` when a not-applicable rule of ``metric`` matches, else ``(True, None)``."""
+    """``(False, reason)`` if a not-applicable rule of ``metric`` matches, else ``(True, None)``."""
     for reason, patterns in rules().get(metric, {}).get("not_applicable", []):
         if any(p.search(instruction) for p in patterns):
             return False, reason

@@ -77,7 +77,7 @@ def run_bench(
         for name in names:
             metric = get_metric(name)
             _, _, facts = metric.applicability(INSTRUCTION)
-            value, wall, cpu = _timed(lambda m=metric, f=facts: m.compute(pair, options, f))
+            value, wall, cpu = _timed(lambda m=metric, f=facts, p=pair: m.compute(p, options, f))
             rows[name].append((wall, cpu))
             values[name] = value.value
         _, wall, cpu = _timed(lambda: compute_all(source, edited, INSTRUCTION, dinov2=dinov2))
@@ -117,8 +117,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 def main(args: argparse.Namespace) -> int:
     """Run with parsed ``args``; prints the report JSON. Exit 2 on bad options."""
     if args.size < 64 or args.repeats < 1 or args.torch_threads < 0:
-        print("edit-bench: --size must be >= 64, --repeats >= 1, --torch-threads >= 0",
-              file=sys.stderr)
+        print(
+            "edit-bench: --size must be >= 64, --repeats >= 1, --torch-threads >= 0",
+            file=sys.stderr,
+        )
         return 2
     if args.torch_threads:
         import torch

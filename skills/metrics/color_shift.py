@@ -40,8 +40,11 @@ DIRECTIONS_AB = 16
 QUANTILES = 128
 _WHITE = np.array([0.95047, 1.0, 1.08883])
 _RGB_TO_XYZ = np.array(
-    [[0.4124564, 0.3575761, 0.1804375], [0.2126729, 0.7151522, 0.0721750],
-     [0.0193339, 0.1191920, 0.9503041]]
+    [
+        [0.4124564, 0.3575761, 0.1804375],
+        [0.2126729, 0.7151522, 0.0721750],
+        [0.0193339, 0.1191920, 0.9503041],
+    ]
 )
 
 
@@ -104,6 +107,7 @@ class ColorShift(Metric):
 
     name = "color_shift"
     direction = "≥ 0, larger = more colour change (CIELAB ΔE units)"
+    order = 1
 
     def applicability(self, instruction: str) -> tuple[bool, str | None, dict[str, Any]]:
         ok, reason = rule_applies(self.name, instruction)

@@ -40,6 +40,7 @@ class FaceIdentity(Metric):
 
     name = "face_identity"
     direction = "cosine in [-1, 1], larger = same person"
+    order = 3
 
     def applicability(self, instruction: str) -> tuple[bool, str | None, dict[str, Any]]:
         ok, reason = rule_applies(self.name, instruction)
@@ -62,7 +63,9 @@ class FaceIdentity(Metric):
         if not edited_faces:
             details["note"] = "the source has a face and the edit none: identity counted as lost"
             return MetricValue(value=0.0, details=details)
-        pairs = [(cosine(s.descriptor, e.descriptor), s, e) for s in source_faces for e in edited_faces]
+        pairs = [
+            (cosine(s.descriptor, e.descriptor), s, e) for s in source_faces for e in edited_faces
+        ]
         best, s, e = max(pairs, key=lambda p: p[0])
         distance = float(np.linalg.norm(s.descriptor - e.descriptor))
         details.update(

@@ -6,8 +6,9 @@ package is located without importing it, since its ``__init__`` needs ``pkg_reso
 dlib itself comes from ``dlib-bin``. Each model is loaded once per process (lazily,
 thread-safe). Images are downscaled to at most :data:`FACE_SIDE` px for detection (HOG finds
 faces from about 80 px, so ≥ 110 px in a 1024 px image); images under :data:`SMALL_SIDE` are
-upsampled once instead. Boxes are reported in working-image pixels. dlib's descriptors are meant to be compared by Euclidean distance: below
-:data:`DLIB_SAME_PERSON` (0.6) dlib calls two faces the same person.
+upsampled once instead. Boxes are reported in working-image pixels. dlib's descriptors are
+meant to be compared by Euclidean distance: below :data:`DLIB_SAME_PERSON` (0.6) dlib calls
+two faces the same person.
 
 Example:
     >>> Path(model_file("shape_predictor_5_face_landmarks.dat")).name

@@ -80,8 +80,10 @@ def prepare_pair(
             f"edited image resized from {ew}x{eh} to {sw}x{sh} to match the source"
             + (" (aspect ratios differ: stretched)" if stretched else "")
         )
-        edt = edt.resize(src.size, Image.Resampling.BILINEAR if max(ew, eh) <= 2 * max(sw, sh)
-                         else Image.Resampling.BOX)
+        edt = edt.resize(
+            src.size,
+            Image.Resampling.BILINEAR if max(ew, eh) <= 2 * max(sw, sh) else Image.Resampling.BOX,
+        )
     return ImagePair(
         source=src,
         edited=edt,

@@ -34,6 +34,7 @@ class Metric:
 
     name: ClassVar[str]
     direction: ClassVar[str]
+    order: ClassVar[int] = 100  # position in results (DESIGN.md §10 order for the built-ins)
 
     def applicability(self, instruction: str) -> tuple[bool, str | None, dict[str, Any]]:
         """Whether the metric applies to ``instruction``: ``(applies, reason, facts)``.
@@ -70,5 +71,6 @@ def get_metric(name: str) -> Metric:
 
 
 def metric_names() -> list[str]:
-    """Registered metric names, in registration order."""
-    return list(_REGISTRY)
+    """Registered metric names by ``order``, then registration order."""
+    ranked = sorted(enumerate(_REGISTRY.values()), key=lambda im: (im[1].order, im[0]))
+    return [m.name for _, m in ranked]

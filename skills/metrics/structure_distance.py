@@ -51,6 +51,7 @@ class StructureDistance(Metric):
 
     name = "structure_distance"
     direction = "≥ 0 (at most 2), larger = more structural change"
+    order = 2
 
     def applicability(self, instruction: str) -> tuple[bool, str | None, dict[str, Any]]:
         ok, reason = rule_applies(self.name, instruction)

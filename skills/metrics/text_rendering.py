@@ -40,8 +40,9 @@ OCR_SIDE = 960
 DIFF_SIZE = 256
 DIFF_THRESHOLD = 0.1
 FULL_IMAGE_FRACTION = 0.6
-_ASCII = str.maketrans({"‘": "'", "’": "'", "“": '"', "”": '"', "–": "-", "—": "-", "«": '"',
-                        "»": '"'})
+_ASCII = str.maketrans(
+    {"‘": "'", "’": "'", "“": '"', "”": '"', "–": "-", "—": "-", "«": '"', "»": '"'}
+)
 
 
 def normalise(text: str) -> str:
@@ -89,8 +90,12 @@ def changed_box(source: Image.Image, edited: Image.Image) -> tuple[int, int, int
     y0, y1 = max(0, ys.min() - margin), min(size[1], ys.max() + 1 + margin)
     if (x1 - x0) * (y1 - y0) > FULL_IMAGE_FRACTION * size[0] * size[1]:
         return None
-    return (round(x0 / scale), round(y0 / scale), min(w, round(x1 / scale)),
-            min(h, round(y1 / scale)))
+    return (
+        round(x0 / scale),
+        round(y0 / scale),
+        min(w, round(x1 / scale)),
+        min(h, round(y1 / scale)),
+    )
 
 
 def _engine() -> Any:
@@ -113,6 +118,7 @@ class TextRendering(Metric):
 
     name = "text_rendering"
     direction = "0–1, larger = the requested text is rendered more exactly"
+    order = 4
 
     def applicability(self, instruction: str) -> tuple[bool, str | None, dict[str, Any]]:
         ok, reason = rule_applies(self.name, instruction)

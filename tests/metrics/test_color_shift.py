@@ -38,8 +38,12 @@ def test_uniform_shift_reads_in_delta_e() -> None:
 
     a = Image.new("RGB", (64, 64), (120, 120, 120))
     b = Image.new("RGB", (64, 64), (150, 120, 120))
-    expected = float(np.linalg.norm(srgb_to_lab(np.array([150, 120, 120]) / 255)
-                                    - srgb_to_lab(np.array([120, 120, 120]) / 255)))
+    expected = float(
+        np.linalg.norm(
+            srgb_to_lab(np.array([150, 120, 120]) / 255)
+            - srgb_to_lab(np.array([120, 120, 120]) / 255)
+        )
+    )
     assert lab_distance(a, b) == pytest.approx(expected, rel=0.15)
 
 
@@ -60,9 +64,11 @@ def test_direction_on_photos(name: str) -> None:
 
 def test_local_patch_is_small_but_visible(astronaut: Image.Image) -> None:
     patched = shift(astronaut, paste_patch(astronaut)).value
-    assert shift(astronaut, jpeg(astronaut)).value < patched < shift(
-        astronaut, yellow_tint(astronaut)
-    ).value
+    assert (
+        shift(astronaut, jpeg(astronaut)).value
+        < patched
+        < shift(astronaut, yellow_tint(astronaut)).value
+    )
 
 
 def test_grayscale_source_against_coloured_edit(astronaut: Image.Image) -> None:
