@@ -31,6 +31,7 @@ import numpy as np
 from PIL import Image
 
 from skills.metrics.applicability import rule_applies
+from skills.metrics.cache import memo
 from skills.metrics.registry import Metric, MetricOptions, register
 from skills.metrics.types import ImagePair, MetricValue
 
@@ -116,7 +117,7 @@ class ColorShift(Metric):
     def compute(
         self, pair: ImagePair, options: MetricOptions, facts: dict[str, Any]
     ) -> MetricValue:
-        src, edt = lab_pixels(pair.source), lab_pixels(pair.edited)
+        src, edt = memo("lab", pair.source, lab_pixels), memo("lab", pair.edited, lab_pixels)
         value = sliced_w1(src, edt, _DIRS, _SCALE_3D)
         chroma = sliced_w1(src[:, 1:], edt[:, 1:], _DIRS_AB, _SCALE_2D)
         delta = edt.mean(axis=0) - src.mean(axis=0)

@@ -24,6 +24,7 @@ from typing import Any
 import numpy as np
 
 from skills.metrics.applicability import rule_applies
+from skills.metrics.cache import memo
 from skills.metrics.faces import DLIB_SAME_PERSON, find_faces
 from skills.metrics.registry import Metric, MetricOptions, register
 from skills.metrics.types import ImagePair, MetricValue
@@ -49,10 +50,10 @@ class FaceIdentity(Metric):
     def compute(
         self, pair: ImagePair, options: MetricOptions, facts: dict[str, Any]
     ) -> MetricValue:
-        source_faces = find_faces(np.asarray(pair.source))
+        source_faces = memo("faces", pair.source, lambda im: find_faces(np.asarray(im)))
         if not source_faces:
             return MetricValue.not_applicable("no face detected in the source image")
-        edited_faces = find_faces(np.asarray(pair.edited))
+        edited_faces = memo("faces", pair.edited, lambda im: find_faces(np.asarray(im)))
         details: dict[str, Any] = {
             "model": "dlib face_recognition_resnet_model_v1 (128-d), 5-point alignment",
             "source_faces": len(source_faces),

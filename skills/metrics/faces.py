@@ -4,7 +4,8 @@ Models: dlib's HOG frontal face detector, the 5-point landmark predictor and the
 face-recognition model, whose files ship in the ``face_recognition_models`` wheel (CC0; the
 package is located without importing it, since its ``__init__`` needs ``pkg_resources``);
 dlib itself comes from ``dlib-bin``. Each model is loaded once per process (lazily,
-thread-safe). Images are downscaled to at most :data:`FACE_SIDE` px for detection (HOG finds
+thread-safe; calls into dlib are serialised).
+Images are downscaled to at most :data:`FACE_SIDE` px for detection (HOG finds
 faces from about 80 px, so ≥ 110 px in a 1024 px image); images under :data:`SMALL_SIDE` are
 upsampled once instead. Boxes are reported in working-image pixels. dlib's descriptors are
 meant to be compared by Euclidean distance: below :data:`DLIB_SAME_PERSON` (0.6) dlib calls
@@ -18,6 +19,7 @@ Example:
 from __future__ import annotations
 
 import importlib.util
+import threading
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -30,6 +32,7 @@ from skills.local.common import shared_model
 DLIB_SAME_PERSON = 0.6
 MIN_SCORE = 0.5  # detector score threshold: true faces score > 1, false hits on badges ≈ 0.1
 SMALL_SIDE = 400  # images smaller than this are upsampled once for detection
+_LOCK = threading.Lock()  # dlib's networks keep per-call buffers: one call at a time
 FACE_SIDE = 768  # larger images are downscaled to this for detection and embedding
 
 
@@ -89,13 +92,14 @@ def find_faces(rgb: np.ndarray) -> list[Face]:
         rgb = np.asarray(Image.fromarray(rgb).resize(size, Image.Resampling.BOX))
     upsample = 1 if max(rgb.shape[:2]) < SMALL_SIDE else 0
     rgb = np.ascontiguousarray(rgb, dtype=np.uint8)
-    boxes, scores, _ = detector.run(rgb, upsample, MIN_SCORE)
-    if not boxes:
-        return []
-    shapes = dlib.full_object_detections()
-    for box in boxes:
-        shapes.append(predictor(rgb, box))
-    descriptors = recogniser.compute_face_descriptor(rgb, shapes)
+    with _LOCK:
+        boxes, scores, _ = detector.run(rgb, upsample, MIN_SCORE)
+        if not boxes:
+            return []
+        shapes = dlib.full_object_detections()
+        for box in boxes:
+            shapes.append(predictor(rgb, box))
+        descriptors = recogniser.compute_face_descriptor(rgb, shapes)
     return [
         Face(
             box=tuple(round(v / scale) for v in (b.left(), b.top(), b.right(), b.bottom())),

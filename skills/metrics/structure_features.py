@@ -17,12 +17,14 @@ Example:
 
 from __future__ import annotations
 
+import threading
 from typing import Any
 
 import numpy as np
 from PIL import Image
 
 from skills.local.common import shared_model
+from skills.metrics.cache import get, image_key, put
 
 EFFNET_SIZE = 224
 EFFNET_BLOCK = 10  # last block of the 112-channel stage (stride 16)
@@ -82,6 +84,7 @@ class _Dino:
         if not keys:
             raise ValueError(f"{path!r}: no key projection found in the last DINOv2 layer")
         self.key = keys[0]
+        self.lock = threading.Lock()  # the key hook is per call: one forward at a time
 
 
 def dino_patches(images: list[Image.Image], path: str) -> np.ndarray:
@@ -90,16 +93,33 @@ def dino_patches(images: list[Image.Image], path: str) -> np.ndarray:
 
     dino = shared_model(f"metrics:dinov2:{path}", lambda: _Dino(path))
     captured: list[torch.Tensor] = []
-    hook = dino.key.register_forward_hook(lambda _m, _i, out: captured.append(out))
-    try:
-        x = torch.from_numpy(_pixels(images, dino.patch * DINO_GRID, dino.mean, dino.std))
-        with torch.inference_mode():
-            dino.model(pixel_values=x)
-    finally:
-        hook.remove()
+    x = torch.from_numpy(_pixels(images, dino.patch * DINO_GRID, dino.mean, dino.std))
+    with dino.lock:
+        hook = dino.key.register_forward_hook(lambda _m, _i, out: captured.append(out))
+        try:
+            with torch.inference_mode():
+                dino.model(pixel_values=x)
+        finally:
+            hook.remove()
     return captured[-1][:, dino.skip :, :].float().numpy()
 
 
-def patch_features(images: list[Image.Image], dinov2: str | None) -> np.ndarray:
-    """Patch features of each image with the selected extractor."""
+def _extract(images: list[Image.Image], dinov2: str | None) -> np.ndarray:
     return dino_patches(images, dinov2) if dinov2 else effnet_patches(images)
+
+
+def patch_features(images: list[Image.Image], dinov2: str | None) -> np.ndarray:
+    """Patch features of each image with the selected extractor.
+
+    Images seen recently (a best-of-n source) come from :mod:`skills.metrics.cache`; the
+    others go through one batched forward pass.
+    """
+    kind = f"patches:{encoder_id(dinov2)}"
+    keys = [image_key(img) for img in images]
+    found = [get(kind, key) for key in keys]
+    todo = [i for i, f in enumerate(found) if f is None]
+    if todo:
+        for i, feats in zip(todo, _extract([images[i] for i in todo], dinov2), strict=True):
+            found[i] = feats
+            put(kind, keys[i], feats)
+    return np.stack(found)

@@ -20,7 +20,7 @@ def test_cli_verb_reports_per_metric_medians(tmp_path: Path, capsys) -> None:
     report = json.loads(out.read_text())
     assert json.loads(capsys.readouterr().out) == report
     assert report["size"] == 256 and report["repeats"] == 1 and report["torch_threads"] == 1
-    for name in [*metric_names(), "prepare", "all"]:
+    for name in [*metric_names(), "prepare", "all", "next_edit_same_source"]:
         assert report["seconds"][name]["wall_median"] >= 0
         assert report["seconds"][name]["cpu_median"] >= 0
     assert report["values"]["text_rendering"] > 0.8  # every metric applies to the bench pair

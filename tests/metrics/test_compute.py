@@ -106,3 +106,32 @@ def test_new_metric_is_one_registered_class_and_failures_are_contained(
         assert out["color_shift"].value == 0.0  # the others still run
     finally:
         metric_registry._REGISTRY.pop("broken_for_test", None)
+
+
+def test_concurrent_calls_agree_and_source_work_is_cached(astronaut: Image.Image) -> None:
+    import threading
+
+    from skills.metrics import cache
+    from tests.metrics.conftest import swap_face
+
+    cache.clear()
+    edits = [swap_face(astronaut), jpeg(astronaut), yellow_tint(astronaut)]
+    names = ["face_identity", "structure_distance"]
+    results: dict[int, dict[str, float | None]] = {}
+
+    def run(i: int) -> None:
+        out = compute_all(astronaut, edits[i], "Add a hat.", metrics=names)
+        results[i] = {n: out[n].value for n in names}
+
+    threads = [threading.Thread(target=run, args=(i,)) for i in range(3)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    key = cache.image_key(prepare_pair(astronaut, astronaut).source)
+    assert cache.get("faces", key) is not None  # the source's faces are remembered
+    for i, edit in enumerate(edits):  # the same values as one call at a time, cache cold
+        cache.clear()
+        out = compute_all(astronaut, edit, "Add a hat.", metrics=names)
+        assert results[i] == {n: out[n].value for n in names}
+    assert results[0]["face_identity"] < 0.93 < results[1]["face_identity"]
