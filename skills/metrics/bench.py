@@ -30,7 +30,7 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
-from PIL import Image, ImageDraw, ImageFont
+from PIL import Image, ImageDraw, ImageEnhance, ImageFont
 
 from skills.metrics import cache, compute_all, get_metric, metric_names
 from skills.metrics.inputs import prepare_pair
@@ -75,7 +75,7 @@ def run_bench(
         n: [] for n in ["prepare", *names, "all", "next_edit_same_source"]
     }
     values: dict[str, Any] = {}
-    second = edited.transpose(Image.Transpose.FLIP_LEFT_RIGHT)  # another candidate edit
+    second = ImageEnhance.Brightness(edited).enhance(1.03)  # another, similar candidate edit
     for _ in tqdm(range(repeats), desc="edit-bench", disable=not progress, file=sys.stderr):
         cache.clear()  # time cold pairs: nothing remembered from the previous repeat
         pair, wall, cpu = _timed(lambda: prepare_pair(source, edited))
