@@ -28,7 +28,6 @@ from typing import Any
 
 import numpy as np
 from PIL import Image
-from scipy import ndimage
 
 from skills.local.common import shared_model
 from skills.local.ocr import reading_order
@@ -76,6 +75,8 @@ def character_accuracy(requested: str | list[str], lines: list[str]) -> float:
 
 def changed_box(source: Image.Image, edited: Image.Image) -> tuple[int, int, int, int] | None:
     """Bounding box (in ``edited`` pixels) of what changed, or ``None`` for the whole image."""
+    from scipy import ndimage  # imported here: it is slow to import and only needed here
+
     w, h = edited.size
     scale = min(1.0, DIFF_SIZE / max(w, h))
     size = (max(1, round(w * scale)), max(1, round(h * scale)))

@@ -135,3 +135,13 @@ def test_concurrent_calls_agree_and_source_work_is_cached(astronaut: Image.Image
         out = compute_all(astronaut, edit, "Add a hat.", metrics=names)
         assert results[i] == {n: out[n].value for n in names}
     assert results[0]["face_identity"] < 0.93 < results[1]["face_identity"]
+
+
+def test_max_side_bounds_the_working_size(astronaut: Image.Image) -> None:
+    out = compute_all(
+        astronaut, jpeg(astronaut), "Add a hat.", metrics=["color_shift"], max_side=256
+    )
+    assert (
+        "source image downscaled from 512x512 to 256x256"
+        in out["color_shift"].details["input_notes"]
+    )
