@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from PIL import Image
@@ -46,6 +46,7 @@ def compute_all(
     metrics: Iterable[str] | None = None,
     applicability: Mapping[str, Decision] | None = None,
     dinov2: str | None = None,
+    requested_text: Sequence[str] | None = None,
     max_side: int = MAX_SIDE,
 ) -> dict[str, MetricValue]:
     """Shift metrics of an edit, keyed by metric name (DESIGN.md §10 "Edit result").
@@ -53,8 +54,11 @@ def compute_all(
     ``metrics`` selects metric names (default: all registered). ``applicability`` passes a
     model's decision per metric (``True``/``False`` or ``(bool, reason)``); metrics it does
     not name fall back to the rules on the instruction. ``dinov2`` is a local DINOv2 folder
-    for ``structure_distance``. A metric that fails returns ``value=None`` with the error as
-    its reason instead of raising; bad inputs (not an image, an empty image, a non-string
+    for ``structure_distance``. ``requested_text`` is the text the edit should show when it
+    is known otherwise (e.g. read by a model from an unquoted instruction): it replaces the
+    quoted-text rule, so ``text_rendering`` applies unless ``applicability`` says no. A
+    metric that fails returns ``value=None`` with the error as its reason instead of
+    raising; bad inputs (not an image, an empty image, a non-string
     instruction) raise ``TypeError``/``ValueError`` naming the problem.
     """
     if not isinstance(instruction, str):
@@ -68,6 +72,10 @@ def compute_all(
     for metric in chosen:
         ok, reason, facts = metric.applicability(instruction)
         by = "rules"
+        if metric.name == "text_rendering" and requested_text is not None:
+            wanted = [t for t in requested_text if t.strip()]
+            ok, facts = bool(wanted), {"requested_text": wanted}
+            reason = None if wanted else "no requested text was given"
         if metric.name in decided:
             ok, reason = _decided(decided[metric.name])
             by = "model"

@@ -74,3 +74,23 @@ def test_changed_box_finds_the_sign(astronaut: Image.Image) -> None:
 def test_not_applicable(astronaut: Image.Image, instruction: str, reason: str) -> None:
     value = text_value(astronaut, astronaut, instruction)
     assert not value.applicable and reason in value.reason
+
+
+def test_requested_text_given_by_a_caller(astronaut: Image.Image) -> None:
+    """An unquoted instruction: the caller (e.g. a model) says which text to expect."""
+    edited = overlay_text(astronaut, "OPEN LATE")
+    instruction = "Put up a sign telling people the shop is open late."
+    assert not text_value(astronaut, edited, instruction).applicable
+    out = compute_all(
+        astronaut, edited, instruction, metrics=["text_rendering"], requested_text=["OPEN LATE"]
+    )["text_rendering"]
+    assert out.applicable and out.value >= 0.9
+    vetoed = compute_all(
+        astronaut,
+        edited,
+        instruction,
+        metrics=["text_rendering"],
+        requested_text=["OPEN LATE"],
+        applicability={"text_rendering": (False, "the model says no text is asked for")},
+    )["text_rendering"]
+    assert not vetoed.applicable and vetoed.reason == "the model says no text is asked for"
