@@ -146,6 +146,15 @@ def markdown(report: dict) -> str:
         for name, r in abl["rows"].items():
             out.append(f"| {name} | {_f(r['mae'])} | {_f(r['within1'])} | {_f(r['spearman'])} |")
     out += _slices(report.get("slices") or {})
+    if report.get("pairwise"):
+        from eval.leaderboards.meta import metrics_markdown
+
+        out += [
+            "",
+            "## Pairwise judging against the human majority",
+            "",
+            metrics_markdown(report["pairwise"]),
+        ]
     if report.get("plots"):
         out += ["", "## Plots", ""] + [f"![{p}]({p})" for p in report["plots"]]
     return "\n".join(out) + "\n"

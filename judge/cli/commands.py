@@ -18,13 +18,24 @@ from __future__ import annotations
 import argparse
 from collections.abc import Callable
 
-from judge.cli import bench_cmd, memory_cmd, score_cmd, skills_cmd
+from judge.cli import (
+    bench_cmd,
+    compare_cmd,
+    edit_bench_cmd,
+    memory_cmd,
+    score_cmd,
+    skills_cmd,
+)
+from judge.modes.compare import bench as compare_bench
 
 Register = Callable[[argparse._SubParsersAction], None]
 
 REGISTRY: list[Register] = [
     score_cmd.register,
+    compare_cmd.register,
+    compare_bench.register,
     skills_cmd.register,
     memory_cmd.register,
     bench_cmd.register,
+    edit_bench_cmd.register,
 ]

@@ -24,6 +24,8 @@ from pydantic import (
 )
 
 Status = Literal["scored", "partial", "blocked"]
+Cause = Literal["no_model", "no_memory", "failed", "not_applicable", "blocked"]
+"""Why a value is unscored; only ``not_applicable`` is by design (skills.types.Cause)."""
 
 
 class _Model(BaseModel):
@@ -55,6 +57,7 @@ class DimensionScore(_Model):
     score: int | float | None = None
     rationale: str | None = None
     reason: str | None = None
+    cause: Cause | None = None
     raw_score: int | float | None = None
     exemplars: list[ExemplarRef] = Field(default_factory=list)
     skill: str | None = None
@@ -71,6 +74,7 @@ class CheckItem(_Model):
     verdict: bool | None = None
     rationale: str | None = None
     reason: str | None = None
+    cause: Cause | None = None
     primitive: str | None = None
     votes: dict[str, bool | None] | None = None
     agreement: float | None = None
@@ -131,6 +135,7 @@ class SafetyVerdict(_Model):
     categories: list[str] = Field(default_factory=list)
     rationale: str | None = None
     reason: str | None = None
+    cause: Cause | None = None
 
 
 class SafetyReport(_Model):
