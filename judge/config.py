@@ -69,6 +69,11 @@ class JudgeSettings(BaseSettings):
     )
     speculative_safety: bool = True
     safety: bool = True
+    safety_on_error: Literal["unknown", "block"] = Field(
+        default="unknown",
+        description="a safety filter that could not run: unknown (safety.passed null, status "
+        "partial) or block (fail closed: status blocked)",
+    )
     selection_rule: SelectionRule = "objective_then_subjective"
 
     image_max_bytes: int = Field(default=20 * 1024 * 1024, ge=1024)
@@ -112,6 +117,7 @@ class JudgeSettings(BaseSettings):
             "selection_rule": self.selection_rule,
             "speculative_safety": self.speculative_safety,
             "safety": self.safety,
+            "safety_on_error": self.safety_on_error,
             "temperature": self.temperature,
             "image_max_side": self.image_max_side,
             "retrieval": self.retrieval,

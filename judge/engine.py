@@ -46,10 +46,12 @@ class Judge:
         settings: JudgeSettings | None = None,
         *,
         registry: SkillRegistry | None = None,
-        cache: ResponseCache | None = None,
+        cache: ResponseCache | bool | None = None,
         store: MemoryStore | None = None,
         **overrides: Any,
     ):
+        if isinstance(cache, bool):  # ``Judge(cache=False)`` means the setting, not a store
+            overrides["cache"], cache = cache, None
         base = settings or JudgeSettings()
         self.settings = base.merged(**overrides) if overrides else base
         self.registry = registry or default_registry()

@@ -103,13 +103,15 @@ def overrides(args: argparse.Namespace) -> dict:
 def run(args: argparse.Namespace) -> int:
     """Score the file; errors go to stderr with a hint and a non-zero exit code."""
     from judge.cli.main import EXIT_CONFIG, EXIT_INPUT
+    from judge.config import JudgeSettings
     from judge.engine import Judge
     from judge.validation import load_submission_file
 
     path: Path = args.submission
     try:
         submission = load_submission_file(path)
-        judge = Judge(**overrides(args))
+        # settings go in as settings: ``cache`` is also the name of Judge's cache argument
+        judge = Judge(JudgeSettings().merged(**overrides(args)))
         result = judge.score(submission, base_dir=path.resolve().parent)
     except InputError as exc:
         print(f"judge: invalid input: {exc}", file=sys.stderr)

@@ -66,6 +66,11 @@ class LLMGateway:
     """Shared by every request of a process: one cache, one concurrency limit."""
 
     def __init__(self, settings: JudgeSettings, cache: ResponseCache | None = None):
+        if cache is not None and not callable(getattr(cache, "get", None)):
+            raise TypeError(
+                f"cache must be a ResponseCache (async get/set), not {type(cache).__name__}; "
+                "to turn caching off use the setting cache=False"
+            )
         self.settings = settings
         self.cache: ResponseCache | None = None
         if settings.cache:

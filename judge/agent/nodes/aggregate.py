@@ -43,7 +43,19 @@ def _verdict(v: SafetyValue | None) -> SafetyVerdict | None:
     )
 
 
-def _safety_report(out: SafetyOutcome | None) -> SafetyReport:
+def _undecided(out: SafetyOutcome) -> str | None:
+    """The first screened target whose filter could not decide, if any."""
+    if out.prompt is not None and out.prompt.passed is None:
+        return "prompt"
+    return next((f"image[{i}]" for i, v in enumerate(out.images) if v.passed is None), None)
+
+
+def _safety_report(out: SafetyOutcome | None, on_error: str = "unknown") -> SafetyReport:
+    """The gate's report; a filter that could not run is never read as passed.
+
+    ``on_error="unknown"``: ``passed`` null (the result becomes partial); ``"block"``: fail
+    closed, ``passed`` false and ``blocked_by`` names the target that could not be screened.
+    """
     if out is None:
         return SafetyReport(passed=True)
     images = [_verdict(v) for v in out.images]
@@ -52,13 +64,37 @@ def _safety_report(out: SafetyOutcome | None) -> SafetyReport:
         or next((v for v in images if v and v.passed is None), None)
         or (images[0] if images else None)
     )
+    blocked_by, undecided = out.blocked_by, _undecided(out)
+    passed: bool | None = blocked_by is None
+    if blocked_by is None and undecided is not None:
+        if on_error == "block":
+            passed, blocked_by = False, undecided
+        else:
+            passed = None
     return SafetyReport(
-        passed=out.blocked_by is None,
+        passed=passed,
         prompt=_verdict(out.prompt),
         image=worst,
         images=[v for v in images if v is not None],
-        blocked_by=out.blocked_by,
+        blocked_by=blocked_by,
     )
+
+
+def _blocked_reason(report: SafetyReport) -> str:
+    """Why a blocked result is blocked: the flagged categories, or the filter that failed."""
+    target = report.blocked_by or "?"
+    if target == "prompt":
+        verdict = report.prompt
+    else:
+        index = int(target[len("image[") : -1]) if target.startswith("image[") else 0
+        verdict = report.images[index] if index < len(report.images) else report.image
+    if verdict is not None and verdict.passed is None:
+        return (
+            f"the {target} safety filter could not run ({verdict.reason or 'no reason given'}) "
+            "and JUDGE_SAFETY_ON_ERROR=block fails closed; nothing was scored"
+        )
+    cats = ", ".join(verdict.categories if verdict else []) or "unspecified"
+    return f"blocked by the {target} safety filter ({cats}); nothing was scored"
 
 
 def _subjective(
@@ -122,7 +158,7 @@ def aggregate(state: JudgeState, runtime: Runtime[RunContext]) -> JudgeState:
     sub, reg = ctx.submission, ctx.registry
     category = sub.task.category.value
     safety_out = state.get("safety")
-    report = _safety_report(safety_out)
+    report = _safety_report(safety_out, ctx.settings.safety_on_error)
     outcomes = state.get("outcomes", [])
     versions = {}
     for c in (reg.card(o.item.skill) for o in outcomes):  # combined cards list their members
@@ -155,22 +191,7 @@ def aggregate(state: JudgeState, runtime: Runtime[RunContext]) -> JudgeState:
         usage=Usage(**ctx.meter.snapshot()),
     )
     if report.passed is False:
-        cats = (
-            ", ".join(
-                report.prompt.categories
-                if report.blocked_by == "prompt" and report.prompt
-                else (report.image.categories if report.image else [])
-            )
-            or "unspecified"
-        )
-        return {
-            "result": Result(
-                status="blocked",
-                reason=f"blocked by the {report.blocked_by} "
-                f"safety filter ({cats}); nothing was scored",
-                **base,
-            )
-        }
+        return {"result": Result(status="blocked", reason=_blocked_reason(report), **base)}
 
     order = {cp.id: k for k, cp in enumerate(sub.task.checklist)}
     prims = {cp.id: cp.primitive.value for cp in sub.task.checklist}
@@ -229,9 +250,7 @@ def aggregate(state: JudgeState, runtime: Runtime[RunContext]) -> JudgeState:
     failures = _failures(
         [prompt_subj, prompt_obj, *[p for im in images for p in (im.subjective, im.objective)]]
     )
-    undecided = (report.prompt is not None and report.prompt.passed is None) or any(
-        v.passed is None for v in report.images
-    )
+    undecided = report.passed is None  # a safety filter could not run
     status = "partial" if failures or undecided else "scored"
     result = Result(
         status=status,

@@ -1,7 +1,8 @@
 """The ``safety`` node: prompt filter and one image filter per image, run concurrently.
 
-Panels use their first model for safety; an undecided filter (model failure) does not
-block but leaves ``safety.passed`` null and the result ``partial``.
+Panels use their first model for safety. An undecided filter (model failure) never reads
+as passed: by default (``safety_on_error=unknown``) it leaves ``safety.passed`` null and the
+result ``partial``; with ``safety_on_error=block`` the gate fails closed (``blocked``).
 """
 
 from __future__ import annotations
@@ -69,4 +70,8 @@ def after_safety(
     outcome = state.get("safety")
     if outcome is not None and outcome.blocked_by:
         return "aggregate"
+    if outcome is not None and runtime.context.settings.safety_on_error == "block":
+        verdicts = [outcome.prompt, *outcome.images]
+        if any(v is not None and v.passed is None for v in verdicts):
+            return "aggregate"  # fail closed: an unscreened submission is not scored
     return work_sends(state) or "aggregate"
