@@ -1,8 +1,9 @@
 """``judge score SUBMISSION.json``: print the Result JSON on stdout.
 
 Relative image paths resolve against the submission file's folder. Flags beat the
-``JUDGE_*`` environment. Exit 0 for scored, partial or blocked; 2 for invalid input;
-3 when no judge model is configured.
+``JUDGE_*`` environment. Exit codes: 0 for a scored, partial or blocked result; 2 for
+invalid input or options; 3 when no judge model is configured; 4 when nothing could be
+scored (every model call failed: the Result is still printed, the cause goes to stderr).
 """
 
 from __future__ import annotations
@@ -11,8 +12,14 @@ import argparse
 import json
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from judge.errors import ConfigError, InputError
+
+if TYPE_CHECKING:
+    from judge.domain.result import Result
+
+EXIT_UNSCORED = 4
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -124,4 +131,33 @@ def run(args: argparse.Namespace) -> int:
         return EXIT_INPUT
     data = result.model_dump(mode="json", exclude_none=True)
     print(json.dumps(data, ensure_ascii=False, indent=None if args.compact else 2))
+    if nothing_scored(result):
+        print(f"judge: nothing could be scored: {first_reason(result)}", file=sys.stderr)
+        return EXIT_UNSCORED
     return 0
+
+
+def _values(result: Result) -> list[tuple[object, str | None]]:
+    """Every (score or verdict, reason) of the Result, both modalities, every image."""
+    out: list[tuple[object, str | None]] = []
+    sides = [(result.subjective, result.objective)]
+    sides += [({"image": im.subjective}, {"image": im.objective}) for im in result.images]
+    for subjective, objective in sides:
+        out += [(d.score, d.reason) for dims in subjective.values() for d in dims.values()]
+        out += [(i.verdict, i.reason) for side in objective.values() for i in side.items]
+    return out
+
+
+def nothing_scored(result: Result) -> bool:
+    """A partial result in which not one score or verdict came back."""
+    values = _values(result)
+    return result.status == "partial" and bool(values) and all(v is None for v, _ in values)
+
+
+def first_reason(result: Result) -> str:
+    """The first failure reason of a Result (the safety gate's if nothing else)."""
+    reasons = [r for v, r in _values(result) if v is None and r]
+    for reason in sorted(reasons, key=lambda r: "failed" not in r):  # failures first
+        return reason
+    verdicts = [result.safety.prompt, *result.safety.images]
+    return next((v.reason for v in verdicts if v and v.reason), result.reason or "unknown")

@@ -26,7 +26,15 @@ from pydantic import BaseModel
 from judge.config import JudgeSettings
 from judge.llm.cache import InMemoryCache, ResponseCache, cache_key
 from judge.llm.parsing import ReplyError, parse_reply
-from judge.llm.retry import backoff_delay, describe, is_transient
+from judge.llm.retry import (
+    backoff_delay,
+    describe,
+    fatal_cause,
+    fatal_message,
+    is_transient,
+    say_once,
+    transient_cause,
+)
 from judge.llm.usage import UsageMeter
 from skills.types import ModelCallError
 
@@ -132,7 +140,13 @@ class LLMGateway:
                 last = exc
                 if not is_transient(exc):
                     meter.failed_calls += 1
-                    raise ModelCallError(describe(exc)) from exc
+                    raise self._fatal(exc, model, s) from exc
+                cause = transient_cause(exc, s.timeout_s)
+                say_once(
+                    ("retry", model, cause),
+                    f"judge model {model}: {cause}; retrying with backoff "
+                    f"(up to {s.max_retries} retries per call)",
+                )
                 log.debug("transient error from %s (attempt %d): %s", model, attempt, exc)
                 continue
             usage = getattr(resp, "usage", None)
@@ -147,6 +161,17 @@ class LLMGateway:
         raise ModelCallError(
             f"gave up after {s.max_retries + 1} attempts: {describe(last) if last else '?'}"
         )
+
+    @staticmethod
+    def _fatal(exc: Exception, model: str, s: JudgeSettings) -> ModelCallError:
+        """The error for a call that is not retried; said once per cause on the log."""
+        cause = fatal_cause(exc)
+        if cause is None:
+            say_once(("fatal", model, type(exc).__name__), f"judge model {model}: {describe(exc)}")
+            return ModelCallError(describe(exc))
+        message = fatal_message(cause, model, s.api_base)
+        say_once(("fatal", model, cause), message)
+        return ModelCallError(f"{message} [{type(exc).__name__}]")
 
     async def structured(
         self,
