@@ -36,6 +36,7 @@ from judge.llm.retry import (
     transient_cause,
 )
 from judge.llm.usage import UsageMeter
+from skills.rendering import data_block
 from skills.types import ModelCallError
 
 T = TypeVar("T", bound=BaseModel)
@@ -44,6 +45,15 @@ litellm.suppress_debug_info = True
 # Untrusted prompts and images stay out of litellm's logging (and its per-call redaction
 # work, a measurable share of the CPU per call).
 litellm.turn_off_message_logging = True
+
+
+def reask_message(err: ReplyError) -> str:
+    """Ask again; the validation problems (they may quote the reply) stay in a data block."""
+    return (
+        "Your reply could not be used; the problems found are listed in the data block "
+        f"below.\n{data_block('VALIDATION PROBLEMS', str(err))}\nReply again with only a JSON "
+        "object that matches the requested schema."
+    )
 
 
 @lru_cache(maxsize=512)
@@ -213,13 +223,7 @@ class LLMGateway:
                 convo = [
                     *messages,
                     {"role": "assistant", "content": text[:4000]},
-                    {
-                        "role": "user",
-                        "content": (
-                            f"Your reply could not be used: {err}. Reply again with only a JSON "
-                            "object that matches the requested schema."
-                        ),
-                    },
+                    {"role": "user", "content": reask_message(err)},
                 ]
                 continue
             if key is not None and self.cache is not None:
