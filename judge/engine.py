@@ -11,6 +11,7 @@ Then ``judge.score(submission_dict, base_dir=folder)`` (sync) or ``await judge.a
 from __future__ import annotations
 
 import asyncio
+import importlib
 import time
 from pathlib import Path
 from typing import Any
@@ -25,17 +26,34 @@ from judge.domain.result import Result
 from judge.domain.submission import Submission
 from judge.errors import ConfigError, InputError
 from judge.images import load_image, load_pil, to_payload
+from judge.llm import warmup
 from judge.llm.cache import ResponseCache
 from judge.llm.gateway import LLMGateway
 from judge.validation import parse_submission
 from memory.store import MemoryStore
 from skills.registry import SkillRegistry, default_registry
 
+#: modules LangGraph imports on its first run
+GRAPH_IMPORTS = (
+    "langchain_core.tracers.context",
+    "langchain_core.tracers.run_collector",
+    "langchain_core.tracers.stdout",
+)
 NO_MODEL = (
     "no judge model configured: set JUDGE_MODEL (a litellm model string such as "
     "'openai/gpt-4o' or 'hosted_vllm/Qwen2-VL'), with JUDGE_API_BASE/JUDGE_API_KEY for "
     "your provider, or pass --model/--api-base"
 )
+
+
+def _prepare_engine(registry: SkillRegistry, llm: bool) -> None:
+    """Compile the graph and import what its first run would (tracers, skill kinds)."""
+    compiled_graph()
+    for name in GRAPH_IMPORTS:
+        importlib.import_module(name)
+    if llm:
+        for card in registry.cards(enabled_only=False):
+            registry.skill(card.name, "llm")
 
 
 class Judge:
@@ -59,6 +77,18 @@ class Judge:
         self.store = store or MemoryStore(
             Path(self.settings.memory_dir) if self.settings.memory_dir else None
         )
+        # cold start: provider imports, the graph compile and skill building run on a
+        # background thread, never on the event loop of the first request
+        llm = self.settings.resolved_backend() == "llm"
+        if llm:
+            warmup.start(self.settings.models())
+        self._graph_ready = warmup.submit(lambda: _prepare_engine(self.registry, llm))
+
+    async def warm(self, ctx: RunContext) -> None:
+        """Wait, without blocking the loop, until the warm-up this run needs has finished."""
+        await warmup.wait([self._graph_ready])
+        if ctx.backend == "llm":
+            await warmup.ready(ctx.models)
 
     def prepare(
         self, submission: Submission | dict, *, base_dir: Path | None = None, **overrides: Any
@@ -114,6 +144,7 @@ class Judge:
     ) -> Result:
         """Score one submission (async)."""
         ctx = await asyncio.to_thread(self.prepare, submission, base_dir=base_dir, **overrides)
+        await self.warm(ctx)
         return await self.arun(ctx)
 
     def score(

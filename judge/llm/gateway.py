@@ -24,6 +24,7 @@ import litellm
 from pydantic import BaseModel
 
 from judge.config import JudgeSettings
+from judge.llm import warmup
 from judge.llm.cache import InMemoryCache, ResponseCache, cache_key
 from judge.llm.parsing import ReplyError, parse_reply
 from judge.llm.retry import (
@@ -127,6 +128,7 @@ class LLMGateway:
             kwargs["api_key"] = s.api_key.get_secret_value() if s.api_key else "no-key"
         elif s.api_key:
             kwargs["api_key"] = s.api_key.get_secret_value()
+        await warmup.ready((model,))  # provider imports happen off the event loop
         last: BaseException | None = None
         for attempt in range(s.max_retries + 1):
             if attempt:
