@@ -11,6 +11,7 @@ Then ``judge.score(submission_dict, base_dir=folder)`` (sync) or ``await judge.a
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import importlib
 import time
 from pathlib import Path
@@ -53,7 +54,8 @@ def _prepare_engine(registry: SkillRegistry, llm: bool) -> None:
         importlib.import_module(name)
     if llm:
         for card in registry.cards(enabled_only=False):
-            registry.skill(card.name, "llm")
+            with contextlib.suppress(KeyError):  # a kind without an llm implementation
+                registry.skill(card.name, "llm")
 
 
 class Judge:
