@@ -6,9 +6,9 @@ one *canonical* body in the OpenAI chat shape, so that the same
 
     {"model": "m",
      "messages": [{"role": "system", "content": "..."},
-                  {"role": "user", "content": [{"type": "text", "text": "..."},
-                                               {"type": "image_url",
-                                                "image_url": {"url": "data:image/png;base64,..."}}]}],
+                  {"role": "user", "content": [
+                      {"type": "text", "text": "..."},
+                      {"type": "image_url", "image_url": {"url": "data:image/png;base64,..."}}]}],
      "response_format": {"type": "json_schema", "json_schema": {"name": "...", "schema": {...}}}}
 
 Images are decoded and checked on the way in (:func:`decode_image`): a request whose image is
@@ -146,9 +146,11 @@ def schema_stated_in_prompt(messages: list[dict[str, Any]]) -> dict[str, Any] | 
     """
     for message in reversed(messages):
         content = message.get("content")
-        texts = [content] if isinstance(content, str) else [
-            p.get("text", "") for p in content or [] if isinstance(p, dict)
-        ]
+        texts = (
+            [content]
+            if isinstance(content, str)
+            else [p.get("text", "") for p in content or [] if isinstance(p, dict)]
+        )
         for text in texts:
             found = _PROMPT_SCHEMA.search(str(text))
             if found is None:
@@ -162,6 +164,17 @@ def schema_stated_in_prompt(messages: list[dict[str, Any]]) -> dict[str, Any] | 
                 if isinstance(value, dict):
                     return value
     return None
+
+
+def count_images(canonical: Body) -> int:
+    """How many image parts a canonical body carries."""
+    return sum(
+        1
+        for m in canonical.get("messages") or []
+        if isinstance(m.get("content"), list)
+        for p in m["content"]
+        if isinstance(p, dict) and p.get("type") == "image_url"
+    )
 
 
 def tokens(text: str) -> int:
