@@ -6,7 +6,9 @@ from __future__ import annotations
 
 import pytest
 
+from judge.config import JudgeSettings
 from judge.domain.result import Result
+from judge.engine import Judge
 from judge.fake_provider import FakeProvider, LoopbackFake
 from tests.conftest import submission
 from tests.providers.conftest import CASES, Case, provider_judge
@@ -76,3 +78,28 @@ async def test_reasks_after_a_truncated_answer(case: Case, fakes) -> None:
     assert_fully_scored(result, "OE")
     assert result.usage.reasks == 1 and result.usage.retries == 0
     assert fake.calls == result.usage.llm_calls
+
+
+async def test_a_panel_mixes_providers_with_each_ones_own_endpoint_and_key(
+    fakes, monkeypatch
+) -> None:
+    """One Judge, three providers: with no ``api_base``/``api_key`` set, litellm takes each
+    provider's own ``<PROVIDER>_API_BASE`` and key from the environment."""
+    anthropic, gemini, ollama = fakes["anthropic"], fakes["gemini"], fakes["ollama"]
+    monkeypatch.setenv("ANTHROPIC_API_BASE", anthropic.base_url)
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "dummy-anthropic-key")
+    monkeypatch.setenv("GEMINI_API_BASE", gemini.base_url)
+    monkeypatch.setenv("GEMINI_API_KEY", "dummy-gemini-key")
+    monkeypatch.setenv("OLLAMA_API_BASE", ollama.base_url)
+    panel = ["anthropic/fake-claude", "gemini/gemini-2.5-flash", "ollama_chat/llava"]
+    settings = JudgeSettings(panel=panel, backoff_base_s=0.001, timeout_s=5.0)
+    gemini.fail_next(["429"])
+    result = await Judge(settings).ascore(submission("CO", n_checks=2))
+    assert_fully_scored(result, "CO")
+    assert result.usage.retries == 1
+    item = result.objective["image"].items[0]
+    assert item.votes is not None and set(item.votes) == set(panel)
+    # safety runs on the first model only; every other skill on all three
+    assert anthropic.calls == ollama.calls + 2 and gemini.calls == ollama.calls + 1
+    assert anthropic.wire_calls[0].body["model"] == "fake-claude"
+    assert {i.mime for c in ollama.wire_calls for i in c.images} == {"image/jpeg"}
