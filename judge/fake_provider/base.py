@@ -31,17 +31,17 @@ import threading
 from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass, field
 from itertools import count
-from typing import Any, ClassVar, Self
+from typing import ClassVar, Self
 
 from aiohttp import web
 
+from judge.fake_provider.admin import AdminMixin
 from judge.fake_provider.faults import FAULT_KINDS, GARBAGE_TEXT, HTTP_FAULTS, FaultInjector
 from judge.fake_provider.faults import truncate as truncate_text
 from judge.fake_provider.responder import Match, Reply, Responder, ScriptRule
 from judge.fake_provider.wire import Body, ImageInfo, WireError
 
 _SHUTDOWN_S = 0.5
-_CONFIG_KEYS = {"latency", "jitter", "hang_s", "fault_rate", "fault_kinds", "seed"}
 
 Parse = Callable[[web.Request, Body], Body]
 Render = Callable[[Body, Body, str, str], Body]
@@ -58,7 +58,7 @@ class WireCall:
     images: list[ImageInfo] = field(default_factory=list)
 
 
-class LoopbackFake:
+class LoopbackFake(AdminMixin):
     """Base of the fake providers; see the module docstring for what a dialect adds."""
 
     api: ClassVar[str] = "base"
@@ -204,33 +204,6 @@ class LoopbackFake:
         self.faults.reset()
         self._jitter_rng = random.Random(self._seed)
 
-    def config(self) -> dict[str, Any]:
-        """Current latency, jitter, hang and fault settings."""
-        return {
-            "latency": self.latency,
-            "jitter": self.jitter,
-            "hang_s": self.hang_s,
-            **self.faults.settings,
-        }
-
-    def configure(self, **changes: Any) -> dict[str, Any]:
-        """Change any of latency, jitter, hang_s, fault_rate, fault_kinds, seed; return config."""
-        unknown = set(changes) - _CONFIG_KEYS
-        if unknown:
-            raise ValueError(f"unknown setting(s) {sorted(unknown)}; known: {sorted(_CONFIG_KEYS)}")
-        for key in ("latency", "jitter", "hang_s"):
-            if key in changes:
-                setattr(self, key, float(changes[key]))
-        if {"fault_rate", "fault_kinds", "seed"} & set(changes):
-            current = self.faults.settings
-            kinds = changes.get("fault_kinds", current["fault_kinds"])
-            if isinstance(kinds, str):
-                kinds = [k.strip() for k in kinds.split(",") if k.strip()]
-            self._seed = int(changes.get("seed", current["seed"]))
-            rate = float(changes.get("fault_rate", current["fault_rate"]))
-            self.faults.set_rate(rate, kinds, self._seed)
-        return self.config()
-
     def next_id(self) -> int:
         """A fresh number for response ids."""
         return next(self._ids)
@@ -239,9 +212,7 @@ class LoopbackFake:
     async def _serve(self, sock: socket.socket) -> None:
         app = web.Application(client_max_size=64 * 1024**2)
         self._add_routes(app)
-        app.router.add_get("/_admin/stats", self._stats)
-        app.router.add_post("/_admin/config", self._config)
-        app.router.add_post("/_admin/reset", self._reset)
+        self._add_admin_routes(app)
         runner = web.AppRunner(
             app, shutdown_timeout=_SHUTDOWN_S, handler_cancellation=True, access_log=None
         )
@@ -307,26 +278,3 @@ class LoopbackFake:
         else:
             content = self.responder.respond(canonical)
         return web.json_response(render(canonical, body, content, finish))
-
-    async def _stats(self, request: web.Request) -> web.Response:
-        stats = {
-            "api": self.api,
-            "calls": self.calls,
-            "rejected": len(self.rejected),
-            "fault_counts": self.fault_counts,
-            "config": self.config(),
-        }
-        return web.json_response(stats)
-
-    async def _config(self, request: web.Request) -> web.Response:
-        try:
-            changes = json.loads(await request.text() or "{}")
-            if not isinstance(changes, dict):
-                raise ValueError("config body must be a JSON object")
-            return web.json_response(self.configure(**changes))
-        except (ValueError, TypeError) as exc:
-            return self._error(400, "invalid_request_error", str(exc))
-
-    async def _reset(self, request: web.Request) -> web.Response:
-        self.reset()
-        return web.json_response({"ok": True})
