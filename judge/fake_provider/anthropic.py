@@ -132,7 +132,7 @@ class AnthropicFake(LoopbackFake):
         return web.json_response(body, status=status)
 
     @staticmethod
-    def _parse(request: web.Request, body: Body) -> Body:
+    def _parse(request: web.Request, body: Body) -> tuple[Body, list[ImageInfo]]:
         if not request.headers.get("x-api-key"):
             raise WireError("x-api-key header is required", status=401)
         if not request.headers.get("anthropic-version"):
@@ -180,8 +180,7 @@ class AnthropicFake(LoopbackFake):
             "model": body["model"],
             "messages": canonical,
             "response_format": schema_format(schema, tool["name"] if tool else "output_format"),
-            "_images": images,
-        }
+        }, images
 
     def _render(self, canonical: Body, body: Body, content: str, finish: str) -> dict[str, Any]:
         tool = _forced_tool(body)

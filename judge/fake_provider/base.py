@@ -4,8 +4,9 @@ replies, fault injection, latency, records of the calls and the ``/_admin`` endp
 A provider *dialect* subclasses :class:`LoopbackFake` and supplies three things:
 
 - :meth:`LoopbackFake._add_routes` — its endpoints, each built with :meth:`_endpoint` from a
-  ``parse`` function (request + JSON body → canonical body, see :mod:`judge.fake_provider.wire`;
-  raises :class:`~judge.fake_provider.wire.WireError` for anything the real API would refuse)
+  ``parse`` function (request + JSON body → the canonical body, see
+  :mod:`judge.fake_provider.wire`, and the images it decoded; raises
+  :class:`~judge.fake_provider.wire.WireError` for anything the real API would refuse)
   and a ``render`` function (canonical body, wire body, content, finish → response JSON);
 - :meth:`LoopbackFake._error` — the provider's error body for a status;
 - :attr:`LoopbackFake.base_path` — what follows ``http://HOST:PORT`` in :attr:`base_url`.
@@ -43,7 +44,7 @@ from judge.fake_provider.wire import Body, ImageInfo, WireError
 
 _SHUTDOWN_S = 0.5
 
-Parse = Callable[[web.Request, Body], Body]
+Parse = Callable[[web.Request, Body], tuple[Body, list[ImageInfo]]]
 Render = Callable[[Body, Body, str, str], Body]
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 
@@ -230,10 +231,8 @@ class LoopbackFake(AdminMixin):
                 return self._refuse(request.path, WireError("request body is not valid JSON"))
             if not isinstance(body, dict):
                 return self._refuse(request.path, WireError("request body must be a JSON object"))
-            images: list[ImageInfo] = []
             try:
-                canonical = parse(request, body)
-                images = canonical.pop("_images", [])
+                canonical, images = parse(request, body)
             except WireError as exc:
                 return self._refuse(request.path, exc)
             call = WireCall(request.path, body, canonical, images)

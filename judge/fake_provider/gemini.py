@@ -139,7 +139,7 @@ class GeminiFake(LoopbackFake):
         return web.json_response(body, status=status)
 
     @staticmethod
-    def _parse(request: web.Request, body: Body) -> Body:
+    def _parse(request: web.Request, body: Body) -> tuple[Body, list[ImageInfo]]:
         if not (request.headers.get("x-goog-api-key") or request.query.get("key")):
             raise WireError("Method doesn't allow unregistered callers (no API key)", 403)
         unknown = sorted(set(body) - _TOP_LEVEL)
@@ -175,8 +175,7 @@ class GeminiFake(LoopbackFake):
             "model": request.match_info["model"],
             "messages": messages,
             "response_format": schema_format(schema),
-            "_images": images,
-        }
+        }, images
 
     def _render(self, canonical: Body, body: Body, content: str, finish: str) -> dict[str, Any]:
         images = count_images(canonical)

@@ -91,7 +91,7 @@ class OllamaFake(LoopbackFake):
         return web.json_response({"error": message}, status=status)
 
     @staticmethod
-    def _parse_chat(request: web.Request, body: Body) -> Body:
+    def _parse_chat(request: web.Request, body: Body) -> tuple[Body, list[ImageInfo]]:
         _common(body)
         if not isinstance(body.get("messages"), list):
             raise WireError("messages is required (a list)")
@@ -113,11 +113,10 @@ class OllamaFake(LoopbackFake):
             "model": body["model"],
             "messages": messages,
             "response_format": _response_format(body, messages),
-            "_images": images,
-        }
+        }, images
 
     @staticmethod
-    def _parse_generate(request: web.Request, body: Body) -> Body:
+    def _parse_generate(request: web.Request, body: Body) -> tuple[Body, list[ImageInfo]]:
         _common(body)
         if not isinstance(body.get("prompt"), str):
             raise WireError("prompt is required (a string)")
@@ -131,8 +130,7 @@ class OllamaFake(LoopbackFake):
             "model": body["model"],
             "messages": messages,
             "response_format": _response_format(body, messages),
-            "_images": images,
-        }
+        }, images
 
     def _render(self, canonical: Body, body: Body, content: str, finish: str) -> dict[str, Any]:
         images = count_images(canonical)

@@ -51,7 +51,7 @@ class FakeProvider(LoopbackFake):
         return web.json_response(error_json(message, kind), status=status)
 
     @staticmethod
-    def _parse(request: web.Request, body: Body) -> Body:
+    def _parse(request: web.Request, body: Body) -> tuple[Body, list[ImageInfo]]:
         messages = body.get("messages")
         if not isinstance(messages, list):
             raise WireError("request body must be a JSON object with a 'messages' list")
@@ -66,7 +66,7 @@ class FakeProvider(LoopbackFake):
                 url = (part.get("image_url") or {}).get("url", "")
                 if isinstance(url, str) and url.startswith("data:"):
                     images.append(decode_data_url(url, where=f"messages[{i}].content[{j}]"))
-        return {**body, "_images": images}
+        return body, images
 
     def _render(self, canonical: Body, body: Body, content: str, finish: str) -> dict[str, Any]:
         images = sum(
