@@ -9,8 +9,11 @@ Two sources of faults, consulted in this order for every chat-completions call:
 
 Fault kinds (:data:`FAULT_KINDS`):
 
-- ``"429"``: HTTP 429, ``Retry-After: 0``, OpenAI-style error JSON.
-- ``"500"`` / ``"503"``: HTTP 500 / 503 with OpenAI-style error JSON.
+- ``"429"``: HTTP 429, ``Retry-After: 0``, error JSON in the provider's shape (OpenAI's for
+  the OpenAI-compatible fake, ``rate_limit_error`` for Anthropic, ``RESOURCE_EXHAUSTED`` for
+  Gemini, ``{"error": ...}`` for Ollama).
+- ``"500"`` / ``"503"``: HTTP 500 / 503 with the provider's error JSON.
+- ``"529"``: HTTP 529, Anthropic's "overloaded" status (other fakes answer it the same way).
 - ``"timeout"``: the server sleeps ``hang_s`` before answering, so the client's timeout fires.
 - ``"truncated"``: HTTP 200, the content is the normal answer cut in half (malformed JSON);
   ``finish_reason`` is ``"length"``, as when a real model runs out of tokens.
@@ -38,7 +41,7 @@ from collections import Counter, deque
 from collections.abc import Iterable
 from typing import Any
 
-FAULT_KINDS: tuple[str, ...] = ("429", "500", "503", "timeout", "truncated", "garbage")
+FAULT_KINDS: tuple[str, ...] = ("429", "500", "503", "529", "timeout", "truncated", "garbage")
 """The fault kinds of the default random mix (all of them transient or re-askable)."""
 
 FATAL_FAULT_KINDS: tuple[str, ...] = ("401", "403", "404")
@@ -48,6 +51,7 @@ HTTP_FAULTS: dict[str, tuple[int, str, str]] = {
     "429": (429, "rate_limit_error", "Rate limit reached (injected by fake provider)."),
     "500": (500, "server_error", "Internal server error (injected by fake provider)."),
     "503": (503, "server_error", "Service unavailable (injected by fake provider)."),
+    "529": (529, "overloaded_error", "Overloaded (injected by fake provider)."),
     "401": (
         401,
         "invalid_request_error",
