@@ -6,10 +6,12 @@ Reports, for a CO submission with N checkpoints and one 1024² image:
   checkpoint-batching mode, and for speculative vs sequential safety;
 - calls and tokens per submission for each batching mode;
 - engine CPU milliseconds per submission (this process only; the provider is elsewhere);
-- with a fault rate (429, 500, truncated JSON), how many submissions end fully scored.
+- with a fault rate (429, 500, truncated JSON), how many submissions end fully scored;
+- cold start: model time of N fresh ``judge score`` processes (see :mod:`judge.bench_cold`).
 
 Example:
     $ judge bench --latency 0.5 --repeats 5
+    $ judge bench --cold-start-only --cold-start 10
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ import numpy as np
 from PIL import Image
 from tqdm import tqdm
 
+from judge import bench_cold
 from judge.config import JudgeSettings
 from judge.engine import Judge
 from judge.fake_provider import spawn_fake_provider, stop_process
@@ -151,6 +154,15 @@ def run_bench(latency: float, n_checks: int, repeats: int, fault_rate: float) ->
         stop_process(faulty)
 
 
+def run_cold(latency: float, n_checks: int, processes: int) -> dict:
+    """The cold-start figure: ``processes`` fresh ``judge score`` runs against a fake provider."""
+    proc, base_url = spawn_fake_provider(latency=latency)
+    try:
+        return bench_cold.run_cold_start(bench_submission(n_checks), base_url, latency, processes)
+    finally:
+        stop_process(proc)
+
+
 def render(report: dict) -> str:
     """A plain-text table of the report."""
     cols = [
@@ -178,13 +190,23 @@ def render(report: dict) -> str:
 
 def main(args: argparse.Namespace) -> int:
     """CLI entry (see :mod:`judge.cli.bench_cmd`)."""
-    if args.latency <= 0 or args.repeats < 1 or args.checkpoints < 1:
+    if args.latency <= 0 or args.repeats < 1 or args.checkpoints < 1 or args.cold_start < 0:
         print(
-            "judge bench: --latency must be > 0, --repeats and --checkpoints >= 1", file=sys.stderr
+            "judge bench: --latency must be > 0, --repeats and --checkpoints >= 1, "
+            "--cold-start >= 0",
+            file=sys.stderr,
         )
         return 2
-    report = run_bench(args.latency, args.checkpoints, args.repeats, args.fault_rate)
-    print(render(report))
+    if args.cold_start_only and args.cold_start < 1:
+        print("judge bench: --cold-start-only needs --cold-start >= 1", file=sys.stderr)
+        return 2
+    report: dict[str, Any] = {"latency_L_s": args.latency, "checkpoints": args.checkpoints}
+    if not args.cold_start_only:
+        report = run_bench(args.latency, args.checkpoints, args.repeats, args.fault_rate)
+        print(render(report))
+    if args.cold_start:
+        report["cold_start"] = run_cold(args.latency, args.checkpoints, args.cold_start)
+        print(bench_cold.render(report["cold_start"]))
     if args.out:
         with open(args.out, "w", encoding="utf-8") as fh:
             json.dump(report, fh, indent=2)

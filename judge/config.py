@@ -109,6 +109,11 @@ class JudgeSettings(BaseSettings):
     )
     speculative_safety: bool = True
     safety: bool = True
+    safety_on_error: Literal["unknown", "block"] = Field(
+        default="unknown",
+        description="a safety filter that could not run: unknown (safety.passed null, status "
+        "partial) or block (fail closed: status blocked)",
+    )
     selection_rule: SelectionRule = "objective_then_subjective"
     edit_samples: int = Field(
         default=1, ge=1, le=10, description="edit mode: judge calls per criterion, averaged"
@@ -165,6 +170,7 @@ class JudgeSettings(BaseSettings):
             "selection_rule": self.selection_rule,
             "speculative_safety": self.speculative_safety,
             "safety": self.safety,
+            "safety_on_error": self.safety_on_error,
             "temperature": self.temperature,
             "image_max_side": self.image_max_side,
             "retrieval": self.retrieval,

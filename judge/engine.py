@@ -13,6 +13,8 @@ pairwise comparison, and ``await judge.arun_request(data, mode="...")`` for any 
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import importlib
 import time
 from pathlib import Path
 from typing import Any
@@ -27,17 +29,35 @@ from judge.config import JudgeSettings
 from judge.domain.result import Result
 from judge.domain.submission import Submission
 from judge.errors import ConfigError
+from judge.llm import warmup
 from judge.llm.cache import ResponseCache
 from judge.llm.gateway import LLMGateway
 from judge.modes import get_mode, mode_of
 from memory.store import MemoryStore
 from skills.registry import SkillRegistry, default_registry
 
+#: modules LangGraph imports on its first run
+GRAPH_IMPORTS = (
+    "langchain_core.tracers.context",
+    "langchain_core.tracers.run_collector",
+    "langchain_core.tracers.stdout",
+)
 NO_MODEL = (
     "no judge model configured: set JUDGE_MODEL (a litellm model string such as "
     "'openai/gpt-4o' or 'hosted_vllm/Qwen2-VL'), with JUDGE_API_BASE/JUDGE_API_KEY for "
     "your provider, or pass --model/--api-base"
 )
+
+
+def _prepare_engine(registry: SkillRegistry, llm: bool) -> None:
+    """Compile the graph and import what its first run would (tracers, skill kinds)."""
+    compiled_graph()
+    for name in GRAPH_IMPORTS:
+        importlib.import_module(name)
+    if llm:
+        for card in registry.cards(enabled_only=False):
+            with contextlib.suppress(KeyError):  # a kind without an llm implementation
+                registry.skill(card.name, "llm")
 
 
 class Judge:
@@ -48,10 +68,12 @@ class Judge:
         settings: JudgeSettings | None = None,
         *,
         registry: SkillRegistry | None = None,
-        cache: ResponseCache | None = None,
+        cache: ResponseCache | bool | None = None,
         store: MemoryStore | None = None,
         **overrides: Any,
     ):
+        if isinstance(cache, bool):  # ``Judge(cache=False)`` means the setting, not a store
+            overrides["cache"], cache = cache, None
         base = settings or JudgeSettings()
         self.settings = base.merged(**overrides) if overrides else base
         self.registry = registry or default_registry()
@@ -59,6 +81,18 @@ class Judge:
         self.store = store or MemoryStore(
             Path(self.settings.memory_dir) if self.settings.memory_dir else None
         )
+        # cold start: provider imports, the graph compile and skill building run on a
+        # background thread, never on the event loop of the first request
+        llm = self.settings.resolved_backend() == "llm"
+        if llm:
+            warmup.start(self.settings.models())
+        self._graph_ready = warmup.submit(lambda: _prepare_engine(self.registry, llm))
+
+    async def warm(self, ctx: RunContext) -> None:
+        """Wait, without blocking the loop, until the warm-up this run needs has finished."""
+        await warmup.wait([self._graph_ready])
+        if ctx.backend == "llm":
+            await warmup.ready(ctx.models)
 
     def prepare(
         self,
@@ -114,6 +148,7 @@ class Judge:
         ctx = await asyncio.to_thread(
             self.prepare, request, base_dir=base_dir, mode=mode, **overrides
         )
+        await self.warm(ctx)
         return await self.arun(ctx)
 
     async def ascore(

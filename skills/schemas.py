@@ -75,7 +75,11 @@ def _batch(ids: tuple[str, ...]) -> type[BaseModel]:
 
 
 def batch_check_schema(ids: list[str]) -> type[BaseModel]:
-    """A schema answering every checkpoint id exactly once."""
+    """A schema answering every checkpoint id exactly once.
+
+    The ids become an enum in the response format the model sees, outside any data block:
+    pass positional ids (``k1``, ``k2``, …), never the submission's own ids.
+    """
     return _batch(tuple(ids))
 
 

@@ -50,13 +50,19 @@ class ExemplarProvider:
         self.settings = settings
         self.used: dict[str, str] = {}
         self._vectors: dict[tuple, asyncio.Task[np.ndarray]] = {}
+        self._loads: dict[str, asyncio.Task[Memory | None]] = {}
 
-    def _memory(self, name: str) -> Memory | None:
+    def _load(self, name: str) -> Memory | None:
         if not self.store.exists(name):
-            self.used[name] = ABSENT
             return None
-        mem = self.store.load(name)
-        self.used[name] = mem.manifest.version_label
+        return self.store.load(name)
+
+    async def _memory(self, name: str) -> Memory | None:
+        """The memory (file reads and the FAISS load run in a thread, once per request)."""
+        if name not in self._loads:
+            self._loads[name] = asyncio.create_task(asyncio.to_thread(self._load, name))
+        mem = await self._loads[name]
+        self.used[name] = ABSENT if mem is None else mem.manifest.version_label
         return mem
 
     async def for_card(
@@ -73,7 +79,7 @@ class ExemplarProvider:
         s = self.settings
         if not name or s.retrieval == "none" or s.retrieval_k == 0:
             return ()
-        mem = self._memory(name)
+        mem = await self._memory(name)
         if mem is None:
             return ()
         if mem.manifest.modality == "image" and image is None:
@@ -84,21 +90,19 @@ class ExemplarProvider:
             log.warning("memory %s scores none of %s", name, card.dimension_names)
             return ()
         if s.retrieval == "fixed":  # the same set for every query: nothing to encode
-            hits = retrieve(
-                mem,
-                "",
-                k=s.retrieval_k,
-                strategy="fixed",
-                dimensions=dims,
-                exclude_ids=self._excluded(mem),
-            )
-            return tuple(self._exemplar(mem, h, dims) for h in hits)
-        vector = await self._vector(mem, query, image_key)
+            vector: np.ndarray | str = ""
+        else:
+            vector = await self._vector(mem, query, image_key)
+        # FAISS search and exemplar image reads run in a thread, off the event loop
+        return await asyncio.to_thread(self._search, mem, vector, dims)
+
+    def _search(self, mem: Memory, vector: np.ndarray | str, dims: list[str]) -> tuple:
+        s = self.settings
         hits = retrieve(
             mem,
             vector,
             k=s.retrieval_k,
-            strategy=s.retrieval,
+            strategy="fixed" if s.retrieval == "fixed" else s.retrieval,
             dimensions=dims,
             exclude_ids=self._excluded(mem),
         )
@@ -124,7 +128,7 @@ class ExemplarProvider:
     ) -> MemoryContext | None:
         """The memory, query vector and exclusions a local predictor needs (None: no memory)."""
         name = card.memory_for(category)
-        mem = self._memory(name) if name else None
+        mem = await self._memory(name) if name else None
         if mem is None or (mem.manifest.modality == "image" and image is None):
             return None
         query: str | Image.Image = prompt if mem.manifest.modality == "prompt" else image

@@ -16,6 +16,14 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--checkpoints", type=int, default=12, help="checkpoints in the CO task")
     p.add_argument("--repeats", type=int, default=5, help="submissions per configuration")
     p.add_argument("--fault-rate", type=float, default=0.3, help="fault rate for the fault run")
+    p.add_argument(
+        "--cold-start",
+        type=int,
+        default=10,
+        metavar="N",
+        help="fresh `judge score` processes for the cold-start figure (0: skip; default 10)",
+    )
+    p.add_argument("--cold-start-only", action="store_true", help="measure only the cold start")
     p.add_argument("--out", help="also write the report JSON here")
     p.set_defaults(handler=run)
 

@@ -1,8 +1,9 @@
 """``judge score SUBMISSION.json``: print the Result JSON on stdout.
 
 Relative image paths resolve against the submission file's folder. Flags beat the
-``JUDGE_*`` environment. Exit 0 for scored, partial or blocked; 2 for invalid input;
-3 when no judge model is configured.
+``JUDGE_*`` environment. Exit codes: 0 for a scored, partial or blocked result; 2 for
+invalid input or options; 3 when no judge model is configured; 4 when nothing could be
+scored (every model call failed: the Result is still printed, the cause goes to stderr).
 """
 
 from __future__ import annotations
@@ -16,7 +17,9 @@ from typing import TYPE_CHECKING
 from judge.errors import ConfigError, InputError
 
 if TYPE_CHECKING:
-    from judge.domain import Result
+    from judge.domain.result import Result
+
+EXIT_UNSCORED = 4
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -116,13 +119,15 @@ def overrides(args: argparse.Namespace) -> dict:
 def run(args: argparse.Namespace) -> int:
     """Score the file; errors go to stderr with a hint and a non-zero exit code."""
     from judge.cli.main import EXIT_CONFIG, EXIT_INPUT
+    from judge.config import JudgeSettings
     from judge.engine import Judge
     from judge.validation import load_submission_file
 
     path: Path = args.submission
     try:
         submission = load_submission_file(path)
-        judge = Judge(**overrides(args))
+        # settings go in as settings: ``cache`` is also the name of Judge's cache argument
+        judge = Judge(JudgeSettings().merged(**overrides(args)))
         result = judge.score(submission, base_dir=path.resolve().parent)
     except InputError as exc:
         print(f"judge: invalid input: {exc}", file=sys.stderr)
@@ -134,6 +139,9 @@ def run(args: argparse.Namespace) -> int:
         print(f"judge: invalid option: {exc}", file=sys.stderr)
         return EXIT_INPUT
     _print_result(result, args.format, args.compact)
+    if nothing_scored(result):
+        print(f"judge: nothing could be scored: {first_reason(result)}", file=sys.stderr)
+        return EXIT_UNSCORED
     return 0
 
 
@@ -148,3 +156,29 @@ def _print_result(result: Result, fmt: str, compact: bool) -> None:
         print(summary(result), end="")
     elif fmt == "both":
         print("\n" + summary(result), end="", file=sys.stderr)
+
+
+def _values(result: Result) -> list[tuple[object, str | None]]:
+    """Every (score or verdict, reason) of the Result, both modalities, every image."""
+    out: list[tuple[object, str | None]] = []
+    sides = [(result.subjective, result.objective)]
+    sides += [({"image": im.subjective}, {"image": im.objective}) for im in result.images]
+    for subjective, objective in sides:
+        out += [(d.score, d.reason) for dims in subjective.values() for d in dims.values()]
+        out += [(i.verdict, i.reason) for side in objective.values() for i in side.items]
+    return out
+
+
+def nothing_scored(result: Result) -> bool:
+    """A partial result in which not one score or verdict came back."""
+    values = _values(result)
+    return result.status == "partial" and bool(values) and all(v is None for v, _ in values)
+
+
+def first_reason(result: Result) -> str:
+    """The first failure reason of a Result (the safety gate's if nothing else)."""
+    reasons = [r for v, r in _values(result) if v is None and r]
+    for reason in sorted(reasons, key=lambda r: "failed" not in r):  # failures first
+        return reason
+    verdicts = [result.safety.prompt, *result.safety.images]
+    return next((v.reason for v in verdicts if v and v.reason), result.reason or "unknown")

@@ -139,9 +139,16 @@ class SafetyVerdict(_Model):
 
 
 class SafetyReport(_Model):
-    """The safety gate: overall pass plus the prompt and (worst) image verdicts."""
+    """The safety gate: overall pass plus the prompt and (worst) image verdicts.
 
-    passed: bool = True
+    ``passed`` is true when every filter passed, false when one flagged (or, with
+    ``safety_on_error=block``, could not run), and null when a filter could not run and the
+    gate reports that as unknown (the default): an unrun check never reads as passed.
+    """
+
+    _always = ("passed",)
+
+    passed: bool | None = True
     prompt: SafetyVerdict | None = None
     image: SafetyVerdict | None = None
     images: list[SafetyVerdict] = Field(default_factory=list)

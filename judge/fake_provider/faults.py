@@ -9,12 +9,21 @@ Two sources of faults, consulted in this order for every chat-completions call:
 
 Fault kinds (:data:`FAULT_KINDS`):
 
-- ``"429"``: HTTP 429, ``Retry-After: 0``, OpenAI-style error JSON.
-- ``"500"`` / ``"503"``: HTTP 500 / 503 with OpenAI-style error JSON.
+- ``"429"``: HTTP 429, ``Retry-After: 0``, error JSON in the provider's shape (OpenAI's for
+  the OpenAI-compatible fake, ``rate_limit_error`` for Anthropic, ``RESOURCE_EXHAUSTED`` for
+  Gemini, ``{"error": ...}`` for Ollama).
+- ``"500"`` / ``"503"``: HTTP 500 / 503 with the provider's error JSON.
+- ``"529"``: HTTP 529, Anthropic's "overloaded" status (other fakes answer it the same way).
 - ``"timeout"``: the server sleeps ``hang_s`` before answering, so the client's timeout fires.
 - ``"truncated"``: HTTP 200, the content is the normal answer cut in half (malformed JSON);
   ``finish_reason`` is ``"length"``, as when a real model runs out of tokens.
 - ``"garbage"``: HTTP 200, the content is prose, not JSON (``finish_reason`` ``"stop"``).
+
+Faults no retry can fix (:data:`FATAL_FAULT_KINDS`) are injected only when named (``fail_next``
+or an explicit ``kinds``), never in the default random mix:
+
+- ``"401"``: HTTP 401, a wrong API key; ``"403"``: HTTP 403, no access;
+- ``"404"``: HTTP 404, the model does not exist.
 
 Example::
 
@@ -32,13 +41,28 @@ from collections import Counter, deque
 from collections.abc import Iterable
 from typing import Any
 
-FAULT_KINDS: tuple[str, ...] = ("429", "500", "503", "timeout", "truncated", "garbage")
-"""Every fault kind the fake provider can inject."""
+FAULT_KINDS: tuple[str, ...] = ("429", "500", "503", "529", "timeout", "truncated", "garbage")
+"""The fault kinds of the default random mix (all of them transient or re-askable)."""
+
+FATAL_FAULT_KINDS: tuple[str, ...] = ("401", "403", "404")
+"""Faults no retry can fix; injected only when asked for by name."""
 
 HTTP_FAULTS: dict[str, tuple[int, str, str]] = {
     "429": (429, "rate_limit_error", "Rate limit reached (injected by fake provider)."),
     "500": (500, "server_error", "Internal server error (injected by fake provider)."),
     "503": (503, "server_error", "Service unavailable (injected by fake provider)."),
+    "529": (529, "overloaded_error", "Overloaded (injected by fake provider)."),
+    "401": (
+        401,
+        "invalid_request_error",
+        "Incorrect API key provided (injected by fake provider).",
+    ),
+    "403": (
+        403,
+        "permission_error",
+        "You have no access to this model (injected by fake provider).",
+    ),
+    "404": (404, "invalid_request_error", "The model does not exist (injected by fake provider)."),
 }
 """Faults answered with an HTTP error: kind -> (status, error type, message)."""
 
@@ -52,9 +76,10 @@ GARBAGE_TEXT = (
 def check_kinds(kinds: Iterable[str]) -> tuple[str, ...]:
     """Validate fault kinds; raise ``ValueError`` naming the available ones on a typo."""
     result = tuple(str(k) for k in kinds)
-    unknown = [k for k in result if k not in FAULT_KINDS]
+    known = FAULT_KINDS + FATAL_FAULT_KINDS
+    unknown = [k for k in result if k not in known]
     if unknown:
-        raise ValueError(f"unknown fault kind(s) {unknown}; available: {', '.join(FAULT_KINDS)}")
+        raise ValueError(f"unknown fault kind(s) {unknown}; available: {', '.join(known)}")
     return result
 
 

@@ -49,12 +49,28 @@ class InMemoryCache:
         return len(self._data)
 
 
+_DIGESTS: OrderedDict[str, str] = OrderedDict()
+_DIGESTS_MAX = 16  # each entry keeps an image's data URL alive
+
+
+def url_digest(url: str) -> str:
+    """sha256 of a data URL, computed once per image: every call of a submission sends the
+    same string object, and a str caches its own hash, so repeat look-ups are O(1)."""
+    digest = _DIGESTS.get(url)
+    if digest is None:
+        digest = hashlib.sha256(url.encode()).hexdigest()
+        _DIGESTS[url] = digest
+        while len(_DIGESTS) > _DIGESTS_MAX:
+            _DIGESTS.popitem(last=False)
+    return digest
+
+
 def _strip_images(obj: Any) -> Any:
     """Replace data URLs by the sha256 of their payload so keys stay small and exact."""
     if isinstance(obj, dict):
         if obj.get("type") == "image_url":
             url = obj.get("image_url", {}).get("url", "")
-            return {"image_sha256": hashlib.sha256(url.encode()).hexdigest()}
+            return {"image_sha256": url_digest(url)}
         return {k: _strip_images(v) for k, v in obj.items()}
     if isinstance(obj, list):
         return [_strip_images(v) for v in obj]

@@ -19,15 +19,28 @@ from functools import lru_cache
 from typing import Any, TypeVar
 
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+# litellm otherwise fetches Anthropic's beta-header table from GitHub on the first Claude call
+# (a network round trip, and a stall where there is no internet); its bundled copy is used.
+os.environ.setdefault("LITELLM_LOCAL_ANTHROPIC_BETA_HEADERS", "True")
 
 import litellm
 from pydantic import BaseModel
 
 from judge.config import JudgeSettings
+from judge.llm import warmup
 from judge.llm.cache import InMemoryCache, ResponseCache, cache_key
 from judge.llm.parsing import ReplyError, parse_reply
-from judge.llm.retry import backoff_delay, describe, is_transient
+from judge.llm.retry import (
+    backoff_delay,
+    describe,
+    fatal_cause,
+    fatal_message,
+    is_transient,
+    say_once,
+    transient_cause,
+)
 from judge.llm.usage import UsageMeter
+from skills.rendering import data_block
 from skills.types import ModelCallError
 
 T = TypeVar("T", bound=BaseModel)
@@ -36,6 +49,15 @@ litellm.suppress_debug_info = True
 # Untrusted prompts and images stay out of litellm's logging (and its per-call redaction
 # work, a measurable share of the CPU per call).
 litellm.turn_off_message_logging = True
+
+
+def reask_message(err: ReplyError) -> str:
+    """Ask again; the validation problems (they may quote the reply) stay in a data block."""
+    return (
+        "Your reply could not be used; the problems found are listed in the data block "
+        f"below.\n{data_block('VALIDATION PROBLEMS', str(err))}\nReply again with only a JSON "
+        "object that matches the requested schema."
+    )
 
 
 @lru_cache(maxsize=512)
@@ -66,6 +88,11 @@ class LLMGateway:
     """Shared by every request of a process: one cache, one concurrency limit."""
 
     def __init__(self, settings: JudgeSettings, cache: ResponseCache | None = None):
+        if cache is not None and not callable(getattr(cache, "get", None)):
+            raise TypeError(
+                f"cache must be a ResponseCache (async get/set), not {type(cache).__name__}; "
+                "to turn caching off use the setting cache=False"
+            )
         self.settings = settings
         self.cache: ResponseCache | None = None
         if settings.cache:
@@ -104,6 +131,7 @@ class LLMGateway:
             kwargs["api_key"] = s.api_key.get_secret_value() if s.api_key else "no-key"
         elif s.api_key:
             kwargs["api_key"] = s.api_key.get_secret_value()
+        await warmup.ready((model,))  # provider imports happen off the event loop
         last: BaseException | None = None
         for attempt in range(s.max_retries + 1):
             if attempt:
@@ -127,7 +155,13 @@ class LLMGateway:
                 last = exc
                 if not is_transient(exc):
                     meter.failed_calls += 1
-                    raise ModelCallError(describe(exc)) from exc
+                    raise self._fatal(exc, model, s) from exc
+                cause = transient_cause(exc, s.timeout_s)
+                say_once(
+                    ("retry", model, cause),
+                    f"judge model {model}: {cause}; retrying with backoff "
+                    f"(up to {s.max_retries} retries per call)",
+                )
                 log.debug("transient error from %s (attempt %d): %s", model, attempt, exc)
                 continue
             usage = getattr(resp, "usage", None)
@@ -142,6 +176,17 @@ class LLMGateway:
         raise ModelCallError(
             f"gave up after {s.max_retries + 1} attempts: {describe(last) if last else '?'}"
         )
+
+    @staticmethod
+    def _fatal(exc: Exception, model: str, s: JudgeSettings) -> ModelCallError:
+        """The error for a call that is not retried; said once per cause on the log."""
+        cause = fatal_cause(exc)
+        if cause is None:
+            say_once(("fatal", model, type(exc).__name__), f"judge model {model}: {describe(exc)}")
+            return ModelCallError(describe(exc))
+        message = fatal_message(cause, model, s.api_base)
+        say_once(("fatal", model, cause), message)
+        return ModelCallError(f"{message} [{type(exc).__name__}]")
 
     async def structured(
         self,
@@ -183,13 +228,7 @@ class LLMGateway:
                 convo = [
                     *messages,
                     {"role": "assistant", "content": text[:4000]},
-                    {
-                        "role": "user",
-                        "content": (
-                            f"Your reply could not be used: {err}. Reply again with only a JSON "
-                            "object that matches the requested schema."
-                        ),
-                    },
+                    {"role": "user", "content": reask_message(err)},
                 ]
                 continue
             if key is not None and self.cache is not None:

@@ -1,4 +1,8 @@
-"""Pieces every skill kind shares: data blocks for the submission and unscored values."""
+"""Pieces every skill kind shares: data blocks for the submission and unscored values.
+
+Only trusted text (templates, cards, numbers the engine computes) is sent outside a data
+block; everything from a submission or a memory (briefs, prompts, rationales, ids) is inside.
+"""
 
 from __future__ import annotations
 
@@ -30,11 +34,14 @@ def prompt_part(inp: SkillInput, label: str = "EVALUATED PROMPT") -> dict:
 
 
 def exemplar_parts(exemplars: tuple[Exemplar, ...], modality: str) -> list[dict]:
-    """Expert-scored exemplars as data: brief, the prompt or image, scores and rationales."""
+    """Expert-scored exemplars as data: brief, the prompt or image, scores and rationales.
+
+    Exemplars are numbered by position; their ids (memory data, untrusted) are not sent.
+    """
     parts: list[dict] = []
     for k, ex in enumerate(exemplars, start=1):
         sim = f"{ex.similarity:.2f}" if ex.similarity is not None else "n/a"
-        parts.append(text_part(f"Exemplar {k} (id {ex.id}, similarity {sim}):"))
+        parts.append(text_part(f"Exemplar {k} (similarity {sim}):"))
         if ex.task_brief:
             parts.append(text_part(data_block(f"EXEMPLAR {k} TASK BRIEF", ex.task_brief)))
         if modality == "image" and ex.image is not None:

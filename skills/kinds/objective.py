@@ -2,6 +2,10 @@
 
 One call per checkpoint (the reference design) or one call covering every checkpoint of a
 modality (batched): the engine decides by how many checks it puts in the input.
+
+Checkpoint ids come from the submission, so they are untrusted text: a batched call names
+the checkpoints to the model by position (``k1``, ``k2``, …) inside the data block and in the
+answer schema, and maps the answers back to the submission's ids.
 """
 
 from __future__ import annotations
@@ -47,11 +51,15 @@ def objective_checklist(card: SkillCard) -> SkillFn:
             parts.append(text_part("Evaluated image:"))
             parts.append(image_part(inp.image))
         batched = len(inp.checks) > 1
+        positional = {f"k{n}": c.id for n, c in enumerate(inp.checks, start=1)}
         if batched:
-            listing = json.dumps([{"id": c.id, "check": c.text} for c in inp.checks], indent=1)
+            listing = json.dumps(
+                [{"id": k, "check": c.text} for k, c in zip(positional, inp.checks, strict=True)],
+                indent=1,
+            )
             parts.append(text_part(data_block("CHECKPOINTS", listing)))
             parts.append(text_part("Give a verdict for every checkpoint id, each exactly once."))
-            schema = batch_check_schema([c.id for c in inp.checks])
+            schema = batch_check_schema(list(positional))
             system = batch_system
         else:
             parts.append(text_part(data_block("CHECKPOINT", inp.checks[0].text)))
@@ -65,7 +73,7 @@ def objective_checklist(card: SkillCard) -> SkillFn:
         if batched:
             return SkillOutput(
                 verdicts={
-                    r.id: VerdictValue(verdict=r.verdict, rationale=r.rationale)
+                    positional[r.id]: VerdictValue(verdict=r.verdict, rationale=r.rationale)
                     for r in answer.results  # type: ignore[attr-defined]
                 }
             )

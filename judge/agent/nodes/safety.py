@@ -1,7 +1,8 @@
 """The ``safety`` node: every target the mode names (prompt, each image), screened at once.
 
-Panels use their first model for safety; an undecided filter (model failure) does not
-block but leaves ``safety.passed`` null and the result ``partial``.
+Panels use their first model for safety. An undecided filter (model failure) never reads
+as passed: by default (``safety_on_error=unknown``) it leaves ``safety.passed`` null and the
+result ``partial``; with ``safety_on_error=block`` the gate fails closed (``blocked``).
 """
 
 from __future__ import annotations
@@ -62,4 +63,7 @@ def after_safety(
     outcome = state.get("safety")
     if outcome is not None and outcome.blocked_by:
         return "aggregate"
+    fail_closed = runtime.context.settings.safety_on_error == "block"
+    if outcome is not None and outcome.undecided and fail_closed:
+        return "aggregate"  # an unscreened submission is not scored
     return work_sends(state) or "aggregate"

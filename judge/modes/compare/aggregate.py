@@ -80,7 +80,7 @@ def aggregate(
 ) -> ComparisonResult:
     """Build the ComparisonResult."""
     req, reg = ctx.request, ctx.registry
-    report = safety_report(safety_out)
+    report = safety_report(safety_out, ctx.settings.safety_on_error)
     versions = {name: reg.card(name).version for name in req.criteria}
     if safety_out:
         versions.update(safety_out.skills)

@@ -97,7 +97,7 @@ def aggregate(
 ) -> EditResult:
     """Build the EditResult."""
     req, reg = ctx.request, ctx.registry
-    report = safety_report(safety_out)
+    report = safety_report(safety_out, ctx.settings.safety_on_error)
     cards = [*reg.cards(kind=CRITERION_KIND), reg.card(METRICS_CARD)]
     versions = {c.name: c.version for c in cards}
     if safety_out:

@@ -45,8 +45,13 @@ def _verdict(v: SafetyValue | None) -> SafetyVerdict | None:
     )
 
 
-def safety_report(out: SafetyOutcome | None) -> SafetyReport:
-    """The Result's safety block: the prompt verdict, the worst image, every image."""
+def safety_report(out: SafetyOutcome | None, on_error: str = "unknown") -> SafetyReport:
+    """The Result's safety block: the prompt verdict, the worst image, every image.
+
+    A filter that could not run is never read as passed: with ``on_error="unknown"`` (the
+    default) ``passed`` is null and the result partial; with ``"block"`` the gate fails
+    closed (``passed`` false, ``blocked_by`` the target that could not be screened).
+    """
     if out is None:
         return SafetyReport(passed=True)
     images = [_verdict(v) for _, v in out.others()]
@@ -55,13 +60,34 @@ def safety_report(out: SafetyOutcome | None) -> SafetyReport:
         or next((v for v in images if v and v.passed is None), None)
         or (images[0] if images else None)
     )
+    blocked_by = out.blocked_by
+    passed: bool | None = blocked_by is None
+    if blocked_by is None and out.undecided:
+        if on_error == "block":
+            passed = False
+            blocked_by = next(k for k, v in out.verdicts.items() if v.passed is None)
+        else:
+            passed = None
     return SafetyReport(
-        passed=out.blocked_by is None,
+        passed=passed,
         prompt=_verdict(out.prompt),
         image=worst,
         images=[v for v in images if v is not None],
-        blocked_by=out.blocked_by,
+        blocked_by=blocked_by,
     )
+
+
+def blocked_reason(report: SafetyReport, out: SafetyOutcome | None, noun: str = "scored") -> str:
+    """Why a result is blocked: the flagged categories, or the filter that could not run."""
+    target = report.blocked_by or "?"
+    verdict = out.verdicts.get(target) if out is not None else None
+    if verdict is not None and verdict.passed is None:
+        return (
+            f"the {target} safety filter could not run ({verdict.reason or 'no reason given'}) "
+            f"and JUDGE_SAFETY_ON_ERROR=block fails closed; nothing was {noun}"
+        )
+    cats = ", ".join(verdict.categories if verdict else []) or "unspecified"
+    return f"blocked by the {target} safety filter ({cats}); nothing was {noun}"
 
 
 def _subjective(
@@ -122,7 +148,7 @@ def aggregate(
     """Build the Result for this submission."""
     sub, reg = ctx.submission, ctx.registry
     category = sub.task.category.value
-    report = safety_report(safety_out)
+    report = safety_report(safety_out, ctx.settings.safety_on_error)
     versions = {}
     for c in (reg.card(o.item.skill) for o in outcomes):  # combined cards list their members
         versions.update(
@@ -154,19 +180,7 @@ def aggregate(
         usage=Usage(**ctx.meter.snapshot()),
     )
     if report.passed is False:
-        cats = (
-            ", ".join(
-                report.prompt.categories
-                if report.blocked_by == "prompt" and report.prompt
-                else (report.image.categories if report.image else [])
-            )
-            or "unspecified"
-        )
-        return Result(
-            status="blocked",
-            reason=f"blocked by the {report.blocked_by} safety filter ({cats}); nothing was scored",
-            **base,
-        )
+        return Result(status="blocked", reason=blocked_reason(report, safety_out), **base)
 
     order = {cp.id: k for k, cp in enumerate(sub.task.checklist)}
     prims = {cp.id: cp.primitive.value for cp in sub.task.checklist}

@@ -1,0 +1,143 @@
+"""Warm the model-call path in a background thread, so no call pays for it on the event loop.
+
+litellm and the SDKs it drives import most of their provider code on the first call of a
+process (the OpenAI SDK's resource and type modules alone take ~0.5–1 s). Done on the event
+loop, that import stalls every call already in flight. :func:`start` runs one throw-away call
+per provider in a background thread instead — against a closed loopback port, so nothing
+leaves the machine and no key is sent. :func:`submit` runs other one-time preparation (the
+engine compiles its graph there). The gateway awaits :func:`ready` before its first call of a
+provider, so imports never run on the event loop.
+
+Example::
+
+    start(["openai/gpt-4o"])            # returns at once
+    await ready(["openai/gpt-4o"])      # before the first call; instant once warm
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import contextlib
+import importlib
+import logging
+import socket
+import threading
+from collections.abc import Callable, Iterable
+from functools import lru_cache
+from typing import Any
+
+import litellm
+
+log = logging.getLogger("judge.llm")
+
+#: providers whose calls honour ``api_base``: the dry call can go to a closed loopback port
+DRY_CALL_PROVIDERS = frozenset(
+    {"openai", "hosted_vllm", "openai_like", "ollama", "ollama_chat", "anthropic", "gemini",
+     "lm_studio", "llamafile", "vllm", "custom_openai"}
+)  # fmt: skip
+#: imports every call path needs, whatever the provider
+COMMON_IMPORTS = ("openai.resources", "openai.types.chat", "langchain_core.tracers.langchain")
+_SCHEMA = {
+    "type": "json_schema",
+    "json_schema": {
+        "name": "Warm",
+        "schema": {
+            "type": "object",
+            "properties": {"ok": {"type": "boolean"}},
+            "required": ["ok"],
+            "additionalProperties": False,
+        },
+    },
+}
+
+_LOCK = threading.Lock()
+_FUTURES: dict[str, concurrent.futures.Future[None]] = {}
+_WARM: set[str] = set()  # models known warm: the gateway's fast path
+_POOL = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="judge-warmup")
+
+
+@lru_cache(maxsize=256)
+def provider_of(model: str) -> str:
+    """litellm's provider name for a model string (``"?"`` when it cannot tell)."""
+    try:
+        return litellm.get_llm_provider(model)[1] or "?"
+    except Exception:  # an unknown provider fails later, on the real call, with advice
+        return "?"
+
+
+def _closed_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def _common() -> None:
+    for name in COMMON_IMPORTS:
+        with contextlib.suppress(ImportError):  # optional pieces of other versions
+            importlib.import_module(name)
+
+
+def _warm(model: str, provider: str) -> None:
+    """Import what a call of ``provider`` needs; a dry call when it stays on loopback."""
+    _common()
+    if provider not in DRY_CALL_PROVIDERS:
+        return
+    base = f"http://127.0.0.1:{_closed_port()}" + ("/v1" if "ollama" not in provider else "")
+
+    async def dry() -> None:
+        # refused, as intended: by then the provider's modules are loaded
+        with contextlib.suppress(Exception):
+            await litellm.acompletion(
+                model=model,
+                messages=[{"role": "user", "content": "warm-up"}],
+                response_format=_SCHEMA,
+                api_base=base,
+                api_key="warm-up",
+                max_retries=0,
+                timeout=5,
+                drop_params=True,
+            )
+
+    asyncio.run(dry())
+
+
+def _run(model: str, provider: str) -> None:
+    try:
+        _warm(model, provider)
+    except Exception as exc:  # warming is an optimisation, never a failure
+        log.debug("warm-up of %s failed: %s", model, exc)
+
+
+def start(models: Iterable[str]) -> list[concurrent.futures.Future[None]]:
+    """Begin warming each model's provider (once per provider and process); never blocks."""
+    futures = []
+    with _LOCK:
+        for model in models:
+            provider = provider_of(model)
+            fut = _FUTURES.get(provider)
+            if fut is None:
+                fut = _FUTURES[provider] = _POOL.submit(_run, model, provider)
+            futures.append(fut)
+    return futures
+
+
+def submit(fn: Callable[[], Any]) -> concurrent.futures.Future[Any]:
+    """Run other one-time preparation on the warm-up thread (after the imports queued)."""
+    return _POOL.submit(fn)
+
+
+async def wait(futures: Iterable[concurrent.futures.Future[Any]]) -> None:
+    """Await background futures without blocking the loop; their errors are ignored."""
+    pending = [f for f in futures if not f.done()]
+    if pending:
+        await asyncio.gather(*(asyncio.wrap_future(f) for f in pending), return_exceptions=True)
+
+
+async def ready(models: Iterable[str]) -> None:
+    """Wait (without blocking the loop) until the providers of ``models`` are warm."""
+    models = list(models)
+    if all(m in _WARM for m in models):
+        return
+    await wait(start(models))
+    _WARM.update(models)

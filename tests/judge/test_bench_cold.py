@@ -1,0 +1,31 @@
+"""`judge bench --cold-start`: fresh `judge score` processes, model time as a multiple of L."""
+
+from __future__ import annotations
+
+import json
+
+from judge.bench_cold import summarize
+from judge.cli.main import main
+
+
+def test_cold_start_only_runs_fresh_processes(tmp_path, capsys):
+    out = tmp_path / "bench.json"
+    args = ["bench", "--cold-start-only", "--cold-start", "1", "--latency", "0.05"]
+    assert main([*args, "--checkpoints", "2", "--out", str(out)]) == 0
+    printed = capsys.readouterr().out
+    assert "cold start (1 fresh `judge score` processes" in printed
+    report = json.loads(out.read_text())["cold_start"]
+    assert report["processes"] == 1 and report["calls"] == 2 * 2 + 4 + 4 + 2
+    assert report["per_process_x_L"][0] >= 1.0  # at least one round trip of L
+    assert report["within_target"] in {"0/1", "1/1"}
+
+
+def test_cold_start_only_needs_processes(capsys):
+    assert main(["bench", "--cold-start-only", "--cold-start", "0"]) == 2
+    assert "--cold-start >= 1" in capsys.readouterr().err
+
+
+def test_summary_counts_processes_within_target():
+    rows = [{"model_x_L": x} for x in (1.1, 1.4, 4.4)]
+    summary = summarize(rows, target=1.5)
+    assert summary["within_target"] == "2/3" and summary["max_x_L"] == 4.4
