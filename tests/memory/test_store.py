@@ -124,7 +124,7 @@ def test_a_version_that_would_not_load_never_goes_live(tmp_path, prompt_file, mo
         faiss_index, "write_index", lambda idx, path: path.write_bytes(b"not an index")
     )
     more = load_exemplars(write_jsonl(tmp_path / "m.jsonl", prompt_records(2, start=40)))
-    with pytest.raises(MemoryDamaged, match="index.faiss"):
+    with pytest.raises(MemoryDamaged, match=r"index\.faiss"):
         store.add("p", more, base_dir=tmp_path)
     monkeypatch.setattr(faiss_index, "write_index", real)
     assert (tmp_path / "p" / "CURRENT").read_text() == "v0001"
