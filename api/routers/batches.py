@@ -36,10 +36,13 @@ from pydantic import ValidationError
 from starlette.datastructures import UploadFile
 
 from api.batches import BatchCreated, BatchInfo, BatchStore, is_batch_id, owner_tag
-from api.deps import JudgeDep, KeyDep, RedisDep, SettingsDep
+from api.deps import JudgeDep, KeyDep, PollKeyDep, RedisDep, SettingsDep
 from api.errors import error_body
+from api.limits import charge
 from api.models import ScoreOptions
+from api.policy import check_options
 from api.routers.score import parse_request
+from api.settings import ServiceSettings
 from judge.agent.planning import subjective_cards
 from judge.engine import Judge
 from judge.errors import InputError
@@ -179,7 +182,11 @@ async def read_body(request: Request) -> tuple[list[Any], Any]:
 
 
 def validate_batch(
-    items: list[Any], options: Any, judge: Judge, max_items: int
+    items: list[Any],
+    options: Any,
+    judge: Judge,
+    max_items: int,
+    settings: ServiceSettings | None = None,
 ) -> tuple[list[str], ScoreOptions]:
     """Check every item as ``POST /v1/score`` would; the first problem becomes a 4xx naming
     ``items[i].<field>`` (with the count of other bad items). Returns the items as compact JSON.
@@ -200,12 +207,18 @@ def validate_batch(
         err = exc.errors()[0]
         raise _bad(_loc("options", tuple(err["loc"])), err["msg"]) from None
     _check_skills(judge, batch_options, "options.skills")
+    policy = settings or ServiceSettings()
+    try:
+        check_options(batch_options, policy)
+    except InputError as exc:
+        raise _bad(exc.field or "options", exc.message) from None
     first: HTTPException | None = None
     bad = 0
     for i, item in enumerate(items):
         try:
             _, item_options = parse_request(item)
             _check_skills(judge, item_options, f"items[{i}].options.skills")
+            check_options(item_options, policy)
         except InputError as exc:
             field = "" if exc.field == "(submission)" else f".{exc.field}"
             problem = _bad(f"items[{i}]{field}", exc.message)
@@ -264,8 +277,10 @@ async def create_batch(
         raise HTTPException(503, error_body("unavailable", "the batch queue is not available"))
     items, options = await read_body(request)
     compact, batch_options = await asyncio.to_thread(
-        validate_batch, items, options, judge, settings.max_batch_items
+        validate_batch, items, options, judge, settings.max_batch_items, settings
     )
+    # a batch of N items costs N units of the key's rate limit (one was spent on the request)
+    await charge(redis, key, settings.rate_limit_per_minute, cost=len(compact) - 1)
     store = _store(request, redis)
     batch_id = await store.create(compact, batch_options.overrides(), owner_tag(key))
     await store.enqueue(queue, batch_id, len(compact))
@@ -274,7 +289,7 @@ async def create_batch(
 
 
 @router.get("/{batch_id}", response_model=BatchInfo, summary="Status of a batch")
-async def get_batch(batch_id: str, request: Request, redis: RedisDep, key: KeyDep) -> BatchInfo:
+async def get_batch(batch_id: str, request: Request, redis: RedisDep, key: PollKeyDep) -> BatchInfo:
     """Status, counts and progress (0..1) of a batch."""
     return await _info_or_404(_store(request, redis), batch_id, key)
 
@@ -289,7 +304,7 @@ async def batch_results(
     batch_id: str,
     request: Request,
     redis: RedisDep,
-    key: KeyDep,
+    key: PollKeyDep,
     wait: Annotated[
         bool, Query(description="wait for every item before ending the stream")
     ] = False,

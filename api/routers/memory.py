@@ -15,12 +15,13 @@ import re
 from pathlib import Path
 from typing import Any, Literal
 
-from fastapi import APIRouter, HTTPException
+from fastapi import APIRouter, HTTPException, Request
 from pydantic import BaseModel, ConfigDict, Field
 
 from api.deps import AdminKeyDep, JudgeDep, KeyDep, SettingsDep
 from api.errors import error_body
 from judge.images import decode_image, read_image_bytes
+from judge.pixel_budget import PixelBudget, pixel_ledger
 from memory.exemplar import ExemplarError, ExemplarRecord
 from memory.memory import MemoryDamaged
 from memory.store import MemoryStore
@@ -29,9 +30,11 @@ router = APIRouter(prefix="/v1/memories", tags=["memories"])
 NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,99}$")
 
 
-def _vetted_bytes(ref: str, field: str, judge: Any) -> bytes:
-    raw = read_image_bytes(ref, field=field, settings=judge.settings)
-    decode_image(raw, field=field, settings=judge.settings)
+def _vetted_bytes(ref: str, field: str, judge: Any, budget: PixelBudget | None) -> bytes:
+    # each exemplar image is decoded, checked and dropped: its own ledger, not the request's
+    with pixel_ledger(judge.settings.image_max_pixels, budget):
+        raw = read_image_bytes(ref, field=field, settings=judge.settings)
+        decode_image(raw, field=field, settings=judge.settings)
     return raw
 
 
@@ -192,6 +195,7 @@ def _check_name(name: str) -> None:
 async def add_exemplars(
     name: str,
     req: AddRequest,
+    request: Request,
     judge: JudgeDep,
     settings: SettingsDep,
     _key: AdminKeyDep,
@@ -201,12 +205,13 @@ async def add_exemplars(
     no new version, no image files. Needs an admin key when keys are configured."""
     _check_name(name)
     store = _store(judge)
+    budget = getattr(request.app.state, "pixel_budget", None)
     records, images = [], {}
     for i, row in enumerate(req.exemplars):
         row = dict(row)
         if isinstance(row.get("image"), str):
             field = f"exemplars[{i}].image"
-            raw = await asyncio.to_thread(_vetted_bytes, row["image"], field, judge)
+            raw = await asyncio.to_thread(_vetted_bytes, row["image"], field, judge, budget)
             rel = f"images/{hashlib.sha256(raw).hexdigest()}.img"
             images[rel] = raw
             row["image"] = rel

@@ -12,6 +12,7 @@ from api.deps import JudgeDep, KeyDep, SettingsDep
 from api.errors import ERROR_RESPONSES, error_body
 from api.metrics import record_result
 from api.models import ScoreOptions, ScoreRequest
+from api.policy import check_options
 from judge.domain.result import Result
 from judge.domain.submission import Submission
 from judge.errors import InputError
@@ -88,6 +89,7 @@ async def score(
     Images must be ``data:`` URLs (or https URLs when the service allows them).
     """
     submission, options = parse_request(body)
+    check_options(options, settings)
     try:
         result = await asyncio.wait_for(
             judge.ascore(submission, **options.overrides()), timeout=settings.score_timeout_s
