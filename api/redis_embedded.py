@@ -69,17 +69,23 @@ def _die_with_parent() -> None:  # pragma: no cover - runs in the child before e
 
 
 def _alive_redis(pid: int, data_dir: Path) -> bool:
-    """True when ``pid`` is a live redis-server serving ``data_dir``."""
-    try:
-        cmdline = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
-    except OSError:
+    """True when ``pid`` is a live redis-server working in ``data_dir`` (it changes into its
+    ``--dir`` and rewrites its command line, so the working folder is what identifies it)."""
+    proc = Path(f"/proc/{pid}")
+    if not Path("/proc/self").exists():  # no procfs: trust the pidfile
         try:
             os.kill(pid, 0)
         except OSError:
             return False
-        return True  # no /proc: trust the pidfile
-    text = [part.decode(errors="replace") for part in cmdline]
-    return any("redis-server" in part for part in text) and str(data_dir.resolve()) in text
+        return True
+    try:
+        name = (proc / "comm").read_text().strip()
+        cwd = os.readlink(proc / "cwd")
+        state = (proc / "status").read_text()
+    except OSError:
+        return False
+    zombie = "\nState:\tZ" in state
+    return not zombie and name.startswith("redis-server") and cwd == str(data_dir.resolve())
 
 
 def _stop_pid(pid: int, data_dir: Path, timeout_s: float = 10.0) -> None:
