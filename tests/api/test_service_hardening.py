@@ -192,3 +192,23 @@ def test_batches_cost_their_items_polling_has_its_own_budget_and_wrong_keys_are_
             codes = [bad.get("/v1/skills").status_code for _ in range(5)]
             assert codes == [401, 401, 401, 429, 429]
             assert bad.get("/healthz").status_code == 200
+
+
+def test_a_full_decoding_budget_answers_503_with_retry_after(svc: LiveService) -> None:
+    """Another request holds the whole budget: this one waits ``decode_wait_s``, then 503."""
+    from judge.pixel_budget import PixelBudget
+
+    app = svc.app
+    saved_budget, saved_wait = app.state.pixel_budget, app.state.settings.decode_wait_s  # type: ignore[attr-defined]
+    full = PixelBudget(1_000_000)
+    full.acquire(1_000_000, wait_s=1)
+    app.state.pixel_budget, app.state.settings.decode_wait_s = full, 0.2  # type: ignore[attr-defined]
+    try:
+        with svc.client() as c:
+            sub = submission(prompt=f"busy {uuid.uuid4().hex}")
+            r = c.post("/v1/score", json=sub)
+        assert r.status_code == 503, r.text
+        assert r.json()["error"]["code"] == "busy"
+        assert int(r.headers["retry-after"]) > 0
+    finally:
+        app.state.pixel_budget, app.state.settings.decode_wait_s = saved_budget, saved_wait  # type: ignore[attr-defined]
