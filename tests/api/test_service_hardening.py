@@ -140,7 +140,7 @@ def test_readyz_waits_for_the_engine_warm_up(
         real(judge)
 
     monkeypatch.setattr(readiness, "warm_engine", slow_warm)
-    with live_service({}, tmp_path) as s, s.client() as c:
+    with live_service({}, tmp_path, wait_warm=False) as s, s.client() as c:
         r = c.get("/readyz")
         assert r.status_code == 503
         assert r.json()["checks"] == {"redis": "ok", "engine": "warming"}
