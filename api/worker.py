@@ -305,7 +305,8 @@ async def start_inline_workers(app: FastAPI) -> list[asyncio.Task[None]]:
     for n in range(count):
         options = worker_options(settings, app.state.redis_url)
         options["ctx"]["judge"] = app.state.judge
-        options["ctx"]["pixel_budget"] = app.state.pixel_budget
+        if getattr(app.state, "pixel_budget", None) is not None:
+            options["ctx"]["pixel_budget"] = app.state.pixel_budget
         worker = BatchWorker(**options, handle_signals=False)
         tasks.append(asyncio.create_task(_run_inline(worker), name=f"batch-worker-{n}"))
     log.info("started %d inline batch worker(s)", count)
