@@ -6,25 +6,29 @@ process; a client may ask for it only when the operator allows it
 is the operator's choice and is not affected.
 
 Example:
-    >>> from api.models import ScoreOptions
-    >>> from api.settings import ServiceSettings
-    >>> check_options(ScoreOptions(backend="llm"), ServiceSettings())
+    >>> check_overrides({"backend": "llm"}, ServiceSettings())
 """
 
 from __future__ import annotations
 
-from api.models import ScoreOptions
+from typing import Any
+
 from api.settings import ServiceSettings
 from judge.errors import InputError
 
 
-def check_options(
-    options: ScoreOptions, settings: ServiceSettings, prefix: str = "options"
+def check_overrides(
+    overrides: dict[str, Any], settings: ServiceSettings, prefix: str = "options"
 ) -> None:
     """Raise :class:`InputError` naming ``<prefix>.backend`` for a refused local backend."""
-    if options.backend == "local" and not settings.allow_local_backend:
+    if overrides.get("backend") == "local" and not settings.allow_local_backend:
         raise InputError(
             f"{prefix}.backend",
             "this server does not run the local backend for requests; use 'llm' or 'auto' "
             "(operators: set JUDGE_ALLOW_LOCAL_BACKEND=true to allow it)",
         )
+
+
+def check_options(options: Any, settings: ServiceSettings, prefix: str = "options") -> None:
+    """:func:`check_overrides` of an options model (anything with ``overrides()``)."""
+    check_overrides(options.overrides(), settings, prefix)
