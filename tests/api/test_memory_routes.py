@@ -14,8 +14,10 @@ from pathlib import Path
 import httpx
 import pytest
 
+from judge.fake_provider import FakeProvider
 from tests.api.conftest import LiveService, assert_error, copy_shipped_memory, live_service
-from tests.conftest import png_data_url
+from tests.api.test_service import fake_model_env
+from tests.conftest import png_data_url, submission
 
 
 @pytest.fixture(scope="module")
@@ -177,3 +179,30 @@ def test_exemplar_images_are_never_read_back_from_a_request_path(client: httpx.C
         json={"exemplars": [{"id": "a", "modality": "image", "scores": {"q": 3}, "image": raw}]},
     )
     assert r.status_code in (400, 422)
+
+
+def test_scoring_with_a_damaged_memory_leaves_its_dimensions_unscored(
+    module_tmp: Path, provider_session: FakeProvider
+) -> None:
+    """The avt-image memory's live version is damaged: /v1/score still answers 200, and the
+    dimension calibrated by that memory is unscored with a reason (no server path)."""
+    memories = module_tmp / "damaged-memories"
+    memories.mkdir()
+    copy_shipped_memory("avt-image", memories)
+    folder = memories / "avt-image"
+    current = (folder / "CURRENT").read_text().strip()
+    shutil.copytree(folder / current, folder / "v0099")
+    (folder / "v0099" / "exemplars.jsonl").write_text("{not json\n")
+    (folder / "CURRENT").write_text("v0099")
+    env = {**fake_model_env(provider_session), "JUDGE_MEMORY_DIR": str(memories)}
+    with live_service(env, module_tmp / "damaged") as svc, svc.client() as c:
+        body = {
+            "submission": submission(prompt="damaged memory"),
+            "options": {"skills": ["avt_appeal"]},
+        }
+        r = c.post("/v1/score", json=body)
+        assert r.status_code == 200, r.text
+        dims = r.json()["subjective"]["image"]
+        unscored = [d for d in dims.values() if d.get("score") is None]
+        assert unscored and all("damaged" in d["reason"] for d in unscored), dims
+        assert str(memories) not in r.text
