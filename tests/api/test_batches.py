@@ -390,16 +390,16 @@ def test_worker_killed_mid_batch_loses_and_duplicates_nothing(tmp_path: Path) ->
 
 
 class FlakyJudge:
-    """A Judge whose ``ascore`` raises ``RuntimeError`` for its first ``failures`` calls."""
+    """A Judge whose ``arun_request`` raises ``RuntimeError`` for its first ``failures`` calls."""
 
     def __init__(self, judge: Any, failures: int):
         self.judge, self.failures, self.calls = judge, failures, 0
 
-    async def ascore(self, sub: Any, **overrides: Any) -> Any:
+    async def arun_request(self, request: Any, **overrides: Any) -> Any:
         self.calls += 1
         if self.calls <= self.failures:
             raise RuntimeError(f"boom {self.calls}")
-        return await self.judge.ascore(sub, **overrides)
+        return await self.judge.arun_request(request, **overrides)
 
 
 @pytest.fixture
