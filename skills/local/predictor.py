@@ -51,7 +51,19 @@ from skills.local.selection import (
     stack,
 )
 
-STRATEGY = os.environ.get("JUDGE_LOCAL_SELECTION", "stack")
+STRATEGIES = {"stack": stack, "best": select}
+
+
+def strategy() -> str:
+    """``JUDGE_LOCAL_SELECTION``: ``stack`` (default: non-negative weights over all members)
+    or ``best`` (the single best candidate, for ablations)."""
+    name = os.environ.get("JUDGE_LOCAL_SELECTION") or "stack"
+    if name not in STRATEGIES:
+        raise ValueError(
+            f"JUDGE_LOCAL_SELECTION={name!r} is unknown; use one of {sorted(STRATEGIES)}"
+        )
+    return name
+
 
 __all__ = ["Choice", "MemoryModel", "cache_dir", "exemplar_features", "memory_model"]
 
@@ -196,11 +208,11 @@ class MemoryModel:
         """Per dimension, the predictor chosen and fitted on the exemplars not in
         ``exclude`` (cached in memory and under ``JUDGE_CACHE_DIR``)."""
         excluded = set(exclude) & set(self.ids)
-        key = exclusion_key(excluded)
+        key = f"{strategy()}-{exclusion_key(excluded)}"
         with self._lock:
             if key in self._choices:
                 return self._choices[key]
-        path = cache_path(cache_dir(), self.memory.manifest.checksum, f"{STRATEGY}-{key}")
+        path = cache_path(cache_dir(), self.memory.manifest.checksum, key)
         got = load_choices(path)
         if got is None or set(got) != set(self.memory.manifest.dimensions):
             train = np.array([i not in excluded for i in self.ids])
@@ -220,7 +232,7 @@ class MemoryModel:
             return self._member(space, self._row_query(space, q), y, allowed)
 
         oof = member_oof(member, self.members, self.groups, rows)
-        return (stack if STRATEGY == "stack" else select)(oof, y, rows)
+        return STRATEGIES[strategy()](oof, y, rows)
 
     # -- queries ----------------------------------------------------------------------------
     def query_vectors(
