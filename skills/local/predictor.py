@@ -137,6 +137,7 @@ class MemoryModel:
         self._proto_cache: dict[frozenset[int], Any] = {}
         self._choices: dict[str, dict[str, Choice]] = {}
         self._lock = threading.Lock()
+        self._key_locks: dict[str, threading.Lock] = {}
 
     # -- members ----------------------------------------------------------------------------
     def _y(self, dim: str) -> np.ndarray:
@@ -212,15 +213,20 @@ class MemoryModel:
         with self._lock:
             if key in self._choices:
                 return self._choices[key]
-        path = cache_path(cache_dir(), self.memory.manifest.checksum, key)
-        got = load_choices(path)
-        if got is None or set(got) != set(self.memory.manifest.dimensions):
-            train = np.array([i not in excluded for i in self.ids])
-            got = {dim: self._select(dim, train) for dim in self.memory.manifest.dimensions}
-            save_choices(path, got)
-        with self._lock:
-            self._choices[key] = got
-        return got
+            key_lock = self._key_locks.setdefault(key, threading.Lock())
+        with key_lock:  # concurrent queries of one exclusion compute it once
+            with self._lock:
+                if key in self._choices:
+                    return self._choices[key]
+            path = cache_path(cache_dir(), self.memory.manifest.checksum, key)
+            got = load_choices(path)
+            if got is None or set(got) != set(self.memory.manifest.dimensions):
+                train = np.array([i not in excluded for i in self.ids])
+                got = {dim: self._select(dim, train) for dim in self.memory.manifest.dimensions}
+                save_choices(path, got)
+            with self._lock:
+                self._choices[key] = got
+            return got
 
     def _select(self, dim: str, train: np.ndarray) -> Choice:
         y = self._y(dim)
