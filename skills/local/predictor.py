@@ -138,6 +138,7 @@ class MemoryModel:
         self._choices: dict[str, dict[str, Choice]] = {}
         self._lock = threading.Lock()
         self._key_locks: dict[str, threading.Lock] = {}
+        self._ridge_cache: dict[tuple[bytes, bytes], Any] = {}
 
     # -- members ----------------------------------------------------------------------------
     def _y(self, dim: str) -> np.ndarray:
@@ -163,8 +164,17 @@ class MemoryModel:
         from sklearn.linear_model import RidgeCV
 
         assert self._features is not None
-        n = int(allowed.sum())
-        fit = RidgeCV(alphas=n * np.logspace(-2, 3, 11)).fit(self._features[allowed], y[allowed])
+        key = (allowed.tobytes(), np.nan_to_num(y[allowed]).tobytes())
+        with self._lock:
+            fit = self._ridge_cache.get(key)
+        if fit is None:
+            n = int(allowed.sum())
+            fit = RidgeCV(alphas=n * np.logspace(-2, 3, 11))
+            fit.fit(self._features[allowed], y[allowed])
+            with self._lock:
+                if len(self._ridge_cache) > 512:
+                    self._ridge_cache.clear()
+                self._ridge_cache[key] = fit
         return fit.predict(np.atleast_2d(z))
 
     def _prototype(self, train: np.ndarray) -> Any:

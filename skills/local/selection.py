@@ -213,9 +213,7 @@ def load_choices(path: Path) -> dict[str, Choice] | None:
             d: Choice(
                 **{
                     **c,
-                    "spaces": tuple(c["spaces"]),
-                    "centre": tuple(c["centre"]),
-                    "scale": tuple(c["scale"]),
+                    **{k: tuple(c.get(k, ())) for k in ("spaces", "centre", "scale", "weights")},
                 }
             )
             for d, c in raw.items()
