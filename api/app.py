@@ -26,18 +26,20 @@ from api import errors
 from api.cache import RedisResponseCache
 from api.limits import BodyLimit
 from api.metrics import LATENCY, REQUESTS
-from api.models import ScoreRequest
+from api.models import CompareRequest, ScoreRequest
 from api.redis_embedded import EmbeddedRedis
 from api.settings import ServiceSettings
 from api.worker import start_inline_workers, stop_inline_workers
 from judge.config import JudgeSettings
 from judge.domain.submission import Submission
 from judge.engine import Judge
+from judge.modes.compare.request import Comparison
 
 log = logging.getLogger("judge.api")
 _REQUEST_ID = re.compile(r"[A-Za-z0-9._-]{1,64}")
 ROUTERS = [
     "api.routers.score",
+    "api.routers.compare",
     "api.routers.batches",
     "api.routers.skills",
     "api.routers.memory",
@@ -130,7 +132,12 @@ def create_app(settings: ServiceSettings | None = None) -> FastAPI:
                 title=app.title, version=app.version, description=app.description, routes=app.routes
             )
             _, defs = models_json_schema(
-                [(Submission, "validation"), (ScoreRequest, "validation")],
+                [
+                    (Submission, "validation"),
+                    (ScoreRequest, "validation"),
+                    (Comparison, "validation"),
+                    (CompareRequest, "validation"),
+                ],
                 ref_template="#/components/schemas/{model}",
             )
             schema.setdefault("components", {}).setdefault("schemas", {}).update(

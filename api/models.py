@@ -15,29 +15,11 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from judge.domain.submission import Submission
+from judge.modes.compare.options import CompareOptions
+from judge.modes.compare.request import Comparison
+from judge.modes.score.options import ScoreOptions
 
-
-class ScoreOptions(BaseModel):
-    """Per-request options a client may set (never paths, keys or endpoints)."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    backend: Literal["auto", "llm", "local"] | None = None
-    skills: list[str] | None = Field(default=None, max_length=64)
-    checkpoint_batching: Literal["per_checkpoint", "per_modality"] | None = None
-    subjective_batching: Literal["per_dimension", "per_modality"] | None = None
-    selection_rule: (
-        Literal["objective_then_subjective", "subjective_then_objective", "first"] | None
-    ) = None
-    speculative_safety: bool | None = None
-    retrieval: Literal["similarity", "random", "fixed", "none"] | None = None
-    retrieval_k: int | None = Field(default=None, ge=0, le=16)
-    exclude_exemplars: dict[str, str] | None = None
-    cache: bool | None = None
-
-    def overrides(self) -> dict:
-        """The options that were set, as engine settings overrides."""
-        return self.model_dump(exclude_none=True)
+__all__ = ["CompareRequest", "Health", "ScoreOptions", "ScoreRequest", "SkillInfo"]
 
 
 class ScoreRequest(BaseModel):
@@ -47,6 +29,15 @@ class ScoreRequest(BaseModel):
 
     submission: Submission
     options: ScoreOptions = Field(default_factory=ScoreOptions)
+
+
+class CompareRequest(BaseModel):
+    """The wrapped form of a compare request."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    comparison: Comparison
+    options: CompareOptions = Field(default_factory=CompareOptions)
 
 
 class SkillInfo(BaseModel):

@@ -47,7 +47,7 @@ from redis.exceptions import RedisError
 from api.batches import JOB_FUNCTION, QUEUE_NAME, BatchStore
 from api.cache import RedisResponseCache
 from api.errors import error_body
-from api.routers.score import parse_request
+from api.requests import parse_options, parse_request
 from api.settings import ServiceSettings
 from judge.engine import Judge
 from judge.errors import ConfigError, InputError
@@ -101,10 +101,12 @@ async def _hold_lease(redis: Any, job: str, lease_s: float) -> None:
         await asyncio.sleep(lease_s / 3)
 
 
-def _item_request(item_json: str, options_json: str) -> tuple[Any, dict[str, Any]]:
-    """The submission and engine overrides of a stored item (batch options < item options)."""
-    submission, options = parse_request(json.loads(item_json))
-    return submission, {**json.loads(options_json), **options.overrides()}
+def _item_request(item_json: str, options_json: str) -> tuple[Any, str, dict[str, Any]]:
+    """The request, its mode and engine overrides of a stored item (batch options < item
+    options)."""
+    parsed = parse_request(json.loads(item_json))
+    batch = parse_options(parsed.mode, json.loads(options_json)).overrides()  # type: ignore[attr-defined]
+    return parsed.request, parsed.mode.name, {**batch, **parsed.overrides}
 
 
 async def score_item(ctx: dict[str, Any], batch_id: str, index: int) -> str:
@@ -147,9 +149,9 @@ async def _score_item(ctx: dict[str, Any], batch_id: str, index: int) -> str:
             "(the worker stopped or timed out each time)",
         )
     try:
-        submission, overrides = _item_request(item_json, options_json)
+        request, mode, overrides = _item_request(item_json, options_json)
         result = await asyncio.wait_for(
-            judge.ascore(submission, **overrides), timeout=scoring_timeout(settings)
+            judge.arun_request(request, mode=mode, **overrides), timeout=scoring_timeout(settings)
         )
     except InputError as exc:
         return await fail("invalid_input", str(exc), exc.field)

@@ -70,6 +70,10 @@ class JudgeSettings(BaseSettings):
     speculative_safety: bool = True
     safety: bool = True
     selection_rule: SelectionRule = "objective_then_subjective"
+    compare_allow_tie: bool = Field(
+        default=False,
+        description="compare mode: let the judge answer 'tie' (else it must pick an image)",
+    )
 
     image_max_bytes: int = Field(default=20 * 1024 * 1024, ge=1024)
     image_max_pixels: int = Field(default=40_000_000, ge=1)
@@ -117,4 +121,5 @@ class JudgeSettings(BaseSettings):
             "retrieval": self.retrieval,
             "retrieval_k": self.retrieval_k,
             "calibration": self.calibration,
+            "compare_allow_tie": self.compare_allow_tie,
         }

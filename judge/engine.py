@@ -1,11 +1,13 @@
-"""The one-line facade: ``Judge(model=...)(submission)`` → :class:`Result`.
+"""The one-line facade: ``Judge(model=...)`` runs any mode's request through the graph.
 
 Example:
     >>> judge = Judge(model="openai/gpt-4o", api_base="http://127.0.0.1:9/v1")
     >>> judge.settings.model
     'openai/gpt-4o'
 
-Then ``judge.score(submission_dict, base_dir=folder)`` (sync) or ``await judge.ascore(...)``.
+Then ``judge.score(submission_dict, base_dir=folder)`` (sync) or ``await judge.ascore(...)``
+for a Submission (or any request carrying ``"mode"``), ``judge.compare(comparison)`` for a
+pairwise comparison, and ``await judge.arun_request(data, mode="...")`` for any mode.
 """
 
 from __future__ import annotations
@@ -15,19 +17,19 @@ import time
 from pathlib import Path
 from typing import Any
 
+from pydantic import BaseModel
+
 from judge.agent.context import RunContext
 from judge.agent.exemplars import ExemplarProvider
 from judge.agent.graph import compiled_graph
-from judge.agent.planning import subjective_cards
 from judge.calibration import load_calibration
 from judge.config import JudgeSettings
 from judge.domain.result import Result
 from judge.domain.submission import Submission
-from judge.errors import ConfigError, InputError
-from judge.images import load_image, load_pil, to_payload
+from judge.errors import ConfigError
 from judge.llm.cache import ResponseCache
 from judge.llm.gateway import LLMGateway
-from judge.validation import parse_submission
+from judge.modes import get_mode, mode_of
 from memory.store import MemoryStore
 from skills.registry import SkillRegistry, default_registry
 
@@ -59,63 +61,86 @@ class Judge:
         )
 
     def prepare(
-        self, submission: Submission | dict, *, base_dir: Path | None = None, **overrides: Any
+        self,
+        request: BaseModel | dict,
+        *,
+        base_dir: Path | None = None,
+        mode: str | None = None,
+        **overrides: Any,
     ) -> RunContext:
-        """Validate the submission, load its images, resolve settings; raise on bad input."""
+        """Validate a request of ``mode`` (default: its ``"mode"`` field, else ``score``),
+        load its images and resolve settings; raise ``InputError``/``ConfigError`` on bad
+        input. Blocking (image fetches and decoding): async callers run it in a thread."""
         settings = self.settings.merged(**overrides) if overrides else self.settings
         if settings.resolved_backend() == "llm" and not settings.models():
             raise ConfigError(NO_MODEL)
-        sub = submission if isinstance(submission, Submission) else parse_submission(submission)
-        try:
-            subjective_cards(self.registry, settings.skills, "prompt")
-        except KeyError as exc:
-            raise InputError("skills", str(exc.args[0])) from None
-        pil = [
-            load_pil(ref, field=f"images[{i}]", settings=settings, base_dir=base_dir)
-            for i, ref in enumerate(sub.images)
-        ]
-        images = [to_payload(img, settings.image_max_side) for img in pil]
-        target = None
-        if sub.task.target_image:
-            target = load_image(
-                sub.task.target_image,
-                field="task.target_image",
-                settings=settings,
-                base_dir=base_dir,
-            )
+        m = get_mode(mode) if mode else mode_of(request)
+        req = m.parse(request)
+        m.check(req, self.registry, settings)
+        views = m.load_views(req, settings, base_dir)
         return RunContext(
-            submission=sub,
+            mode=m,
+            request=req,
             settings=settings,
             registry=self.registry,
             gateway=self.gateway,
-            images=images,
-            target_image=target,
-            pil_images=pil,
+            views=views.payloads,
+            pil_views=views.pil,
             exemplars=ExemplarProvider(self.store, settings),
             calibration=load_calibration(settings.calibration) if settings.calibration else None,
         )
 
-    async def arun(self, ctx: RunContext) -> Result:
-        """Run the graph on a prepared context."""
+    async def arun(self, ctx: RunContext) -> Any:
+        """Run the graph on a prepared context; returns the mode's result model."""
         start = time.perf_counter()
         state = await compiled_graph().ainvoke(
             {}, context=ctx, config={"max_concurrency": ctx.settings.graph_concurrency}
         )
-        result: Result = state["result"]
+        result = state["result"]
         result.usage = result.usage.model_copy(
             update={**ctx.meter.snapshot(), "latency_s": round(time.perf_counter() - start, 4)}
         )
         return result
 
+    async def arun_request(
+        self,
+        request: BaseModel | dict,
+        *,
+        mode: str | None = None,
+        base_dir: Path | None = None,
+        **overrides: Any,
+    ) -> Any:
+        """Judge one request of any mode (async); returns that mode's result model."""
+        ctx = await asyncio.to_thread(
+            self.prepare, request, base_dir=base_dir, mode=mode, **overrides
+        )
+        return await self.arun(ctx)
+
     async def ascore(
         self, submission: Submission | dict, *, base_dir: Path | None = None, **overrides: Any
     ) -> Result:
-        """Score one submission (async)."""
-        ctx = await asyncio.to_thread(self.prepare, submission, base_dir=base_dir, **overrides)
-        return await self.arun(ctx)
+        """Score one submission (async). A dict with ``"mode"`` runs that mode."""
+        return await self.arun_request(submission, base_dir=base_dir, **overrides)
 
     def score(
         self, submission: Submission | dict, *, base_dir: Path | None = None, **overrides: Any
     ) -> Result:
         """Score one submission (blocking)."""
         return asyncio.run(self.ascore(submission, base_dir=base_dir, **overrides))
+
+    async def acompare(
+        self, comparison: BaseModel | dict, *, base_dir: Path | None = None, **overrides: Any
+    ) -> Any:
+        """Judge one pairwise comparison (async); returns a ``ComparisonResult``."""
+        return await self.arun_request(comparison, mode="compare", base_dir=base_dir, **overrides)
+
+    def compare(
+        self, comparison: BaseModel | dict, *, base_dir: Path | None = None, **overrides: Any
+    ) -> Any:
+        """Judge one pairwise comparison (blocking).
+
+        Example::
+
+            Judge(model="openai/gpt-4o").compare({"prompt": "a red fox", "a": {...}, "b": {...}})
+        """
+        return asyncio.run(self.acompare(comparison, base_dir=base_dir, **overrides))

@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 
 from judge.domain.submission import Submission
 from judge.errors import InputError
@@ -22,28 +22,46 @@ from judge.errors import InputError
 MAX_SUBMISSION_FILE_BYTES = 64 * 1024 * 1024
 
 
-def _loc(loc: tuple) -> str:
+def _loc(loc: tuple, root: str = "(submission)") -> str:
     out = ""
     for part in loc:
         out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
-    return out or "(submission)"
+    return out or root
 
 
-def parse_submission(data: Any) -> Submission:
-    """Validate a decoded JSON value; the first problem is raised as :class:`InputError`."""
+M = TypeVar("M", bound=BaseModel)
+
+
+def validate_model(model: type[M], data: Any, *, root: str = "(submission)") -> M:
+    """Validate decoded JSON against ``model``; the first problem is raised as
+    :class:`InputError` naming its field (``root`` names the whole object).
+
+    Example:
+        >>> from judge.domain.task import Task
+        >>> try:
+        ...     validate_model(Task, {"id": "t"}, root="task")
+        ... except InputError as e:
+        ...     print(e)
+        category: this field is required (and 1 more problem(s))
+    """
     if not isinstance(data, dict):
-        raise InputError("(submission)", f"expected a JSON object, got {type(data).__name__}")
+        raise InputError(root, f"expected a JSON object, got {type(data).__name__}")
     try:
-        return Submission.model_validate(data)
+        return model.model_validate(data)
     except ValidationError as exc:
         err = exc.errors()[0]
         msg = err["msg"]
         if err["type"] == "missing":
             msg = "this field is required"
         elif err["type"] == "extra_forbidden":
-            msg = "unknown field (check the spelling against the submission schema)"
+            msg = "unknown field (check the spelling against the request schema)"
         more = f" (and {exc.error_count() - 1} more problem(s))" if exc.error_count() > 1 else ""
-        raise InputError(_loc(tuple(err["loc"])), msg + more) from None
+        raise InputError(_loc(tuple(err["loc"]), root), msg + more) from None
+
+
+def parse_submission(data: Any) -> Submission:
+    """Validate a decoded JSON value; the first problem is raised as :class:`InputError`."""
+    return validate_model(Submission, data)
 
 
 def load_submission_file(path: Path) -> Submission:

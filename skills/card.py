@@ -19,11 +19,11 @@ from __future__ import annotations
 import re
 import tomllib
 from pathlib import Path
-from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-Modality = Literal["prompt", "image"]
+Modality = str
+"""What a card looks at: a view role such as ``prompt``, ``image`` or ``pair`` (open set)."""
 CATEGORIES = ("OE", "CO", "IM")
 _NAME = re.compile(r"^[a-z][a-z0-9_]*$")
 
@@ -75,12 +75,25 @@ class SkillCard(BaseModel):
     members: list[str] = Field(
         default_factory=list, description="for a combined card: the cards it merges"
     )
+    question: str = Field(
+        default="", description="for pairwise cards: the question asked about the two images"
+    )
+    show_prompt: bool = Field(
+        default=True, description="whether the judge sees the prompt (pairwise cards)"
+    )
 
     @field_validator("name")
     @classmethod
     def _snake(cls, v: str) -> str:
         if not _NAME.match(v):
             raise ValueError(f"card name {v!r} must be snake_case")
+        return v
+
+    @field_validator("modality")
+    @classmethod
+    def _view_name(cls, v: str) -> str:
+        if not _NAME.match(v):
+            raise ValueError(f"modality {v!r} must be a snake_case view name (prompt, image, …)")
         return v
 
     @field_validator("categories")
@@ -97,6 +110,8 @@ class SkillCard(BaseModel):
             raise ValueError(f"card {self.name!r}: a subjective-rubric card needs dimensions")
         if self.kind == "safety" and not self.safety_categories:
             raise ValueError(f"card {self.name!r}: a safety card needs safety_categories")
+        if self.kind == "pairwise-preference" and not self.question.strip():
+            raise ValueError(f"card {self.name!r}: a pairwise-preference card needs a question")
         return self
 
     @property

@@ -94,3 +94,21 @@ def _safety(categories: tuple[str, ...]) -> type[BaseModel]:
 def safety_schema(categories: list[str]) -> type[BaseModel]:
     """A safety answer restricted to the card's categories."""
     return _safety(tuple(categories))
+
+
+@lru_cache(maxsize=4)
+def pairwise_schema(allow_tie: bool) -> type[BaseModel]:
+    """A pairwise answer by position; ``tie`` is offered only when ``allow_tie``.
+
+    Example:
+        >>> pairwise_schema(False).model_validate({"rationale": "r", "choice": "first"}).choice
+        'first'
+    """
+    options = ("first", "second", "tie") if allow_tie else ("first", "second")
+    choice_type = Literal[options]  # type: ignore[valid-type]
+
+    class PairwiseAnswer(_Strict):
+        rationale: str = Field(max_length=RATIONALE_MAX)
+        choice: choice_type  # type: ignore[valid-type]
+
+    return PairwiseAnswer

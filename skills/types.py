@@ -8,11 +8,62 @@ Skills never import the engine: the engine hands them a :class:`SkillInput` and 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Protocol, TypeVar
+from enum import StrEnum
+from typing import Any, Protocol, Self, TypeVar
 
 from pydantic import BaseModel
 
 T = TypeVar("T", bound=BaseModel)
+
+
+class Cause(StrEnum):
+    """Why a value is unscored. Only ``not_applicable`` is by design; the others make a
+    result ``partial``."""
+
+    NO_MODEL = "no_model"
+    """the work needs a judge model and the local backend cannot do it"""
+    NO_MEMORY = "no_memory"
+    """the work needs an exemplar memory that is absent or unreadable"""
+    FAILED = "failed"
+    """a model call or a skill failed"""
+    NOT_APPLICABLE = "not_applicable"
+    """nothing to judge by design (no image submitted, not scored for this category)"""
+    BLOCKED = "blocked"
+    """the safety gate stopped the submission"""
+
+
+class _Unscorable:
+    """Values that may be "unscored": one constructor, a cause and a reason."""
+
+    reason: str | None
+    cause: Cause | None
+
+    @classmethod
+    def unscored(cls, cause: Cause | str, reason: str) -> Self:
+        """The unscored value of this type.
+
+        Example:
+            >>> v = ScoreValue.unscored(Cause.NOT_APPLICABLE, "no image submitted")
+            >>> v.score, v.cause.value, v.is_failure
+            (None, 'not_applicable', False)
+        """
+        return cls(reason=reason, cause=Cause(cause))  # type: ignore[call-arg]
+
+    @property
+    def is_failure(self) -> bool:
+        """True for an unscored value that should make the result ``partial``."""
+        return self.cause is not None and self.cause not in (
+            Cause.NOT_APPLICABLE,
+            Cause.BLOCKED,
+        )
+
+
+def _default_cause(value: Any, cause: Cause | str | None, reason: str | None) -> Cause | None:
+    if value is not None:
+        return None
+    if cause is not None:
+        return Cause(cause)
+    return Cause.FAILED if reason else None
 
 
 class ModelCallError(Exception):
@@ -83,7 +134,12 @@ class MemoryContext:
 
 @dataclass(frozen=True)
 class SkillInput:
-    """Everything one skill invocation may look at."""
+    """Everything one skill invocation may look at.
+
+    ``images`` holds the image *views* a mode hands this skill by role (``image``,
+    ``first``, ``second``, ``source``, …): an open set, so a new mode needs no new field.
+    ``image`` is the ``image`` view, kept for the kinds that score one image.
+    """
 
     task_id: str
     category: str
@@ -95,34 +151,62 @@ class SkillInput:
     exemplars: tuple[Exemplar, ...] = ()
     memory: MemoryContext | None = None
     memory_name: str | None = None
+    images: dict[str, ImagePayload] = field(default_factory=dict)
+    show_prompt: bool = True
+    allow_tie: bool = False
 
 
 @dataclass
-class ScoreValue:
-    """A subjective score or an unscored value with its reason."""
+class ScoreValue(_Unscorable):
+    """A subjective score or an unscored value with its cause and reason."""
 
-    score: int | None = None
+    score: int | float | None = None
     rationale: str | None = None
     reason: str | None = None
+    cause: Cause | None = None
+
+    def __post_init__(self) -> None:
+        self.cause = _default_cause(self.score, self.cause, self.reason)
 
 
 @dataclass
-class VerdictValue:
-    """A checkpoint verdict or an unscored value with its reason."""
+class VerdictValue(_Unscorable):
+    """A checkpoint verdict or an unscored value with its cause and reason."""
 
     verdict: bool | None = None
     rationale: str | None = None
     reason: str | None = None
+    cause: Cause | None = None
+
+    def __post_init__(self) -> None:
+        self.cause = _default_cause(self.verdict, self.cause, self.reason)
 
 
 @dataclass
-class SafetyValue:
+class ChoiceValue(_Unscorable):
+    """A pairwise answer by position (``first``, ``second``, ``tie``), or unscored."""
+
+    choice: str | None = None
+    rationale: str | None = None
+    reason: str | None = None
+    cause: Cause | None = None
+
+    def __post_init__(self) -> None:
+        self.cause = _default_cause(self.choice, self.cause, self.reason)
+
+
+@dataclass
+class SafetyValue(_Unscorable):
     """A safety filter's decision; ``passed`` None means undecided."""
 
     passed: bool | None = None
     categories: list[str] = field(default_factory=list)
     rationale: str | None = None
     reason: str | None = None
+    cause: Cause | None = None
+
+    def __post_init__(self) -> None:
+        self.cause = _default_cause(self.passed, self.cause, self.reason)
 
 
 @dataclass
@@ -133,3 +217,4 @@ class SkillOutput:
     verdicts: dict[str, VerdictValue] = field(default_factory=dict)
     safety: SafetyValue | None = None
     exemplars: tuple[Exemplar, ...] = ()
+    choices: dict[str, ChoiceValue] = field(default_factory=dict)

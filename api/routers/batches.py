@@ -32,15 +32,12 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, HTTPException, Query, Request, Response
 from fastapi.responses import JSONResponse, StreamingResponse
-from pydantic import ValidationError
 from starlette.datastructures import UploadFile
 
 from api.batches import BatchCreated, BatchInfo, BatchStore, is_batch_id, owner_tag
 from api.deps import JudgeDep, KeyDep, RedisDep, SettingsDep
 from api.errors import error_body
-from api.models import ScoreOptions
-from api.routers.score import parse_request
-from judge.agent.planning import subjective_cards
+from api.requests import ParsedRequest, check_request, parse_options, parse_request
 from judge.engine import Judge
 from judge.errors import InputError
 
@@ -180,9 +177,11 @@ async def read_body(request: Request) -> tuple[list[Any], Any]:
 
 def validate_batch(
     items: list[Any], options: Any, judge: Judge, max_items: int
-) -> tuple[list[str], ScoreOptions]:
-    """Check every item as ``POST /v1/score`` would; the first problem becomes a 4xx naming
-    ``items[i].<field>`` (with the count of other bad items). Returns the items as compact JSON.
+) -> tuple[list[str], dict[str, Any]]:
+    """Check every item as its route would (``POST /v1/score``, ``/v1/compare``; an item's
+    ``"mode"`` picks its mode); the first problem becomes a 4xx naming ``items[i].<field>``
+    (with the count of other bad items). Batch options must suit every item's mode. Returns
+    the items as compact JSON and the batch options as engine overrides per mode name.
     """
     if not items:
         raise _bad("items", "the batch has no items")
@@ -194,29 +193,43 @@ def validate_batch(
             413,
             "too_many_items",
         )
-    try:
-        batch_options = ScoreOptions.model_validate(options or {})
-    except ValidationError as exc:
-        err = exc.errors()[0]
-        raise _bad(_loc("options", tuple(err["loc"])), err["msg"]) from None
-    _check_skills(judge, batch_options, "options.skills")
+    if options is not None and not isinstance(options, dict):
+        raise _bad("options", f"expected a JSON object, got {type(options).__name__}")
+    raw_options = options or {}
+    by_mode: dict[str, dict[str, Any]] = {}
     first: HTTPException | None = None
     bad = 0
     for i, item in enumerate(items):
         try:
-            _, item_options = parse_request(item)
-            _check_skills(judge, item_options, f"items[{i}].options.skills")
+            parsed = parse_request(item)
         except InputError as exc:
-            field = "" if exc.field == "(submission)" else f".{exc.field}"
+            field = "" if exc.field.startswith("(") else f".{exc.field}"
             problem = _bad(f"items[{i}]{field}", exc.message)
-        except ValidationError as exc:
-            err = exc.errors()[0]
-            msg = "this field is required" if err["type"] == "missing" else err["msg"]
-            problem = _bad(_loc(f"items[{i}]", tuple(err["loc"])), msg)
-        except HTTPException as exc:
-            problem = exc
         else:
-            continue
+            name = parsed.mode.name
+            if name not in by_mode:  # batch options: checked once per mode present
+                try:
+                    opts = parse_options(parsed.mode, raw_options)
+                except InputError as exc:
+                    raise _bad(exc.field, exc.message) from None
+                by_mode[name] = opts.overrides()  # type: ignore[attr-defined]
+                try:
+                    check_request(
+                        ParsedRequest(parsed.mode, parsed.request, by_mode[name], wrapped=True),
+                        judge,
+                    )
+                except InputError as exc:
+                    if exc.field.startswith("options"):  # else: reported as the item's problem
+                        raise _bad(exc.field, exc.message) from None
+            try:
+                merged = {**by_mode[name], **parsed.overrides}
+                check_request(
+                    ParsedRequest(parsed.mode, parsed.request, merged, parsed.wrapped), judge
+                )
+            except InputError as exc:
+                problem = _bad(f"items[{i}].{exc.field}", exc.message)
+            else:
+                continue
         bad += 1
         first = first or problem
     if first is not None:
@@ -224,15 +237,7 @@ def validate_batch(
             first.detail["error"]["message"] += f" (and {bad - 1} more bad item(s))"
         raise first
     compact = [json.dumps(item, separators=(",", ":"), ensure_ascii=False) for item in items]
-    return compact, batch_options
-
-
-def _check_skills(judge: Judge, options: ScoreOptions, field: str) -> None:
-    if options.skills:
-        try:
-            subjective_cards(judge.registry, options.skills, "prompt")
-        except KeyError as exc:
-            raise _bad(field, str(exc.args[0])) from None
+    return compact, raw_options
 
 
 def _store(request: Request, redis: Any) -> BatchStore:
@@ -267,7 +272,7 @@ async def create_batch(
         validate_batch, items, options, judge, settings.max_batch_items
     )
     store = _store(request, redis)
-    batch_id = await store.create(compact, batch_options.overrides(), owner_tag(key))
+    batch_id = await store.create(compact, batch_options, owner_tag(key))
     await store.enqueue(queue, batch_id, len(compact))
     body = BatchCreated(id=batch_id, total=len(compact))
     return JSONResponse(body.model_dump(), 202, headers={"Location": f"{router.prefix}/{batch_id}"})

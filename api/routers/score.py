@@ -2,20 +2,17 @@
 
 from __future__ import annotations
 
-import asyncio
 from typing import Any
 
-from fastapi import APIRouter, Body, HTTPException
-from pydantic import ValidationError
+from fastapi import APIRouter, Body
+from fastapi.responses import JSONResponse
 
 from api.deps import JudgeDep, KeyDep, SettingsDep
-from api.errors import ERROR_RESPONSES, error_body
-from api.metrics import record_result
-from api.models import ScoreOptions, ScoreRequest
+from api.errors import ERROR_RESPONSES
+from api.judging import judge_body
+from api.models import ScoreOptions
+from api.requests import parse_request as parse_any
 from judge.domain.result import Result
-from judge.domain.submission import Submission
-from judge.errors import InputError
-from judge.validation import parse_submission
 
 router = APIRouter(prefix="/v1", tags=["score"])
 
@@ -38,18 +35,14 @@ EXAMPLE = {
 }
 
 
-def parse_request(body: Any) -> tuple[Submission, ScoreOptions]:
-    """A bare Submission, or ``{"submission": ..., "options": ...}``; errors name the field."""
-    if isinstance(body, dict) and "submission" in body:
-        try:
-            req = ScoreRequest.model_validate(body)
-        except ValidationError as exc:
-            err = exc.errors()[0]
-            field = ".".join(str(p) for p in err["loc"]) or "(body)"
-            msg = "unknown field" if err["type"] == "extra_forbidden" else err["msg"]
-            raise InputError(field, msg) from None
-        return req.submission, req.options
-    return parse_submission(body), ScoreOptions()
+def parse_request(body: Any) -> tuple[Any, ScoreOptions]:
+    """A bare Submission, or ``{"submission": ..., "options": ...}``; errors name the field.
+
+    Kept for callers of the ``score`` mode only; :func:`api.requests.parse_request` handles
+    every mode.
+    """
+    parsed = parse_any(body, "score")
+    return parsed.request, ScoreOptions.model_validate(parsed.overrides)
 
 
 REQUEST_SCHEMA = {
@@ -82,19 +75,11 @@ async def score(
     settings: SettingsDep,
     _key: KeyDep,
     body: Any = Body(..., examples=[EXAMPLE]),  # noqa: B008 - FastAPI's idiom
-) -> Result:
+) -> Any:
     """Safety gate, subjective scores and checklist verdicts for one submission.
 
-    Images must be ``data:`` URLs (or https URLs when the service allows them).
+    Images must be ``data:`` URLs (or https URLs when the service allows them). A body with
+    ``"mode"`` runs that mode (e.g. ``edit``) and returns that mode's result.
     """
-    submission, options = parse_request(body)
-    try:
-        result = await asyncio.wait_for(
-            judge.ascore(submission, **options.overrides()), timeout=settings.score_timeout_s
-        )
-    except TimeoutError:
-        raise HTTPException(
-            504, error_body("timeout", f"scoring took longer than {settings.score_timeout_s} s")
-        ) from None
-    record_result(result.status, result.usage.llm_calls, result.usage.cache_hits)
-    return result
+    result = await judge_body(judge, settings, body, "score")
+    return JSONResponse(result.model_dump(mode="json", exclude_none=True))

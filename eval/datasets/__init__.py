@@ -1,8 +1,8 @@
-"""Dataset adapters behind a registry: ``avt``, ``expert-jsonl``, ``csv``.
+"""Dataset adapters behind a registry: ``avt``, ``expert-jsonl``, ``csv``, ``votes``.
 
 Example:
     >>> sorted(DATASETS)
-    ['avt', 'csv', 'expert-jsonl']
+    ['avt', 'csv', 'expert-jsonl', 'votes']
     >>> get_dataset("avt").name
     'avt'
 """
@@ -19,6 +19,7 @@ DATASETS: dict[str, str] = {
     "avt": "eval.datasets.avt:AvtDataset",
     "expert-jsonl": "eval.datasets.expert_jsonl:ExpertJsonlDataset",
     "csv": "eval.datasets.csv_table:CsvDataset",
+    "votes": "eval.datasets.votes:VotesDataset",
 }
 
 

@@ -1,32 +1,25 @@
 """Per-request context handed to every node through LangGraph's runtime.
 
-It holds what the nodes read but never write: the vetted submission, decoded images,
-settings, the skill registry, the shared gateway and this request's usage meter.
+It holds what the nodes read but never write: the mode and its vetted request, the decoded
+image views, settings, the skill registry, the shared gateway and this request's meter.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 from PIL import Image
 
 from judge.agent.exemplars import ExemplarProvider
 from judge.calibration import Calibration
 from judge.config import JudgeSettings
-from judge.domain.submission import Submission
 from judge.llm.gateway import LLMGateway
 from judge.llm.usage import UsageMeter
+from judge.modes.base import Mode
 from skills.kinds import Skill
 from skills.registry import SkillRegistry
-from skills.types import (
-    CheckSpec,
-    Exemplar,
-    ImagePayload,
-    MemoryContext,
-    ModelCallError,
-    ModelClient,
-    SkillInput,
-)
+from skills.types import ImagePayload, ModelCallError, ModelClient
 
 LOCAL_MODEL = "local"
 
@@ -42,18 +35,23 @@ class NoModelClient:
 
 @dataclass
 class RunContext:
-    """Everything a node needs for one submission."""
+    """Everything a node needs for one request."""
 
-    submission: Submission
+    mode: Mode
+    request: Any
     settings: JudgeSettings
     registry: SkillRegistry
     gateway: LLMGateway
-    images: list[ImagePayload] = field(default_factory=list)
-    target_image: ImagePayload | None = None
-    pil_images: list[Image.Image] = field(default_factory=list)
+    views: dict[str, ImagePayload] = field(default_factory=dict)
+    pil_views: dict[str, Image.Image] = field(default_factory=dict)
     exemplars: ExemplarProvider | None = None
     calibration: Calibration | None = None
     meter: UsageMeter = field(default_factory=UsageMeter)
+
+    @property
+    def submission(self) -> Any:
+        """The request (named for the ``score`` mode, whose request is a Submission)."""
+        return self.request
 
     @property
     def backend(self) -> str:
@@ -74,38 +72,3 @@ class RunContext:
     def skill(self, name: str) -> Skill:
         """A card bound to this request's backend."""
         return self.registry.skill(name, self.backend)
-
-    def checks_for(self, modality: str, ids: tuple[str, ...]) -> tuple[CheckSpec, ...]:
-        """The checkpoint texts of one modality, in checklist order."""
-        wanted = set(ids)
-        out = []
-        for cp in self.submission.task.checklist:
-            text = cp.prompt_check if modality == "prompt" else cp.image_check
-            if cp.id in wanted and text:
-                out.append(CheckSpec(id=cp.id, primitive=cp.primitive.value, text=text))
-        return tuple(out)
-
-    def skill_input(
-        self,
-        *,
-        modality: str,
-        image: int | None = None,
-        checks: tuple[str, ...] = (),
-        exemplars: tuple[Exemplar, ...] = (),
-        memory: MemoryContext | None = None,
-        memory_name: str | None = None,
-    ) -> SkillInput:
-        """Build the input one skill invocation sees."""
-        task = self.submission.task
-        return SkillInput(
-            task_id=task.id,
-            category=task.category.value,
-            brief=task.brief,
-            prompt=self.submission.prompt,
-            image=self.images[image] if image is not None else None,
-            target_image=self.target_image,
-            checks=self.checks_for(modality, checks),
-            exemplars=exemplars,
-            memory=memory,
-            memory_name=memory_name,
-        )

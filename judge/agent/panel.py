@@ -1,6 +1,7 @@
 """Combine several judge models' outputs: scores averaged, verdicts by majority.
 
-Agreement is the share of models that gave the most common answer.
+Agreement is the share of models that gave the most common answer. Pairwise choices are
+taken by majority too; a split panel answers ``tie`` for that order.
 
 Example:
     >>> from skills.types import SkillOutput, ScoreValue, VerdictValue
@@ -16,7 +17,7 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, field
 
-from skills.types import ScoreValue, SkillOutput, VerdictValue
+from skills.types import ChoiceValue, ScoreValue, SkillOutput, VerdictValue
 
 
 @dataclass
@@ -26,6 +27,7 @@ class Combined:
     output: SkillOutput
     votes_scores: dict[str, dict[str, int | None]] = field(default_factory=dict)
     votes_verdicts: dict[str, dict[str, bool | None]] = field(default_factory=dict)
+    votes_choices: dict[str, dict[str, str | None]] = field(default_factory=dict)
     agreement: dict[str, float] = field(default_factory=dict)
 
 
@@ -33,7 +35,7 @@ def _agreement(values: list) -> float:
     return round(Counter(values).most_common(1)[0][1] / len(values), 3) if values else 0.0
 
 
-def _first_reason(values: list[ScoreValue] | list[VerdictValue]) -> str:
+def _first_reason(values: list) -> str:
     reasons = [v.reason for v in values if v.reason]
     return reasons[0] if reasons else "no model produced an answer"
 
@@ -70,4 +72,26 @@ def combine(models: list[str], outputs: list[SkillOutput]) -> Combined:
         verdict = yes > no
         why = next(v.rationale for v in got if v.verdict == verdict)
         merged.verdicts[cid] = VerdictValue(verdict=verdict, rationale=why)
+    for name in outputs[0].choices:
+        _combine_choice(name, models, outputs, merged, result)
     return result
+
+
+def _combine_choice(
+    name: str, models: list[str], outputs: list[SkillOutput], merged: SkillOutput, result: Combined
+) -> None:
+    vals = [o.choices.get(name, ChoiceValue(reason="missing")) for o in outputs]
+    result.votes_choices[name] = {m: v.choice for m, v in zip(models, vals, strict=True)}
+    got = [v for v in vals if v.choice is not None]
+    if not got:
+        merged.choices[name] = ChoiceValue(reason=_first_reason(vals), cause=vals[0].cause)
+        return
+    counts = Counter(v.choice for v in got).most_common()
+    result.agreement[name] = round(counts[0][1] / len(got), 3)
+    if len(counts) > 1 and counts[0][1] == counts[1][1]:
+        split = ", ".join(f"{c}: {n}" for c, n in counts)
+        merged.choices[name] = ChoiceValue(choice="tie", rationale=f"panel split ({split})")
+        return
+    best = counts[0][0]
+    why = next(v.rationale for v in got if v.choice == best)
+    merged.choices[name] = ChoiceValue(choice=best, rationale=why)

@@ -5,14 +5,15 @@ from __future__ import annotations
 import operator
 from typing import Annotated, TypedDict
 
+from pydantic import BaseModel
+
 from judge.agent.work import SafetyOutcome, WorkItem, WorkOutcome
-from judge.domain.result import Result
 
 
 class JudgeState(TypedDict, total=False):
-    """What flows through the graph for one submission."""
+    """What flows through the graph for one request."""
 
     work: list[WorkItem]
     outcomes: Annotated[list[WorkOutcome], operator.add]
     safety: SafetyOutcome
-    result: Result
+    result: BaseModel

@@ -17,6 +17,8 @@ from typing import Any, ClassVar, Literal
 from pydantic import BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler, model_serializer
 
 Status = Literal["scored", "partial", "blocked"]
+Cause = Literal["no_model", "no_memory", "failed", "not_applicable", "blocked"]
+"""Why a value is unscored; only ``not_applicable`` is by design (skills.types.Cause)."""
 
 
 class _Model(BaseModel):
@@ -48,6 +50,7 @@ class DimensionScore(_Model):
     score: int | float | None = None
     rationale: str | None = None
     reason: str | None = None
+    cause: Cause | None = None
     raw_score: int | float | None = None
     exemplars: list[ExemplarRef] = Field(default_factory=list)
     skill: str | None = None
@@ -64,6 +67,7 @@ class CheckItem(_Model):
     verdict: bool | None = None
     rationale: str | None = None
     reason: str | None = None
+    cause: Cause | None = None
     primitive: str | None = None
     votes: dict[str, bool | None] | None = None
     agreement: float | None = None
@@ -108,6 +112,7 @@ class SafetyVerdict(_Model):
     categories: list[str] = Field(default_factory=list)
     rationale: str | None = None
     reason: str | None = None
+    cause: Cause | None = None
 
 
 class SafetyReport(_Model):

@@ -7,7 +7,7 @@ and fails helpfully on an unknown kind or backend.
 
 Example:
     >>> sorted(available_kinds())
-    ['objective-checklist', 'safety', 'subjective-rubric']
+    ['objective-checklist', 'pairwise-preference', 'safety', 'subjective-rubric']
     >>> available_backends()
     ['llm', 'local']
 """
@@ -29,9 +29,11 @@ _MODULES: dict[tuple[str, str], str] = {
     ("subjective-rubric", "llm"): "skills.kinds.subjective",
     ("objective-checklist", "llm"): "skills.kinds.objective",
     ("safety", "llm"): "skills.kinds.safety",
+    ("pairwise-preference", "llm"): "skills.kinds.pairwise",
     ("subjective-rubric", "local"): "skills.local.subjective",
     ("objective-checklist", "local"): "skills.local.objective",
     ("safety", "local"): "skills.local.safety",
+    ("pairwise-preference", "local"): "skills.local.pairwise",
 }
 _FACTORIES: dict[tuple[str, str], Factory] = {}
 

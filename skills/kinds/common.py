@@ -12,8 +12,10 @@ CATEGORY_NAMES = {"OE": "open-ended creation", "CO": "constrained creation", "IM
 
 def task_parts(inp: SkillInput, *, with_brief: bool = True) -> list[dict]:
     """The task context: category (trusted enum) and brief (untrusted data)."""
-    label = CATEGORY_NAMES.get(inp.category, inp.category)
-    parts = [text_part(f"Task category: {inp.category} ({label}).")]
+    parts = []
+    if inp.category:  # modes without task categories (compare) have none to state
+        label = CATEGORY_NAMES.get(inp.category, inp.category)
+        parts.append(text_part(f"Task category: {inp.category} ({label})."))
     if with_brief:
         parts.append(text_part(data_block("TASK BRIEF", inp.brief)))
     if inp.target_image is not None and with_brief:

@@ -13,11 +13,11 @@ from skills.kinds import SkillFn, register_kind
 from skills.kinds.common import prompt_part, task_parts
 from skills.rendering import data_block, image_part, messages, render_template, text_part
 from skills.schemas import CheckAnswer, batch_check_schema
-from skills.types import ModelCallError, ModelClient, SkillInput, SkillOutput, VerdictValue
+from skills.types import Cause, ModelCallError, ModelClient, SkillInput, SkillOutput, VerdictValue
 
 
-def _unscored(inp: SkillInput, reason: str) -> SkillOutput:
-    return SkillOutput(verdicts={c.id: VerdictValue(reason=reason) for c in inp.checks})
+def _unscored(inp: SkillInput, reason: str, cause: Cause = Cause.FAILED) -> SkillOutput:
+    return SkillOutput(verdicts={c.id: VerdictValue.unscored(cause, reason) for c in inp.checks})
 
 
 @register_kind("objective-checklist")
@@ -37,7 +37,7 @@ def objective_checklist(card: SkillCard) -> SkillFn:
         if not inp.checks:
             return SkillOutput()
         if card.modality == "image" and inp.image is None:
-            return _unscored(inp, "no image submitted")
+            return _unscored(inp, "no image submitted", Cause.NOT_APPLICABLE)
         # QA on the prompt needs the brief only as context for "related terms"; VQA doesn't.
         parts = task_parts(inp, with_brief=False)
         if card.modality == "prompt":

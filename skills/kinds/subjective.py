@@ -7,7 +7,7 @@ from skills.kinds import SkillFn, register_kind
 from skills.kinds.common import bullet_list, exemplar_parts, prompt_part, task_parts
 from skills.rendering import image_part, messages, render_template, text_part
 from skills.schemas import subjective_schema
-from skills.types import ModelCallError, ModelClient, ScoreValue, SkillInput, SkillOutput
+from skills.types import Cause, ModelCallError, ModelClient, ScoreValue, SkillInput, SkillOutput
 
 
 def _rubric(dim: Dimension) -> str:
@@ -20,8 +20,8 @@ def _rubric(dim: Dimension) -> str:
     )
 
 
-def _unscored(card: SkillCard, reason: str) -> SkillOutput:
-    return SkillOutput(scores={d: ScoreValue(reason=reason) for d in card.dimension_names})
+def _unscored(card: SkillCard, reason: str, cause: Cause = Cause.FAILED) -> SkillOutput:
+    return SkillOutput(scores={d: ScoreValue.unscored(cause, reason) for d in card.dimension_names})
 
 
 @register_kind("subjective-rubric")
@@ -55,7 +55,7 @@ def subjective_rubric(card: SkillCard) -> SkillFn:
 
     async def run(inp: SkillInput, client: ModelClient) -> SkillOutput:
         if card.modality == "image" and inp.image is None:
-            return _unscored(card, "no image submitted")
+            return _unscored(card, "no image submitted", Cause.NOT_APPLICABLE)
         parts = task_parts(inp)
         if card.modality == "prompt":
             parts.append(prompt_part(inp))

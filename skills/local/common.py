@@ -16,7 +16,7 @@ from typing import Any, TypeVar
 
 from PIL import Image
 
-from skills.types import ImagePayload, ScoreValue, VerdictValue
+from skills.types import Cause, ImagePayload, ScoreValue, VerdictValue
 
 T = TypeVar("T")
 _LOCK = threading.Lock()
@@ -44,11 +44,15 @@ def shared_model(name: str, load: Callable[[], T]) -> T:
         return _MODELS[name]
 
 
-def unscored_scores(dims: list[str], reason: str) -> dict[str, ScoreValue]:
-    """Every dimension unscored with ``reason``."""
-    return {d: ScoreValue(reason=reason) for d in dims}
+def unscored_scores(
+    dims: list[str], reason: str, cause: Cause = Cause.NO_MODEL
+) -> dict[str, ScoreValue]:
+    """Every dimension unscored with ``cause`` and ``reason``."""
+    return {d: ScoreValue.unscored(cause, reason) for d in dims}
 
 
-def unscored_verdicts(ids: list[str], reason: str) -> dict[str, VerdictValue]:
-    """Every checkpoint unscored with ``reason``."""
-    return {i: VerdictValue(reason=reason) for i in ids}
+def unscored_verdicts(
+    ids: list[str], reason: str, cause: Cause = Cause.NO_MODEL
+) -> dict[str, VerdictValue]:
+    """Every checkpoint unscored with ``cause`` and ``reason``."""
+    return {i: VerdictValue.unscored(cause, reason) for i in ids}

@@ -1,6 +1,8 @@
 """Local objective kind: checkpoints decidable without a vision-language model.
 
-- image side, checkpoints quoting exact text: OCR the image and fuzzy-match the quotes;
+- image side: the registered local strategies (:mod:`skills.local.image_checks`): quoted
+  text by OCR, colour palettes by pixel naming, and presence, counts, relations and colours
+  of COCO objects by a packaged detector;
 - prompt side: exact text, counts and colours decided from the prompt itself
   (:mod:`skills.local.prompt_rules`);
 - everything else: unscored, with the reason.
@@ -18,31 +20,32 @@ import asyncio
 from skills.card import SkillCard
 from skills.kinds import SkillFn, register_kind
 from skills.local import NEEDS_VLM
-from skills.local.common import payload_image, unscored_verdicts
-from skills.local.ocr import read_text_cached
-from skills.local.prompt_rules import MATCH, decide_prompt
-from skills.local.textmatch import contains_fuzzy, quoted
-from skills.types import CheckSpec, ImagePayload, ModelClient, SkillInput, SkillOutput, VerdictValue
+from skills.local.common import unscored_verdicts
+from skills.local.image_checks import strategies
+from skills.local.prompt_rules import decide_prompt
+from skills.types import (
+    Cause,
+    CheckSpec,
+    ImagePayload,
+    ModelClient,
+    SkillInput,
+    SkillOutput,
+    VerdictValue,
+)
 
 
 def _image_verdict(check: CheckSpec, image: ImagePayload) -> VerdictValue:
-    quotes, mode = quoted(check.text)
-    if not quotes:
-        return VerdictValue(reason=NEEDS_VLM)
-    lines = read_text_cached(image.sha256, payload_image(image))
-    text = " ".join(t for t, _ in lines)
-    scores = [contains_fuzzy(text, q) for q in quotes]
-    hits = [s >= MATCH for s in scores]
-    ok = any(hits) if mode == "any" else all(hits)
-    seen = f"OCR read {text[:160]!r}" if text else "OCR found no text"
-    shown = ", ".join(f"'{q}' ({s:.2f})" for q, s in zip(quotes, scores, strict=True))
-    return VerdictValue(verdict=ok, rationale=f"{seen}; {mode} of {shown} (threshold {MATCH})")
+    for strategy in strategies().values():
+        value = strategy(check, image)
+        if value is not None:
+            return value
+    return VerdictValue.unscored(Cause.NO_MODEL, NEEDS_VLM)
 
 
 def _prompt_verdict(check: CheckSpec, prompt: str) -> VerdictValue:
     verdict, why = decide_prompt(check.text, prompt, check.primitive)
     if verdict is None:
-        return VerdictValue(reason=f"{why}; {NEEDS_VLM}")
+        return VerdictValue.unscored(Cause.NO_MODEL, f"{why}; {NEEDS_VLM}")
     return VerdictValue(verdict=verdict, rationale=why)
 
 
@@ -59,7 +62,9 @@ def local_checklist(card: SkillCard) -> SkillFn:
     async def run(inp: SkillInput, client: ModelClient) -> SkillOutput:
         if card.modality == "image" and inp.image is None:
             return SkillOutput(
-                verdicts=unscored_verdicts([c.id for c in inp.checks], "no image submitted")
+                verdicts=unscored_verdicts(
+                    [c.id for c in inp.checks], "no image submitted", Cause.NOT_APPLICABLE
+                )
             )
         return await asyncio.to_thread(decide, inp)
 

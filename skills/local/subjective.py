@@ -15,6 +15,7 @@ from skills.local import NEEDS_VLM
 from skills.local.common import unscored_scores
 from skills.local.predictor import memory_model
 from skills.types import (
+    Cause,
     Exemplar,
     MemoryContext,
     ModelClient,
@@ -34,7 +35,9 @@ def _estimate(mc: MemoryContext, dims: list[str], prompt: str) -> SkillOutput:
     shown: dict[str, float] = {}
     for dim in dims:
         if dim not in preds:
-            out.scores[dim] = ScoreValue(reason=f"{model.why_not(dim, mc.exclude)}; {NEEDS_VLM}")
+            out.scores[dim] = ScoreValue.unscored(
+                Cause.NO_MODEL, f"{model.why_not(dim, mc.exclude)}; {NEEDS_VLM}"
+            )
             continue
         value, choice, neighbours = preds[dim]
         shown.update({i: s for i, s in neighbours})
@@ -70,7 +73,9 @@ def local_subjective(card: SkillCard) -> SkillFn:
 
     async def run(inp: SkillInput, client: ModelClient) -> SkillOutput:
         if card.modality == "image" and inp.image is None:
-            return SkillOutput(scores=unscored_scores(dims, "no image submitted"))
+            return SkillOutput(
+                scores=unscored_scores(dims, "no image submitted", Cause.NOT_APPLICABLE)
+            )
         if inp.memory is None:
             where = (
                 f"build the exemplar memory {inp.memory_name!r} (judge memory build)"
@@ -78,7 +83,9 @@ def local_subjective(card: SkillCard) -> SkillFn:
                 else "give the card a memory"
             )
             return SkillOutput(
-                scores=unscored_scores(dims, f"{NEEDS_VLM}, or {where} for local estimates")
+                scores=unscored_scores(
+                    dims, f"{NEEDS_VLM}, or {where} for local estimates", Cause.NO_MEMORY
+                )
             )
         return await asyncio.to_thread(_estimate, inp.memory, dims, inp.prompt)
 

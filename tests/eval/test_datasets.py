@@ -23,13 +23,13 @@ AVT_TARGETS = ["prompt_matching", "appeal", "realism", "quality", "appeal2"]
 
 
 def test_registry_names_and_unknown_name_suggests_a_close_match() -> None:
-    assert sorted(DATASETS) == ["avt", "csv", "expert-jsonl"]
+    assert sorted(DATASETS) == ["avt", "csv", "expert-jsonl", "votes"]
     assert isinstance(get_dataset("avt"), AvtDataset)
     with pytest.raises(KeyError, match=r"unknown dataset 'avtt'; did you mean 'avt'"):
         get_dataset("avtt")
     with pytest.raises(KeyError, match=r"did you mean 'expert-jsonl'"):
         get_dataset("expert_jsonl")
-    with pytest.raises(KeyError, match=r"available: \['avt', 'csv', 'expert-jsonl'\]"):
+    with pytest.raises(KeyError, match=r"available: \['avt', 'csv', 'expert-jsonl', 'votes'\]"):
         get_dataset("zzzzzz")
 
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from judge.agent.selection import select
+from judge.modes.score.selection import select
 from tests.conftest import png_data_url, submission
 
 RED, GREEN, BLUE = png_data_url("red"), png_data_url("green"), png_data_url("blue")

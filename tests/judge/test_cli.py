@@ -17,6 +17,9 @@ from tests.conftest import REPO, submission
 
 STATUSES = {"scored", "partial", "blocked"}
 CARDS = {
+    "alignment",
+    "coherence",
+    "preference",
     "color_lighting",
     "creative_elaboration",
     "image_check",
@@ -192,12 +195,12 @@ def test_skills_json():
     proc = run_cli("skills", "--json")
     assert proc.returncode == 0, proc.stderr
     rows = json.loads(proc.stdout)
-    assert len(rows) == 16
+    assert len(rows) == 19
     assert {r["name"] for r in rows} == CARDS
     assert {r["name"] for r in rows if not r["enabled"]} == {n for n in CARDS if "avt" in n}
     for row in rows:
         assert {"name", "kind", "modality", "categories", "version"} <= set(row)
-        assert row["modality"] in {"prompt", "image"}
+        assert row["modality"] in {"prompt", "image", "pair"}
         assert row["categories"] and set(row["categories"]) <= {"OE", "CO", "IM"}
 
 

@@ -1,4 +1,4 @@
-"""The ``route`` node plans the work by task category; ``dispatch`` fans it out.
+"""The ``route`` node asks the request's mode for its work; ``dispatch`` fans it out.
 
 With speculative safety (the default) the safety gate runs in the same step as every
 skill, so it is off the critical path; a blocked submission's scores are discarded.
@@ -10,22 +10,13 @@ from langgraph.runtime import Runtime
 from langgraph.types import Send
 
 from judge.agent.context import RunContext
-from judge.agent.planning import plan_work
 from judge.agent.state import JudgeState
 
 
 def route(state: JudgeState, runtime: Runtime[RunContext]) -> JudgeState:
-    """Plan every skill and checkpoint invocation for this submission."""
+    """Plan every skill invocation for this request (the mode decides)."""
     ctx = runtime.context
-    work = plan_work(
-        ctx.submission.task,
-        ctx.registry,
-        n_images=len(ctx.images),
-        batching=ctx.settings.checkpoint_batching,
-        skills=ctx.settings.skills,
-        subjective_batching=ctx.settings.subjective_batching,
-    )
-    return {"work": work}
+    return {"work": ctx.mode.plan(ctx)}
 
 
 def work_sends(state: JudgeState) -> list[Send]:

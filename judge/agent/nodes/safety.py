@@ -1,4 +1,4 @@
-"""The ``safety`` node: prompt filter and one image filter per image, run concurrently.
+"""The ``safety`` node: every target the mode names (prompt, each image), screened at once.
 
 Panels use their first model for safety; an undecided filter (model failure) does not
 block but leaves ``safety.passed`` null and the result ``partial``.
@@ -21,32 +21,25 @@ from skills.types import SafetyValue
 
 
 async def safety(state: dict, runtime: Runtime[RunContext]) -> JudgeState:
-    """Screen the prompt and every image."""
+    """Screen every safety target of the request."""
     ctx = runtime.context
+    targets = ctx.mode.safety_targets(ctx)
     if not ctx.settings.safety:
         off = SafetyValue(passed=True, reason="safety filter disabled by configuration")
-        return {"safety": SafetyOutcome(prompt=off, images=[off for _ in ctx.images])}
-    prompt_cards = ctx.registry.cards(kind="safety", modality="prompt")
-    image_cards = ctx.registry.cards(kind="safety", modality="image")
+        return {"safety": SafetyOutcome(verdicts={t.label: off for t in targets})}
     client = ctx.client(ctx.models[0])
-    jobs = [
-        guarded(ctx.skill(c.name), ctx.skill_input(modality="prompt"), client) for c in prompt_cards
-    ]
-    for i in range(len(ctx.images)):
-        jobs += [
-            guarded(ctx.skill(c.name), ctx.skill_input(modality="image", image=i), client)
-            for c in image_cards
-        ]
+    jobs, owners, used = [], [], {}
+    for t in targets:
+        for card in ctx.registry.cards(kind="safety", modality=t.modality):
+            jobs.append(guarded(ctx.skill(card.name), t.input, client))
+            owners.append(t.label)
+            used[card.name] = card.version
     outs = await asyncio.gather(*jobs)
-    values = [o.safety or SafetyValue(reason="filter returned nothing") for o in outs]
-    n_prompt = len(prompt_cards)
-    prompt = _worst(values[:n_prompt])
-    per_image = [
-        _worst(values[n_prompt + i * len(image_cards) : n_prompt + (i + 1) * len(image_cards)])
-        for i in range(len(ctx.images))
-    ]
-    used = {c.name: c.version for c in prompt_cards + image_cards}
-    return {"safety": SafetyOutcome(prompt=prompt, images=per_image, skills=used)}
+    by_target: dict[str, list[SafetyValue]] = {t.label: [] for t in targets}
+    for label, out in zip(owners, outs, strict=True):
+        by_target[label].append(out.safety or SafetyValue(reason="filter returned nothing"))
+    verdicts = {label: _worst(values) for label, values in by_target.items()}
+    return {"safety": SafetyOutcome(verdicts=verdicts, skills=used)}
 
 
 def _worst(values: list[SafetyValue]) -> SafetyValue:

@@ -1,4 +1,4 @@
-"""Routing: which skills and checkpoints run for a submission, by task category.
+"""Planning for the ``score`` mode: which skills and checkpoints run, by task category.
 
 - prompt-side subjective cards that list the category run once;
 - image-side subjective cards run per image, for the categories they list (OE and CO by
@@ -35,11 +35,29 @@ def _check_items(
         if (cp.prompt_check if modality == "prompt" else cp.image_check)
     )
     where = "prompt" if image is None else f"img{image}"
+    views = image_views(image)
     if not ids:
         return []
     if batching == "per_modality":
-        return [WorkItem(f"{skill}/{where}/*", skill, modality, image, ids)]
-    return [WorkItem(f"{skill}/{where}/{cid}", skill, modality, image, (cid,)) for cid in ids]
+        return [WorkItem(f"{skill}/{where}/*", skill, modality, image, ids, views)]
+    return [
+        WorkItem(f"{skill}/{where}/{cid}", skill, modality, image, (cid,), views) for cid in ids
+    ]
+
+
+def image_view(index: int) -> str:
+    """The view name of a submission's image ``index`` (its field path).
+
+    Example:
+        >>> image_view(2)
+        'images[2]'
+    """
+    return f"images[{index}]"
+
+
+def image_views(image: int | None) -> tuple[tuple[str, str], ...]:
+    """The ``image`` role bound to image ``image`` (nothing for prompt-side items)."""
+    return () if image is None else (("image", image_view(image)),)
 
 
 def subjective_cards(
@@ -99,7 +117,7 @@ def plan_work(
     )
     for i in range(n_images):
         for name in image_cards:
-            items.append(WorkItem(f"{name}/img{i}", name, "image", i))
+            items.append(WorkItem(f"{name}/img{i}", name, "image", i, views=image_views(i)))
     for card in registry.cards(kind="objective-checklist", category=category):
         if card.modality == "prompt":
             items += _check_items(task, card.name, "prompt", None, batching)

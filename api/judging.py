@@ -1,0 +1,33 @@
+"""Run one request of any mode for a route: parse, judge under the service's time limit,
+count it in the metrics. ``POST /v1/score`` and ``POST /v1/compare`` share this."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from fastapi import HTTPException
+from pydantic import BaseModel
+
+from api.errors import error_body
+from api.metrics import record_result
+from api.requests import parse_request
+from api.settings import ServiceSettings
+
+
+async def judge_body(
+    judge: Any, settings: ServiceSettings, body: Any, default_mode: str
+) -> BaseModel:
+    """Judge ``body`` (bare or wrapped; ``"mode"`` may pick another mode)."""
+    parsed = parse_request(body, default_mode)
+    try:
+        result = await asyncio.wait_for(
+            judge.arun_request(parsed.request, mode=parsed.mode.name, **parsed.overrides),
+            timeout=settings.score_timeout_s,
+        )
+    except TimeoutError:
+        raise HTTPException(
+            504, error_body("timeout", f"judging took longer than {settings.score_timeout_s} s")
+        ) from None
+    record_result(result.status, result.usage.llm_calls, result.usage.cache_hits)
+    return result

@@ -1,0 +1,182 @@
+"""``judge compare FILE``: judge pairwise comparisons and print ComparisonResults.
+
+FILE is one comparison (JSON object, DESIGN.md §10), a JSON list of them, or JSONL. One
+comparison prints one JSON document; several print JSONL (one result per line, input
+order), run concurrently with a progress bar on stderr. ``--votes`` also writes the decided
+criteria as vote rows for ``judge leaderboard`` (CSV when the name ends in ``.csv``).
+Relative image paths resolve against FILE's folder. Exit 0 when every comparison was
+judged (scored, partial or blocked); 2 for invalid input (the message names the item and
+field); 3 when no judge model is configured for ``--backend llm``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import csv
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from judge.errors import ConfigError, InputError
+
+VOTE_FIELDS = ["prompt_id", "model_a", "model_b", "winner", "criterion", "annotator"]
+MAX_FILE_BYTES = 256 * 1024 * 1024
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    """Add the ``compare`` verb."""
+    p = sub.add_parser(
+        "compare",
+        help="judge pairwise comparisons (both orders asked) and print ComparisonResults",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument("file", type=Path, help="comparison JSON, JSON list or JSONL (DESIGN.md §10)")
+    p.add_argument("--backend", choices=["auto", "llm", "local"], help="as for `judge score`")
+    p.add_argument("--model", help="litellm model string (env JUDGE_MODEL)")
+    p.add_argument("--api-base", help="provider base URL (env JUDGE_API_BASE)")
+    p.add_argument("--api-key", help="provider key (env JUDGE_API_KEY)")
+    p.add_argument("--panel", help="comma-separated judge models; answers by majority")
+    p.add_argument(
+        "--allow-tie",
+        action="store_true",
+        help="let the judge answer 'tie' (default: it must pick an image)",
+    )
+    p.add_argument(
+        "--sequential-safety", action="store_true", help="screen before judging, not alongside"
+    )
+    p.add_argument("--no-cache", action="store_true", help="do not reuse cached answers")
+    p.add_argument("--timeout", type=float, help="per-call timeout in seconds")
+    p.add_argument(
+        "--concurrency", type=int, default=8, help="comparisons in flight at once (default 8)"
+    )
+    p.add_argument("--out", type=Path, help="write results (JSONL) here instead of stdout")
+    p.add_argument("--votes", type=Path, help="also write vote rows (JSONL, or CSV by suffix)")
+    p.add_argument("--compact", action="store_true", help="one-line JSON for a single result")
+    p.set_defaults(handler=run)
+
+
+def overrides(args: argparse.Namespace) -> dict[str, Any]:
+    """Flags that were given, as settings overrides."""
+    out: dict[str, Any] = {
+        "backend": args.backend,
+        "model": args.model,
+        "api_base": args.api_base,
+        "api_key": args.api_key,
+        "panel": args.panel,
+        "timeout_s": args.timeout,
+    }
+    if args.allow_tie:
+        out["compare_allow_tie"] = True
+    if args.sequential_safety:
+        out["speculative_safety"] = False
+    if args.no_cache:
+        out["cache"] = False
+    return {k: v for k, v in out.items() if v is not None}
+
+
+def read_comparisons(path: Path) -> list[Any]:
+    """The comparisons in a JSON object, JSON list or JSONL file; errors name the line."""
+    try:
+        if not path.is_file():
+            raise InputError(str(path), "file does not exist or is not a regular file")
+        if path.stat().st_size > MAX_FILE_BYTES:
+            raise InputError(str(path), f"file is larger than {MAX_FILE_BYTES} bytes")
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise InputError(str(path), f"cannot read the file ({exc.strerror})") from None
+    except UnicodeDecodeError:
+        raise InputError(str(path), "file is not UTF-8 text") from None
+    try:
+        data = json.loads(text)
+        return data if isinstance(data, list) else [data]
+    except json.JSONDecodeError:
+        pass
+    items = []
+    for lineno, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            items.append(json.loads(line))
+        except json.JSONDecodeError as exc:
+            raise InputError(f"{path}:{lineno}", f"not valid JSON ({exc.msg})") from None
+    if not items:
+        raise InputError(str(path), "no comparison in the file")
+    return items
+
+
+def write_votes(path: Path, rows: list[dict[str, Any]]) -> None:
+    """Vote rows as CSV (``.csv``) or JSONL."""
+    with path.open("w", encoding="utf-8", newline="") as fh:
+        if path.suffix.lower() == ".csv":
+            writer = csv.DictWriter(fh, fieldnames=VOTE_FIELDS)
+            writer.writeheader()
+            writer.writerows(rows)
+        else:
+            fh.writelines(json.dumps(r, ensure_ascii=False) + "\n" for r in rows)
+
+
+async def _judge_all(
+    judge: Any, items: list[Any], base_dir: Path, concurrency: int
+) -> list[dict[str, Any]]:
+    from tqdm import tqdm
+
+    gate = asyncio.Semaphore(max(1, concurrency))
+    out: list[dict[str, Any]] = [{} for _ in items]
+    bar = tqdm(
+        total=len(items), desc="compare", unit="cmp", disable=len(items) < 2, file=sys.stderr
+    )
+
+    async def one(i: int, item: Any) -> None:
+        async with gate:
+            try:
+                result = await judge.acompare(item, base_dir=base_dir)
+                out[i] = {"index": i, "result": result}
+            except InputError as exc:
+                field = f"items[{i}].{exc.field}" if len(items) > 1 else exc.field
+                out[i] = {"index": i, "error": {"field": field, "message": exc.message}}
+            bar.update(1)
+
+    await asyncio.gather(*(one(i, item) for i, item in enumerate(items)))
+    bar.close()
+    return out
+
+
+def run(args: argparse.Namespace) -> int:
+    """Judge the file's comparisons; errors go to stderr with a non-zero exit code."""
+    from judge.cli.main import EXIT_CONFIG, EXIT_INPUT
+    from judge.engine import Judge
+
+    try:
+        items = read_comparisons(args.file)
+        judge = Judge(**overrides(args))
+        outcomes = asyncio.run(
+            _judge_all(judge, items, args.file.resolve().parent, args.concurrency)
+        )
+    except InputError as exc:
+        print(f"judge: invalid input: {exc}", file=sys.stderr)
+        return EXIT_INPUT
+    except ConfigError as exc:
+        print(f"judge: {exc}", file=sys.stderr)
+        return EXIT_CONFIG
+    except ValueError as exc:
+        print(f"judge: invalid option: {exc}", file=sys.stderr)
+        return EXIT_INPUT
+    errors = [o["error"] for o in outcomes if "error" in o]
+    for err in errors:
+        print(f"judge: invalid input: {err['field']}: {err['message']}", file=sys.stderr)
+    results = [o["result"] for o in outcomes if "result" in o]
+    dumps = [r.model_dump(mode="json", exclude_none=True) for r in results]
+    if len(items) == 1 and dumps and not args.out:
+        print(json.dumps(dumps[0], ensure_ascii=False, indent=None if args.compact else 2))
+    else:
+        lines = [json.dumps(d, ensure_ascii=False) + "\n" for d in dumps]
+        if args.out:
+            args.out.write_text("".join(lines), encoding="utf-8")
+        else:
+            sys.stdout.writelines(lines)
+    if args.votes:
+        write_votes(args.votes, [v for r in results for v in r.votes()])
+    return EXIT_INPUT if errors else 0

@@ -1,0 +1,101 @@
+"""What a mode is: a registered unit of judgment (DESIGN.md §10).
+
+A mode owns its request model, how its inputs become named *views* (decoded images by
+name), the work it plans, the inputs each skill call sees, the safety targets, and how the
+outcomes become its result model. The graph, the engine, the service, batches and
+meta-evaluation only ever talk to this interface, so a new kind of judgment is one package
+under ``judge/modes/`` plus its cards.
+
+Example:
+    >>> from judge.modes import get_mode
+    >>> get_mode("score").name, get_mode("compare").wrapper_key
+    ('score', 'comparison')
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from pydantic import BaseModel
+
+from judge.validation import validate_model
+
+if TYPE_CHECKING:  # the context imports the gateway; modes must stay cheap to import
+    from judge.agent.context import RunContext
+    from judge.agent.work import SafetyOutcome, WorkItem, WorkOutcome
+    from judge.config import JudgeSettings
+    from skills.registry import SkillRegistry
+    from skills.types import SkillInput
+
+
+@dataclass(frozen=True)
+class Views:
+    """A request's decoded images by view name, as payloads for models and as PIL images."""
+
+    payloads: dict[str, Any]
+    pil: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class SafetyTarget:
+    """One thing the safety gate screens: a label for reports, the card modality that
+    screens it (``prompt`` or ``image``), and the input those cards see."""
+
+    label: str
+    modality: str
+    input: SkillInput
+
+
+class Mode(ABC):
+    """One kind of judgment. Subclasses set the class attributes and implement the steps."""
+
+    name: ClassVar[str]
+    """registry name (``score``, ``compare``, …); also the ``"mode"`` field of requests"""
+    request_model: ClassVar[type[BaseModel]]
+    result_model: ClassVar[type[BaseModel]]
+    options_model: ClassVar[type[BaseModel]]
+    """per-request options a service client may set (never paths, keys or endpoints)"""
+    wrapper_key: ClassVar[str]
+    """the key of the wrapped form ``{"<wrapper_key>": request, "options": {...}}``"""
+    id_field: ClassVar[str] = "submission_id"
+    """the result field that identifies the judged request"""
+
+    def parse(self, data: Any) -> BaseModel:
+        """Validate untrusted JSON into the request model; errors name the field."""
+        if isinstance(data, self.request_model):
+            return data
+        if isinstance(data, dict) and "mode" in data:
+            data = {k: v for k, v in data.items() if k != "mode"}
+        return validate_model(self.request_model, data, root=f"({self.wrapper_key})")
+
+    def check(self, request: BaseModel, registry: SkillRegistry, settings: JudgeSettings) -> None:
+        """Reject requests naming unknown cards or options (raise ``InputError``)."""
+        return None
+
+    @abstractmethod
+    def load_views(
+        self, request: BaseModel, settings: JudgeSettings, base_dir: Path | None
+    ) -> Views:
+        """Fetch and decode every image the request refers to (blocking; runs in a thread)."""
+
+    @abstractmethod
+    def plan(self, ctx: RunContext) -> list[WorkItem]:
+        """Every skill invocation for this request, in a stable order."""
+
+    @abstractmethod
+    async def skill_input(self, ctx: RunContext, item: WorkItem) -> SkillInput:
+        """What one work item's skill sees (may retrieve exemplars; may raise: the engine
+        turns an exception here into unscored values for the item)."""
+
+    @abstractmethod
+    def safety_targets(self, ctx: RunContext) -> list[SafetyTarget]:
+        """What the safety gate screens for this request."""
+
+    @abstractmethod
+    def aggregate(
+        self, ctx: RunContext, outcomes: list[WorkOutcome], safety: SafetyOutcome | None
+    ) -> BaseModel:
+        """Build the result model from the work outcomes and the safety verdicts."""

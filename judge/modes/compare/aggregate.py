@@ -1,0 +1,119 @@
+"""Aggregation for ``compare``: map each order's positional answer back to a/b.
+
+Per criterion: both orders agree → that winner, ``position_consistent: true``; they
+disagree → ``tie`` with ``position_consistent: false`` (a position-biased judge, one that
+always picks whichever image it sees first, can never produce a winner); either order
+unscored → the criterion is unscored (``winner: null`` with the cause and reason).
+
+Example:
+    >>> map_choice("first", first="b"), map_choice("second", first="b"), map_choice("tie", "a")
+    ('b', 'a', 'tie')
+"""
+
+from __future__ import annotations
+
+from judge.agent.context import RunContext
+from judge.agent.work import SafetyOutcome, WorkOutcome
+from judge.domain.result import Provenance, Usage
+from judge.modes.compare.result import ComparisonResult, CriterionResult, OrderAnswer
+from judge.modes.score.aggregate import safety_report
+from skills.types import Cause, ChoiceValue
+
+OTHER = {"a": "b", "b": "a"}
+
+
+def map_choice(choice: str, first: str) -> str:
+    """A positional answer (``first``/``second``/``tie``) as a contender (``a``/``b``/``tie``)."""
+    if choice == "first":
+        return first
+    if choice == "second":
+        return OTHER[first]
+    return "tie"
+
+
+def _criterion(name: str, outcomes: list[WorkOutcome], skill: str) -> CriterionResult:
+    orders: list[OrderAnswer] = []
+    failed: ChoiceValue | None = None
+    for o in sorted(outcomes, key=lambda o: o.item.tag_map["first"]):  # a-first, then b-first
+        first = o.item.tag_map["first"]
+        value = o.output.choices.get(name) or ChoiceValue.unscored(Cause.FAILED, "no answer")
+        mapped = map_choice(value.choice, first) if value.choice is not None else None
+        if mapped is None and failed is None:
+            failed = value
+        orders.append(
+            OrderAnswer(
+                first=first,  # type: ignore[arg-type]
+                choice=mapped,  # type: ignore[arg-type]
+                rationale=value.rationale,
+                reason=value.reason,
+                votes=o.votes_choices.get(name),
+                agreement=o.agreement.get(name),
+            )
+        )
+    if failed is not None or len(orders) != 2:
+        why = failed.reason if failed else "an order is missing"
+        cause = failed.cause if failed and failed.cause else Cause.FAILED
+        return CriterionResult(orders=orders, reason=why, cause=cause, skill=skill)
+    one, two = orders[0].choice, orders[1].choice
+    if one == two:
+        return CriterionResult(
+            winner=one,  # type: ignore[arg-type]
+            position_consistent=True,
+            orders=orders,
+            rationale=orders[0].rationale,
+            skill=skill,
+        )
+    return CriterionResult(
+        winner="tie",
+        position_consistent=False,
+        orders=orders,
+        rationale=(
+            f"the answers depend on the order (a first: {one}; b first: {two}), "
+            "so the criterion counts as a tie"
+        ),
+        skill=skill,
+    )
+
+
+def aggregate(
+    ctx: RunContext, outcomes: list[WorkOutcome], safety_out: SafetyOutcome | None
+) -> ComparisonResult:
+    """Build the ComparisonResult."""
+    req, reg = ctx.request, ctx.registry
+    report = safety_report(safety_out)
+    versions = {name: reg.card(name).version for name in req.criteria}
+    if safety_out:
+        versions.update(safety_out.skills)
+    base = dict(
+        comparison_id=req.comparison_id,
+        prompt_id=req.prompt_id,
+        models={"a": req.a.model, "b": req.b.model},
+        safety=report,
+        provenance=Provenance(
+            judge_models=ctx.models,
+            skills=dict(sorted(versions.items())),
+            options=ctx.settings.public_options(),
+        ),
+        usage=Usage(**ctx.meter.snapshot()),
+    )
+    if report.passed is False:
+        return ComparisonResult(
+            status="blocked",
+            reason=f"blocked by the safety filter on {report.blocked_by}; nothing was compared",
+            **base,
+        )
+    by_name: dict[str, list[WorkOutcome]] = {}
+    for o in outcomes:
+        by_name.setdefault(o.item.tag_map["criterion"], []).append(o)
+    criteria = {
+        name: _criterion(name, by_name.get(name, []), f"{name}@{versions[name]}")
+        for name in req.criteria
+    }
+    failures = sum(1 for c in criteria.values() if c.winner is None)
+    undecided = safety_out is not None and safety_out.undecided
+    return ComparisonResult(
+        status="partial" if failures or undecided else "scored",
+        reason=f"{failures} criterion(s) could not be judged" if failures else None,
+        criteria=criteria,
+        **base,
+    )

@@ -1,0 +1,123 @@
+"""The ``compare`` mode: two images of one prompt, each criterion asked in both orders.
+
+Views: ``a`` and ``b``. For every criterion card the planner makes two work items, one with
+``a`` in the FIRST position and one with ``b`` there; the judge never sees model names. The
+aggregator maps each answer back to a/b (:mod:`judge.modes.compare.aggregate`).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, ClassVar
+
+from pydantic import BaseModel
+
+from judge.errors import InputError
+from judge.modes.base import Mode, SafetyTarget, Views
+from judge.modes.compare.options import CompareOptions
+from judge.modes.compare.request import Comparison
+from judge.modes.compare.result import ComparisonResult
+from skills.types import SkillInput
+
+if TYPE_CHECKING:
+    from judge.agent.context import RunContext
+    from judge.agent.work import SafetyOutcome, WorkItem, WorkOutcome
+    from judge.config import JudgeSettings
+    from skills.registry import SkillRegistry
+
+KIND = "pairwise-preference"
+SIDES = ("a", "b")
+
+
+def criteria_names(registry: SkillRegistry) -> list[str]:
+    """Every criterion the registry knows (the enabled pairwise cards)."""
+    return [c.name for c in registry.cards(kind=KIND)]
+
+
+class CompareMode(Mode):
+    """Pairwise comparison with position debiasing."""
+
+    name: ClassVar[str] = "compare"
+    request_model: ClassVar[type[BaseModel]] = Comparison
+    result_model: ClassVar[type[BaseModel]] = ComparisonResult
+    options_model: ClassVar[type[BaseModel]] = CompareOptions
+    wrapper_key: ClassVar[str] = "comparison"
+    id_field: ClassVar[str] = "comparison_id"
+
+    def check(self, request: BaseModel, registry: SkillRegistry, settings: JudgeSettings) -> None:
+        assert isinstance(request, Comparison)
+        known = criteria_names(registry)
+        seen: set[str] = set()
+        for i, name in enumerate(request.criteria):
+            if name not in known:
+                raise InputError(
+                    f"criteria[{i}]", f"unknown criterion {name!r}; available: {known}"
+                )
+            if name in seen:
+                raise InputError(f"criteria[{i}]", f"criterion {name!r} is listed twice")
+            seen.add(name)
+        if request.a.model and request.a.model == request.b.model:
+            raise InputError("b.model", f"both sides name the model {request.a.model!r}")
+
+    def load_views(
+        self, request: BaseModel, settings: JudgeSettings, base_dir: Path | None
+    ) -> Views:
+        from judge.images import load_pil, to_payload
+
+        assert isinstance(request, Comparison)
+        payloads, pil = {}, {}
+        for side in SIDES:
+            ref = getattr(request, side).image
+            pil[side] = load_pil(ref, field=f"{side}.image", settings=settings, base_dir=base_dir)
+            payloads[side] = to_payload(pil[side], settings.image_max_side)
+        if payloads["a"].sha256 == payloads["b"].sha256:
+            raise InputError(
+                "b.image", "is the same image as a.image; a comparison needs two different images"
+            )
+        return Views(payloads=payloads, pil=pil)
+
+    def plan(self, ctx: RunContext) -> list[WorkItem]:
+        from judge.agent.work import WorkItem
+
+        items = []
+        for name in ctx.request.criteria:
+            for first, second in (("a", "b"), ("b", "a")):
+                items.append(
+                    WorkItem(
+                        key=f"{name}/{first}-first",
+                        skill=name,
+                        modality="pair",
+                        views=(("first", first), ("second", second)),
+                        tags=(("first", first), ("criterion", name)),
+                    )
+                )
+        return items
+
+    def _input(self, ctx: RunContext, images: dict) -> SkillInput:
+        req: Comparison = ctx.request
+        return SkillInput(
+            task_id=req.comparison_id,
+            category="",
+            brief=req.brief or "",
+            prompt=req.prompt,
+            image=images.get("image"),
+            images=images,
+            allow_tie=ctx.settings.compare_allow_tie,
+        )
+
+    async def skill_input(self, ctx: RunContext, item: WorkItem) -> SkillInput:
+        return self._input(ctx, {role: ctx.views[view] for role, view in item.views})
+
+    def safety_targets(self, ctx: RunContext) -> list[SafetyTarget]:
+        targets = [SafetyTarget("prompt", "prompt", self._input(ctx, {}))]
+        for side in SIDES:
+            image = {"image": ctx.views[side]}
+            targets.append(SafetyTarget(side, "image", self._input(ctx, image)))
+        return targets
+
+    def aggregate(
+        self, ctx: RunContext, outcomes: list[WorkOutcome], safety: SafetyOutcome | None
+    ) -> ComparisonResult:
+        from judge.modes.compare.aggregate import aggregate
+
+        return aggregate(ctx, outcomes, safety)

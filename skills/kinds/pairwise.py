@@ -1,0 +1,78 @@
+"""Pairwise-preference kind: which of two images (by position) better answers a question.
+
+The engine asks each criterion twice with the images swapped; this kind answers one order.
+It never sees model names, only FIRST and SECOND.
+"""
+
+from __future__ import annotations
+
+from skills.card import SkillCard
+from skills.kinds import SkillFn, register_kind
+from skills.kinds.common import prompt_part
+from skills.rendering import data_block, image_part, messages, render_template, text_part
+from skills.schemas import pairwise_schema
+from skills.types import Cause, ChoiceValue, ModelCallError, ModelClient, SkillInput, SkillOutput
+
+TIE_ALLOWED = (
+    "Answer `tie` only when the two images are genuinely equal on this question; otherwise "
+    "pick `first` or `second`."
+)
+TIE_FORBIDDEN = "You must pick `first` or `second`, even when the difference is small."
+
+
+def pair_parts(inp: SkillInput, show_prompt: bool) -> list[dict]:
+    """The material of one order: the prompt (if shown), then FIRST and SECOND images."""
+    parts: list[dict] = []
+    if show_prompt:
+        if inp.brief:
+            parts.append(text_part(data_block("TASK BRIEF", inp.brief)))
+        parts.append(prompt_part(inp, "PROMPT BOTH IMAGES WERE GENERATED FROM"))
+    parts += [
+        text_part("FIRST image:"),
+        image_part(inp.images["first"]),
+        text_part("SECOND image:"),
+        image_part(inp.images["second"]),
+    ]
+    return parts
+
+
+@register_kind("pairwise-preference")
+def pairwise_preference(card: SkillCard) -> SkillFn:
+    """Build the async pairwise skill of a criterion card.
+
+    Example:
+        >>> from skills.registry import default_registry
+        >>> default_registry().skill("alignment").card.show_prompt
+        True
+    """
+    tag = f"{card.name}@{card.version}"
+
+    async def run(inp: SkillInput, client: ModelClient) -> SkillOutput:
+        if "first" not in inp.images or "second" not in inp.images:
+            reason = "a pairwise criterion needs two images"
+            return SkillOutput(choices={card.name: ChoiceValue.unscored(Cause.FAILED, reason)})
+        allow_tie = inp.allow_tie
+        system = render_template(
+            card.template,
+            question=card.question.strip(),
+            tie_rule=TIE_ALLOWED if allow_tie else TIE_FORBIDDEN,
+        )
+        parts = pair_parts(inp, card.show_prompt and inp.show_prompt)
+        parts.append(text_part(f"Question: {card.question.strip()}"))
+        try:
+            answer = await client.structured(
+                messages(system, parts), pairwise_schema(allow_tie), tag=tag
+            )
+        except ModelCallError as exc:
+            reason = f"model call failed: {exc}"
+            return SkillOutput(choices={card.name: ChoiceValue.unscored(Cause.FAILED, reason)})
+        return SkillOutput(
+            choices={
+                card.name: ChoiceValue(
+                    choice=answer.choice,  # type: ignore[attr-defined]
+                    rationale=answer.rationale,  # type: ignore[attr-defined]
+                )
+            }
+        )
+
+    return run

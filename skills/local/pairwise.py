@@ -1,0 +1,26 @@
+"""Pairwise-preference kind on the local backend: no packaged model can compare two images
+against a question, so every criterion is unscored with that cause (``no_model``)."""
+
+from __future__ import annotations
+
+from skills.card import SkillCard
+from skills.kinds import SkillFn, register_kind
+from skills.local import NEEDS_VLM
+from skills.types import Cause, ChoiceValue, ModelClient, SkillInput, SkillOutput
+
+
+@register_kind("pairwise-preference", backend="local")
+def local_pairwise(card: SkillCard) -> SkillFn:
+    """Build the local (always unscored) pairwise skill.
+
+    Example:
+        >>> from skills.registry import default_registry
+        >>> default_registry().skill("preference", "local").backend
+        'local'
+    """
+    reason = f"pairwise judging {NEEDS_VLM}"
+
+    async def run(inp: SkillInput, client: ModelClient) -> SkillOutput:
+        return SkillOutput(choices={card.name: ChoiceValue.unscored(Cause.NO_MODEL, reason)})
+
+    return run

@@ -1,0 +1,123 @@
+"""``POST /v1/compare`` and comparisons in batches, against a live service and the fake
+provider (a judge that prefers the red image wherever it is shown)."""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+
+from judge.fake_provider import FakeProvider
+from judge.modes.compare.result import ComparisonResult
+from tests.api.conftest import LiveService, assert_error, live_service
+from tests.conftest import png_data_url, submission
+from tests.modes.test_compare import is_pairwise, prefers_red
+
+RED, BLUE, GREEN = png_data_url("red"), png_data_url("blue"), png_data_url("green")
+
+
+def comparison(prompt: str = "a red kite", **over: object) -> dict:
+    data = {
+        "prompt": prompt,
+        "a": {"image": BLUE, "model": "sd3"},
+        "b": {"image": RED, "model": "flux"},
+        "criteria": ["preference", "alignment"],
+    }
+    data.update(over)
+    return data
+
+
+@pytest.fixture(scope="module")
+def service(module_tmp: Path, provider_session: FakeProvider) -> Iterator[LiveService]:
+    provider_session.reset()
+    env = {
+        "JUDGE_MODEL": "openai/fake-judge",
+        "JUDGE_API_BASE": provider_session.base_url,
+        "JUDGE_API_KEY": "test-key",
+        "JUDGE_BACKOFF_BASE_S": "0.001",
+        "JUDGE_TIMEOUT_S": "10",
+        "JUDGE_INLINE_WORKERS": "1",
+    }
+    with live_service(env, module_tmp / "data") as svc:
+        yield svc
+
+
+@pytest.fixture
+def client(service: LiveService, provider_session: FakeProvider) -> Iterator[httpx.Client]:
+    provider_session.reset()
+    provider_session.on(is_pairwise, prefers_red)
+    with service.client() as c:
+        yield c
+
+
+def test_compare_bare_and_wrapped(client: httpx.Client) -> None:
+    r = client.post("/v1/compare", json=comparison(id="c1"))
+    assert r.status_code == 200, r.text
+    body = r.json()
+    ComparisonResult.model_validate(body)
+    assert body["comparison_id"] == "c1" and body["models"] == {"a": "sd3", "b": "flux"}
+    assert {c: v["winner"] for c, v in body["criteria"].items()} == {
+        "preference": "b",
+        "alignment": "b",
+    }
+    wrapped = {"comparison": comparison("a red kite, wrapped"), "options": {"allow_tie": True}}
+    r = client.post("/v1/compare", json=wrapped)
+    assert r.status_code == 200, r.text
+    assert r.json()["provenance"]["options"]["compare_allow_tie"] is True
+
+
+def test_mode_field_routes_a_comparison_through_score(client: httpx.Client) -> None:
+    r = client.post("/v1/score", json={"mode": "compare", **comparison("via score")})
+    assert r.status_code == 200, r.text
+    assert r.json()["mode"] == "compare"
+
+
+@pytest.mark.parametrize(
+    ("body", "field"),
+    [
+        (comparison(b={"model": "flux"}), "b.image"),
+        (comparison(b={"image": BLUE}), "b.image"),
+        (comparison(a={"image": "data:image/png;base64,bm90IGFuIGltYWdl"}), "a.image"),
+        (comparison(criteria=["beauty"]), "criteria[0]"),
+        ({"comparison": comparison(), "options": {"allow_tie": "maybe"}}, "options.allow_tie"),
+        ({"comparison": comparison(), "options": {"retrieval": "none"}}, "options.retrieval"),
+        ({"comparison": comparison(criteria=["x"])}, "comparison.criteria[0]"),
+        ({"mode": "contrast", **comparison()}, "mode"),
+        ([1, 2], "(body)"),
+    ],
+)
+def test_bad_comparisons_are_4xx_naming_the_field(
+    client: httpx.Client, body: object, field: str
+) -> None:
+    assert_error(client.post("/v1/compare", json=body), (400, 422), field)
+
+
+def test_a_batch_mixes_submissions_and_comparisons(client: httpx.Client) -> None:
+    items = [
+        submission("OE", n_checks=1, prompt="a quiet pond, batch"),
+        {"mode": "compare", **comparison("a red kite, batch")},
+        {"mode": "compare", "comparison": comparison("wrapped in batch", a={"image": GREEN})},
+    ]
+    r = client.post("/v1/batches", json={"items": items, "options": {"cache": False}})
+    assert r.status_code == 202, r.text
+    batch = r.json()["id"]
+    deadline = time.monotonic() + 120
+    while client.get(f"/v1/batches/{batch}").json()["status"] != "done":
+        assert time.monotonic() < deadline, "the batch did not finish"
+        time.sleep(0.2)
+    lines = [json.loads(x) for x in client.get(f"/v1/batches/{batch}/results").text.splitlines()]
+    assert [x["index"] for x in lines] == [0, 1, 2]
+    assert "submission_id" in lines[0]["result"]
+    assert lines[1]["result"]["criteria"]["preference"]["winner"] == "b"
+    assert lines[2]["result"]["criteria"]["preference"]["winner"] == "b"
+
+
+def test_a_bad_comparison_rejects_the_batch(client: httpx.Client) -> None:
+    items = [submission("OE", n_checks=1), {"mode": "compare", **comparison(criteria=["nope"])}]
+    assert_error(client.post("/v1/batches", json=items), 422, "items[1].criteria[0]")
+    opts = {"items": [{"mode": "compare", **comparison()}], "options": {"allow_tie": 3}}
+    assert_error(client.post("/v1/batches", json=opts), 422, "options.allow_tie")
