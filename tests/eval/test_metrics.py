@@ -399,3 +399,26 @@ def test_inter_rater_counts_and_alpha() -> None:
     assert r["alpha_interval"] == pytest.approx(krippendorff_alpha(matrix, "interval"))
     assert r["alpha_ordinal"] == pytest.approx(krippendorff_alpha(matrix, "ordinal"))
     assert inter_rater({"x": {"a": 2, "b": 2}})["alpha_interval"] is None
+
+
+def test_coverage_counts_scored_over_labelled_items():
+    m = regression_metrics([3, None, 4, 2, None], [3, 5, 5, 1, None], n_boot=0)
+    assert (m["n"], m["n_total"], m["coverage"]) == (3, 4, 0.75)
+    empty = regression_metrics([None, None], [1, 2], n_boot=0)
+    assert (empty["n"], empty["n_total"], empty["coverage"]) == (0, 2, 0.0)
+
+
+def test_paired_spearman_margin():
+    from eval.metrics import paired_spearman_margin
+
+    rng = np.random.default_rng(0)
+    human = rng.normal(size=60)
+    good = human + rng.normal(scale=0.2, size=60)
+    weak = human + rng.normal(scale=3.0, size=60)
+    r = paired_spearman_margin(good, weak, human, n_boot=300, seed=1)
+    assert r["n"] == 60 and r["margin"] > 0.3
+    assert r["ci95"][0] > 0 and r["ci_excludes_zero"] is True
+    same = paired_spearman_margin(good, good, human, n_boot=100)
+    assert same["margin"] == 0.0 and same["ci_excludes_zero"] is False
+    few = paired_spearman_margin([1, 2], [2, 1], [1, 2], n_boot=100)
+    assert few["margin"] is None and few["ci_excludes_zero"] is None
