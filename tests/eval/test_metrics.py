@@ -87,7 +87,13 @@ def test_missing_values_are_dropped_and_counted() -> None:
     m = regression_metrics(pred, human, n_boot=50)
     assert m["n"] == 3  # pairs (1,1) (5,4) (2,2)
     assert m["mae"] == pytest.approx(1 / 3)
-    assert m == regression_metrics([1, 5, 2], [1, 4, 2], n_boot=50)
+    clean = regression_metrics([1, 5, 2], [1, 4, 2], n_boot=50)
+    # the same metrics; only the coverage differs (3 scored of the 5 items with a label)
+    assert (m["n_total"], m["coverage"], clean["n_total"], clean["coverage"]) == (5, 0.6, 3, 1.0)
+    cov = ("n_total", "coverage")
+    assert {k: v for k, v in m.items() if k not in cov} == {
+        k: v for k, v in clean.items() if k not in cov
+    }
 
 
 def test_constant_side_gives_none_correlations() -> None:
