@@ -148,6 +148,15 @@ def markdown(report: dict) -> str:
                 )
                 + " |"
             )
+    if report.get("pairwise"):
+        from eval.leaderboards.meta import metrics_markdown
+
+        out += [
+            "",
+            "## Pairwise judging against the human majority",
+            "",
+            metrics_markdown(report["pairwise"]),
+        ]
     if report.get("plots"):
         out += ["", "## Plots", ""] + [f"![{p}]({p})" for p in report["plots"]]
     return "\n".join(out) + "\n"

@@ -37,7 +37,9 @@ def prediction_of(item: EvalItem, dataset: Dataset, result: dict) -> dict:
         }
         for side in ("prompt", "image")
     }
+    extra = getattr(dataset, "prediction_extra", None)  # e.g. a compare-mode summary
     return {
+        **(extra(result) if extra else {}),
         **item.key,
         "id": item.id,
         "scores": {t.name: t.read(result) for t in dataset.targets},

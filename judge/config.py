@@ -70,6 +70,15 @@ class JudgeSettings(BaseSettings):
     speculative_safety: bool = True
     safety: bool = True
     selection_rule: SelectionRule = "objective_then_subjective"
+    edit_samples: int = Field(
+        default=1, ge=1, le=10, description="edit mode: judge calls per criterion, averaged"
+    )
+    edit_success_threshold: float = Field(
+        default=4.0, ge=1, le=5, description="edit mode: every criterion must reach this"
+    )
+    edit_dinov2: str | None = Field(
+        default=None, description="edit mode: local DINOv2 folder for structure_distance"
+    )
     compare_allow_tie: bool = Field(
         default=False,
         description="compare mode: let the judge answer 'tie' (else it must pick an image)",
@@ -122,4 +131,6 @@ class JudgeSettings(BaseSettings):
             "retrieval_k": self.retrieval_k,
             "calibration": self.calibration,
             "compare_allow_tie": self.compare_allow_tie,
+            "edit_samples": self.edit_samples,
+            "edit_success_threshold": self.edit_success_threshold,
         }

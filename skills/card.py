@@ -106,8 +106,8 @@ class SkillCard(BaseModel):
 
     @model_validator(mode="after")
     def _kind_fields(self) -> SkillCard:
-        if self.kind == "subjective-rubric" and not self.dimensions:
-            raise ValueError(f"card {self.name!r}: a subjective-rubric card needs dimensions")
+        if self.kind in ("subjective-rubric", "edit-rubric") and not self.dimensions:
+            raise ValueError(f"card {self.name!r}: a {self.kind} card needs dimensions")
         if self.kind == "safety" and not self.safety_categories:
             raise ValueError(f"card {self.name!r}: a safety card needs safety_categories")
         if self.kind == "pairwise-preference" and not self.question.strip():

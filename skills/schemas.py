@@ -112,3 +112,21 @@ def pairwise_schema(allow_tie: bool) -> type[BaseModel]:
         choice: choice_type  # type: ignore[valid-type]
 
     return PairwiseAnswer
+
+
+class EditAnswer(_Strict):
+    """One edit criterion: reasoning first, then the 1–5 score."""
+
+    reasoning: str = Field(max_length=RATIONALE_MAX)
+    score: int = Field(ge=1, le=5)
+
+
+class ApplicabilityAnswer(_Strict):
+    """Which shift metrics apply to an edit, decided from its instruction."""
+
+    reasoning: str = Field(max_length=RATIONALE_MAX)
+    color_shift: bool
+    structure_distance: bool
+    face_identity: bool
+    text_rendering: bool
+    requested_text: str = Field(default="", max_length=500)

@@ -154,6 +154,8 @@ class SkillInput:
     images: dict[str, ImagePayload] = field(default_factory=dict)
     show_prompt: bool = True
     allow_tie: bool = False
+    options: dict[str, Any] = field(default_factory=dict)
+    """mode-specific knobs a kind may read (e.g. ``sample``, ``dinov2`` for edits)"""
 
 
 @dataclass
@@ -218,3 +220,4 @@ class SkillOutput:
     safety: SafetyValue | None = None
     exemplars: tuple[Exemplar, ...] = ()
     choices: dict[str, ChoiceValue] = field(default_factory=dict)
+    metrics: dict[str, dict[str, Any]] = field(default_factory=dict)

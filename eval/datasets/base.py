@@ -23,11 +23,15 @@ class Target:
     """A labelled quantity and where the judge's prediction for it is read from."""
 
     name: str
-    modality: str  # "prompt" | "image"
-    dimension: str  # the Result dimension holding the prediction
+    modality: str  # "prompt" | "image" | "compare" (a ComparisonResult criterion)
+    dimension: str  # the Result dimension (or compare criterion) holding the prediction
 
     def read(self, result: dict) -> float | None:
-        """The predicted value from a Result dict (None when unscored)."""
+        """The predicted value from a Result dict (None when unscored); for a compare
+        criterion the winner as 1.0 (a), 0.0 (b) or 0.5 (tie)."""
+        if self.modality == "compare":
+            crit = (result.get("criteria") or {}).get(self.dimension) or {}
+            return {"a": 1.0, "b": 0.0, "tie": 0.5}.get(crit.get("winner") or "")
         dim = result.get("subjective", {}).get(self.modality, {}).get(self.dimension) or {}
         score = dim.get("score")
         return float(score) if score is not None else None

@@ -125,6 +125,7 @@ class VotesDataset:
             ids.add(cid)
             criteria.update(dict.fromkeys(g["votes"]))
             submission = {
+                "mode": "compare",
                 "id": cid,
                 "prompt": g["row"]["prompt"],
                 "brief": g["row"].get("brief") or None,
@@ -151,6 +152,35 @@ class VotesDataset:
         # predictions of a compare-mode result are per criterion, not subjective dimensions
         self.targets = [Target(c, "compare", c) for c in criteria]
         return items
+
+    @staticmethod
+    def prediction_extra(result: dict[str, Any]) -> dict[str, Any]:
+        """What a prediction line keeps of a ComparisonResult for the pairwise report."""
+        keep = ("winner", "position_consistent")
+        return {
+            "comparison": {
+                "comparison_id": result.get("comparison_id"),
+                "prompt_id": result.get("prompt_id"),
+                "models": result.get("models") or {},
+                "criteria": {
+                    name: {k: c.get(k) for k in keep if k in c}
+                    for name, c in (result.get("criteria") or {}).items()
+                },
+            }
+        }
+
+    def pairwise_report(
+        self, data: Path, items: list[EvalItem], predictions: list[dict], n_boot: int, seed: int
+    ) -> dict[str, Any]:
+        """Agreement with the human majority, position consistency and leaderboard
+        correlation (:func:`eval.leaderboards.meta.pairwise_metrics`)."""
+        from eval.leaderboards.meta import pairwise_metrics
+
+        results = [p["comparison"] for p in predictions if "comparison" in p]
+        prompt_of = {i.id: i.key["prompt_id"] for i in items}
+        return pairwise_metrics(
+            self.votes(data), results, prompt_of=prompt_of, n_boot=n_boot, seed=seed
+        )
 
     def memories(self, data: Path) -> dict[str, tuple[list[ExemplarRecord], Path]]:
         """None: pairwise judging uses no exemplar memory yet."""

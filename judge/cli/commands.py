@@ -7,6 +7,7 @@ from collections.abc import Callable
 from judge.cli import (
     bench_cmd,
     compare_cmd,
+    edit_bench_cmd,
     memory_cmd,
     meta_eval_cmd,
     score_cmd,
@@ -28,4 +29,5 @@ REGISTRY: list[Register] = [
     bench_cmd.register,
     bench_cmd.register_load,
     __import__("judge.cli.leaderboard_cmd", fromlist=["register"]).register,
+    edit_bench_cmd.register,
 ]

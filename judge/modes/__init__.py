@@ -6,11 +6,11 @@ imported lazily, on first use of their name.
 
 Example:
     >>> available_modes()
-    ['compare', 'score']
+    ['compare', 'edit', 'score']
     >>> get_mode("scor")
     Traceback (most recent call last):
     ...
-    KeyError: "unknown mode 'scor'; did you mean 'score'; available: ['compare', 'score']"
+    KeyError: "unknown mode 'scor'; did you mean 'score'; available: ['compare', 'edit', 'score']"
 """
 
 from __future__ import annotations

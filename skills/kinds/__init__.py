@@ -6,8 +6,10 @@ themselves with :func:`register_kind`; :func:`build_skill` imports the kind's mo
 and fails helpfully on an unknown kind or backend.
 
 Example:
-    >>> sorted(available_kinds())
-    ['objective-checklist', 'pairwise-preference', 'safety', 'subjective-rubric']
+    >>> sorted(available_kinds())[:3]
+    ['edit-rubric', 'objective-checklist', 'pairwise-preference']
+    >>> sorted(available_kinds())[3:]
+    ['safety', 'shift-metrics', 'subjective-rubric']
     >>> available_backends()
     ['llm', 'local']
 """
@@ -30,10 +32,14 @@ _MODULES: dict[tuple[str, str], str] = {
     ("objective-checklist", "llm"): "skills.kinds.objective",
     ("safety", "llm"): "skills.kinds.safety",
     ("pairwise-preference", "llm"): "skills.kinds.pairwise",
+    ("edit-rubric", "llm"): "skills.kinds.edit",
+    ("shift-metrics", "llm"): "skills.kinds.shift",
     ("subjective-rubric", "local"): "skills.local.subjective",
     ("objective-checklist", "local"): "skills.local.objective",
     ("safety", "local"): "skills.local.safety",
     ("pairwise-preference", "local"): "skills.local.pairwise",
+    ("edit-rubric", "local"): "skills.local.edit",
+    ("shift-metrics", "local"): "skills.kinds.shift",
 }
 _FACTORIES: dict[tuple[str, str], Factory] = {}
 

@@ -10,7 +10,8 @@ from skills.schemas import subjective_schema
 from skills.types import Cause, ModelCallError, ModelClient, ScoreValue, SkillInput, SkillOutput
 
 
-def _rubric(dim: Dimension) -> str:
+def rubric_text(dim: Dimension) -> str:
+    """A dimension as rubric text: definition, what to check, anchors 5 to 1."""
     anchors = "\n".join(
         f"- {level}: {dim.anchors[level]}" for level in sorted(dim.anchors, reverse=True)
     )
@@ -42,7 +43,7 @@ def subjective_rubric(card: SkillCard) -> SkillFn:
         return render_template(
             card.template,
             modality=noun,
-            rubric="\n\n".join(_rubric(d) for d in card.dimensions),
+            rubric="\n\n".join(rubric_text(d) for d in card.dimensions),
             dimensions=", ".join(f"`{n}`" for n in card.dimension_names),
             calibration=(
                 "Expert-scored exemplars of similar tasks follow the submission. Use them to "

@@ -1,0 +1,74 @@
+"""The edit result contract (DESIGN.md §10).
+
+Example:
+    >>> Success(threshold=4.0, passed=None, reason="visual_quality unscored").passed is None
+    True
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import Field
+
+from judge.domain.result import (
+    DimensionScore,
+    Provenance,
+    SafetyReport,
+    SafetyVerdict,
+    Selection,
+    Status,
+    Usage,
+    _Model,
+)
+
+
+class Success(_Model):
+    """Whether every (calibrated) criterion reached the threshold; null when one is unscored."""
+
+    _always = ("passed",)
+
+    threshold: float
+    passed: bool | None = None
+    reason: str | None = None
+
+
+class MetricResult(_Model):
+    """One shift metric: its value, whether it applies to this edit, and why not."""
+
+    _always = ("value", "applicable")
+
+    value: float | None = None
+    applicable: bool = True
+    reason: str | None = None
+    details: dict[str, Any] = Field(default_factory=dict)
+
+
+class EditImageResult(_Model):
+    """Everything judged about one edited image of a best-of-n edit."""
+
+    index: int
+    criteria: dict[str, DimensionScore] = Field(default_factory=dict)
+    success: Success | None = None
+    metrics: dict[str, MetricResult] = Field(default_factory=dict)
+    safety: SafetyVerdict | None = None
+    selection_key: list[float] = Field(default_factory=list)
+
+
+class EditResult(_Model):
+    """What the judge returns for one edit."""
+
+    submission_id: str
+    mode: Literal["edit"] = "edit"
+    status: Status
+    reason: str | None = None
+    editor: str | None = None
+    criteria: dict[str, DimensionScore] = Field(default_factory=dict)
+    success: Success | None = None
+    metrics: dict[str, MetricResult] = Field(default_factory=dict)
+    images: list[EditImageResult] = Field(default_factory=list)
+    selected_image: int | None = None
+    selection: Selection | None = None
+    safety: SafetyReport = Field(default_factory=SafetyReport)
+    provenance: Provenance = Field(default_factory=Provenance)
+    usage: Usage = Field(default_factory=Usage)

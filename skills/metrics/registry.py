@@ -1,0 +1,76 @@
+"""The metric registry: a new shift metric is one module with one registered class.
+
+A metric has a ``name`` (the key in results), a ``direction`` (what a larger value means),
+rule-based :meth:`Metric.applicability` from the instruction text and :meth:`Metric.compute`
+on a prepared :class:`~skills.metrics.types.ImagePair`.
+
+Example:
+    >>> from skills.metrics import metric_names
+    >>> metric_names()
+    ['color_shift', 'structure_distance', 'face_identity', 'text_rendering']
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, ClassVar, TypeVar
+
+from skills.metrics.types import ImagePair, MetricValue
+
+
+@dataclass(frozen=True)
+class MetricOptions:
+    """Options shared by all metrics.
+
+    ``dinov2``: a local DINOv2 folder (or cached hub id) for ``structure_distance``; without it
+    the packaged EfficientNet-Lite0 features are used.
+    """
+
+    dinov2: str | None = None
+
+
+class Metric:
+    """Base class of a shift metric (subclass, set the class attributes, register)."""
+
+    name: ClassVar[str]
+    direction: ClassVar[str]
+    order: ClassVar[int] = 100  # position in results (DESIGN.md §10 order for the built-ins)
+
+    def applicability(self, instruction: str) -> tuple[bool, str | None, dict[str, Any]]:
+        """Whether the metric applies to ``instruction``: ``(applies, reason, facts)``.
+
+        ``facts`` carries what the rules found (e.g. the requested text) for :meth:`compute`.
+        """
+        return True, None, {}
+
+    def compute(
+        self, pair: ImagePair, options: MetricOptions, facts: dict[str, Any]
+    ) -> MetricValue:
+        """The metric on a prepared pair."""
+        raise NotImplementedError
+
+
+_REGISTRY: dict[str, Metric] = {}
+M = TypeVar("M", bound=type[Metric])
+
+
+def register(cls: M) -> M:
+    """Class decorator: add a metric to the registry (one instance per process)."""
+    if cls.name in _REGISTRY:
+        raise ValueError(f"metric {cls.name!r} is registered twice")
+    _REGISTRY[cls.name] = cls()
+    return cls
+
+
+def get_metric(name: str) -> Metric:
+    """The registered metric called ``name``."""
+    try:
+        return _REGISTRY[name]
+    except KeyError:
+        raise KeyError(f"unknown metric {name!r}; known: {', '.join(_REGISTRY)}") from None
+
+
+def metric_names() -> list[str]:
+    """Registered metric names by ``order``, then registration order."""
+    ranked = sorted(enumerate(_REGISTRY.values()), key=lambda im: (im[1].order, im[0]))
+    return [m.name for _, m in ranked]
