@@ -48,6 +48,8 @@ def test_features_carry_both_scores(photo):
     assert list(FEATURE_NAMES[-2:]) == ["brisque", "niqe"]
     b, n = nr_quality.quality_scores(photo)
     assert f[-2] == pytest.approx(b, rel=1e-5) and f[-1] == pytest.approx(n, rel=1e-5)
+    basic = image_features(photo, classic=False)  # the cheap part alone (edit-mode estimates)
+    np.testing.assert_array_equal(basic, f[:-2])
 
 
 def test_missing_package_is_named(monkeypatch: pytest.MonkeyPatch):
