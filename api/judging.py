@@ -11,8 +11,9 @@ from pydantic import BaseModel
 
 from api.errors import error_body
 from api.metrics import record_result
-from api.requests import parse_request
+from api.requests import parse_request, prefixed
 from api.settings import ServiceSettings
+from judge.errors import InputError
 
 
 async def judge_body(
@@ -20,6 +21,12 @@ async def judge_body(
 ) -> BaseModel:
     """Judge ``body`` (bare or wrapped; ``"mode"`` may pick another mode)."""
     parsed = parse_request(body, default_mode)
+    try:  # unknown criteria or cards, named inside the wrapped request
+        settings_ = judge.settings.merged(**parsed.overrides)
+        parsed.mode.check(parsed.request, judge.registry, settings_)
+    except InputError as exc:
+        wrapped = parsed.wrapped and exc.field != "skills"
+        raise (prefixed(parsed.mode.wrapper_key, exc) if wrapped else exc) from None
     try:
         result = await asyncio.wait_for(
             judge.arun_request(parsed.request, mode=parsed.mode.name, **parsed.overrides),

@@ -33,7 +33,8 @@ class ParsedRequest:
     wrapped: bool = False
 
 
-def _prefixed(prefix: str, exc: InputError) -> InputError:
+def prefixed(prefix: str, exc: InputError) -> InputError:
+    """``exc`` with its field moved under ``prefix`` (the wrapper key)."""
     if exc.field.startswith("("):  # the whole object
         return InputError(prefix, exc.message)
     return InputError(f"{prefix}.{exc.field}", exc.message)
@@ -68,7 +69,7 @@ def parse_request(body: Any, default_mode: str = "score") -> ParsedRequest:
     try:
         request = mode.parse(body[key])
     except InputError as exc:
-        raise _prefixed(key, exc) from None
+        raise prefixed(key, exc) from None
     options = parse_options(mode, body.get("options", {}))
     return ParsedRequest(mode, request, options.overrides(), wrapped=True)  # type: ignore[attr-defined]
 
@@ -81,4 +82,4 @@ def check_request(parsed: ParsedRequest, judge: Any) -> None:
     except InputError as exc:
         if exc.field == "skills":
             raise InputError("options.skills", exc.message) from None
-        raise (_prefixed(parsed.mode.wrapper_key, exc) if parsed.wrapped else exc) from None
+        raise (prefixed(parsed.mode.wrapper_key, exc) if parsed.wrapped else exc) from None

@@ -180,9 +180,9 @@ def run_meta_eval(cfg: MetaEvalConfig) -> dict[str, Any]:
         },
         **evaluate(dataset, items, predictions, n_boot=cfg.n_boot, seed=cfg.seed),
     }
-    pairwise = getattr(dataset, "pairwise_report", None)
-    if pairwise is not None:  # pairwise datasets: agreement with the human majority etc.
-        report["pairwise"] = pairwise(cfg.data, items, predictions, cfg.n_boot, cfg.seed)
+    extra = getattr(dataset, "extra_report", None)
+    if extra is not None:  # pairwise agreement for votes, success agreement for edits
+        report.update(extra(cfg.data, items, predictions, cfg.n_boot, cfg.seed))
     baselines = iqa_baselines(cfg.data, items, n_boot=cfg.n_boot, seed=cfg.seed)
     if baselines:
         report["baselines"] = {

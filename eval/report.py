@@ -157,6 +157,26 @@ def markdown(report: dict) -> str:
             "",
             metrics_markdown(report["pairwise"]),
         ]
+    if report.get("edit"):
+        e = report["edit"]
+        ref = e["reference"]
+        out += [
+            "",
+            f"## Edit success (every criterion ≥ {e['threshold']})",
+            "",
+            f"Agreement with human success: {_f(e['success_agreement'])} over "
+            f"{e['coverage']} items; success rate judge {_f(e['judge_success_rate'])}, "
+            f"humans {_f(e['human_success_rate'])}.",
+            "",
+            f"Reference ({ref['source']}):",
+            "",
+            "| criterion | judge vs human ρ | human vs human ρ |",
+            "|---|---|---|",
+            *[
+                f"| {c} | {v} | {ref['human_vs_human'][c]} |"
+                for c, v in ref["judge_vs_human_spearman"].items()
+            ],
+        ]
     if report.get("plots"):
         out += ["", "## Plots", ""] + [f"![{p}]({p})" for p in report["plots"]]
     return "\n".join(out) + "\n"

@@ -1,8 +1,9 @@
-"""Dataset adapters behind a registry: ``avt``, ``expert-jsonl``, ``csv``, ``votes``.
+"""Dataset adapters behind a registry: ``avt``, ``expert-jsonl``, ``csv``, ``votes`` and
+``edit-ratings``.
 
 Example:
     >>> sorted(DATASETS)
-    ['avt', 'csv', 'expert-jsonl', 'votes']
+    ['avt', 'csv', 'edit-ratings', 'expert-jsonl', 'votes']
     >>> get_dataset("avt").name
     'avt'
 """
@@ -20,6 +21,7 @@ DATASETS: dict[str, str] = {
     "expert-jsonl": "eval.datasets.expert_jsonl:ExpertJsonlDataset",
     "csv": "eval.datasets.csv_table:CsvDataset",
     "votes": "eval.datasets.votes:VotesDataset",
+    "edit-ratings": "eval.datasets.edit_ratings:EditRatingsDataset",
 }
 
 

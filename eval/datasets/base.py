@@ -29,6 +29,10 @@ class Target:
     def read(self, result: dict) -> float | None:
         """The predicted value from a Result dict (None when unscored); for a compare
         criterion the winner as 1.0 (a), 0.0 (b) or 0.5 (tie)."""
+        if self.modality == "edit":  # an EditResult criterion
+            crit = (result.get("criteria") or {}).get(self.dimension) or {}
+            score = crit.get("score")
+            return float(score) if score is not None else None
         if self.modality == "compare":
             crit = (result.get("criteria") or {}).get(self.dimension) or {}
             return {"a": 1.0, "b": 0.0, "tie": 0.5}.get(crit.get("winner") or "")

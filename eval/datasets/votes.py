@@ -169,18 +169,20 @@ class VotesDataset:
             }
         }
 
-    def pairwise_report(
+    def extra_report(
         self, data: Path, items: list[EvalItem], predictions: list[dict], n_boot: int, seed: int
     ) -> dict[str, Any]:
-        """Agreement with the human majority, position consistency and leaderboard
-        correlation (:func:`eval.leaderboards.meta.pairwise_metrics`)."""
+        """``pairwise``: agreement with the human majority, position consistency and
+        leaderboard correlation (:func:`eval.leaderboards.meta.pairwise_metrics`)."""
         from eval.leaderboards.meta import pairwise_metrics
 
         results = [p["comparison"] for p in predictions if "comparison" in p]
         prompt_of = {i.id: i.key["prompt_id"] for i in items}
-        return pairwise_metrics(
-            self.votes(data), results, prompt_of=prompt_of, n_boot=n_boot, seed=seed
-        )
+        return {
+            "pairwise": pairwise_metrics(
+                self.votes(data), results, prompt_of=prompt_of, n_boot=n_boot, seed=seed
+            )
+        }
 
     def memories(self, data: Path) -> dict[str, tuple[list[ExemplarRecord], Path]]:
         """None: pairwise judging uses no exemplar memory yet."""

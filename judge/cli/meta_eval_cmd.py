@@ -17,7 +17,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     """Add the ``meta-eval`` verb."""
     p = sub.add_parser("meta-eval", help="score a labelled dataset and report agreement")
     p.add_argument(
-        "--dataset", required=True, help="avt, expert-jsonl, csv or votes (pairwise, compare mode)"
+        "--dataset",
+        required=True,
+        help="avt, expert-jsonl, csv, votes (compare mode) or edit-ratings (edit mode)",
     )
     p.add_argument("--data", type=Path, required=True, help="the split to score")
     p.add_argument("--out", type=Path, required=True, help="output folder (resumable)")

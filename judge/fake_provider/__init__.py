@@ -1,4 +1,10 @@
-"""A fake OpenAI-compatible provider for offline tests and benchmarks (real HTTP on loopback).
+"""Fake model providers for offline tests and benchmarks (real HTTP on loopback).
+
+The OpenAI-compatible :class:`FakeProvider` and fakes of three other wire formats —
+:class:`AnthropicFake` (Messages API), :class:`GeminiFake` (generateContent) and
+:class:`OllamaFake` (``/api/chat``, ``/api/generate``) — share the scripting, fault injection and
+records (:mod:`judge.fake_provider.base`); each checks that requests really are in its format and
+decodes the images it receives.
 
 In-process (tests)::
 
@@ -18,22 +24,37 @@ Separate process (benchmarks)::
     ...
     stop_process(proc)
 
-Or from a shell: ``python -m judge.fake_provider --latency 0.5`` (prints ``READY <base_url>``).
+    proc, base_url = spawn_fake_provider(api="anthropic")  # any name of FAKES
+
+Or from a shell: ``python -m judge.fake_provider --latency 0.5`` (prints ``READY <base_url>``;
+``--api anthropic|gemini|ollama`` for another wire format).
 """
 
+from judge.fake_provider.anthropic import AnthropicFake
+from judge.fake_provider.base import LoopbackFake, WireCall
 from judge.fake_provider.faults import FAULT_KINDS, FaultInjector
+from judge.fake_provider.gemini import GeminiFake
+from judge.fake_provider.ollama import OllamaFake
 from judge.fake_provider.process import FakeProviderStartError, spawn_fake_provider, stop_process
+from judge.fake_provider.registry import FAKES, fake_class
 from judge.fake_provider.responder import Responder, ScriptRule, default_answer
 from judge.fake_provider.server import FakeProvider
 
 __all__ = [
+    "FAKES",
     "FAULT_KINDS",
+    "AnthropicFake",
     "FakeProvider",
     "FakeProviderStartError",
     "FaultInjector",
+    "GeminiFake",
+    "LoopbackFake",
+    "OllamaFake",
     "Responder",
     "ScriptRule",
+    "WireCall",
     "default_answer",
+    "fake_class",
     "spawn_fake_provider",
     "stop_process",
 ]

@@ -1,6 +1,7 @@
 """Run the fake provider in the foreground, as its own process.
 
-Prints exactly one line ``READY http://HOST:PORT/v1`` to stdout once listening, then serves
+Prints exactly one line ``READY <base_url>`` (``http://HOST:PORT/v1`` for the default
+OpenAI-compatible API) to stdout once listening, then serves
 until SIGTERM or SIGINT. A parent process reads that line to learn the port (see
 :func:`judge.fake_provider.spawn_fake_provider`).
 
@@ -8,6 +9,7 @@ Example::
 
     python -m judge.fake_provider --port 0 --latency 0.5 \\
         --fault-rate 0.3 --fault-kinds 429,500,truncated --seed 1
+    python -m judge.fake_provider --api anthropic     # or gemini, ollama
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ import threading
 from collections.abc import Sequence
 
 from judge.fake_provider.faults import FAULT_KINDS, check_kinds
-from judge.fake_provider.server import FakeProvider
+from judge.fake_provider.registry import FAKES, fake_class
 
 
 def _kinds(text: str) -> tuple[str, ...]:
@@ -32,7 +34,10 @@ def _kinds(text: str) -> tuple[str, ...]:
 def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(
         prog="python -m judge.fake_provider",
-        description="Fake OpenAI-compatible provider (chat completions) for tests and benchmarks.",
+        description="Fake model provider (real HTTP on loopback) for tests and benchmarks.",
+    )
+    parser.add_argument(
+        "--api", choices=sorted(FAKES), default="openai", help="wire format (default openai)"
     )
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, default=0, help="0 picks a free port")
@@ -50,7 +55,7 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
 def main(argv: Sequence[str] | None = None) -> int:
     """Serve until SIGTERM/SIGINT; return the exit code."""
     args = parse_args(argv)
-    provider = FakeProvider(
+    provider = fake_class(args.api)(
         host=args.host,
         port=args.port,
         latency=args.latency,

@@ -9,8 +9,11 @@ Two sources of faults, consulted in this order for every chat-completions call:
 
 Fault kinds (:data:`FAULT_KINDS`):
 
-- ``"429"``: HTTP 429, ``Retry-After: 0``, OpenAI-style error JSON.
-- ``"500"`` / ``"503"``: HTTP 500 / 503 with OpenAI-style error JSON.
+- ``"429"``: HTTP 429, ``Retry-After: 0``, error JSON in the provider's shape (OpenAI's for
+  the OpenAI-compatible fake, ``rate_limit_error`` for Anthropic, ``RESOURCE_EXHAUSTED`` for
+  Gemini, ``{"error": ...}`` for Ollama).
+- ``"500"`` / ``"503"``: HTTP 500 / 503 with the provider's error JSON.
+- ``"529"``: HTTP 529, Anthropic's "overloaded" status (other fakes answer it the same way).
 - ``"timeout"``: the server sleeps ``hang_s`` before answering, so the client's timeout fires.
 - ``"truncated"``: HTTP 200, the content is the normal answer cut in half (malformed JSON);
   ``finish_reason`` is ``"length"``, as when a real model runs out of tokens.
@@ -32,13 +35,14 @@ from collections import Counter, deque
 from collections.abc import Iterable
 from typing import Any
 
-FAULT_KINDS: tuple[str, ...] = ("429", "500", "503", "timeout", "truncated", "garbage")
+FAULT_KINDS: tuple[str, ...] = ("429", "500", "503", "529", "timeout", "truncated", "garbage")
 """Every fault kind the fake provider can inject."""
 
 HTTP_FAULTS: dict[str, tuple[int, str, str]] = {
     "429": (429, "rate_limit_error", "Rate limit reached (injected by fake provider)."),
     "500": (500, "server_error", "Internal server error (injected by fake provider)."),
     "503": (503, "server_error", "Service unavailable (injected by fake provider)."),
+    "529": (529, "overloaded_error", "Overloaded (injected by fake provider)."),
 }
 """Faults answered with an HTTP error: kind -> (status, error type, message)."""
 

@@ -25,6 +25,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from judge.fake_provider.faults import FAULT_KINDS, check_kinds
+from judge.fake_provider.registry import fake_class
 
 _REPO_ROOT = Path(__file__).resolve().parents[2]
 
@@ -42,14 +43,19 @@ def spawn_fake_provider(
     hang_s: float = 30.0,
     port: int = 0,
     ready_timeout: float = 20.0,
+    api: str = "openai",
 ) -> tuple[subprocess.Popen[str], str]:
-    """Start ``python -m judge.fake_provider`` and return ``(process, base_url)`` once ready."""
+    """Start ``python -m judge.fake_provider`` and return ``(process, base_url)`` once ready.
+
+    ``api`` picks the wire format (a name of :data:`judge.fake_provider.registry.FAKES`).
+    """
     kinds = ",".join(check_kinds(fault_kinds))
+    fake_class(api)  # a typo fails here, not as a child that never says READY
     cmd = [
         sys.executable, "-m", "judge.fake_provider", "--host", "127.0.0.1",
         "--port", str(port), "--latency", str(latency), "--jitter", str(jitter),
         "--hang-s", str(hang_s), "--fault-rate", str(fault_rate),
-        "--fault-kinds", kinds, "--seed", str(seed),
+        "--fault-kinds", kinds, "--seed", str(seed), "--api", api,
     ]  # fmt: skip
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join(p for p in (str(_REPO_ROOT), env.get("PYTHONPATH")) if p)

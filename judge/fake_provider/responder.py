@@ -13,6 +13,9 @@ Schema (pydantic v2 output: ``$defs``/``$ref``, ``anyOf``/``oneOf``/``allOf``, `
 - string → ``"fake rationale"`` (length-adjusted; a few ``format`` values are honoured);
 - enum → first value; const → the constant; ``anyOf`` → first non-null branch;
 - objects → every declared property; arrays → ``minItems`` items (none by default);
+- bounds a schema states only in words (litellm moves ``minimum``/``maximum``/``minLength``/
+  ``minItems``… into ``description`` notes such as ``minimum value: 1`` for Anthropic's native
+  structured output) are honoured, as a model reading the description would;
 - special rule: an array whose ``items`` is an object with an enum-valued property (the property
   named ``id`` if it has an enum, else the first such property) gets exactly one item per enum
   value, so a "batched checklist" answer covers every id.
@@ -36,6 +39,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -90,6 +94,29 @@ def default_answer(body: Body) -> str:
     return json.dumps(_SchemaFaker(schema, seed).value(schema, "$"))
 
 
+_STATED = {
+    "minimum value": "minimum",
+    "maximum value": "maximum",
+    "exclusive minimum value": "exclusiveMinimum",
+    "exclusive maximum value": "exclusiveMaximum",
+    "minimum length": "minLength",
+    "maximum length": "maxLength",
+    "minimum number of items": "minItems",
+    "maximum number of items": "maxItems",
+}
+_STATED_RE = re.compile(r"(?<![a-z])(" + "|".join(_STATED) + r"): (-?\d+(?:\.\d+)?)")
+
+
+def _stated_bounds(schema: dict[str, Any]) -> dict[str, Any]:
+    """``schema`` plus the numeric bounds its ``description`` states in words."""
+    text = schema.get("description")
+    if not isinstance(text, str):
+        return schema
+    found = {_STATED[label]: float(num) for label, num in _STATED_RE.findall(text)}
+    extra = {k: int(v) if v.is_integer() else v for k, v in found.items() if k not in schema}
+    return {**schema, **extra} if extra else schema
+
+
 class _SchemaFaker:
     """Walks one JSON Schema and produces a value for it."""
 
@@ -98,16 +125,18 @@ class _SchemaFaker:
         self.seed = seed
 
     def resolve(self, schema: dict[str, Any]) -> dict[str, Any]:
-        """Follow local ``$ref`` pointers (``#/$defs/X``) until a concrete schema remains."""
+        """Follow local ``$ref`` pointers (``#/$defs/X``, or ``/$defs/X`` as litellm writes them
+        for Anthropic tools) until a concrete schema remains; bounds stated in words apply."""
         seen: set[str] = set()
         while "$ref" in schema and schema["$ref"] not in seen:
             ref = schema["$ref"]
             seen.add(ref)
             node: Any = self.root
-            for part in ref.removeprefix("#/").split("/") if ref != "#" else []:
+            path = ref.removeprefix("#").removeprefix("/")
+            for part in path.split("/") if path else []:
                 node = node[part.replace("~1", "/").replace("~0", "~")]
             schema = node
-        return schema
+        return _stated_bounds(schema)
 
     def pick(self, path: str, low: int, high: int) -> int:
         digest = hashlib.sha256(f"{self.seed}|{path}".encode()).digest()

@@ -19,6 +19,9 @@ from functools import lru_cache
 from typing import Any, TypeVar
 
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+# litellm otherwise fetches Anthropic's beta-header table from GitHub on the first Claude call
+# (a network round trip, and a stall where there is no internet); its bundled copy is used.
+os.environ.setdefault("LITELLM_LOCAL_ANTHROPIC_BETA_HEADERS", "True")
 
 import litellm
 from pydantic import BaseModel

@@ -121,3 +121,37 @@ def test_a_bad_comparison_rejects_the_batch(client: httpx.Client) -> None:
     assert_error(client.post("/v1/batches", json=items), 422, "items[1].criteria[0]")
     opts = {"items": [{"mode": "compare", **comparison()}], "options": {"allow_tie": 3}}
     assert_error(client.post("/v1/batches", json=opts), 422, "options.allow_tie")
+
+
+def edit_body(**over: object) -> dict:
+    body = {
+        "mode": "edit",
+        "id": "ed-api",
+        "instruction": "Add a small star in the corner.",
+        "source_image": png_data_url("white", (64, 64)),
+        "images": [png_data_url("yellow", (64, 64))],
+        "editor": "m",
+    }
+    body.update(over)
+    return body
+
+
+def test_edit_through_score_and_in_a_batch(client: httpx.Client) -> None:
+    r = client.post("/v1/score", json=edit_body())
+    assert r.status_code == 200, r.text
+    body = r.json()
+    assert body["mode"] == "edit" and set(body["criteria"]) == {
+        "instruction_following",
+        "image_consistency",
+        "visual_quality",
+    }
+    assert body["metrics"]["color_shift"]["applicable"] in (True, False)
+    wrapped = {"mode": "edit", "edit": edit_body(id="ed-2"), "options": {"samples": 2}}
+    r = client.post("/v1/score", json=wrapped)
+    assert r.status_code == 200, r.text
+    assert r.json()["provenance"]["options"]["edit_samples"] == 2
+    assert_error(client.post("/v1/score", json=edit_body(images=[])), (400, 422), "images")
+    long = edit_body(instruction="x" * 5000)
+    assert_error(client.post("/v1/score", json=long), (400, 422), "instruction")
+    bad = {"mode": "edit", "edit": edit_body(), "options": {"samples": 99}}
+    assert_error(client.post("/v1/score", json=bad), (400, 422), "options.samples")

@@ -17,6 +17,10 @@ from tests.conftest import REPO, submission
 
 STATUSES = {"scored", "partial", "blocked"}
 CARDS = {
+    "image_consistency",
+    "instruction_following",
+    "shift_metrics",
+    "visual_quality",
     "alignment",
     "coherence",
     "preference",
@@ -195,12 +199,12 @@ def test_skills_json():
     proc = run_cli("skills", "--json")
     assert proc.returncode == 0, proc.stderr
     rows = json.loads(proc.stdout)
-    assert len(rows) == 19
+    assert len(rows) == 23
     assert {r["name"] for r in rows} == CARDS
     assert {r["name"] for r in rows if not r["enabled"]} == {n for n in CARDS if "avt" in n}
     for row in rows:
         assert {"name", "kind", "modality", "categories", "version"} <= set(row)
-        assert row["modality"] in {"prompt", "image", "pair"}
+        assert row["modality"] in {"prompt", "image", "pair", "edit"}
         assert row["categories"] and set(row["categories"]) <= {"OE", "CO", "IM"}
 
 
