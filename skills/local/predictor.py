@@ -78,11 +78,18 @@ def cache_dir() -> Path:
     return Path(os.environ.get("JUDGE_CACHE_DIR") or Path.home() / ".cache" / "t2i-judge")
 
 
+def shipped(memory: Memory, path: Path) -> Path:
+    """``path``'s name in the memory version's own ``derived/`` folder when it exists there
+    (derived data shipped with a memory, e.g. the packaged ``avt-image``), else ``path``."""
+    packaged = Path(memory.folder) / "derived" / path.name
+    return packaged if packaged.is_file() else path
+
+
 def exemplar_features(memory: Memory) -> np.ndarray:
     """Image features of every exemplar, cached on disk by the memory's checksum."""
     path = cache_dir() / f"features-{FEATURES_VERSION}-{memory.manifest.checksum[:24]}.npy"
     try:
-        cached = np.load(path)
+        cached = np.load(shipped(memory, path))
         if cached.shape[0] == len(memory.records):
             return cached
     except (OSError, ValueError):
@@ -229,7 +236,7 @@ class MemoryModel:
                 if key in self._choices:
                     return self._choices[key]
             path = cache_path(cache_dir(), self.memory.manifest.checksum, key)
-            got = load_choices(path)
+            got = load_choices(shipped(self.memory, path))
             if got is None or set(got) != set(self.memory.manifest.dimensions):
                 train = np.array([i not in excluded for i in self.ids])
                 got = {dim: self._select(dim, train) for dim in self.memory.manifest.dimensions}
