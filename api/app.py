@@ -8,6 +8,7 @@ Example::
 
 from __future__ import annotations
 
+import asyncio
 import importlib
 import json
 import logging
@@ -21,17 +22,20 @@ import redis.asyncio as aredis
 from fastapi import FastAPI, Request, Response
 from fastapi.openapi.utils import get_openapi
 from pydantic.json_schema import models_json_schema
+from starlette.routing import Match
 
 from api import errors
 from api.engine import build_judge
 from api.limits import BodyLimit
 from api.metrics import LATENCY, REQUESTS
 from api.models import CompareRequest, ScoreRequest
+from api.readiness import reconcile_batches, warm
 from api.redis_embedded import EmbeddedRedis
 from api.settings import ServiceSettings
 from api.worker import start_inline_workers, stop_inline_workers
 from judge.domain.submission import Submission
 from judge.modes.compare.request import Comparison
+from judge.pixel_budget import PixelBudget, pixel_ledger
 
 log = logging.getLogger("judge.api")
 _REQUEST_ID = re.compile(r"[A-Za-z0-9._-]{1,64}")
@@ -57,21 +61,55 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
     app.state.redis_url = url
     app.state.redis = aredis.Redis.from_url(url)
     app.state.judge = build_judge(settings, app.state.redis)
+    app.state.pixel_budget = PixelBudget(
+        max(settings.decode_budget_pixels, settings.max_request_pixels)
+    )
+    app.state.engine_ready = False
     app.state.queue = None
+    background: list[asyncio.Task] = [asyncio.create_task(warm(app), name="engine-warm-up")]
     try:
         from arq import create_pool
         from arq.connections import RedisSettings
 
         app.state.queue = await create_pool(RedisSettings.from_dsn(url))
+        background.append(asyncio.create_task(reconcile_batches(app), name="batch-reconciler"))
         app.state.inline_tasks = await start_inline_workers(app)
         yield
     finally:
+        for task in background:
+            task.cancel()
+        await asyncio.gather(*background, return_exceptions=True)
         await stop_inline_workers(getattr(app.state, "inline_tasks", []))
         if app.state.queue is not None:
             await app.state.queue.aclose()
         await app.state.redis.aclose()
         if embedded:
             embedded.stop()
+
+
+def request_id(given: str | None) -> str:
+    """The client's ``x-request-id`` when it is 1–64 safe characters, else a new one.
+
+    Example:
+        >>> request_id("abc-1"), len(request_id("<script>")), len(request_id("x" * 65))
+        ('abc-1', 16, 16)
+    """
+    if given and _REQUEST_ID.fullmatch(given):
+        return given
+    return uuid.uuid4().hex[:16]
+
+
+def route_label(app: FastAPI, request: Request) -> str:
+    """The route template of a request (metrics label); routes FastAPI adds itself (``/docs``,
+    ``/openapi.json``, ``/redoc``) by their path; ``unmatched`` for anything else."""
+    route = request.scope.get("route")
+    if route is not None:
+        return getattr(route, "path", "unmatched")
+    scope = {**request.scope, "path": request.url.path}
+    for candidate in app.router.routes:
+        if candidate.matches(scope)[0] == Match.FULL:
+            return getattr(candidate, "path", "unmatched")
+    return "unmatched"
 
 
 def create_app(settings: ServiceSettings | None = None) -> FastAPI:
@@ -90,11 +128,15 @@ def create_app(settings: ServiceSettings | None = None) -> FastAPI:
 
     @app.middleware("http")
     async def observe(request: Request, call_next) -> Response:
-        rid = request.headers.get("x-request-id") or uuid.uuid4().hex[:16]
+        rid = request_id(request.headers.get("x-request-id"))
         request.state.request_id = rid
         start = time.perf_counter()
-        response = await call_next(request)
-        route = getattr(request.scope.get("route"), "path", "unmatched")
+        s: ServiceSettings = app.state.settings
+        with pixel_ledger(
+            s.max_request_pixels, getattr(app.state, "pixel_budget", None), s.decode_wait_s
+        ):
+            response = await call_next(request)
+        route = route_label(app, request)
         elapsed = time.perf_counter() - start
         REQUESTS.labels(route=route, method=request.method, status=response.status_code).inc()
         LATENCY.labels(route=route).observe(elapsed)

@@ -46,6 +46,9 @@ QUEUE_NAME = default_queue_name
 reports its length as the queue depth."""
 JOB_FUNCTION = "score_item"
 """The arq function name a batch item job calls."""
+UNQUEUED = "judge:batches:unqueued"
+"""Sorted set of batch ids stored but not yet (fully) queued, scored by creation time: the
+reconciler re-queues the ones left there by a crash between storing and queueing."""
 ENQUEUE_CHUNK = 100
 RESULT_CHUNK = 256
 
@@ -192,6 +195,7 @@ class BatchStore:
             pipe.hset(keys.items, mapping={str(i): item for i, item in enumerate(items)})
             pipe.expire(keys.meta, self.ttl_s)
             pipe.expire(keys.items, self.ttl_s)
+            pipe.zadd(UNQUEUED, {batch_id: time.time()})
             await pipe.execute()
         return batch_id
 
@@ -214,6 +218,25 @@ class BatchStore:
                     for i in range(start, min(total, start + ENQUEUE_CHUNK))
                 )
             )
+        await self.client.zrem(UNQUEUED, batch_id)
+
+    async def requeue_stalled(self, queue: ArqRedis, older_than_s: float) -> list[str]:
+        """Queue the jobs of batches stored more than ``older_than_s`` ago whose queueing
+        never finished (the API died in between); returns their ids. Safe to run anywhere,
+        any number of times: job ids make re-queueing idempotent, and a job of an item that
+        already has an outcome is a no-op.
+        """
+        cutoff = time.time() - older_than_s
+        healed = []
+        for raw in await self.client.zrangebyscore(UNQUEUED, "-inf", cutoff):
+            batch_id = _s(raw) or ""
+            total = await self.client.hget(BatchKeys.of(batch_id).meta, "total")
+            if total is None:  # expired or deleted meanwhile
+                await self.client.zrem(UNQUEUED, batch_id)
+                continue
+            await self.enqueue(queue, batch_id, int(total))
+            healed.append(batch_id)
+        return healed
 
     async def info(self, batch_id: str, owner: str | None) -> BatchInfo | None:
         """Status and counts, or None when the batch is unknown, expired or someone else's."""

@@ -88,8 +88,10 @@ def _serve_processes(settings: ServiceSettings, workers: int) -> int:
 
     import uvicorn
 
+    from api.metrics import use_multiprocess_dir
     from api.redis_embedded import EmbeddedRedis
 
+    use_multiprocess_dir(settings.data_dir)  # /metrics sums every worker process
     embedded = None
     if not settings.redis_url:
         embedded = EmbeddedRedis(settings.data_dir / "redis")

@@ -18,6 +18,7 @@ from pydantic import BaseModel
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from judge.errors import ConfigError, InputError
+from judge.pixel_budget import DecodeBusy
 
 log = logging.getLogger("judge.api")
 
@@ -95,6 +96,10 @@ def install(app: FastAPI) -> None:
     @app.exception_handler(ConfigError)
     async def _config(request: Request, exc: ConfigError) -> JSONResponse:
         return JSONResponse(error_body("not_configured", str(exc)), 400)
+
+    @app.exception_handler(DecodeBusy)
+    async def _busy(request: Request, exc: DecodeBusy) -> JSONResponse:
+        return JSONResponse(error_body("busy", str(exc)), 503, headers={"Retry-After": "5"})
 
     @app.exception_handler(StarletteHTTPException)
     async def _http(request: Request, exc: StarletteHTTPException) -> JSONResponse:

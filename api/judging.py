@@ -11,6 +11,7 @@ from pydantic import BaseModel
 
 from api.errors import error_body
 from api.metrics import record_result
+from api.policy import check_overrides
 from api.requests import parse_request, prefixed
 from api.settings import ServiceSettings
 from judge.errors import InputError
@@ -21,6 +22,7 @@ async def judge_body(
 ) -> BaseModel:
     """Judge ``body`` (bare or wrapped; ``"mode"`` may pick another mode)."""
     parsed = parse_request(body, default_mode)
+    check_overrides(parsed.overrides, settings)
     try:  # unknown criteria or cards, named inside the wrapped request
         settings_ = judge.settings.merged(**parsed.overrides)
         parsed.mode.check(parsed.request, judge.registry, settings_)

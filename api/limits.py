@@ -12,7 +12,7 @@ import json
 import time
 
 import redis.asyncio as aredis
-from fastapi import HTTPException
+from fastapi import HTTPException, Request
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from api.errors import TooLarge, error_body
@@ -75,21 +75,66 @@ async def _too_large(send: Send, limit: int) -> None:
     await send({"type": "http.response.body", "body": body})
 
 
-async def check_rate(client: aredis.Redis, key: str, per_minute: int) -> None:
-    """Fixed one-minute windows per API key, counted in Redis (shared by all API processes)."""
-    if per_minute <= 0:
-        return
+def _over(limit: int, what: str) -> HTTPException:
+    return HTTPException(
+        429,
+        error_body("rate_limited", f"over {limit} {what} per minute; retry after the minute"),
+        headers={"Retry-After": str(60 - int(time.time()) % 60)},
+    )
+
+
+def _window_key(kind: str, ident: str) -> str:
     window = int(time.time() // 60)
-    name = f"judge:rate:{hashlib.sha256(key.encode()).hexdigest()[:16]}:{window}"
-    count = await client.incr(name)
-    if count == 1:
+    return f"judge:rate:{kind}:{hashlib.sha256(ident.encode()).hexdigest()[:16]}:{window}"
+
+
+async def charge(
+    client: aredis.Redis, key: str, per_minute: int, cost: int = 1, bucket: str = "req"
+) -> None:
+    """Spend ``cost`` units of ``key``'s budget in this one-minute window (counted in Redis,
+    shared by all API processes); 429 when that goes over ``per_minute`` (the units are then
+    given back, so a refused request costs nothing). ``per_minute`` 0 = no limit.
+
+    Example::
+
+        await charge(redis, "key-1", 600, cost=len(items))     # a batch of N costs N
+    """
+    if per_minute <= 0 or cost <= 0:
+        return
+    name = _window_key(bucket, key)
+    count = await client.incrby(name, cost)
+    if count == cost:
         await client.expire(name, 120)
     if count > per_minute:
-        raise HTTPException(
-            429,
-            error_body(
-                "rate_limited",
-                f"over {per_minute} requests per minute for this key; retry after the minute",
-            ),
-            headers={"Retry-After": str(60 - int(time.time()) % 60)},
-        )
+        if cost > 1:
+            await client.decrby(name, cost)
+        raise _over(per_minute, "requests (batch items count one each)")
+
+
+async def check_rate(client: aredis.Redis, key: str, per_minute: int) -> None:
+    """One unit of ``key``'s request budget (see :func:`charge`)."""
+    await charge(client, key, per_minute)
+
+
+def client_address(request: Request) -> str:
+    """The peer address of the connection (what wrong-key throttling counts by)."""
+    return request.client.host if request.client else "unknown"
+
+
+async def check_auth_failures(
+    client: aredis.Redis, address: str, per_minute: int, *, count: bool
+) -> None:
+    """429 once ``address`` sent more than ``per_minute`` wrong or missing keys this minute;
+    ``count=True`` records one more failure."""
+    if per_minute <= 0:
+        return
+    name = _window_key("authfail", address)
+    if count:
+        seen = await client.incr(name)
+        if seen == 1:
+            await client.expire(name, 120)
+    else:
+        raw = await client.get(name)
+        seen = int(raw or 0)
+    if seen > per_minute:
+        raise _over(per_minute, "failed authentications from this address")

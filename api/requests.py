@@ -20,7 +20,7 @@ from typing import Any
 from pydantic import BaseModel, ValidationError
 
 from judge.errors import InputError
-from judge.modes import Mode, mode_of
+from judge.modes import Mode, get_mode, mode_of
 
 
 @dataclass(frozen=True)
@@ -56,7 +56,8 @@ def parse_options(mode: Mode, options: Any, field: str = "options") -> BaseModel
 def parse_request(body: Any, default_mode: str = "score") -> ParsedRequest:
     """Validate a request body of any mode."""
     if not isinstance(body, dict):
-        raise InputError("(body)", f"expected a JSON object, got {type(body).__name__}")
+        root = f"({get_mode(default_mode).wrapper_key})"
+        raise InputError(root, f"expected a JSON object, got {type(body).__name__}")
     mode = mode_of(body, default_mode)
     key = mode.wrapper_key
     if key not in body:

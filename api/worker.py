@@ -51,6 +51,7 @@ from api.requests import parse_options, parse_request
 from api.settings import ServiceSettings
 from judge.engine import Judge
 from judge.errors import ConfigError, InputError
+from judge.pixel_budget import PixelBudget, pixel_ledger
 
 log = logging.getLogger("judge.worker")
 
@@ -150,9 +151,11 @@ async def _score_item(ctx: dict[str, Any], batch_id: str, index: int) -> str:
         )
     try:
         request, mode, overrides = _item_request(item_json, options_json)
-        result = await asyncio.wait_for(
-            judge.arun_request(request, mode=mode, **overrides), timeout=scoring_timeout(settings)
-        )
+        with pixel_ledger(settings.max_request_pixels, ctx.get("pixel_budget")):
+            result = await asyncio.wait_for(
+                judge.arun_request(request, mode=mode, **overrides),
+                timeout=scoring_timeout(settings),
+            )
     except InputError as exc:
         return await fail("invalid_input", str(exc), exc.field)
     except ConfigError as exc:
@@ -177,6 +180,8 @@ async def startup(ctx: dict[str, Any]) -> None:
     if "judge" not in ctx:  # inline workers share the API's Judge
         ctx["judge"] = build_judge(settings, redis)
     ctx["batch_store"] = BatchStore(redis, ttl_s=settings.batch_ttl_s)
+    total = max(settings.decode_budget_pixels, settings.max_request_pixels)
+    ctx.setdefault("pixel_budget", PixelBudget(total))
     ctx.setdefault("lease_s", WorkerTuning().lease_s)
 
 
@@ -300,6 +305,8 @@ async def start_inline_workers(app: FastAPI) -> list[asyncio.Task[None]]:
     for n in range(count):
         options = worker_options(settings, app.state.redis_url)
         options["ctx"]["judge"] = app.state.judge
+        if getattr(app.state, "pixel_budget", None) is not None:
+            options["ctx"]["pixel_budget"] = app.state.pixel_budget
         worker = BatchWorker(**options, handle_signals=False)
         tasks.append(asyncio.create_task(_run_inline(worker), name=f"batch-worker-{n}"))
     log.info("started %d inline batch worker(s)", count)

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from eval.ablations import Variant, summary_row, variants
-from eval.baselines import best_baseline, iqa_baselines
+from eval.baselines import best_baseline, iqa_baselines, margin_vs_best
 from eval.calibration import fit_calibration, save_calibration
 from eval.datasets import get_dataset
 from eval.datasets.base import Dataset, EvalItem
@@ -203,7 +203,13 @@ def run_meta_eval(cfg: MetaEvalConfig) -> dict[str, Any]:
         report.update(extra(cfg.data, items, predictions, cfg.n_boot, cfg.seed))
     baselines = iqa_baselines(cfg.data, items, n_boot=cfg.n_boot, seed=cfg.seed)
     if baselines:
-        report["baselines"] = {"iqa": baselines, "best_iqa": best_baseline(baselines)}
+        report["baselines"] = {
+            "iqa": baselines,
+            "best_iqa": best_baseline(baselines),
+            "margin": margin_vs_best(
+                cfg.data, items, {p["id"]: p for p in predictions}, n_boot=cfg.n_boot, seed=cfg.seed
+            ),
+        }
     reference = json.loads(REFERENCE.read_text())
     if cfg.dataset in reference["applies_to"]:
         report["reference"] = reference

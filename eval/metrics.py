@@ -39,6 +39,7 @@ __all__ = [
     "classification_metrics",
     "macro_average",
     "micro_objective",
+    "paired_spearman_margin",
     "regression_metrics",
     "slice_metrics",
 ]
@@ -132,7 +133,9 @@ def regression_metrics(
 ) -> dict[str, Any]:
     """Agreement of predicted scores with human scores on one target.
 
-    Pairs where either side is ``None``/``nan`` are dropped; ``n`` counts the pairs used.
+    Pairs where either side is ``None``/``nan`` are dropped; ``n`` counts the pairs used,
+    ``n_total`` the items with a human score and ``coverage`` is ``n / n_total`` (the share the
+    judge scored: an abstaining judge is compared on fewer items).
     Returns ``{"spearman", "kendall", "pearson", "mae", "within1", "n", "ci95"}`` where
     ``ci95[name] == [lo, hi]`` is a percentile bootstrap interval over items (all metrics
     share the same resamples for a given ``seed``). ``kendall`` is τ-b. Correlations are
@@ -143,12 +146,15 @@ def regression_metrics(
     >>> m = regression_metrics([3, None, 4, 2], [3, 5, 5, 1], n_boot=0)
     >>> m["n"], round(m["mae"], 3), m["spearman"], m["ci95"]["mae"]
     (3, 0.667, 1.0, [None, None])
+    >>> m["n_total"], m["coverage"]
+    (4, 0.75)
     >>> regression_metrics([3, 3, 3], [1, 2, 3], n_boot=0)["pearson"] is None
     True
     """
     p, h = _as_float(pred), _as_float(human)
     if p.shape != h.shape:
         raise ValueError(f"pred and human differ in length: {len(p)} != {len(h)}")
+    labelled = int(np.isfinite(h).sum())
     keep = np.isfinite(p) & np.isfinite(h)
     p, h = p[keep], h[keep]
     cl = None if clusters is None else np.asarray(list(clusters), dtype=object)[keep]
@@ -176,8 +182,45 @@ def regression_metrics(
                 )
             )
     out["n"] = n
+    out["n_total"] = labelled
+    out["coverage"] = _clean(n / labelled) if labelled else None
     out["ci95"] = ci
     return out
+
+
+def paired_spearman_margin(
+    a: Sequence[float | None] | np.ndarray,
+    b: Sequence[float | None] | np.ndarray,
+    human: Sequence[float | None] | np.ndarray,
+    *,
+    n_boot: int = 1000,
+    seed: int | None = 0,
+    alpha: float = 0.05,
+) -> dict[str, Any]:
+    """Spearman(a, human) − Spearman(b, human) on the items where all three are known, with a
+    paired percentile bootstrap over those items (both sides see the same resamples).
+
+    >>> h = [1, 2, 3, 4, 5, 6]
+    >>> r = paired_spearman_margin([1, 2, 3, 4, 5, 6], [2, 1, 4, 3, 6, None], h, n_boot=200)
+    >>> r["n"], round(r["margin"], 3), r["ci95"][0] >= 0
+    (5, 0.2, True)
+    """
+    x, y, h = _as_float(a), _as_float(b), _as_float(human)
+    keep = np.isfinite(x) & np.isfinite(y) & np.isfinite(h)
+    x, y, h = x[keep], y[keep], h[keep]
+    n = int(keep.sum())
+
+    def diff(p: np.ndarray, q: np.ndarray, t: np.ndarray) -> np.ndarray:
+        return _spearman(p, t) - _spearman(q, t)
+
+    point = _clean(diff(x, y, h)) if n >= 3 else None
+    ci: list[float | None] = [None, None]
+    if point is not None and n_boot > 0:
+        ci = _ci(
+            bootstrap_ci(diff, x, y, h, n_boot=n_boot, seed=seed, alpha=alpha, vectorized=True)
+        )
+    excludes = None if ci[0] is None or ci[1] is None else bool(ci[0] > 0 or ci[1] < 0)
+    return {"margin": point, "n": n, "ci95": ci, "ci_excludes_zero": excludes}
 
 
 def macro_average(per_target: Mapping[str, Mapping[str, Any]], targets: Sequence[str]) -> dict:

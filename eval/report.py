@@ -54,8 +54,10 @@ def _slices(slices: dict) -> list[str]:
     return out
 
 
-def _coverage(m: dict, total: int) -> str:
-    return f"{m.get('n', 0)}/{total}"
+def _cov(m: dict) -> str:
+    """``scored/total`` items (the judge may abstain)."""
+    total = m.get("n_total")
+    return f"{m.get('n', 0)}/{total}" if total is not None else _f(m.get("n"))
 
 
 def markdown(report: dict) -> str:
@@ -67,32 +69,46 @@ def markdown(report: dict) -> str:
         f"predicted, {report['n_errors']} errors. Memory from: "
         f"`{report['config']['memory_from']}` (cv: {report['config']['cv']}).",
         "",
-        "## Agreement with human labels (95% bootstrap CI)",
+        "## Agreement with human labels (95% bootstrap CI; n = scored/total items)",
         "",
-        "Coverage: items with both a judge score and a human label, of all items "
-        "(the judge may abstain).",
-        "",
-        "| target | " + " | ".join(COLS) + " | coverage |",
-        "|---" * (len(COLS) + 2) + "|",
+        "| target | " + " | ".join(COLS) + " |",
+        "|---" * (len(COLS) + 1) + "|",
     ]
-    total = report.get("n_items", 0)
     for t, m in report["targets"].items():
-        cells = [_f(m.get(c)) + (_ci(m, c) if c in ("spearman", "mae") else "") for c in COLS]
-        out.append(f"| {t} | " + " | ".join(cells) + f" | {_coverage(m, total)} |")
+        cells = [_f(m.get(c)) + (_ci(m, c) if c in ("spearman", "mae") else "") for c in COLS[:-1]]
+        cells.append(_cov(m))
+        out.append(f"| {t} | " + " | ".join(cells) + " |")
     for mod, m in report.get("macro", {}).items():
-        out.append(f"| **macro {mod}** | " + " | ".join(_f(m.get(c)) for c in COLS[:-1]) + " | | |")
+        out.append(f"| **macro {mod}** | " + " | ".join(_f(m.get(c)) for c in COLS[:-1]) + " | |")
     best = (report.get("baselines") or {}).get("best_iqa")
     if best:
+        margin = (report.get("baselines") or {}).get("margin") or {}
         out += [
             "",
-            "## Against published IQA models (Spearman, same items)",
+            "## Against published IQA models (Spearman)",
             "",
-            "| target | judge | best IQA | model |",
-            "|---|---|---|---|",
+            "Judge with its coverage (scored/total); best IQA model on all items; then, on the "
+            "items the judge scored, the best IQA model there and the paired-bootstrap margin "
+            "(judge − that model).",
+            "",
+            "| target | judge (coverage) | best IQA (all items) | margin on scored items "
+            "| CI excludes 0 |",
+            "|---|---|---|---|---|",
         ]
         for t, b in best.items():
-            judge = report["targets"].get(t, {}).get("spearman")
-            out.append(f"| {t} | {_f(judge)} | {_f(b['spearman'])} | {b['model']} |")
+            m = report["targets"].get(t, {})
+            g = margin.get(t) or {}
+            lo, hi = g.get("ci95") or [None, None]
+            gap = (
+                f"{_f(g.get('margin'))} [{lo:.2f}, {hi:.2f}] vs {g['model']}"
+                if g.get("margin") is not None and lo is not None and hi is not None
+                else "–"
+            )
+            excl = {True: "yes", False: "no"}.get(g.get("ci_excludes_zero"), "–")
+            out.append(
+                f"| {t} | {_f(m.get('spearman'))}{_ci(m, 'spearman')} ({_cov(m)}) | "
+                f"{_f(b['spearman'])} {b['model']} | {gap} | {excl} |"
+            )
     humans = report.get("humans") or {}
     if humans:
         out += [

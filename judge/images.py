@@ -1,6 +1,7 @@
 """Load and vet submission images: local paths, ``data:`` URLs and (when enabled) https URLs.
 
-Every image is decoded once, checked against byte and pixel limits (decompression bombs),
+Every image is decoded once, checked against byte and pixel limits (decompression bombs) and
+charged to the request's pixel ledger (:mod:`judge.pixel_budget`),
 downscaled to ``image_max_side`` and re-encoded as a data URL for vision models.
 
 Example:
@@ -25,6 +26,7 @@ from PIL import Image, UnidentifiedImageError
 
 from judge.config import JudgeSettings
 from judge.errors import InputError
+from judge.pixel_budget import charge_pixels
 from skills.types import ImagePayload
 
 ALLOWED_FORMATS = {"PNG", "JPEG", "WEBP", "GIF", "BMP"}
@@ -113,6 +115,7 @@ def decode_image(data: bytes, *, field: str, settings: JudgeSettings | None = No
                 raise InputError(
                     field, f"image is {w}x{h} = {w * h} pixels, over the {s.image_max_pixels} limit"
                 )
+            charge_pixels(w * h, field)  # the request's pixel ledger, when one is open
             probe.load()  # one decode; truncated or corrupt data raises here
             img = probe
     except InputError:

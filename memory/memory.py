@@ -41,15 +41,36 @@ def encoder_for(modality: str, spec: str | None) -> tuple[str, Encoder]:
     return spec, enc
 
 
-def open_image(path: Path) -> Image.Image:
-    """Open an exemplar image as RGB; errors name the file."""
+class MemoryDamaged(ExemplarError):
+    """A stored memory version that cannot be loaded (missing files, bad JSON, corrupt index,
+    counts that disagree). Catch it to treat the memory as unavailable.
+
+    ``reason`` names the file inside the version folder, never a server path.
+
+    Example:
+        >>> MemoryDamaged("prompt-CO", "v0002", "manifest.json is missing").version
+        'v0002'
+    """
+
+    def __init__(self, name: str, version: str, reason: str):
+        self.name, self.version, self.reason = name, version, reason
+        super().__init__(
+            f"memory {name!r} ({version}) is damaged: {reason}; repair it "
+            f"(POST /v1/memories/{name}/repair, or rebuild with 'judge memory build')"
+        )
+
+
+def open_image(path: Path, label: str | None = None) -> Image.Image:
+    """Open an exemplar image as RGB; errors name ``label`` (default: the file)."""
+    label = label or str(path)
     try:
         with Image.open(path) as img:
             if img.size[0] * img.size[1] > MAX_EXEMPLAR_PIXELS:
-                raise ExemplarError(f"{path}: image is too large ({img.size[0]}x{img.size[1]})")
+                raise ExemplarError(f"{label}: image is too large ({img.size[0]}x{img.size[1]})")
             return img.convert("RGB")
     except OSError as exc:
-        raise ExemplarError(f"{path}: cannot read image ({exc})") from None
+        reason = exc.strerror or type(exc).__name__
+        raise ExemplarError(f"{label}: cannot read image ({reason})") from None
 
 
 def encode_records(
@@ -63,7 +84,7 @@ def encode_records(
         if encoder.modality == "text":
             items: list[Any] = [r.prompt or "" for r in batch]
         else:
-            items = [open_image(r.image_path(base_dir)) for r in batch]
+            items = [open_image(r.image_path(base_dir), f"exemplar {r.id!r}") for r in batch]
         chunks.append(encoder.encode(items, role="document"))
     return np.vstack(chunks).astype(np.float32)
 
@@ -97,20 +118,35 @@ class Memory:
 
     @classmethod
     def open(cls, folder: Path) -> Memory:
-        """Load a version folder and check it is complete and consistent."""
+        """Load a version folder and check it is complete and consistent.
+
+        Raises :class:`MemoryDamaged` (path-free reason) for anything missing or corrupt.
+        """
+        name, version = folder.parent.name, folder.name
+        step = "manifest.json"
         try:
             manifest = Manifest.model_validate(json.loads((folder / "manifest.json").read_text()))
+            step = "exemplars.jsonl"
             lines = (folder / "exemplars.jsonl").read_text(encoding="utf-8").splitlines()
+            records = parse_lines(lines, "exemplars.jsonl")
+            step = "vectors.npy"
             vectors = np.load(folder / "vectors.npy", mmap_mode="r")
+            step = "index.faiss"
             index = faiss_index.read_index(folder / "index.faiss")
-        except (OSError, ValueError) as exc:
-            raise ExemplarError(f"memory at {folder} is damaged or incomplete: {exc}") from None
-        records = parse_lines(lines, str(folder / "exemplars.jsonl"))
+        except FileNotFoundError:
+            raise MemoryDamaged(name, version, f"{step} is missing") from None
+        except ExemplarError as exc:
+            raise MemoryDamaged(name, version, str(exc)) from None
+        except Exception as exc:  # JSON, pydantic, numpy and FAISS errors alike
+            first = str(exc).splitlines()[0][:200] if str(exc) else ""
+            reason = f"{step} is unreadable ({type(exc).__name__}: {first})"
+            raise MemoryDamaged(name, version, reason.replace(str(folder), "")) from None
         if not (len(records) == manifest.count == vectors.shape[0] == index.ntotal):
-            raise ExemplarError(
-                f"memory at {folder} is inconsistent: manifest says "
-                f"{manifest.count}, found {len(records)} exemplars, "
-                f"{vectors.shape[0]} vectors, {index.ntotal} indexed"
+            raise MemoryDamaged(
+                name,
+                version,
+                f"inconsistent: manifest says {manifest.count}, found {len(records)} "
+                f"exemplars, {vectors.shape[0]} vectors, {index.ntotal} indexed",
             )
         return cls(folder, manifest, records, vectors, index)
 

@@ -35,7 +35,7 @@ from judge.config import user_data_dir
 from memory import index as faiss_index
 from memory.exemplar import ExemplarError, ExemplarRecord, dump_jsonl, parse_lines
 from memory.manifest import EncoderInfo, Manifest
-from memory.memory import Memory, encode_records, encoder_for
+from memory.memory import Memory, MemoryDamaged, encode_records, encoder_for
 
 KEEP_VERSIONS = 2
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,99}$")
@@ -129,7 +129,10 @@ class MemoryStore:
             ) from None
 
     def load(self, name: str) -> Memory:
-        """The live version of ``name`` (cached until a new version appears)."""
+        """The live version of ``name`` (cached until a new version appears).
+
+        Raises :class:`KeyError` when unknown and :class:`MemoryDamaged` when it cannot load.
+        """
         if not _NAME.match(name):
             raise KeyError(f"invalid memory name {name!r}")
         folder = self.folder_of(name) / self._current(name)
@@ -171,7 +174,7 @@ class MemoryStore:
             index_kind=index_kind,
             source=source,
             progress=progress,
-            add=False,
+            mode="build",
         )
 
     def add(
@@ -186,8 +189,74 @@ class MemoryStore:
             index_kind=None,
             source=None,
             progress=progress,
-            add=True,
+            mode="add",
         )
+
+    def extend(
+        self,
+        name: str,
+        records: list[ExemplarRecord],
+        *,
+        base_dir: Path,
+        encoder: str | None = None,
+        images: dict[str, bytes] | None = None,
+    ) -> Memory:
+        """Add ``records`` to ``name``, creating it when it does not exist yet — decided under
+        the memory's lock, so concurrent callers never overwrite each other's exemplars.
+
+        ``images`` maps paths relative to the memory's folder (``images/<sha256>.img``) to
+        bytes: they are written under the lock, and the ones this call created are removed
+        again when the write fails, so a refused add leaves no file behind.
+
+        Example::
+
+            store.extend("prompt-CO", records, base_dir=Path("."))   # new or existing
+        """
+        return self._write(
+            name,
+            records,
+            base_dir=base_dir,
+            encoder=encoder,
+            index_kind=None,
+            source=None,
+            progress=False,
+            mode="extend",
+            images=images,
+        )
+
+    def status(self, name: str) -> tuple[Memory | None, MemoryDamaged | None]:
+        """``(memory, None)`` when the live version loads, ``(None, problem)`` when damaged."""
+        try:
+            return self.load(name), None
+        except MemoryDamaged as exc:
+            return None, exc
+
+    def repair(self, name: str) -> Memory:
+        """Point ``CURRENT`` at the newest version that loads cleanly (under the lock).
+
+        Raises :class:`KeyError` for an unknown memory and :class:`MemoryDamaged` when no
+        stored version is intact.
+        """
+        self._current(name)  # KeyError when unknown
+        with self._locked(name) as folder:
+            versions = sorted(folder.glob("v[0-9][0-9][0-9][0-9]"), reverse=True)
+            for version in versions:
+                try:
+                    Memory.open(version)
+                except MemoryDamaged:
+                    continue
+                self._point(folder, version.name)
+                self._cache.pop(name, None)
+                break
+            else:
+                raise MemoryDamaged(name, self._current(name), "no stored version is intact")
+        return self.load(name)
+
+    @staticmethod
+    def _point(folder: Path, version_dir: str) -> None:
+        pointer = folder / ".CURRENT.tmp"
+        pointer.write_text(version_dir)
+        os.replace(pointer, folder / "CURRENT")
 
     def _write(
         self,
@@ -199,13 +268,14 @@ class MemoryStore:
         index_kind: str | None,
         source: str | None,
         progress: bool,
-        add: bool,
+        mode: str,
+        images: dict[str, bytes] | None = None,
     ) -> Memory:
         if not _NAME.match(name):
             raise ValueError(f"memory name {name!r}: use letters, digits, '-', '_' or '.'")
-        if not records:
-            raise ExemplarError("no exemplars given")
+        _check_records(records)
         with self._locked(name) as folder:
+            add = mode == "add" or (mode == "extend" and (folder / "CURRENT").is_file())
             old: Memory | None = None
             if add:
                 old = self.load(name)
@@ -214,64 +284,88 @@ class MemoryStore:
                     raise ExemplarError(f"ids already in memory {name!r}: {clash[:10]}")
                 if records[0].modality != old.manifest.modality:
                     raise ExemplarError(f"memory {name!r} holds {old.manifest.modality} exemplars")
+                if mode == "extend" and encoder and encoder != old.manifest.encoder.spec:
+                    raise ExemplarError(
+                        f"memory {name!r} was built with encoder {old.manifest.encoder.spec!r}; "
+                        "leave 'encoder' out when adding to it"
+                    )
                 encoder = old.manifest.encoder.spec
-            elif records and len({r.modality for r in records}) > 1:
-                raise ExemplarError("exemplars mix prompt and image modalities")
-            modality = records[0].modality
-            spec, enc = encoder_for(modality, encoder)
-            prior = [int(p.name[1:]) for p in folder.glob("v[0-9][0-9][0-9][0-9]")]
-            version = max(prior, default=0) + 1
-            tmp = Path(tempfile.mkdtemp(prefix=".build-", dir=folder))
+            created = _write_images(folder, images or {})
             try:
-                new_records = _relocate(records, base_dir, folder / f"v{version:04d}")
-                vectors = encode_records(enc, records, base_dir, progress=progress)
-                if old is not None:
-                    old_records = old.records
-                    if old.folder.parent != folder:  # a read-only memory copied to this store
-                        old_records = _relocate(old_records, old.folder, folder / f"v{version:04d}")
-                    all_records = old_records + new_records
-                    vectors = np.vstack([old.vectors, vectors])
-                else:
-                    all_records = new_records
-                kind = index_kind or faiss_index.choose_kind(len(all_records))
-                if old is not None and old.manifest.index == kind:
-                    idx = old.index_copy()
-                    idx.add(np.ascontiguousarray(vectors[len(old.records) :]))
-                else:
-                    idx = faiss_index.build_index(vectors, kind)  # type: ignore[arg-type]
-                (tmp / "exemplars.jsonl").write_text(dump_jsonl(all_records), encoding="utf-8")
-                np.save(tmp / "vectors.npy", vectors.astype(np.float32))
-                faiss_index.write_index(idx, tmp / "index.faiss")
-                dims = sorted({d for r in all_records for d in r.scores})
-                cats = sorted({r.category for r in all_records if r.category})
-                manifest = Manifest(
-                    name=name,
-                    modality=modality,
-                    dimensions=dims,
-                    categories=cats,
-                    encoder=EncoderInfo(spec=spec, id=enc.id, dim=enc.dim),
-                    count=len(all_records),
-                    checksum=checksum(tmp),
-                    version=version,
-                    index=faiss_index.kind_of(idx),
-                    created_at=datetime.now(UTC).isoformat(timespec="seconds"),
-                    source=source or (old.manifest.source if old else None),
+                manifest = self._commit(
+                    folder, name, records, old, base_dir, encoder, index_kind, source, progress
                 )
-                (tmp / "manifest.json").write_text(manifest.model_dump_json(indent=2))
-                for f in tmp.iterdir():
-                    with open(f, "rb") as fh:
-                        os.fsync(fh.fileno())
-                final = folder / manifest.version_dir
-                tmp.chmod(0o755)  # mkdtemp makes it private; memories are meant to be shared
-                os.rename(tmp, final)
-                pointer = folder / ".CURRENT.tmp"
-                pointer.write_text(manifest.version_dir)
-                os.replace(pointer, folder / "CURRENT")
             except BaseException:
-                shutil.rmtree(tmp, ignore_errors=True)
+                for path in created:
+                    path.unlink(missing_ok=True)
                 raise
             self._prune(folder, keep=manifest.version_dir)
         return self.load(name)
+
+    def _commit(
+        self,
+        folder: Path,
+        name: str,
+        records: list[ExemplarRecord],
+        old: Memory | None,
+        base_dir: Path,
+        encoder: str | None,
+        index_kind: str | None,
+        source: str | None,
+        progress: bool,
+    ) -> Manifest:
+        """Write and verify a complete new version, then (only then) swap ``CURRENT``."""
+        modality = records[0].modality
+        spec, enc = encoder_for(modality, encoder)
+        prior = [int(p.name[1:]) for p in folder.glob("v[0-9][0-9][0-9][0-9]")]
+        version = max(prior, default=0) + 1
+        tmp = Path(tempfile.mkdtemp(prefix=".build-", dir=folder))
+        try:
+            new_records = _relocate(records, base_dir, folder / f"v{version:04d}")
+            vectors = encode_records(enc, records, base_dir, progress=progress)
+            if old is not None:
+                old_records = old.records
+                if old.folder.parent != folder:  # a read-only memory copied to this store
+                    old_records = _relocate(old_records, old.folder, folder / f"v{version:04d}")
+                all_records = old_records + new_records
+                vectors = np.vstack([old.vectors, vectors])
+            else:
+                all_records = new_records
+            kind = index_kind or faiss_index.choose_kind(len(all_records))
+            if old is not None and old.manifest.index == kind:
+                idx = old.index_copy()
+                idx.add(np.ascontiguousarray(vectors[len(old.records) :]))
+            else:
+                idx = faiss_index.build_index(vectors, kind)  # type: ignore[arg-type]
+            (tmp / "exemplars.jsonl").write_text(dump_jsonl(all_records), encoding="utf-8")
+            np.save(tmp / "vectors.npy", vectors.astype(np.float32))
+            faiss_index.write_index(idx, tmp / "index.faiss")
+            manifest = Manifest(
+                name=name,
+                modality=modality,
+                dimensions=sorted({d for r in all_records for d in r.scores}),
+                categories=sorted({r.category for r in all_records if r.category}),
+                encoder=EncoderInfo(spec=spec, id=enc.id, dim=enc.dim),
+                count=len(all_records),
+                checksum=checksum(tmp),
+                version=version,
+                index=faiss_index.kind_of(idx),
+                created_at=datetime.now(UTC).isoformat(timespec="seconds"),
+                source=source or (old.manifest.source if old else None),
+            )
+            (tmp / "manifest.json").write_text(manifest.model_dump_json(indent=2))
+            for f in tmp.iterdir():
+                with open(f, "rb") as fh:
+                    os.fsync(fh.fileno())
+            Memory.open(tmp)  # the new version must load before it goes live
+            final = folder / manifest.version_dir
+            tmp.chmod(0o755)  # mkdtemp makes it private; memories are meant to be shared
+            os.rename(tmp, final)
+        except BaseException:
+            shutil.rmtree(tmp, ignore_errors=True)
+            raise
+        self._point(folder, manifest.version_dir)
+        return manifest
 
     @staticmethod
     def _prune(folder: Path, keep: str) -> None:
@@ -279,6 +373,39 @@ class MemoryStore:
         for p in versions[:-KEEP_VERSIONS]:
             if p.name != keep:
                 shutil.rmtree(p, ignore_errors=True)
+
+
+def _check_records(records: list[ExemplarRecord]) -> None:
+    """Refuse what would make a version that cannot load: nothing, mixed modalities, or an id
+    given twice."""
+    if not records:
+        raise ExemplarError("no exemplars given")
+    if len({r.modality for r in records}) > 1:
+        raise ExemplarError("exemplars mix prompt and image modalities")
+    seen: set[str] = set()
+    twice = sorted({r.id for r in records if r.id in seen or seen.add(r.id)})
+    if twice:
+        raise ExemplarError(f"ids given more than once: {twice[:10]}")
+
+
+def _write_images(folder: Path, images: dict[str, bytes]) -> list[Path]:
+    """Write content-addressed image files that are not there yet; the ones created."""
+    created: list[Path] = []
+    try:
+        for rel, raw in images.items():
+            path = folder / rel
+            if path.is_file():
+                continue
+            path.parent.mkdir(parents=True, exist_ok=True)
+            part = path.with_name(path.name + ".part")
+            part.write_bytes(raw)
+            os.replace(part, path)
+            created.append(path)
+    except BaseException:
+        for path in created:
+            path.unlink(missing_ok=True)
+        raise
+    return created
 
 
 def records_from_lines(lines: list[str], source: str) -> list[ExemplarRecord]:

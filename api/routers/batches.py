@@ -35,9 +35,12 @@ from fastapi.responses import JSONResponse, StreamingResponse
 from starlette.datastructures import UploadFile
 
 from api.batches import BatchCreated, BatchInfo, BatchStore, is_batch_id, owner_tag
-from api.deps import JudgeDep, KeyDep, RedisDep, SettingsDep
+from api.deps import JudgeDep, KeyDep, PollKeyDep, RedisDep, SettingsDep
 from api.errors import error_body
+from api.limits import charge
+from api.policy import check_overrides
 from api.requests import ParsedRequest, check_request, parse_options, parse_request
+from api.settings import ServiceSettings
 from judge.engine import Judge
 from judge.errors import InputError
 
@@ -176,7 +179,11 @@ async def read_body(request: Request) -> tuple[list[Any], Any]:
 
 
 def validate_batch(
-    items: list[Any], options: Any, judge: Judge, max_items: int
+    items: list[Any],
+    options: Any,
+    judge: Judge,
+    max_items: int,
+    settings: ServiceSettings | None = None,
 ) -> tuple[list[str], dict[str, Any]]:
     """Check every item as its route would (``POST /v1/score``, ``/v1/compare``; an item's
     ``"mode"`` picks its mode); the first problem becomes a 4xx naming ``items[i].<field>``
@@ -196,6 +203,7 @@ def validate_batch(
     if options is not None and not isinstance(options, dict):
         raise _bad("options", f"expected a JSON object, got {type(options).__name__}")
     raw_options = options or {}
+    policy = settings or ServiceSettings()
     by_mode: dict[str, dict[str, Any]] = {}
     first: HTTPException | None = None
     bad = 0
@@ -214,6 +222,10 @@ def validate_batch(
                     raise _bad(exc.field, exc.message) from None
                 by_mode[name] = opts.overrides()  # type: ignore[attr-defined]
                 try:
+                    check_overrides(by_mode[name], policy)
+                except InputError as exc:
+                    raise _bad(exc.field, exc.message) from None
+                try:
                     check_request(
                         ParsedRequest(parsed.mode, parsed.request, by_mode[name], wrapped=True),
                         judge,
@@ -222,6 +234,7 @@ def validate_batch(
                     if exc.field.startswith("options"):  # else: reported as the item's problem
                         raise _bad(exc.field, exc.message) from None
             try:
+                check_overrides(parsed.overrides, policy)
                 merged = {**by_mode[name], **parsed.overrides}
                 check_request(
                     ParsedRequest(parsed.mode, parsed.request, merged, parsed.wrapped), judge
@@ -269,8 +282,10 @@ async def create_batch(
         raise HTTPException(503, error_body("unavailable", "the batch queue is not available"))
     items, options = await read_body(request)
     compact, batch_options = await asyncio.to_thread(
-        validate_batch, items, options, judge, settings.max_batch_items
+        validate_batch, items, options, judge, settings.max_batch_items, settings
     )
+    # a batch of N items costs N units of the key's rate limit (one was spent on the request)
+    await charge(redis, key, settings.rate_limit_per_minute, cost=len(compact) - 1)
     store = _store(request, redis)
     batch_id = await store.create(compact, batch_options, owner_tag(key))
     await store.enqueue(queue, batch_id, len(compact))
@@ -279,7 +294,7 @@ async def create_batch(
 
 
 @router.get("/{batch_id}", response_model=BatchInfo, summary="Status of a batch")
-async def get_batch(batch_id: str, request: Request, redis: RedisDep, key: KeyDep) -> BatchInfo:
+async def get_batch(batch_id: str, request: Request, redis: RedisDep, key: PollKeyDep) -> BatchInfo:
     """Status, counts and progress (0..1) of a batch."""
     return await _info_or_404(_store(request, redis), batch_id, key)
 
@@ -294,7 +309,7 @@ async def batch_results(
     batch_id: str,
     request: Request,
     redis: RedisDep,
-    key: KeyDep,
+    key: PollKeyDep,
     wait: Annotated[
         bool, Query(description="wait for every item before ending the stream")
     ] = False,

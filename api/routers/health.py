@@ -21,14 +21,19 @@ async def healthz() -> Health:
 
 @router.get("/readyz", response_model=Health)
 async def readyz(request: Request) -> JSONResponse:
-    """Ready to take work: Redis answers and the engine is built."""
+    """Ready to take work: Redis answers and the engine is warm (graph compiled, model
+    gateway loaded); 503 with the failing check otherwise."""
     checks = {}
     try:
         await request.app.state.redis.ping()
         checks["redis"] = "ok"
     except Exception as exc:  # any connection problem means not ready
         checks["redis"] = f"error: {type(exc).__name__}"
-    checks["engine"] = "ok" if getattr(request.app.state, "judge", None) else "starting"
+    ready = getattr(request.app.state, "engine_ready", False)
+    if getattr(request.app.state, "judge", None) is None:
+        checks["engine"] = "starting"
+    else:
+        checks["engine"] = "ok" if ready is True else (ready or "warming")
     ok = all(v == "ok" for v in checks.values())
     body = Health(status="ok" if ok else "unavailable", checks=checks)
     return JSONResponse(body.model_dump(), status_code=200 if ok else 503)

@@ -1,7 +1,10 @@
-"""Memory routes: list, inspect, search, and add exemplars.
+"""Memory routes: list, inspect, search, add exemplars and repair.
+
+Reading needs any key; adding and repairing need an admin key (``JUDGE_ADMIN_KEYS``) when
+keys are configured, and are open only on a loopback-only service without keys.
 
 Image exemplars arrive as ``data:`` URLs; they are vetted like submission images and stored
-under the service's data folder.
+inside the memory's folder (``<store>/<name>/images/<sha256>.img``).
 """
 
 from __future__ import annotations
@@ -9,24 +12,29 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import re
+from pathlib import Path
 from typing import Any, Literal
 
 from fastapi import APIRouter, HTTPException, Request
 from pydantic import BaseModel, ConfigDict, Field
 
-from api.deps import JudgeDep, KeyDep, SettingsDep
+from api.deps import AdminKeyDep, JudgeDep, KeyDep, SettingsDep
 from api.errors import error_body
 from judge.images import decode_image, read_image_bytes
+from judge.pixel_budget import PixelBudget, pixel_ledger
 from memory.exemplar import ExemplarError, ExemplarRecord
+from memory.memory import MemoryDamaged
 from memory.store import MemoryStore
 
 router = APIRouter(prefix="/v1/memories", tags=["memories"])
 NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,99}$")
 
 
-def _vetted_bytes(ref: str, field: str, judge: Any) -> bytes:
-    raw = read_image_bytes(ref, field=field, settings=judge.settings)
-    decode_image(raw, field=field, settings=judge.settings)
+def _vetted_bytes(ref: str, field: str, judge: Any, budget: PixelBudget | None) -> bytes:
+    # each exemplar image is decoded, checked and dropped: its own ledger, not the request's
+    with pixel_ledger(judge.settings.image_max_pixels, budget):
+        raw = read_image_bytes(ref, field=field, settings=judge.settings)
+        decode_image(raw, field=field, settings=judge.settings)
     return raw
 
 
@@ -88,25 +96,57 @@ def _not_found(store: MemoryStore, name: str) -> HTTPException:
     )
 
 
+def _damaged(exc: MemoryDamaged) -> HTTPException:
+    return HTTPException(409, error_body("memory_damaged", str(exc), "name"))
+
+
+def _scrub(message: str, *folders: Path) -> str:
+    """``message`` without server paths (any of ``folders``, resolved or not)."""
+    for folder in folders:
+        for form in {str(folder.resolve()), str(folder)}:
+            if form not in (".", ""):
+                message = message.replace(form, "<server>")
+    return message
+
+
 def _load(judge: Any, name: str) -> Any:
     store = _store(judge)
     try:
         return store.load(name)
     except KeyError:
         raise _not_found(store, name) from None
+    except MemoryDamaged as exc:
+        raise _damaged(exc) from None
+
+
+def _entry(store: MemoryStore, name: str) -> dict:
+    """A manifest with ``status: ok``, or ``{name, status: damaged, version, reason}``."""
+    mem, problem = store.status(name)
+    if problem is not None:
+        return {
+            "name": name,
+            "status": "damaged",
+            "version": problem.version,
+            "reason": problem.reason,
+        }
+    return {**mem.manifest.model_dump(mode="json"), "status": "ok"}
 
 
 @router.get("", summary="List memories")
 async def list_memories(judge: JudgeDep, _key: KeyDep) -> list[dict]:
-    """Every memory's manifest."""
+    """Every memory's manifest (``status: ok``); a memory whose live version cannot load is
+    listed as ``{"name", "status": "damaged", "version", "reason"}``."""
     store = _store(judge)
-    return [store.load(n).manifest.model_dump(mode="json") for n in store.names()]
+    return await asyncio.to_thread(lambda: [_entry(store, n) for n in store.names()])
 
 
 @router.get("/{name}", summary="A memory's manifest")
 async def get_memory(name: str, judge: JudgeDep, _key: KeyDep) -> dict:
-    """One manifest; 404 for an unknown memory."""
-    return _load(judge, name).manifest.model_dump(mode="json")
+    """One manifest (or the damaged entry, as in the list); 404 for an unknown memory."""
+    store = _store(judge)
+    if not store.exists(name):
+        raise _not_found(store, name)
+    return await asyncio.to_thread(_entry, store, name)
 
 
 @router.post("/{name}/search", response_model=list[Hit], summary="Nearest exemplars")
@@ -133,16 +173,7 @@ async def search(name: str, req: SearchRequest, judge: JudgeDep, _key: KeyDep) -
     return [Hit(id=h.record.id, similarity=round(h.similarity or 0.0, 4)) for h in hits]
 
 
-@router.post("/{name}/exemplars", response_model=AddResult, summary="Add exemplars")
-async def add_exemplars(
-    name: str,
-    req: AddRequest,
-    request: Request,
-    judge: JudgeDep,
-    settings: SettingsDep,
-    _key: KeyDep,
-) -> AddResult:
-    """Validate, store images, encode and add; creates the memory when it is new."""
+def _check_name(name: str) -> None:
     if not NAME.match(name):
         raise HTTPException(
             422,
@@ -153,34 +184,74 @@ async def add_exemplars(
                 "name",
             ),
         )
-    folder = settings.data_dir / "exemplar-images"
+
+
+@router.post(
+    "/{name}/exemplars",
+    response_model=AddResult,
+    summary="Add exemplars (admin)",
+    responses={403: {"description": "not an admin key"}, 409: {"description": "damaged"}},
+)
+async def add_exemplars(
+    name: str,
+    req: AddRequest,
+    request: Request,
+    judge: JudgeDep,
+    settings: SettingsDep,
+    _key: AdminKeyDep,
+) -> AddResult:
+    """Validate everything, then store images, encode and add — creating the memory when it
+    is new, atomically (concurrent adds never lose exemplars). A refused add changes nothing:
+    no new version, no image files. Needs an admin key when keys are configured."""
+    _check_name(name)
+    store = _store(judge)
+    budget = getattr(request.app.state, "pixel_budget", None)
     records, images = [], {}
     for i, row in enumerate(req.exemplars):
         row = dict(row)
         if isinstance(row.get("image"), str):
             field = f"exemplars[{i}].image"
-            raw = await asyncio.to_thread(_vetted_bytes, row["image"], field, judge)
-            path = folder / f"{hashlib.sha256(raw).hexdigest()}.img"
-            images[path] = raw
-            row["image"] = str(path.resolve())
+            raw = await asyncio.to_thread(_vetted_bytes, row["image"], field, judge, budget)
+            rel = f"images/{hashlib.sha256(raw).hexdigest()}.img"
+            images[rel] = raw
+            row["image"] = rel
         try:
             records.append(ExemplarRecord.model_validate(row))
         except ValueError as exc:
             raise HTTPException(
                 422, error_body("invalid_input", f"exemplars[{i}]: {exc}", f"exemplars[{i}]")
             ) from None
-    folder.mkdir(parents=True, exist_ok=True)
-    for path, raw in images.items():  # written only once every record is valid
-        path.write_bytes(raw)
-    store = _store(judge)
     try:
-        if store.exists(name):
-            mem = await asyncio.to_thread(store.add, name, records, base_dir=folder)
-        else:
-            mem = await asyncio.to_thread(
-                store.build, name, records, base_dir=folder, encoder=req.encoder
-            )
+        mem = await asyncio.to_thread(
+            store.extend,
+            name,
+            records,
+            base_dir=store.root / name,
+            encoder=req.encoder,
+            images=images,
+        )
+    except MemoryDamaged as exc:
+        raise _damaged(exc) from None
     except (ExemplarError, ValueError) as exc:
-        raise HTTPException(422, error_body("invalid_input", str(exc), "exemplars")) from None
+        message = _scrub(str(exc), store.root, settings.data_dir)
+        raise HTTPException(422, error_body("invalid_input", message, "exemplars")) from None
     m = mem.manifest
     return AddResult(name=m.name, version=m.version_label, count=m.count, modality=m.modality)
+
+
+@router.post(
+    "/{name}/repair",
+    summary="Repair a damaged memory (admin)",
+    responses={403: {"description": "not an admin key"}, 409: {"description": "no intact version"}},
+)
+async def repair_memory(name: str, judge: JudgeDep, _key: AdminKeyDep) -> dict:
+    """Make the newest intact stored version live again (a no-op for a healthy memory);
+    409 when no version is intact (rebuild it with ``judge memory build``)."""
+    store = _store(judge)
+    if not store.exists(name):
+        raise _not_found(store, name)
+    try:
+        await asyncio.to_thread(store.repair, name)
+    except MemoryDamaged as exc:
+        raise _damaged(exc) from None
+    return await asyncio.to_thread(_entry, store, name)

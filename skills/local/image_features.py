@@ -3,7 +3,8 @@
 Sharpness (Laplacian), edge strength and density, frequency content (a radial power
 spectrum at the working size and at native resolution, which exposes upscaling), noise,
 exposure and clipping, contrast, colourfulness, saturation, luminance entropy, 8×8
-blockiness (compression) and the pixel count.
+blockiness (compression), the pixel count, and two classic no-reference quality models
+whose packages ship their parameters (BRISQUE and NIQE, see :mod:`skills.local.nr_quality`).
 
 Example:
     >>> from PIL import Image
@@ -18,9 +19,11 @@ import numpy as np
 from PIL import Image
 from scipy import ndimage
 
+from skills.local.nr_quality import quality_scores
+
 WORK = 512
 BANDS = 16
-VERSION = "f1"  # bump whenever the features change: it keys on-disk caches
+VERSION = "f2"  # bump whenever the features change: it keys on-disk caches
 _SCALAR = [
     "log_lap_var",
     "edge_mean",
@@ -40,7 +43,10 @@ _SCALAR = [
     "log_pixels",
 ]
 FEATURE_NAMES = (
-    _SCALAR + [f"spec_work_{i}" for i in range(BANDS)] + [f"spec_native_{i}" for i in range(BANDS)]
+    _SCALAR
+    + [f"spec_work_{i}" for i in range(BANDS)]
+    + [f"spec_native_{i}" for i in range(BANDS)]
+    + ["brisque", "niqe"]
 )
 
 
@@ -66,8 +72,9 @@ def _native_crop(img: Image.Image, size: int = WORK) -> np.ndarray:
     return g[y0 : y0 + c, x0 : x0 + c]
 
 
-def image_features(img: Image.Image) -> np.ndarray:
-    """A fixed-length float vector (see :data:`FEATURE_NAMES`)."""
+def image_features(img: Image.Image, classic: bool = True) -> np.ndarray:
+    """A fixed-length float vector (see :data:`FEATURE_NAMES`); ``classic=False`` leaves out
+    the two slower model scores (BRISQUE, NIQE: about 2 s per 1024-px image) at the end."""
     w, h = img.size
     rgb = (
         np.asarray(
@@ -111,5 +118,10 @@ def image_features(img: Image.Image) -> np.ndarray:
         np.log(float(w * h)),
     ]
     return np.concatenate(
-        [np.asarray(scalars, dtype=np.float64), _spectrum(g), _spectrum(_native_crop(img))]
+        [
+            np.asarray(scalars, dtype=np.float64),
+            _spectrum(g),
+            _spectrum(_native_crop(img)),
+            np.asarray(quality_scores(img) if classic else (), dtype=np.float64),
+        ]
     ).astype(np.float32)

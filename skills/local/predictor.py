@@ -1,44 +1,71 @@
-"""Scores from an exemplar memory without a judge model: k-NN predictors, chosen per
-dimension by leave-one-group-out cross-validation on the memory itself.
+"""Scores from an exemplar memory without a judge model: a few member predictors, chosen
+per dimension by cross-validation on the exemplars a prediction may learn from.
 
-Spaces a neighbour can be found in (each L2-normalised, cosine similarity):
-- ``memory``: the memory's own vectors (image embeddings, or prompt embeddings);
-- ``features``: weight-free image-quality features (image memories; standardised);
-- ``prompt``: text embeddings of the exemplars' prompts (image memories whose exemplars
-  carry the prompt they were generated from);
+Members (each fitted on the allowed exemplars only):
+- ``memory``: k-NN in the memory's own vectors (image or prompt embeddings, cosine);
+- ``prompt``: k-NN in text embeddings of the exemplars' prompts (image memories whose
+  exemplars carry the prompt they were generated from);
+- ``quality``: ridge regression on weight-free image-quality features plus BRISQUE and NIQE
+  (image memories; standardised features, penalty = number of rows);
 - ``prototype``: when exemplars name the model that made them (``generator``/``backend``
   meta), a classifier over the image features recognises which model's *look* the image
   has and predicts the expected score of that look. It reads pixels only: the backend a
   submission declares is never used.
 
 A k-NN prediction is the softmax(similarity / T)-weighted mean of the k nearest exemplars'
-scores. For every dimension, each non-empty combination of spaces (the mean of their
-predictions) is scored by leave-one-group-out Spearman ρ on the memory (a group is the
-exemplar's ``prompt_id``/``task_id`` meta, else the exemplar itself); the best one is
-kept, and a linear map fitted on its out-of-group predictions puts it back on the 1–5 scale.
+scores. Which member (or the mean of all) is used, and its map back to 1–5, are chosen by
+:mod:`skills.local.selection` on the *training* exemplars only: the whole memory when
+scoring, the memory minus ``exclude`` under leave-one-group-out evaluation (nested: the
+left-out labels reach neither the choice nor the fit). Choices are cached per memory version
+and set of excluded ids, in memory and under ``JUDGE_CACHE_DIR``.
 
 Example::
 
     model = memory_model(memory)
-    model.predict({"memory": qvec, "features": fvec}, ["appeal"], exclude=set())
+    model.predict(model.query_vectors(qvec, image, prompt), ["appeal"], exclude=set())
 """
 
 from __future__ import annotations
 
-import itertools
 import logging
 import os
 import threading
-from dataclasses import dataclass
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
 import numpy as np
-from scipy.stats import spearmanr
 
 from memory.memory import Memory, open_image
 from skills.local.image_features import VERSION as FEATURES_VERSION
 from skills.local.image_features import image_features
+from skills.local.selection import (
+    Choice,
+    cache_path,
+    exclusion_key,
+    load_choices,
+    member_oof,
+    no_choice,
+    save_choices,
+    select,
+    stack,
+)
+
+STRATEGIES = {"stack": stack, "best": select}
+
+
+def strategy() -> str:
+    """``JUDGE_LOCAL_SELECTION``: ``stack`` (default: non-negative weights over all members)
+    or ``best`` (the single best candidate, for ablations)."""
+    name = os.environ.get("JUDGE_LOCAL_SELECTION") or "stack"
+    if name not in STRATEGIES:
+        raise ValueError(
+            f"JUDGE_LOCAL_SELECTION={name!r} is unknown; use one of {sorted(STRATEGIES)}"
+        )
+    return name
+
+
+__all__ = ["Choice", "MemoryModel", "cache_dir", "exemplar_features", "memory_model"]
 
 log = logging.getLogger("judge.local")
 GROUP_KEYS = ("prompt_id", "task_id", "group")
@@ -51,11 +78,18 @@ def cache_dir() -> Path:
     return Path(os.environ.get("JUDGE_CACHE_DIR") or Path.home() / ".cache" / "t2i-judge")
 
 
+def shipped(memory: Memory, path: Path) -> Path:
+    """``path``'s name in the memory version's own ``derived/`` folder when it exists there
+    (derived data shipped with a memory, e.g. the packaged ``avt-image``), else ``path``."""
+    packaged = Path(memory.folder) / "derived" / path.name
+    return packaged if packaged.is_file() else path
+
+
 def exemplar_features(memory: Memory) -> np.ndarray:
     """Image features of every exemplar, cached on disk by the memory's checksum."""
     path = cache_dir() / f"features-{FEATURES_VERSION}-{memory.manifest.checksum[:24]}.npy"
     try:
-        cached = np.load(path)
+        cached = np.load(shipped(memory, path))
         if cached.shape[0] == len(memory.records):
             return cached
     except (OSError, ValueError):
@@ -75,37 +109,9 @@ def _unit(m: np.ndarray) -> np.ndarray:
     return m / np.maximum(np.linalg.norm(m, axis=1, keepdims=True), 1e-12)
 
 
-@dataclass(frozen=True)
-class Choice:
-    """The predictor kept for one dimension: member spaces, their standardisation, and the
-    linear map of the mean standardised prediction back to the 1–5 scale."""
-
-    spaces: tuple[str, ...]
-    intercept: float
-    slope: float
-    cv_spearman: float | None
-    n: int
-    centre: tuple[float, ...] = ()
-    scale: tuple[float, ...] = ()
-
-    @property
-    def usable(self) -> bool:
-        """False when cross-validation found no positive signal: then nothing is estimated."""
-        return self.slope > 0 and self.cv_spearman is not None and self.cv_spearman > 0
-
-    def combine(self, preds: list[float]) -> float:
-        """Standardise each member's prediction, average, map to the score scale."""
-        z = [(p - c) / s for p, c, s in zip(preds, self.centre, self.scale, strict=True)]
-        return self.intercept + self.slope * float(np.mean(z))
-
-    @property
-    def label(self) -> str:
-        """Human-readable: ``k-NN on memory+features``."""
-        return "k-NN on " + "+".join(self.spaces)
-
-
 class MemoryModel:
-    """Per-memory k-NN spaces and per-dimension predictor choices (built once)."""
+    """Per-memory member predictors, and per-dimension choices for each set of excluded
+    exemplars (made once per exclusion, kept in memory and on disk)."""
 
     def __init__(self, memory: Memory, text_encoder: Any | None = None):
         self.memory = memory
@@ -118,115 +124,138 @@ class MemoryModel:
         self.spaces: dict[str, np.ndarray] = {"memory": _unit(np.asarray(memory.vectors))}
         self.feature_stats: tuple[np.ndarray, np.ndarray] | None = None
         self.text_encoder = text_encoder
+        self._features: np.ndarray | None = None
         if memory.manifest.modality == "image":
-            feats = exemplar_features(memory)
+            feats = exemplar_features(memory).astype(np.float64)
             mu, sd = feats.mean(0), feats.std(0) + 1e-6
             self.feature_stats = (mu, sd)
-            self.spaces["features"] = _unit((feats - mu) / sd)
+            self._features = (feats - mu) / sd  # labels play no part in this standardisation
             if text_encoder is not None and all(r.prompt for r in recs):
                 self.spaces["prompt"] = _unit(text_encoder.encode([r.prompt for r in recs]))
         self.classes: np.ndarray | None = None
-        self._features: np.ndarray | None = None
-        self._proto_cache: dict[frozenset[int], Any] = {}
-        if "features" in self.spaces:
+        if self._features is not None:
             key = next((k for k in CLASS_KEYS if all(k in r.meta for r in recs)), None)
             labels = np.array([str(r.meta[key]) for r in recs]) if key else None
             if labels is not None and 2 <= len(set(labels)) <= len(recs) // 3:
                 self.classes = labels
-                self._features = (feats - mu) / sd
-        self.choices: dict[str, Choice] = {}
-        for dim in memory.manifest.dimensions:
-            self.choices[dim] = self._choose(dim)
+        self.members = list(self.spaces) + (["quality"] if self._features is not None else [])
+        if self.classes is not None:
+            self.members.append("prototype")
+        self._proto_cache: dict[frozenset[int], Any] = {}
+        self._choices: dict[str, dict[str, Choice]] = {}
+        self._lock = threading.Lock()
+        self._key_locks: dict[str, threading.Lock] = {}
+        self._ridge_cache: dict[tuple[bytes, bytes], Any] = {}
 
-    # -- k-NN -------------------------------------------------------------------------------
-    def _scores(self, dim: str) -> tuple[np.ndarray, np.ndarray]:
-        y = np.array([r.scores.get(dim, np.nan) for r in self.memory.records], dtype=float)
-        return y, ~np.isnan(y)
+    # -- members ----------------------------------------------------------------------------
+    def _y(self, dim: str) -> np.ndarray:
+        return np.array([r.scores.get(dim, np.nan) for r in self.memory.records], dtype=float)
 
     def _knn(
         self, space: str, q: np.ndarray, y: np.ndarray, allowed: np.ndarray
-    ) -> tuple[float, np.ndarray, np.ndarray]:
-        sims = self.spaces[space] @ q
-        sims = np.where(allowed, sims, -np.inf)
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Softmax-weighted k-NN for a block of queries ``q`` (rows): predictions, and the
+        indices and similarities of each query's neighbours (best first)."""
+        sims = np.atleast_2d(q) @ self.spaces[space].T
+        sims = np.where(allowed[None, :], sims, -np.inf)
         k = int(min(self.k, allowed.sum()))
-        top = np.argpartition(-sims, k - 1)[:k]
-        top = top[np.argsort(-sims[top])]
-        w = np.exp((sims[top] - sims[top].max()) / TEMPERATURE)
-        w /= w.sum()
-        return float(w @ y[top]), top, sims[top]
+        top = np.argsort(-sims, axis=1)[:, :k]
+        st = np.take_along_axis(sims, top, axis=1)
+        w = np.exp((st - st[:, :1]) / TEMPERATURE)
+        w /= w.sum(1, keepdims=True)
+        return (w * y[top]).sum(1), top, st
+
+    def _ridge(self, z: np.ndarray, y: np.ndarray, allowed: np.ndarray) -> np.ndarray:
+        """Ridge regression on the standardised features; the penalty is picked by
+        leave-one-out (generalised) cross-validation on the allowed rows alone."""
+        from sklearn.linear_model import RidgeCV
+
+        assert self._features is not None
+        key = (allowed.tobytes(), np.nan_to_num(y[allowed]).tobytes())
+        with self._lock:
+            fit = self._ridge_cache.get(key)
+        if fit is None:
+            n = int(allowed.sum())
+            fit = RidgeCV(alphas=n * np.logspace(-2, 3, 11))
+            fit.fit(self._features[allowed], y[allowed])
+            with self._lock:
+                if len(self._ridge_cache) > 512:
+                    self._ridge_cache.clear()
+                self._ridge_cache[key] = fit
+        return fit.predict(np.atleast_2d(z))
 
     def _prototype(self, train: np.ndarray) -> Any:
         """A classifier of the exemplars' source model, fitted on the ``train`` rows."""
         from sklearn.linear_model import LogisticRegression
 
         key = frozenset(np.where(train)[0].tolist())
-        if key not in self._proto_cache:
+        with self._lock:
+            clf = self._proto_cache.get(key)
+        if clf is None:
             assert self._features is not None and self.classes is not None
             clf = LogisticRegression(C=1.0, max_iter=3000)
-            self._proto_cache[key] = clf.fit(self._features[train], self.classes[train])
-        return self._proto_cache[key]
+            clf.fit(self._features[train], self.classes[train])
+            with self._lock:
+                self._proto_cache[key] = clf
+        return clf
 
-    def _proto_predict(self, fvec: np.ndarray, y: np.ndarray, allowed: np.ndarray) -> float:
+    def _proto(self, z: np.ndarray, y: np.ndarray, allowed: np.ndarray) -> np.ndarray:
         assert self.classes is not None
-        train = allowed & np.isin(self.classes, np.unique(self.classes[allowed]))
-        if len(np.unique(self.classes[train])) < 2:
-            return float(np.nanmean(y[allowed]))
-        clf = self._prototype(train)
-        probs = clf.predict_proba(fvec.reshape(1, -1))[0]
-        means = np.array([y[train & (self.classes == c)].mean() for c in clf.classes_])
-        return float(probs @ means)
+        z = np.atleast_2d(z)
+        if len(np.unique(self.classes[allowed])) < 2:
+            return np.full(len(z), float(np.nanmean(y[allowed])))
+        clf = self._prototype(allowed)
+        means = np.array([y[allowed & (self.classes == c)].mean() for c in clf.classes_])
+        return clf.predict_proba(z) @ means
 
-    def _choose(self, dim: str) -> Choice:
-        y, has = self._scores(dim)
-        idx = np.where(has)[0]
-        spaces = list(self.spaces) + (["prototype"] if self.classes is not None else [])
-        cv = {s: np.full(len(y), np.nan) for s in spaces}
-        for i in idx:
-            allowed = has & (self.groups != self.groups[i])
-            if allowed.sum() < 2:
-                continue
-            for s in spaces:
-                if s == "prototype":
-                    assert self._features is not None
-                    cv[s][i] = self._proto_predict(self._features[i], y, allowed)
-                else:
-                    cv[s][i] = self._knn(s, self.spaces[s][i], y, allowed)[0]
-        stats = {s: (float(np.nanmean(cv[s])), float(np.nanstd(cv[s])) or 1.0) for s in spaces}
-        zs = {s: (cv[s] - stats[s][0]) / stats[s][1] for s in spaces}
-        best: tuple[float, tuple[str, ...], np.ndarray] | None = None
-        for r in range(1, len(spaces) + 1):
-            for combo in itertools.combinations(spaces, r):
-                pred = np.mean([zs[s] for s in combo], axis=0)
-                ok = has & ~np.isnan(pred)
-                if ok.sum() < 5 or np.std(pred[ok]) == 0:
-                    continue
-                rho = float(spearmanr(pred[ok], y[ok])[0])
-                if best is None or rho > best[0] + 1e-9:
-                    best = (rho, combo, pred)
-        if best is None:  # nothing could be cross-validated: no estimate (see ``usable``)
-            return Choice(
-                ("memory",),
-                3.0,
-                0.0,
-                None,
-                int(has.sum()),
-                (0.0,),
-                (1.0,),
-            )
-        rho, combo, pred = best
-        ok = has & ~np.isnan(pred)
-        slope, intercept = np.polyfit(pred[ok], y[ok], 1)
-        if slope <= 0:  # never invert a ranking: a flat map says "no signal"
-            slope, intercept = 0.0, float(y[ok].mean())
-        return Choice(
-            combo,
-            float(intercept),
-            float(slope),
-            round(rho, 4),
-            int(ok.sum()),
-            tuple(stats[s][0] for s in combo),
-            tuple(stats[s][1] for s in combo),
-        )
+    def _member(self, space: str, q: np.ndarray, y: np.ndarray, allowed: np.ndarray) -> np.ndarray:
+        if space == "quality":
+            return self._ridge(q, y, allowed)
+        if space == "prototype":
+            return self._proto(q, y, allowed)
+        return self._knn(space, q, y, allowed)[0]
+
+    def _row_query(self, space: str, rows: np.ndarray) -> np.ndarray:
+        if space in ("quality", "prototype"):
+            assert self._features is not None
+            return self._features[rows]
+        return self.spaces[space][rows]
+
+    # -- nested selection -------------------------------------------------------------------
+    def choices(self, exclude: Iterable[str] = ()) -> dict[str, Choice]:
+        """Per dimension, the predictor chosen and fitted on the exemplars not in
+        ``exclude`` (cached in memory and under ``JUDGE_CACHE_DIR``)."""
+        excluded = set(exclude) & set(self.ids)
+        key = f"{strategy()}-{exclusion_key(excluded)}"
+        with self._lock:
+            if key in self._choices:
+                return self._choices[key]
+            key_lock = self._key_locks.setdefault(key, threading.Lock())
+        with key_lock:  # concurrent queries of one exclusion compute it once
+            with self._lock:
+                if key in self._choices:
+                    return self._choices[key]
+            path = cache_path(cache_dir(), self.memory.manifest.checksum, key)
+            got = load_choices(shipped(self.memory, path))
+            if got is None or set(got) != set(self.memory.manifest.dimensions):
+                train = np.array([i not in excluded for i in self.ids])
+                got = {dim: self._select(dim, train) for dim in self.memory.manifest.dimensions}
+                save_choices(path, got)
+            with self._lock:
+                self._choices[key] = got
+            return got
+
+    def _select(self, dim: str, train: np.ndarray) -> Choice:
+        y = self._y(dim)
+        rows = train & ~np.isnan(y)
+        if len(np.unique(self.groups[rows])) < 3:
+            return no_choice(int(rows.sum()))
+
+        def member(space: str, allowed: np.ndarray, q: np.ndarray) -> np.ndarray:
+            return self._member(space, self._row_query(space, q), y, allowed)
+
+        oof = member_oof(member, self.members, self.groups, rows)
+        return STRATEGIES[strategy()](oof, y, rows)
 
     # -- queries ----------------------------------------------------------------------------
     def query_vectors(
@@ -236,12 +265,12 @@ class MemoryModel:
         q: dict[str, np.ndarray] = {}
         if memory_vector is not None:
             q["memory"] = _unit(memory_vector.reshape(1, -1))[0]
-        if "features" in self.spaces and image is not None and self.feature_stats is not None:
+        if self._features is not None and image is not None and self.feature_stats is not None:
             mu, sd = self.feature_stats
-            z = ((image_features(image) - mu) / sd).reshape(1, -1)
-            q["features"] = _unit(z)[0]
+            z = (image_features(image) - mu) / sd
+            q["quality"] = z
             if self.classes is not None:
-                q["prototype"] = z[0]
+                q["prototype"] = z
         if "prompt" in self.spaces and prompt and self.text_encoder is not None:
             q["prompt"] = self.text_encoder.encode([prompt], role="query")[0]
         return q
@@ -249,43 +278,35 @@ class MemoryModel:
     def predict(
         self, query: dict[str, np.ndarray], dims: list[str], exclude: set[str]
     ) -> dict[str, tuple[float, Choice, list[tuple[str, float]]]]:
-        """Per dimension: the 1–5 estimate, the predictor used, and its nearest exemplars."""
+        """Per dimension: the 1–5 estimate, the predictor used, and its nearest exemplars.
+        Selection and fit see only the exemplars not in ``exclude``."""
         banned = np.array([i in exclude for i in self.ids])
+        choices = self.choices(exclude)
         out = {}
         for dim in dims:
-            if dim not in self.choices:
+            if dim not in choices:
                 continue
-            y, has = self._scores(dim)
-            allowed = has & ~banned
-            choice = self.choices[dim]
+            y = self._y(dim)
+            allowed = ~np.isnan(y) & ~banned
+            choice = choices[dim]
             if not choice.usable or not all(s in query for s in choice.spaces) or not allowed.any():
                 continue
-            spaces = list(choice.spaces)
-            preds, neighbours = [], []
-            for s in spaces:
-                if s == "prototype":
-                    preds.append(self._proto_predict(query[s], y, allowed))
-                    continue
-                value, top, sims = self._knn(s, query[s], y, allowed)
-                preds.append(value)
-                if not neighbours:
-                    neighbours = [
-                        (self.ids[t], float(v)) for t, v in zip(top[:3], sims[:3], strict=True)
-                    ]
-            if not neighbours:  # a prototype-only estimate: show the closest in feature space
-                space = "features" if "features" in query else next(iter(query))
-                if space in self.spaces:
-                    _, top, sims = self._knn(space, query[space], y, allowed)
-                    neighbours = [
-                        (self.ids[t], float(v)) for t, v in zip(top[:3], sims[:3], strict=True)
-                    ]
+            preds = [float(self._member(s, query[s], y, allowed)[0]) for s in choice.spaces]
+            space = next((s for s in choice.spaces if s in self.spaces), None)
+            space = space or next((s for s in self.spaces if s in query), None)
+            neighbours: list[tuple[str, float]] = []
+            if space is not None:
+                _, top, sims = self._knn(space, query[space], y, allowed)
+                neighbours = [
+                    (self.ids[t], float(v)) for t, v in zip(top[0][:3], sims[0][:3], strict=True)
+                ]
             est = choice.combine(preds)
             out[dim] = (round(min(5.0, max(1.0, est)), 2), choice, neighbours)
         return out
 
-    def why_not(self, dim: str) -> str:
+    def why_not(self, dim: str, exclude: Iterable[str] = ()) -> str:
         """Why ``dim`` gets no estimate from this memory."""
-        choice = self.choices.get(dim)
+        choice = self.choices(exclude).get(dim)
         if choice is None:
             return f"memory {self.memory.name!r} has no scores for {dim!r}"
         if choice.cv_spearman is None:

@@ -36,19 +36,22 @@ def _estimate(mc: MemoryContext, dims: list[str], prompt: str) -> SkillOutput:
     for dim in dims:
         if dim not in preds:
             out.scores[dim] = ScoreValue.unscored(
-                Cause.NO_MODEL, f"{model.why_not(dim)}; {NEEDS_VLM}"
+                Cause.NO_MODEL, f"{model.why_not(dim, mc.exclude)}; {NEEDS_VLM}"
             )
             continue
         value, choice, neighbours = preds[dim]
         shown.update({i: s for i, s in neighbours})
         cv = f"{choice.cv_spearman:.2f}" if choice.cv_spearman is not None else "n/a"
+        err = f", typical error ±{choice.rmse:.2f}" if choice.rmse is not None else ""
         near = ", ".join(f"{i} ({s:.2f})" for i, s in neighbours)
         out.scores[dim] = ScoreValue(
             score=value,
             rationale=(
-                f"Local estimate, no judge model: {choice.label} over {choice.n} expert-scored "
-                f"exemplars of memory {mem.name!r} (leave-one-group-out Spearman {cv} on the "
-                f"memory). Nearest exemplars: {near}."
+                f"Local estimate, no judge model: {choice.label}, chosen and fitted on "
+                f"{choice.n} expert-scored exemplars of memory {mem.name!r} "
+                f"(leave-one-group-out Spearman {cv}; confidence {choice.confidence:.2f}{err}; "
+                f"weak evidence pulls the estimate toward the memory mean). "
+                f"Nearest exemplars: {near}."
             ),
         )
     out.exemplars = tuple(

@@ -83,7 +83,7 @@ def image_consistency_estimate(metrics: Mapping[str, MetricValue]) -> dict[str, 
 def _features(image: Image.Image) -> dict[str, float]:
     from skills.local.image_features import FEATURE_NAMES, image_features
 
-    values = image_features(image)
+    values = image_features(image, classic=False)  # BRISQUE/NIQE are not used here
     return {name: float(v) for name, v in zip(FEATURE_NAMES, values, strict=False)}
 
 

@@ -92,8 +92,11 @@ class LiveService:
 
 
 @contextmanager
-def live_service(env: dict[str, str], data_dir: Path) -> Iterator[LiveService]:
-    """Run the app under uvicorn on a free loopback port until the block ends."""
+def live_service(
+    env: dict[str, str], data_dir: Path, *, wait_warm: bool = True
+) -> Iterator[LiveService]:
+    """Run the app under uvicorn on a free loopback port until the block ends (by default
+    once the engine has warmed up, i.e. when ``/readyz`` can be 200)."""
     env = {"JUDGE_DATA_DIR": str(data_dir), **env}
     if "JUDGE_MEMORY_DIR" not in env:
         # never let a test write into the repository's memory store
@@ -114,6 +117,11 @@ def live_service(env: dict[str, str], data_dir: Path) -> Iterator[LiveService]:
             if not thread.is_alive() or time.monotonic() > deadline:
                 server.should_exit = True
                 raise RuntimeError("the service did not start (see the log above)")
+            time.sleep(0.02)
+        while wait_warm and getattr(app.state, "engine_ready", True) is False:
+            if time.monotonic() > deadline:
+                server.should_exit = True
+                raise RuntimeError("the engine did not warm up")
             time.sleep(0.02)
     service = LiveService(f"http://127.0.0.1:{port}", app, server, thread, Path(data_dir))
     try:

@@ -112,7 +112,7 @@ class Stack:
         log.close()
         return proc
 
-    def start_api(self, timeout_s: float = 30.0) -> None:
+    def start_api(self, timeout_s: float = 120.0) -> None:
         """Start ``judge serve`` (no inline workers) and wait for ``/healthz``."""
         args = ["serve", "--port", str(self.api_port), "--workers-inline", "0"]
         self.api = self._spawn(args, "api")
@@ -141,7 +141,7 @@ class Stack:
         """Start ``judge worker``; with ``wait``, return once it polls the queue."""
         proc = self._spawn(["worker"], "worker")
         self.workers.append(proc)
-        deadline = time.monotonic() + 30
+        deadline = time.monotonic() + 120
         while wait and "Starting worker" not in tail(proc.log_path, 100_000):  # type: ignore[attr-defined]
             assert proc.poll() is None, tail(proc.log_path)  # type: ignore[attr-defined]
             assert time.monotonic() < deadline, tail(proc.log_path)  # type: ignore[attr-defined]
@@ -390,16 +390,16 @@ def test_worker_killed_mid_batch_loses_and_duplicates_nothing(tmp_path: Path) ->
 
 
 class FlakyJudge:
-    """A Judge whose ``ascore`` raises ``RuntimeError`` for its first ``failures`` calls."""
+    """A Judge whose ``arun_request`` raises ``RuntimeError`` for its first ``failures`` calls."""
 
     def __init__(self, judge: Any, failures: int):
         self.judge, self.failures, self.calls = judge, failures, 0
 
-    async def ascore(self, sub: Any, **overrides: Any) -> Any:
+    async def arun_request(self, request: Any, **overrides: Any) -> Any:
         self.calls += 1
         if self.calls <= self.failures:
             raise RuntimeError(f"boom {self.calls}")
-        return await self.judge.ascore(sub, **overrides)
+        return await self.judge.arun_request(request, **overrides)
 
 
 @pytest.fixture

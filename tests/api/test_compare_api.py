@@ -87,7 +87,7 @@ def test_mode_field_routes_a_comparison_through_score(client: httpx.Client) -> N
         ({"comparison": comparison(), "options": {"retrieval": "none"}}, "options.retrieval"),
         ({"comparison": comparison(criteria=["x"])}, "comparison.criteria[0]"),
         ({"mode": "contrast", **comparison()}, "mode"),
-        ([1, 2], "(body)"),
+        ([1, 2], "(comparison)"),
     ],
 )
 def test_bad_comparisons_are_4xx_naming_the_field(

@@ -332,6 +332,9 @@ def test_search_of_the_wrong_modality_names_the_request_field(client: httpx.Clie
 def test_health_ready_docs(client: httpx.Client) -> None:
     r = client.get("/healthz")
     assert r.status_code == 200 and r.json()["status"] == "ok"
+    deadline = time.monotonic() + 60  # ready once the engine has warmed up
+    while client.get("/readyz").status_code != 200 and time.monotonic() < deadline:
+        time.sleep(0.1)
     r = client.get("/readyz")
     assert r.status_code == 200
     assert r.json() == {"status": "ok", "checks": {"redis": "ok", "engine": "ok"}}
@@ -432,6 +435,9 @@ def test_readyz_is_503_when_redis_goes_away(tmp_path: Path) -> None:
         ):
             assert svc.redis_url == url
             assert not (tmp_path / "data" / "redis").exists(), "started a second Redis"
+            deadline = time.monotonic() + 60  # ready once the engine has warmed up
+            while c.get("/readyz").status_code != 200 and time.monotonic() < deadline:
+                time.sleep(0.1)
             assert c.get("/readyz").status_code == 200
             embedded.stop()
             r = c.get("/readyz")

@@ -151,6 +151,13 @@ def test_iqa_baselines_and_human_agreement_in_an_avt_report(
         assert iqa[b["model"]][t]["spearman"] == b["spearman"]
     md = (tmp_path / "out" / "report.md").read_text()
     assert "Against published IQA models" in md
+    # coverage (scored/total) next to every correlation, and the paired margin per target
+    assert "| 8/8 |" in md and f"| {8 - len(BLANK_APPEAL2)}/{8 - len(BLANK_APPEAL2)} |" in md
+    assert report["targets"]["appeal"]["n_total"] == 8
+    assert report["targets"]["appeal"]["coverage"] == 1.0
+    for t, g in report["baselines"]["margin"].items():
+        assert t in AVT_TARGETS and g["model"] in iqa and g["n"] == report["targets"][t]["n"]
+        assert set(g) >= {"margin", "ci95", "ci_excludes_zero", "iqa_spearman"}
     # the individual ratings give a human baseline; image_quality is the quality target
     assert set(report["humans"]) == set(AVT_TARGETS)
     assert report["humans"]["quality"]["inter_rater"]["raters"] > 5

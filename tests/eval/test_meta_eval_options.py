@@ -97,7 +97,10 @@ def report_with_slices(slices: dict) -> dict:
         "n_predicted": 8,
         "n_errors": 0,
         "config": {"memory_from": None, "cv": None},
-        "targets": {"appeal": {**metrics, "n": 6}, "realism": {**metrics, "n": 8}},
+        "targets": {
+            "appeal": {**metrics, "n": 6, "n_total": 8},
+            "realism": {**metrics, "n": 8, "n_total": 8},
+        },
         "slices": slices,
     }
 

@@ -87,7 +87,13 @@ def test_missing_values_are_dropped_and_counted() -> None:
     m = regression_metrics(pred, human, n_boot=50)
     assert m["n"] == 3  # pairs (1,1) (5,4) (2,2)
     assert m["mae"] == pytest.approx(1 / 3)
-    assert m == regression_metrics([1, 5, 2], [1, 4, 2], n_boot=50)
+    clean = regression_metrics([1, 5, 2], [1, 4, 2], n_boot=50)
+    # the same metrics; only the coverage differs (3 scored of the 5 items with a label)
+    assert (m["n_total"], m["coverage"], clean["n_total"], clean["coverage"]) == (5, 0.6, 3, 1.0)
+    cov = ("n_total", "coverage")
+    assert {k: v for k, v in m.items() if k not in cov} == {
+        k: v for k, v in clean.items() if k not in cov
+    }
 
 
 def test_constant_side_gives_none_correlations() -> None:
@@ -399,3 +405,26 @@ def test_inter_rater_counts_and_alpha() -> None:
     assert r["alpha_interval"] == pytest.approx(krippendorff_alpha(matrix, "interval"))
     assert r["alpha_ordinal"] == pytest.approx(krippendorff_alpha(matrix, "ordinal"))
     assert inter_rater({"x": {"a": 2, "b": 2}})["alpha_interval"] is None
+
+
+def test_coverage_counts_scored_over_labelled_items():
+    m = regression_metrics([3, None, 4, 2, None], [3, 5, 5, 1, None], n_boot=0)
+    assert (m["n"], m["n_total"], m["coverage"]) == (3, 4, 0.75)
+    empty = regression_metrics([None, None], [1, 2], n_boot=0)
+    assert (empty["n"], empty["n_total"], empty["coverage"]) == (0, 2, 0.0)
+
+
+def test_paired_spearman_margin():
+    from eval.metrics import paired_spearman_margin
+
+    rng = np.random.default_rng(0)
+    human = rng.normal(size=60)
+    good = human + rng.normal(scale=0.2, size=60)
+    weak = human + rng.normal(scale=3.0, size=60)
+    r = paired_spearman_margin(good, weak, human, n_boot=300, seed=1)
+    assert r["n"] == 60 and r["margin"] > 0.3
+    assert r["ci95"][0] > 0 and r["ci_excludes_zero"] is True
+    same = paired_spearman_margin(good, good, human, n_boot=100)
+    assert same["margin"] == 0.0 and same["ci_excludes_zero"] is False
+    few = paired_spearman_margin([1, 2], [2, 1], [1, 2], n_boot=100)
+    assert few["margin"] is None and few["ci_excludes_zero"] is None

@@ -160,7 +160,10 @@ def test_rationale_names_the_predictor_and_the_exemplars(judge, memory):
     dim = score_image(judge, family_image("crisp", 102)).subjective["image"]["appeal"]
     assert dim.reason is None
     assert "Local estimate, no judge model" in dim.rationale
-    assert re.search(r"k-NN on (memory|features|prompt|prototype)", dim.rationale), dim.rationale
+    assert re.search(r"(k-NN on|ridge regression on|generator-look classifier)", dim.rationale), (
+        dim.rationale
+    )
+    assert re.search(r"confidence \d\.\d\d", dim.rationale), dim.rationale
     assert MEMORY in dim.rationale
     assert "Spearman" in dim.rationale
     assert dim.skill == "local_test_appeal@0.1.0"
@@ -265,16 +268,18 @@ def model(memory, tmp_path_factory: pytest.TempPathFactory) -> MemoryModel:
 
 
 def test_memory_model_chooses_a_predictor_by_cross_validation(model):
-    assert {"memory", "features", "prompt"} <= set(model.spaces)
+    assert {"memory", "prompt"} <= set(model.spaces)
+    assert model.members == ["memory", "prompt", "quality", "prototype"]
     assert model.classes is not None  # the exemplars name their generator
-    choice = model.choices["appeal"]
+    choice = model.choices()["appeal"]
     assert choice.spaces
-    assert set(choice.spaces) <= {"memory", "features", "prompt", "prototype"}
+    assert set(choice.spaces) <= set(model.members)
     assert choice.cv_spearman is not None and choice.cv_spearman > 0.5
     assert choice.n == len(SCORE) * len(SUBJECTS)
-    assert choice.slope > 0
-    assert choice.label == "k-NN on " + "+".join(choice.spaces)
-    assert len(choice.centre) == len(choice.scale) == len(choice.spaces)
+    assert choice.slope > 0 and choice.usable
+    assert choice.label.count(" + ") == len(choice.spaces) - 1
+    assert len(choice.centre) == len(choice.scale) == len(choice.spaces) == len(choice.weights)
+    assert all(w > 0 for w in choice.weights)
 
 
 def test_predict_ranks_families_and_respects_exclusions(model, memory):
@@ -311,9 +316,9 @@ def test_exemplar_features_are_cached_on_disk(memory, _cache_dir, monkeypatch):
 
 def test_prototype_only_predictor_still_reports_its_nearest_exemplars(memory, _cache_dir):
     m = MemoryModel(memory)
-    base = m.choices["appeal"]
-    m.choices["appeal"] = dataclasses.replace(
-        base, spaces=("prototype",), centre=(3.0,), scale=(1.0,)
+    chosen = m.choices()  # the cached dict: replacing an entry changes what predict uses
+    chosen["appeal"] = dataclasses.replace(
+        chosen["appeal"], spaces=("prototype",), centre=(3.0,), scale=(1.0,), weights=(1.0,)
     )
     img = family_image("crisp", 300)
     q = m.query_vectors(memory.embed_query(img), img, None)

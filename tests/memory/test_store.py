@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 
 from memory.encoders.base import Encoder
-from memory.exemplar import ExemplarError, load_exemplars
-from memory.memory import open_image
+from memory.exemplar import ExemplarError, ExemplarRecord, load_exemplars
+from memory.memory import MemoryDamaged, open_image
 from memory.store import MemoryStore
 from tests.memory.conftest import prompt_records, write_jsonl
 
@@ -95,3 +95,98 @@ def test_old_versions_are_pruned(tmp_path, prompt_file):
     versions = sorted(p.name for p in (tmp_path / "p").glob("v*"))
     assert versions == ["v0003", "v0004"]
     assert (tmp_path / "p" / "CURRENT").read_text() == "v0004"
+
+
+# -- a refused write changes nothing; damage is reported, catchable and repairable ----------
+
+
+def test_an_id_given_twice_is_refused_and_current_does_not_move(tmp_path, prompt_file):
+    store = MemoryStore(tmp_path)
+    store.build("p", load_exemplars(prompt_file), base_dir=prompt_file.parent)
+    twice = [ExemplarRecord.model_validate(r) for r in prompt_records(1, start=30) * 2]
+    with pytest.raises(ExemplarError, match="more than once"):
+        store.add("p", twice, base_dir=tmp_path)
+    with pytest.raises(ExemplarError, match="more than once"):
+        store.extend("p", twice, base_dir=tmp_path)
+    assert (tmp_path / "p" / "CURRENT").read_text() == "v0001"
+    assert sorted(p.name for p in (tmp_path / "p").glob("v*")) == ["v0001"]
+    assert MemoryStore(tmp_path).load("p").manifest.count == 8
+
+
+def test_a_version_that_would_not_load_never_goes_live(tmp_path, prompt_file, monkeypatch):
+    """Whatever breaks the new version (here: the written index), CURRENT stays."""
+    from memory import index as faiss_index
+
+    store = MemoryStore(tmp_path)
+    store.build("p", load_exemplars(prompt_file), base_dir=prompt_file.parent)
+    real = faiss_index.write_index
+    monkeypatch.setattr(
+        faiss_index, "write_index", lambda idx, path: path.write_bytes(b"not an index")
+    )
+    more = load_exemplars(write_jsonl(tmp_path / "m.jsonl", prompt_records(2, start=40)))
+    with pytest.raises(MemoryDamaged, match=r"index\.faiss"):
+        store.add("p", more, base_dir=tmp_path)
+    monkeypatch.setattr(faiss_index, "write_index", real)
+    assert (tmp_path / "p" / "CURRENT").read_text() == "v0001"
+    assert not list((tmp_path / "p").glob(".build-*"))
+
+
+def test_damaged_memory_raises_a_catchable_path_free_error_and_repairs(tmp_path, prompt_file):
+    store = MemoryStore(tmp_path)
+    store.build("p", load_exemplars(prompt_file), base_dir=prompt_file.parent)
+    more = load_exemplars(write_jsonl(tmp_path / "m.jsonl", prompt_records(2, start=40)))
+    store.add("p", more, base_dir=tmp_path)
+    live = tmp_path / "p" / "v0002" / "exemplars.jsonl"
+    live.write_text(live.read_text() + live.read_text().splitlines()[0] + "\n")  # dup id
+    fresh = MemoryStore(tmp_path)
+    with pytest.raises(MemoryDamaged) as info:
+        fresh.load("p")
+    assert isinstance(info.value, ExemplarError)  # what callers already catch
+    assert info.value.version == "v0002" and "already used" in info.value.reason
+    assert str(tmp_path) not in str(info.value)
+    mem, problem = fresh.status("p")
+    assert mem is None and problem is not None
+    with pytest.raises(MemoryDamaged):
+        fresh.add("p", load_exemplars(prompt_file)[:1], base_dir=prompt_file.parent)
+    repaired = fresh.repair("p")
+    assert repaired.manifest.version == 1 and repaired.manifest.count == 8
+    assert (tmp_path / "p" / "CURRENT").read_text() == "v0001"
+
+
+def test_extend_creates_then_adds(tmp_path):
+    store = MemoryStore(tmp_path)
+    one = load_exemplars(write_jsonl(tmp_path / "a.jsonl", prompt_records(2)))
+    two = load_exemplars(write_jsonl(tmp_path / "b.jsonl", prompt_records(2, start=2)))
+    assert store.extend("p", one, base_dir=tmp_path).manifest.count == 2
+    assert store.extend("p", two, base_dir=tmp_path).manifest.count == 4
+
+
+def test_concurrent_extends_of_a_new_memory_lose_nothing(tmp_path):
+    """Twenty threads create the same memory at once: all twenty exemplars are kept."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    store = MemoryStore(tmp_path)
+    batches = [
+        load_exemplars(write_jsonl(tmp_path / f"{i}.jsonl", prompt_records(1, start=i)))
+        for i in range(20)
+    ]
+    with ThreadPoolExecutor(20) as pool:
+        list(pool.map(lambda recs: store.extend("p", recs, base_dir=tmp_path), batches))
+    assert MemoryStore(tmp_path).load("p").manifest.count == 20
+
+
+def test_a_failed_add_removes_the_image_files_it_wrote(tmp_path, image_file):
+    store = MemoryStore(tmp_path / "s")
+    recs = load_exemplars(image_file)
+    store.build("img", recs, base_dir=image_file.parent)
+    good = (image_file.parent / "imgs" / "im0.png").read_bytes()
+    bad = [
+        recs[0].model_copy(update={"id": "n1", "image": "images/a.img"}),
+        recs[0].model_copy(update={"id": "n2", "image": "images/b.img"}),
+    ]
+    images = {"images/a.img": good, "images/b.img": b"not an image"}
+    with pytest.raises(ExemplarError, match="exemplar 'n2': cannot read image") as info:
+        store.extend("img", bad, base_dir=tmp_path / "s" / "img", images=images)
+    assert str(tmp_path) not in str(info.value)
+    assert not list((tmp_path / "s" / "img").rglob("*.img"))
+    assert MemoryStore(tmp_path / "s").load("img").manifest.count == 6

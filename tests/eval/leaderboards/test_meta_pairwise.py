@@ -40,6 +40,7 @@ def test_votes_dataset_groups_comparisons_with_majority(votes_dir):
     assert set(items) == {"p1:x-vs-y", "p2:x-vs-z"}
     p1 = items["p1:x-vs-y"]
     assert p1.submission == {
+        "mode": "compare",
         "id": "p1:x-vs-y",
         "prompt": "a red car",
         "brief": None,
