@@ -28,7 +28,7 @@ log = logging.getLogger("judge.api")
 def warm_engine(judge: Any) -> None:
     """Blocking warm-up: compile the graph and load the gateway's provider code."""
     compiled_graph()
-    warm = getattr(judge, "warm", None) or getattr(judge.gateway, "warm", None)
+    warm = getattr(judge, "wait_warm", None)
     if callable(warm):
         result = warm()
         if asyncio.iscoroutine(result):  # an async warm-up runs on its own loop here

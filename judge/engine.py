@@ -88,6 +88,17 @@ class Judge:
             warmup.start(self.settings.models())
         self._graph_ready = warmup.submit(lambda: _prepare_engine(self.registry, llm))
 
+    def wait_warm(self, timeout_s: float | None = None) -> None:
+        """Block until the engine's warm-up (graph, skills, the configured models' provider
+        code) has finished; for readiness checks, run in a thread. Warm-up errors are not
+        raised: warming is an optimisation."""
+        futures = [self._graph_ready]
+        if self.settings.resolved_backend() == "llm":
+            futures += warmup.start(self.settings.models())
+        for fut in futures:
+            with contextlib.suppress(Exception):
+                fut.result(timeout=timeout_s)
+
     async def warm(self, ctx: RunContext) -> None:
         """Wait, without blocking the loop, until the warm-up this run needs has finished."""
         await warmup.wait([self._graph_ready])

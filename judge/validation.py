@@ -64,8 +64,8 @@ def parse_submission(data: Any) -> Submission:
     return validate_model(Submission, data)
 
 
-def load_submission_file(path: Path) -> Submission:
-    """Read and validate a submission JSON file."""
+def load_request_file(path: Path) -> Any:
+    """Read a request JSON file (any mode); errors name the file and what to do."""
     try:
         if not path.is_file():
             raise InputError(str(path), "file does not exist or is not a regular file")
@@ -80,4 +80,9 @@ def load_submission_file(path: Path) -> Submission:
         raise InputError(
             str(path), f"not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})"
         ) from None
-    return parse_submission(data)
+    return data
+
+
+def load_submission_file(path: Path) -> Submission:
+    """Read and validate a submission JSON file."""
+    return parse_submission(load_request_file(path))

@@ -120,12 +120,13 @@ def run(args: argparse.Namespace) -> int:
     """Score the file; errors go to stderr with a hint and a non-zero exit code."""
     from judge.cli.main import EXIT_CONFIG, EXIT_INPUT
     from judge.config import JudgeSettings
+    from judge.domain.result import Result
     from judge.engine import Judge
-    from judge.validation import load_submission_file
+    from judge.validation import load_request_file
 
     path: Path = args.submission
     try:
-        submission = load_submission_file(path)
+        submission = load_request_file(path)  # a "mode" field picks edit, compare, ...
         # settings go in as settings: ``cache`` is also the name of Judge's cache argument
         judge = Judge(JudgeSettings().merged(**overrides(args)))
         result = judge.score(submission, base_dir=path.resolve().parent)
@@ -138,6 +139,12 @@ def run(args: argparse.Namespace) -> int:
     except ValueError as exc:  # settings validation (e.g. a negative timeout)
         print(f"judge: invalid option: {exc}", file=sys.stderr)
         return EXIT_INPUT
+    if not isinstance(result, Result):  # another mode's result (edit, compare): JSON only
+        data = result.model_dump(mode="json", exclude_none=True)
+        print(json.dumps(data, ensure_ascii=False, indent=None if args.compact else 2))
+        if args.format != "json":
+            print("judge: the text summary covers score results; printed JSON", file=sys.stderr)
+        return 0
     _print_result(result, args.format, args.compact)
     if nothing_scored(result):
         print(f"judge: nothing could be scored: {first_reason(result)}", file=sys.stderr)

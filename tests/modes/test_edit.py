@@ -188,3 +188,21 @@ def test_different_sizes_and_grayscale_are_handled() -> None:
     notes = json.dumps(result.metrics["color_shift"].details)
     assert "resiz" in notes.lower() or "size" in notes.lower()
     assert result.metrics["structure_distance"].value is not None
+
+
+def test_judge_score_runs_an_edit_file(tmp_path: Path, capsys) -> None:
+    from judge.cli.main import main
+
+    ASTRONAUT.save(tmp_path / "src.png")
+    tinted(ASTRONAUT).save(tmp_path / "out.png")
+    body = {
+        "mode": "edit",
+        "instruction": "Add a badge.",
+        "source_image": "src.png",
+        "images": ["out.png"],
+        "editor": "m",
+    }
+    (tmp_path / "edit.json").write_text(json.dumps(body))
+    assert main(["score", str(tmp_path / "edit.json"), "--backend", "local", "--compact"]) == 0
+    result = json.loads(capsys.readouterr().out)
+    assert result["mode"] == "edit" and result["metrics"]["color_shift"]["value"] > 1
