@@ -155,6 +155,7 @@ def test_readme_exemplar_example_lines_are_valid_jsonl() -> None:
         assert len(records) == len(b.body.strip().splitlines())
 
 
+@pytest.mark.timeout(1800)  # every README command in its own process: minutes, not seconds
 def test_every_shell_block_of_the_readme_runs_as_written(walk_env: dict[str, str]) -> None:
     before = git_status()
     port = str(free_port())
