@@ -64,23 +64,30 @@ def parse_submission(data: Any) -> Submission:
     return validate_model(Submission, data)
 
 
-def load_request_file(path: Path) -> Any:
-    """Read a request JSON file (any mode); errors name the file and what to do."""
+def read_text_file(path: Path, max_bytes: int = MAX_SUBMISSION_FILE_BYTES) -> str:
+    """A UTF-8 text file's content; a missing, oversized, unreadable or non-UTF-8 file is an
+    :class:`InputError` naming it."""
     try:
         if not path.is_file():
             raise InputError(str(path), "file does not exist or is not a regular file")
-        if path.stat().st_size > MAX_SUBMISSION_FILE_BYTES:
-            raise InputError(str(path), f"file is larger than {MAX_SUBMISSION_FILE_BYTES} bytes")
-        data = json.loads(path.read_text(encoding="utf-8"))
+        if path.stat().st_size > max_bytes:
+            raise InputError(str(path), f"file is larger than {max_bytes} bytes")
+        return path.read_text(encoding="utf-8")
     except OSError as exc:
         raise InputError(str(path)[:200], f"cannot read the file ({exc.strerror})") from None
     except UnicodeDecodeError:
         raise InputError(str(path), "file is not UTF-8 text") from None
+
+
+def load_request_file(path: Path) -> Any:
+    """Read a request JSON file (any mode); errors name the file and what to do."""
+    text = read_text_file(path)
+    try:
+        return json.loads(text)
     except json.JSONDecodeError as exc:
         raise InputError(
             str(path), f"not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})"
         ) from None
-    return data
 
 
 def load_submission_file(path: Path) -> Submission:

@@ -79,16 +79,9 @@ def overrides(args: argparse.Namespace) -> dict[str, Any]:
 
 def read_comparisons(path: Path) -> list[Any]:
     """The comparisons in a JSON object, JSON list or JSONL file; errors name the line."""
-    try:
-        if not path.is_file():
-            raise InputError(str(path), "file does not exist or is not a regular file")
-        if path.stat().st_size > MAX_FILE_BYTES:
-            raise InputError(str(path), f"file is larger than {MAX_FILE_BYTES} bytes")
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise InputError(str(path), f"cannot read the file ({exc.strerror})") from None
-    except UnicodeDecodeError:
-        raise InputError(str(path), "file is not UTF-8 text") from None
+    from judge.validation import read_text_file
+
+    text = read_text_file(path, MAX_FILE_BYTES)
     try:
         data = json.loads(text)
         return data if isinstance(data, list) else [data]
