@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from judge.agent.context import RunContext
 from judge.agent.work import SafetyOutcome, WorkOutcome
-from judge.domain.result import DimensionScore, Provenance, Selection, Usage
+from judge.domain.result import DimensionScore, Provenance, SafetyVerdict, Selection, Usage
 from judge.modes.edit.mode import CRITERION_KIND, METRICS_CARD
 from judge.modes.edit.result import EditImageResult, EditResult, MetricResult, Success
 from judge.modes.score.aggregate import safety_report
@@ -57,7 +57,13 @@ def _criterion(ctx: RunContext, name: str, outs: list[WorkOutcome], skill: str) 
     )
 
 
-def _image(ctx: RunContext, i: int, outcomes: list[WorkOutcome], report, tags) -> EditImageResult:
+def _image(
+    ctx: RunContext,
+    i: int,
+    outcomes: list[WorkOutcome],
+    safety: dict[str, SafetyVerdict],
+    tags: dict[str, str],
+) -> EditImageResult:
     mine = [o for o in outcomes if o.item.image == i]
     metrics: dict[str, MetricResult] = {}
     by_card: dict[str, list[WorkOutcome]] = {}
@@ -75,21 +81,14 @@ def _image(ctx: RunContext, i: int, outcomes: list[WorkOutcome], report, tags) -
     success = success_of(scores, unscored, ctx.settings.edit_success_threshold)
     mean = sum(scores.values()) / len(scores) if scores else 0.0
     key = [1.0 if success.passed else 0.0, round(mean, 4)]
-    verdicts = {label: v for label, v in zip(report.labels, report.verdicts, strict=False)}
     return EditImageResult(
         index=i,
         criteria=criteria,
         success=success,
         metrics=metrics,
-        safety=verdicts.get(f"image[{i}]"),
+        safety=safety.get(f"image[{i}]"),
         selection_key=key,
     )
-
-
-class _Labels:
-    def __init__(self, safety_out: SafetyOutcome | None, report) -> None:
-        self.labels = [k for k, _ in safety_out.others()] if safety_out else []
-        self.verdicts = report.images
 
 
 def aggregate(
@@ -120,8 +119,9 @@ def aggregate(
             reason=f"blocked by the safety filter on {report.blocked_by}; nothing was judged",
             **base,
         )
-    labels = _Labels(safety_out, report)
-    images = [_image(ctx, i, outcomes, labels, tags) for i in range(len(req.images))]
+    labels = [k for k, _ in safety_out.others()] if safety_out else []
+    by_label = dict(zip(labels, report.images, strict=False))  # safety verdict per target
+    images = [_image(ctx, i, outcomes, by_label, tags) for i in range(len(req.images))]
     chosen = max(range(len(images)), key=lambda i: (images[i].selection_key, -i))
     best = images[chosen]
     failures = sum(
