@@ -1,0 +1,7 @@
+"""Prompt-proficiency studies: task suites, checklists, prompters, the runner and its report.
+
+The parts (DESIGN.md §10, "Study"): :mod:`eval.studies.suite` reads task suites,
+:mod:`eval.studies.checklists` generates missing checklists, :mod:`eval.studies.prompters` writes
+prompts (people's files or MLLMs), T2I backends live in :mod:`judge.llm.images`, the runner in
+:mod:`eval.studies.runner` and the report in :mod:`eval.studies.report`.
+"""
