@@ -3,7 +3,7 @@
 Every page goes through :func:`render`, which escapes all template values (autoescape on for
 every template) and sends the UI's security headers: a strict Content-Security-Policy (only
 this origin's scripts, styles and images; no inline script; forms post only here; no
-framing), ``nosniff``, ``no-referrer``. Pages extend ``templates/base.html``.
+framing), ``nosniff``, ``same-origin`` referrers (so form posts carry an Origin the pages check). Pages extend ``templates/base.html``.
 
 Example::
 
@@ -31,7 +31,7 @@ CSP = (
 SECURITY_HEADERS = {
     "Content-Security-Policy": CSP,
     "X-Content-Type-Options": "nosniff",
-    "Referrer-Policy": "no-referrer",
+    "Referrer-Policy": "same-origin",
     "X-Frame-Options": "DENY",
     "Cache-Control": "no-store",
 }
