@@ -23,8 +23,12 @@ def study_body(n_plain: int = 3, **overrides: Any) -> dict[str, Any]:
         }
         tasks.append(json.dumps(line))
     tasks.append(
-        {"id": "im_1", "category": "IM", "brief": "Reproduce the target picture.",
-         "target_image": "targets/im_1.png"}
+        {
+            "id": "im_1",
+            "category": "IM",
+            "brief": "Reproduce the target picture.",
+            "target_image": "targets/im_1.png",
+        }
     )
     body = {
         "id": f"s-{uuid.uuid4().hex[:10]}",
