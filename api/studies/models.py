@@ -151,10 +151,10 @@ def clean_prompt(text: object, max_chars: int, field: str = "prompt") -> str:
     Example:
         >>> clean_prompt("two cats\\r\\non a mat ", 100)
         'two cats\\non a mat '
-        >>> clean_prompt("x" * 11, 10)
+        >>> clean_prompt("x" * 11, 10)  # doctest: +ELLIPSIS
         Traceback (most recent call last):
         ...
-        judge.errors.InputError: prompt: the prompt is 11 characters; the limit is 10
+        judge.errors.InputError: prompt: the prompt is 11 characters; the limit is 10 (...)
     """
     if not isinstance(text, str):
         raise InputError(field, "expected text")
@@ -162,7 +162,11 @@ def clean_prompt(text: object, max_chars: int, field: str = "prompt") -> str:
     if not text.strip():
         raise InputError(field, "the prompt is empty; write a prompt before submitting")
     if len(text) > max_chars:
-        raise InputError(field, f"the prompt is {len(text)} characters; the limit is {max_chars}")
+        raise InputError(
+            field,
+            f"the prompt is {len(text)} characters; the limit is {max_chars} "
+            "(shorten it and submit again)",
+        )
     try:
         text.encode("utf-8")
     except UnicodeEncodeError:

@@ -3,7 +3,8 @@
 Every page goes through :func:`render`, which escapes all template values (autoescape on for
 every template) and sends the UI's security headers: a strict Content-Security-Policy (only
 this origin's scripts, styles and images; no inline script; forms post only here; no
-framing), ``nosniff``, ``same-origin`` referrers (so form posts carry an Origin the pages check). Pages extend ``templates/base.html``.
+framing), ``nosniff``, ``same-origin`` referrers (so form posts carry an Origin the pages
+check). Pages extend ``templates/base.html``.
 
 Example::
 
