@@ -1,7 +1,8 @@
 """Request and answer shapes of the studies routes, and the validation of a study's tasks.
 
-Tasks arrive as suite JSONL lines (strings) or objects; each is checked as a §7 task plus the
-suite's ``tags``. Problems raise :class:`judge.errors.InputError` naming ``tasks[i].field``.
+Tasks arrive as suite JSONL lines (strings) or objects; each is checked as a suite task
+(``eval.studies.suite.SuiteTask``: the §7 task plus ``tags``). Problems raise
+:class:`judge.errors.InputError` naming ``tasks[i].field``.
 
 Example:
     >>> body = StudyCreate.model_validate({"id": "demo", "name": "Demo", "participants": 2,
@@ -20,6 +21,11 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from judge.domain.task import Task
 from judge.errors import InputError
+
+try:  # the suite format (tags, checklist provenance) once eval.studies.suite exists
+    from eval.studies.suite import SuiteTask
+except ImportError:  # pragma: no cover - until the suites package lands
+    SuiteTask = None
 
 STUDY_ID = r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$"
 MAX_TASKS = 2_000
@@ -116,12 +122,16 @@ def validated_task(raw: str | dict[str, Any], index: int) -> dict[str, Any]:
             raise InputError(f"tasks[{index}]", f"not a JSON object ({exc.msg})") from None
     if not isinstance(raw, dict):
         raise InputError(f"tasks[{index}]", "expected a JSON object (one suite line)")
+    if raw.get("category") == "IM" and not raw.get("target_image"):
+        raise InputError(f"tasks[{index}].target_image", "an IM task needs a target image")
     data = dict(raw)
-    tags = data.pop("tags", None)
-    if tags is not None and not isinstance(tags, dict):
-        raise InputError(f"tasks[{index}].tags", "expected an object")
+    tags = None
+    if SuiteTask is None:  # the plain §7 task; tags kept aside as given
+        tags = data.pop("tags", None)
+        if tags is not None and not isinstance(tags, dict):
+            raise InputError(f"tasks[{index}].tags", "expected an object")
     try:
-        task = Task.model_validate(data)
+        task = (SuiteTask or Task).model_validate(data)
     except ValidationError as exc:
         err = exc.errors()[0]
         msg = "unknown field" if err["type"] == "extra_forbidden" else err["msg"]
@@ -129,8 +139,6 @@ def validated_task(raw: str | dict[str, Any], index: int) -> dict[str, Any]:
     out = task.model_dump(mode="json")
     if tags is not None:
         out["tags"] = tags
-    if task.category == "IM" and not task.target_image:
-        raise InputError(f"tasks[{index}].target_image", "an IM task needs a target image")
     return out
 
 
