@@ -6,6 +6,13 @@ this origin's scripts, styles and images; no inline script; forms post only here
 framing), ``nosniff``, ``same-origin`` referrers (so form posts carry an Origin the pages
 check). Pages extend ``templates/base.html``.
 
+Adding a page: a router module (``prefix="/ui/..."``, ``include_in_schema=False``) listed in
+``api.app.ROUTERS``; a template that ``{% extends "base.html" %}`` and fills ``content`` (and
+``head`` for an extra stylesheet or script from ``static/``, ``nav`` for page-local links);
+:func:`add_nav_link` puts a section in the main navigation; handlers return :func:`render` or
+:func:`error_page`. Static files go in ``static/`` (``.css``, ``.js``, ``.svg``), served at
+``/ui/static/<name>``; no inline script or style (the CSP refuses them).
+
 Example::
 
     from api.ui import render
@@ -37,6 +44,22 @@ SECURITY_HEADERS = {
     "Cache-Control": "no-store",
 }
 
+NAV_LINKS: list[tuple[str, str]] = []
+"""(label, href) of the main navigation's sections, after the home link."""
+
+
+def add_nav_link(label: str, href: str) -> None:
+    """Show a section in every page's main navigation (once per href).
+
+    Example:
+        >>> add_nav_link("Probes", "/ui/probes/"); ("Probes", "/ui/probes/") in NAV_LINKS
+        True
+        >>> NAV_LINKS.remove(("Probes", "/ui/probes/"))
+    """
+    if all(h != href for _, h in NAV_LINKS):
+        NAV_LINKS.append((label, href))
+
+
 _ENV = Environment(
     loader=FileSystemLoader(TEMPLATES),
     autoescape=True,
@@ -50,7 +73,9 @@ def render(
     request: Request, template: str, context: dict[str, Any] | None = None, status: int = 200
 ) -> HTMLResponse:
     """A page from ``template`` with the UI's security headers."""
-    html = _ENV.get_template(template).render(request_path=request.url.path, **(context or {}))
+    html = _ENV.get_template(template).render(
+        request_path=request.url.path, nav_links=NAV_LINKS, **(context or {})
+    )
     return HTMLResponse(html, status_code=status, headers=SECURITY_HEADERS)
 
 
