@@ -102,6 +102,7 @@ def test_publish_then_import_round_trip(
         assert Image.open(io.BytesIO(image.content)).size == (40, 30)
         page = c.get("/ui/studies/cli-1")
         assert "CLI study" in page.text and 'data-max="80"' in page.text
+        assert "Be brief." in page.text
         for who, task, text in [
             (codes[0], "oe_1", "ميناء 🌅"),
             (codes[0], "im_1", "绿色"),
