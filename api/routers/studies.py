@@ -12,10 +12,12 @@ Example::
 from __future__ import annotations
 
 import json
+from collections.abc import Set as AbstractSet
 from typing import Annotated
 
 from fastapi import APIRouter, HTTPException, Query, Request
 from fastapi.responses import Response
+from pydantic import BaseModel, ConfigDict
 
 from api.deps import AdminKeyDep
 from api.errors import ERROR_RESPONSES, error_body
@@ -39,13 +41,15 @@ from judge.errors import InputError
 router = APIRouter(prefix="/v1/studies", tags=["studies"], responses=ERROR_RESPONSES)
 
 
-def _codes(participants: int | list[str]) -> list[str]:
+def _codes(participants: int | list[str], avoid: AbstractSet[str] = frozenset()) -> list[str]:
     if isinstance(participants, int):
         if not 1 <= participants <= MAX_PARTICIPANTS:
             raise InputError("participants", f"issue between 1 and {MAX_PARTICIPANTS} codes")
         codes: set[str] = set()
         while len(codes) < participants:
-            codes.add(new_code())
+            code = new_code()
+            if code not in avoid:
+                codes.add(code)
         return sorted(codes)
     if not 1 <= len(participants) <= MAX_PARTICIPANTS:
         raise InputError("participants", f"give between 1 and {MAX_PARTICIPANTS} codes")
@@ -86,6 +90,37 @@ async def create_study(body: StudyCreate, request: Request, _: AdminKeyDep) -> S
         participants=codes,
         page=f"/ui/studies/{body.id}",
     )
+
+
+class AddParticipants(BaseModel):
+    """``POST /v1/studies/{id}/participants``: more codes for a running study."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    participants: int | list[str]
+
+
+@router.post("/{study_id}/participants", status_code=201)
+async def add_participants(
+    study_id: str, body: AddParticipants, request: Request, _: AdminKeyDep
+) -> dict[str, list[str]]:
+    """Issue (a number) or accept (a list) more participant codes; answers the new codes."""
+    store = store_of(request)
+    await study_or_404(store, study_id)
+    existing = set(await store.codes(study_id))
+    wanted = body.participants
+    if len(existing) + (wanted if isinstance(wanted, int) else len(wanted)) > MAX_PARTICIPANTS:
+        raise InputError(
+            "participants",
+            f"a study has at most {MAX_PARTICIPANTS} codes; it has {len(existing)}",
+        )
+    codes = _codes(wanted, avoid=existing)
+    taken = await store.add_codes(study_id, codes)
+    if taken:
+        raise HTTPException(
+            409, error_body("conflict", f"code {taken[0]!r} is already in use", "participants")
+        )
+    return {"participants": codes}
 
 
 @router.get("/{study_id}")

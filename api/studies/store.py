@@ -68,6 +68,23 @@ class StudyStore:
                 return False
         return True
 
+    async def add_codes(self, study: str, codes: list[str]) -> list[str]:
+        """Add participant codes; the ones already present (none added then), if any."""
+        key = _key(study, "codes")
+        async with self.redis.pipeline(transaction=True) as pipe:
+            while True:
+                try:
+                    await pipe.watch(key)
+                    taken = [c for c in codes if await pipe.sismember(key, c)]
+                    if taken:
+                        return taken
+                    pipe.multi()
+                    pipe.sadd(key, *codes)
+                    await pipe.execute()
+                    return []
+                except WatchError:
+                    continue
+
     async def meta(self, study: str) -> dict[str, Any] | None:
         """The study's record, or None when unknown."""
         raw = await self.redis.get(_key(study, "meta"))

@@ -274,3 +274,35 @@ def test_static_files_and_home(anon: httpx.Client) -> None:
     home = anon.get("/ui/")
     assert home.status_code == 200 and "content-security-policy" in home.headers
     assert anon.get("/ui", follow_redirects=False).status_code == 308
+
+
+def test_more_participants_can_join_a_running_study(
+    admin: httpx.Client, anon: httpx.Client, service: LiveService
+) -> None:
+    study, first = create(admin, participants=["first-1"])
+    assert first == ["FIRST-1"]
+    r = admin.post(f"/v1/studies/{study}/participants", json={"participants": 2})
+    assert r.status_code == 201, r.text
+    more = r.json()["participants"]
+    assert len(more) == 2 and "FIRST-1" not in more
+    r = admin.post(f"/v1/studies/{study}/participants", json={"participants": ["late-3"]})
+    assert r.json() == {"participants": ["LATE-3"]}
+    assert_error(
+        admin.post(f"/v1/studies/{study}/participants", json={"participants": ["first-1"]}),
+        409,
+        "participants",
+    )
+    assert_error(
+        admin.post(f"/v1/studies/{study}/participants", json={"participants": 1000}),
+        400,
+        "participants",
+    )
+    assert_error(admin.post("/v1/studies/nope/participants", json={"participants": 1}), 404, "id")
+    with service.client(headers={"Authorization": "Bearer reader"}) as reader:
+        r = reader.post(f"/v1/studies/{study}/participants", json={"participants": 1})
+        assert_error(r, 403, "Authorization")
+    assert submit(anon, study, "late-3", "oe_1", "joined late").status_code == 200
+    info = admin.get(f"/v1/studies/{study}").json()
+    assert sorted(p["participant"] for p in info["participants"]) == sorted(
+        ["FIRST-1", "LATE-3", *more]
+    )
