@@ -93,8 +93,16 @@ def is_stale(have: SuiteTask, task: SuiteTask, base_dir: Path) -> bool:
 
 
 def _with_checklist(task: SuiteTask, donor: SuiteTask) -> SuiteTask:
-    return task.model_copy(
-        update={"checklist": donor.checklist, "checklist_source": donor.checklist_source}
+    """``task`` with ``donor``'s checklist (validated again: untagged primitives follow it)."""
+    if donor is task:
+        return task
+    data = task.model_dump(exclude={"checklist", "checklist_source"})
+    return SuiteTask.model_validate(
+        {
+            **data,
+            "checklist": [c.model_dump() for c in donor.checklist],
+            "checklist_source": donor.checklist_source,
+        }
     )
 
 
