@@ -168,7 +168,8 @@ def _read(path: Path) -> str:
         raise SuiteError([f"{path}: not UTF-8 text"]) from None
 
 
-def _parse_line(text: str, where: str, errors: list[str]) -> SuiteTask | None:
+def _parse_line(text: str, where: str, errors: list[str]) -> dict | None:
+    """The line's JSON object, or ``None`` with the problem appended to ``errors``."""
     if len(text.encode("utf-8")) > MAX_LINE_BYTES:
         errors.append(f"{where}: line is over the {MAX_LINE_BYTES} byte limit")
         return None
@@ -180,6 +181,10 @@ def _parse_line(text: str, where: str, errors: list[str]) -> SuiteTask | None:
     if not isinstance(obj, dict):
         errors.append(f"{where}: expected a JSON object {{...}}, got {type(obj).__name__}")
         return None
+    return obj
+
+
+def _validate(obj: dict, where: str, errors: list[str]) -> SuiteTask | None:
     try:
         return SuiteTask.model_validate(obj)
     except ValidationError as exc:
@@ -214,16 +219,21 @@ def load_suite(path: Path, *, check_images: bool = True) -> list[SuiteTask]:
         if not line.strip():
             continue
         where = f"{path}:{n}"
-        task = _parse_line(line, where, errors)
-        if task is None:
+        obj = _parse_line(line, where, errors)
+        if obj is None:
             continue
-        if task.id in first_line:
+        task_id = obj.get("id")
+        if isinstance(task_id, str) and task_id in first_line:
             errors.append(
-                f"{where}: id: task id {task.id!r} is already used on line "
-                f"{first_line[task.id]}; task ids must be unique"
+                f"{where}: id: task id {task_id!r} is already used on line "
+                f"{first_line[task_id]}; task ids must be unique"
             )
             continue
-        first_line[task.id] = n
+        if isinstance(task_id, str):
+            first_line[task_id] = n
+        task = _validate(obj, where, errors)
+        if task is None:
+            continue
         if check_images and task.target_image:
             problem = _check_target(task, path.parent, where, settings)
             if problem:
