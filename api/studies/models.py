@@ -19,13 +19,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from judge.domain.task import Task
+from eval.studies.suite import SuiteTask
 from judge.errors import InputError
-
-try:  # the suite format (tags, checklist provenance) once eval.studies.suite exists
-    from eval.studies.suite import SuiteTask
-except ImportError:  # pragma: no cover - until the suites package lands
-    SuiteTask = None
 
 STUDY_ID = r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$"
 MAX_TASKS = 2_000
@@ -124,22 +119,13 @@ def validated_task(raw: str | dict[str, Any], index: int) -> dict[str, Any]:
         raise InputError(f"tasks[{index}]", "expected a JSON object (one suite line)")
     if raw.get("category") == "IM" and not raw.get("target_image"):
         raise InputError(f"tasks[{index}].target_image", "an IM task needs a target image")
-    data = dict(raw)
-    tags = None
-    if SuiteTask is None:  # the plain §7 task; tags kept aside as given
-        tags = data.pop("tags", None)
-        if tags is not None and not isinstance(tags, dict):
-            raise InputError(f"tasks[{index}].tags", "expected an object")
     try:
-        task = (SuiteTask or Task).model_validate(data)
+        task = SuiteTask.model_validate(raw)
     except ValidationError as exc:
         err = exc.errors()[0]
         msg = "unknown field" if err["type"] == "extra_forbidden" else err["msg"]
         raise InputError(_where(index, tuple(err["loc"])), msg) from None
-    out = task.model_dump(mode="json")
-    if tags is not None:
-        out["tags"] = tags
-    return out
+    return task.model_dump(mode="json")
 
 
 def validated_tasks(raws: list[str | dict[str, Any]]) -> list[dict[str, Any]]:

@@ -19,6 +19,8 @@ import mimetypes
 from pathlib import Path
 from typing import Any
 
+from eval.studies.suite import SuiteError, load_suite
+
 
 class SuiteFileError(ValueError):
     """A suite file that cannot be sent; the message names FILE:LINE."""
@@ -33,7 +35,15 @@ def study_body(
     max_prompt_chars: int | None = None,
     instructions: str = "",
 ) -> tuple[dict[str, Any], list[int]]:
-    """The registration body and, for each task, its line number in ``suite``."""
+    """The registration body and, for each task, its line number in ``suite``.
+
+    The suite is checked first (:func:`eval.studies.suite.load_suite`, targets included), so
+    problems name ``FILE:LINE`` before anything is sent.
+    """
+    try:
+        load_suite(suite)
+    except SuiteError as exc:
+        raise SuiteFileError(str(exc)) from None
     try:
         text = suite.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
