@@ -115,6 +115,8 @@ def validated_task(raw: str | dict[str, Any], index: int) -> dict[str, Any]:
             raw = json.loads(raw)
         except json.JSONDecodeError as exc:
             raise InputError(f"tasks[{index}]", f"not a JSON object ({exc.msg})") from None
+        except RecursionError:
+            raise InputError(f"tasks[{index}]", "nested too deeply") from None
     if not isinstance(raw, dict):
         raise InputError(f"tasks[{index}]", "expected a JSON object (one suite line)")
     if raw.get("category") == "IM" and not raw.get("target_image"):
@@ -125,7 +127,25 @@ def validated_task(raw: str | dict[str, Any], index: int) -> dict[str, Any]:
         err = exc.errors()[0]
         msg = "unknown field" if err["type"] == "extra_forbidden" else err["msg"]
         raise InputError(_where(index, tuple(err["loc"])), msg) from None
-    return task.model_dump(mode="json")
+    out = task.model_dump(mode="json")
+    check_text(json.dumps(out, ensure_ascii=False), f"tasks[{index}]")
+    return out
+
+
+def check_text(value: str, field: str) -> str:
+    """``value`` when it is valid Unicode (no lone surrogates, no NUL); else InputError.
+
+    Example:
+        >>> check_text("ok ✓", "name")
+        'ok ✓'
+    """
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        raise InputError(field, "not valid Unicode text (a lone surrogate)") from None
+    if "\x00" in value:
+        raise InputError(field, "contains a NUL character")
+    return value
 
 
 def validated_tasks(raws: list[str | dict[str, Any]]) -> list[dict[str, Any]]:
