@@ -1,5 +1,9 @@
-"""Scripted fakes for probing tests and the probe benchmark's twin: an LLM that writes
-distinct inputs, a judge that fails a controlled share of checks.
+"""A scripted fake LLM and judge for probing tests and ``judge probe-bench``: an LLM that
+writes distinct inputs, a judge that fails a controlled share of checks. Not a model.
+
+Run it as its own process (prints ``READY <base_url>``)::
+
+    python -m eval.probing.fake_script --latency 0.5
 
 The LLM side answers by the requested schema (``response_format.json_schema.name``):
 
@@ -17,9 +21,13 @@ from __future__ import annotations
 import itertools
 import json
 import re
+import signal
+import sys
+import threading
+from collections.abc import Sequence
 from typing import Any
 
-from judge.fake_provider import Responder
+from judge.fake_provider import FakeProvider, Responder
 from judge.fake_provider.responder import messages_text
 
 COLOURS = ["red", "green", "blue", "yellow", "orange", "white", "black", "brown", "grey", "pink"]
@@ -126,3 +134,26 @@ class ProbeScript:
     def single_check(self, body: dict[str, Any]) -> dict[str, Any]:
         text = block(messages_text(body), "CHECKPOINT") or ""
         return {"rationale": "scripted", "verdict": self._ok(text)}
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Serve the scripted fake provider until SIGTERM/SIGINT."""
+    import argparse
+
+    parser = argparse.ArgumentParser(prog="python -m eval.probing.fake_script")
+    parser.add_argument("--latency", type=float, default=0.0, help="seconds per call")
+    parser.add_argument("--failing", type=int, default=2, help="planted inputs per 5")
+    args = parser.parse_args(argv)
+    done = threading.Event()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(sig, lambda *_: done.set())
+    with FakeProvider(latency=args.latency) as provider:
+        ProbeScript(failing=args.failing).install(provider.responder)
+        print(f"READY {provider.base_url}", flush=True)
+        while not done.wait(timeout=1.0):
+            pass
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
