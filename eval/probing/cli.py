@@ -27,11 +27,22 @@ from pydantic import ValidationError
 EXIT_INPUT = 2
 EXIT_CONFIG = 3
 PARAM_FLAGS = {
-    "topic": "topic", "backend": "backend", "model": "model", "depth": "depth",
-    "topics": "topics", "inputs": "inputs", "images": "images", "threshold": "threshold",
-    "bug_threshold": "bug_threshold", "strategy": "strategy", "baseline": "baseline",
-    "rounds": "rounds", "localise": "localise", "max_split_tests": "max_split_tests",
-    "pass_share": "pass_share", "seed": "seed",
+    "topic": "topic",
+    "backend": "backend",
+    "model": "model",
+    "depth": "depth",
+    "topics": "topics",
+    "inputs": "inputs",
+    "images": "images",
+    "threshold": "threshold",
+    "bug_threshold": "bug_threshold",
+    "strategy": "strategy",
+    "baseline": "baseline",
+    "rounds": "rounds",
+    "localise": "localise",
+    "max_split_tests": "max_split_tests",
+    "pass_share": "pass_share",
+    "seed": "seed",
 }
 
 
@@ -39,8 +50,11 @@ def register(sub: argparse._SubParsersAction) -> None:
     """Add the ``probe`` and ``probe-bench`` verbs."""
     p = sub.add_parser("probe", help="adaptively probe a text-to-image model (topic tree)")
     p.add_argument("--topic", help="root test topic (1-300 characters)")
-    p.add_argument("--backend", help="model under test: litellm image model, builtin/renderer, "
-                   "or a backend id of JUDGE_BACKENDS")
+    p.add_argument(
+        "--backend",
+        help="model under test: litellm image model, builtin/renderer, "
+        "or a backend id of JUDGE_BACKENDS",
+    )
     p.add_argument("--backend-api-base", help="endpoint of the model under test")
     p.add_argument("--backend-api-key-env", help="variable holding the backend's key")
     p.add_argument("--model", help="LLM writing inputs and topics (default: the judge model)")
@@ -53,11 +67,20 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--threshold", type=float, help="ρ: grow children when pass rate >= ρ (0)")
     p.add_argument("--bug-threshold", type=float, help="bug: input pass rate below this (0.75)")
     p.add_argument("--strategy", choices=["bfs", "dfs"], help="exploration order (bfs)")
-    p.add_argument("--baseline", action="store_true", default=None,
-                   help="also run the non-adaptive baseline and compare")
+    p.add_argument(
+        "--baseline",
+        action="store_true",
+        default=None,
+        help="also run the non-adaptive baseline and compare",
+    )
     p.add_argument("--rounds", type=int, help="generation rounds per node (default 1)")
-    p.add_argument("--no-localise", dest="localise", action="store_false", default=None,
-                   help="skip failure localisation")
+    p.add_argument(
+        "--no-localise",
+        dest="localise",
+        action="store_false",
+        default=None,
+        help="skip failure localisation",
+    )
     p.add_argument("--max-split-tests", type=int, help="sub-prompts per localisation (12)")
     p.add_argument("--pass-share", type=float, help="share of checks an image must pass (1.0)")
     p.add_argument("--seed", type=int, help="seed for the image backend")
@@ -86,10 +109,13 @@ def resolve_params(args: argparse.Namespace) -> tuple[Any, str | None]:
         stored = json.loads(stored_path.read_text(encoding="utf-8"))["params"]
         clash = {k: v for k, v in given.items() if stored.get(k) != v}
         if clash:
-            names = ", ".join(f"{k} ({stored.get(k)!r} stored, {v!r} given)"
-                              for k, v in clash.items())
-            return None, (f"{args.out} holds a probe with other options: {names}; "
-                          "use a new --out, or repeat the same options (or none) to resume")
+            names = ", ".join(
+                f"{k} ({stored.get(k)!r} stored, {v!r} given)" for k, v in clash.items()
+            )
+            return None, (
+                f"{args.out} holds a probe with other options: {names}; "
+                "use a new --out, or repeat the same options (or none) to resume"
+            )
         return ProbeParams.model_validate(stored), None
     if not given.get("topic") and "topic" not in given:
         return None, "--topic is required for a new run (or --out an existing run to resume)"
@@ -114,7 +140,9 @@ def backend_spec(args: argparse.Namespace, name: str) -> Any:
             return known[name]
     ident = "".join(c if c.isalnum() or c in "-_." else "-" for c in name)[:64] or "backend"
     return BackendSpec(
-        id=ident, model=name, api_base=args.backend_api_base,
+        id=ident,
+        model=name,
+        api_base=args.backend_api_base,
         api_key_env=args.backend_api_key_env,
     )
 
@@ -137,8 +165,10 @@ def run_probe_cli(args: argparse.Namespace) -> int:
         return _fail(str(exc), EXIT_CONFIG)
     m = tree["metrics"]
     apr = "n/a" if m["apr"] is None else f"{m['apr']:.3f}"
-    print(f"{m['n_nodes']} nodes, {m['n_inputs']} inputs, {m['n_images']} images: "
-          f"{m['bugs']} bugs, APR {apr} -> {args.out / 'tree.json'}")
+    print(
+        f"{m['n_nodes']} nodes, {m['n_inputs']} inputs, {m['n_images']} images: "
+        f"{m['bugs']} bugs, APR {apr} -> {args.out / 'tree.json'}"
+    )
     if "comparison" in tree:
         c = tree["comparison"]
         print(f"baseline: {c['baseline']['bugs']} bugs, APR gap {c['apr_gap']}")

@@ -52,7 +52,6 @@ class ProbeContext:
     overrides: Callable[[], Awaitable[dict[str, Override]]] = no_overrides
     progress: Callable[[str, int], None] = lambda stage, n: None
     calls: Counter[str] = field(default_factory=Counter)
-    judge_llm_calls: int = 0
 
     async def step(self, key: str, make: Callable[[], Awaitable[Any]]) -> Any:
         """A journaled step (see :mod:`eval.probing.journal`)."""

@@ -39,6 +39,22 @@ def export(root: ProbeNode, ctx: ProbeContext, extra: dict[str, Any] | None = No
     return out
 
 
+def export_json(
+    snapshot: dict[str, Any], overrides: dict[str, Any], params: dict[str, Any]
+) -> dict[str, Any]:
+    """A stored export with the current overrides applied and the metrics recomputed."""
+    from eval.probing.overrides import apply_overrides
+
+    root = ProbeNode.from_json(snapshot["root"])
+    apply_overrides(root, overrides)
+    out = dict(snapshot)
+    out["root"] = root.to_json()
+    out["metrics"] = tree_metrics(root, float(params.get("bug_threshold", 0.75)))
+    if "baseline" in out and out["baseline"].get("metrics"):
+        out["comparison"] = comparison(out["metrics"], out["baseline"]["metrics"])
+    return out
+
+
 async def _bfs(ctx: ProbeContext, root: ProbeNode, update: Update) -> None:
     parents: dict[str, ProbeNode | None] = {root.id: None}
     level = [root]
@@ -86,11 +102,16 @@ async def grow_tree(ctx: ProbeContext, update: Update = _nothing) -> ProbeNode:
     return root
 
 
+def _calls(ctx: ProbeContext) -> dict[str, int]:
+    """Requests per stage this process issued, plus the judge's own model calls."""
+    return {**dict(ctx.calls), "judge_model_calls": ctx.labeller.llm_calls}
+
+
 async def run_probe(ctx: ProbeContext, update: Update = _nothing) -> dict[str, Any]:
     """The whole run: the tree, then (``params.baseline``) the non-adaptive baseline with the
     same number of inputs and the comparison. Returns the exported tree."""
     root = await grow_tree(ctx, update)
-    extra: dict[str, Any] = {"calls": dict(ctx.calls)}
+    extra: dict[str, Any] = {"calls": _calls(ctx)}
     metrics = tree_metrics(root, ctx.params.bug_threshold)
     if ctx.params.baseline:
         from eval.probing.baseline import run_baseline
@@ -98,5 +119,5 @@ async def run_probe(ctx: ProbeContext, update: Update = _nothing) -> dict[str, A
         base = await run_baseline(ctx, metrics["n_inputs"])
         extra["baseline"] = base
         extra["comparison"] = comparison(metrics, base["metrics"])
-        extra["calls"] = dict(ctx.calls)
+        extra["calls"] = _calls(ctx)
     return export(root, ctx, extra)

@@ -32,8 +32,26 @@ from judge.fake_provider.responder import messages_text
 
 COLOURS = ["red", "green", "blue", "yellow", "orange", "white", "black", "brown", "grey", "pink"]
 ANIMALS = [
-    "giraffe", "lion", "zebra", "otter", "falcon", "tortoise", "badger", "heron", "lynx", "camel",
-    "walrus", "beaver", "panda", "koala", "moose", "bison", "gecko", "raven", "salmon", "donkey",
+    "giraffe",
+    "lion",
+    "zebra",
+    "otter",
+    "falcon",
+    "tortoise",
+    "badger",
+    "heron",
+    "lynx",
+    "camel",
+    "walrus",
+    "beaver",
+    "panda",
+    "koala",
+    "moose",
+    "bison",
+    "gecko",
+    "raven",
+    "salmon",
+    "donkey",
 ]
 RELATIONS = ["beside", "under", "behind", "above", "inside"]
 OBJECTS = ["table", "chair", "lamp", "barrel", "bucket", "ladder", "crate", "sofa", "kettle"]
@@ -93,8 +111,13 @@ class ProbeScript:
             idx, _, text = line.partition(": ")
             m = SHAPE.match(text)
             checks = (
-                [f"The image shows a {m[1]} {m[2]}.", f"The image shows a {m[4]}.",
-                 f"The {m[2]} is {m[3]} the {m[4]}."] if m else [f"The image shows {text}."]
+                [
+                    f"The image shows a {m[1]} {m[2]}.",
+                    f"The image shows a {m[4]}.",
+                    f"The {m[2]} is {m[3]} the {m[4]}.",
+                ]
+                if m
+                else [f"The image shows {text}."]
             )
             results.append({"index": int(idx), "relevant": True, "checks": checks})
         return {"results": results}
@@ -105,8 +128,11 @@ class ProbeScript:
         text = block(messages_text(body), "PROMPT") or ""
         m = SHAPE.match(text)
         if not m:
-            return {"context": [], "entities": [{"name": text[:40] or "thing", "attributes": []}],
-                    "relations": []}
+            return {
+                "context": [],
+                "entities": [{"name": text[:40] or "thing", "attributes": []}],
+                "relations": [],
+            }
         return {
             "context": [],
             "entities": [{"name": m[2], "attributes": [m[1]]}, {"name": m[4], "attributes": []}],

@@ -69,6 +69,7 @@ class Labeller:
         if criterion not in criteria():
             raise ValueError(f"unknown criterion {criterion!r}; known: {sorted(criteria())}")
         self.judge = judge
+        self.llm_calls = 0
         self.pass_share = pass_share
         self.extra = list(criteria()[criterion]["extra_checks"])
 
@@ -96,6 +97,7 @@ class Labeller:
             "prompter": {"id": "probe", "kind": "mllm"},
         }
         result = await self.judge.ascore(submission, **JUDGE_OPTIONS)
+        self.llm_calls += result.usage.llm_calls
         if result.status == "blocked":
             return [None] * len(images), result.reason or "blocked by the safety gate"
         verdicts = [None] * len(images)

@@ -81,8 +81,12 @@ async def reflect_and_grow(
     if grow and (rate is None or rate < ctx.params.threshold):
         grow = False
         node.notes.append(
-            "no children: " + ("no image was labelled" if rate is None else
-                               f"pass rate {rate:.2f} is below the threshold ρ")
+            "no children: "
+            + (
+                "no image was labelled"
+                if rate is None
+                else f"pass rate {rate:.2f} is below the threshold ρ"
+            )
         )
 
     async def first_reflection() -> None:
@@ -107,7 +111,9 @@ async def reflect_and_grow(
                 "topics",
                 f"{node.id}:topics",
                 lambda: ctx.writer.topics(
-                    node.topic, records=recs, reflection=parent_reflection,
+                    node.topic,
+                    records=recs,
+                    reflection=parent_reflection,
                     count=ctx.params.topics,
                 ),
             )
@@ -141,7 +147,9 @@ async def localise_one(ctx: ProbeContext, node: ProbeNode, index: int) -> Failur
             graph = SceneGraph.model_validate(raw)
         except Exception as exc:
             return Failure(
-                input=test.input, test_index=index, status="failed",
+                input=test.input,
+                test_index=index,
+                status="failed",
                 reason=f"no usable scene graph: {_reason(exc)}",
             ).model_dump()
 
@@ -156,8 +164,13 @@ async def localise_one(ctx: ProbeContext, node: ProbeNode, index: int) -> Failur
             minimal_failing=found.minimal_failing,
             reason="stopped at the split budget" if found.exhausted else None,
             tests=[
-                SplitTest(prompt=t.prompt, parts=sorted(t.atoms), pass_rate=t.pass_rate,
-                          passed=t.passed, images=t.images)
+                SplitTest(
+                    prompt=t.prompt,
+                    parts=sorted(t.atoms),
+                    pass_rate=t.pass_rate,
+                    passed=t.passed,
+                    images=t.images,
+                )
                 for t in found.tested[1:]
             ],
         ).model_dump()
@@ -172,7 +185,8 @@ async def _graph_json(ctx: ProbeContext, text: str) -> dict:
 async def localise_and_reflect(ctx: ProbeContext, root: ProbeNode, node: ProbeNode) -> None:
     """Phase 3: localise every bug, then reflect again with the minimal failing parts."""
     bugs = [
-        i for i, t in enumerate(node.tests)
+        i
+        for i, t in enumerate(node.tests)
         if t.pass_rate is not None and t.pass_rate < ctx.params.bug_threshold
     ]
     if ctx.params.localise and bugs:

@@ -65,16 +65,22 @@ async def run_in_dir(
     backend = spec.model_dump(exclude={"extra"}) if hasattr(spec, "model_dump") else {}
     write_json(out / "probe.json", {"params": params.model_dump(), "backend": backend})
     total = params.node_count() * params.inputs
-    bar = tqdm(total=total, desc="probe tests", unit="input", file=sys.stderr,
-               disable=quiet, leave=False)
+    bar = tqdm(
+        total=total, desc="probe tests", unit="input", file=sys.stderr, disable=quiet, leave=False
+    )
 
     async def current() -> dict[str, Override]:
         return read_overrides(out)
 
     ctx = build_context(
-        params, judge, ImageGenerator(judge.settings), spec,
-        FileJournal(out / "journal.jsonl"), FileImages(out),
-        overrides=current, progress=lambda stage, n: bar.update(n),
+        params,
+        judge,
+        ImageGenerator(judge.settings),
+        spec,
+        FileJournal(out / "journal.jsonl"),
+        FileImages(out),
+        overrides=current,
+        progress=lambda stage, n: bar.update(n),
     )
 
     async def save(root: ProbeNode) -> None:

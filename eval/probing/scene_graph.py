@@ -130,14 +130,17 @@ def checks_for(g: SceneGraph, atoms: Iterable[str]) -> list[str]:
     """One image check per entity (with its attributes), relation and context item."""
     full = closure(g, atoms)
     out = []
-    for i, e in enumerate(g.entities):
+    for i in range(len(g.entities)):
         if f"E{i}" in full:
             out.append(f"The image shows {_phrase(g, full, i, set())}.")
     for k, rel in enumerate(g.relations):
         if f"R{k}" in full:
             names = [g.entities[g.index(n)].name.strip() for n in rel.entities]
-            out.append(f"In the image, the {names[0]} is {rel.name.strip()} the "
-                       + " and the ".join(names[1:]) + ".")
+            out.append(
+                f"In the image, the {names[0]} is {rel.name.strip()} the "
+                + " and the ".join(names[1:])
+                + "."
+            )
     for k, c in enumerate(g.context):
         if f"C{k}" in full:
             out.append(f"The scene is {c.strip()}.")
@@ -148,8 +151,9 @@ def _order(g: SceneGraph, atoms: frozenset[str]) -> list[list[str]]:
     """Atoms in groups: each entity with its attributes, then context items."""
     groups = []
     for i, e in enumerate(g.entities):
-        group = [a for a in [f"E{i}", *(f"A{i}.{j}" for j in range(len(e.attributes)))]
-                 if a in atoms]
+        group = [
+            a for a in [f"E{i}", *(f"A{i}.{j}" for j in range(len(e.attributes)))] if a in atoms
+        ]
         if group:
             groups.append(group)
     groups += [[f"C{k}"] for k in range(len(g.context)) if f"C{k}" in atoms]
@@ -173,8 +177,10 @@ def split(g: SceneGraph, atoms: frozenset[str]) -> tuple[frozenset[str], frozens
     groups = _order(g, atoms)
     if len(groups) > 1:
         mid = len(groups) // 2
-        return (frozenset(a for grp in groups[:mid] for a in grp),
-                frozenset(a for grp in groups[mid:] for a in grp))
+        return (
+            frozenset(a for grp in groups[:mid] for a in grp),
+            frozenset(a for grp in groups[mid:] for a in grp),
+        )
     flat = groups[0]
     mid = len(flat) // 2
     return frozenset(flat[:mid]), frozenset(flat[mid:])

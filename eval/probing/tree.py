@@ -133,6 +133,36 @@ class ProbeNode(BaseModel):
         """The node with ``node_id`` in this subtree."""
         return next((n for n in self.walk() if n.id == node_id), None)
 
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> ProbeNode:
+        """Rebuild a node (and its subtree) from :meth:`to_json` output."""
+        tests = [
+            ProbeTest(
+                input=t["input"],
+                round=t.get("round", 0),
+                status=t.get("status", "ok"),
+                reason=t.get("reason"),
+                checks=t.get("checks", []),
+                images=t.get("images", []),
+                judge_verdicts=t.get("judge_verdicts", t.get("verdicts", [])),
+            )
+            for t in data.get("tests", [])
+        ]
+        return cls(
+            id=data["id"],
+            topic=data["topic"],
+            depth=data["depth"],
+            parent=data.get("parent"),
+            status=data.get("status", "done"),
+            reason=data.get("reason"),
+            tests=tests,
+            reflections=data.get("reflections")
+            or ([data["reflection"]] if data.get("reflection") else []),
+            failures=[Failure.model_validate(f) for f in data.get("failures", [])],
+            children=[cls.from_json(c) for c in data.get("children", [])],
+            notes=data.get("notes", []),
+        )
+
     def to_json(self) -> dict[str, Any]:
         rate = self.pass_rate
         return {
