@@ -100,9 +100,12 @@ class Labeller:
         self.llm_calls += result.usage.llm_calls
         if result.status == "blocked":
             return [None] * len(images), result.reason or "blocked by the safety gate"
-        verdicts = [None] * len(images)
-        for img in result.images:
-            if 0 <= img.index < len(images):
-                verdicts[img.index] = image_verdict(img.objective.items, self.pass_share)
+        verdicts: list[bool | None] = [None] * len(images)
+        per_image = {img.index: img.objective.items for img in result.images}
+        if not per_image and len(images) == 1:  # one image: the result's own image side
+            per_image = {0: result.objective["image"].items}
+        for index, items in per_image.items():
+            if 0 <= index < len(images):
+                verdicts[index] = image_verdict(items, self.pass_share)
         reason = None if any(v is not None for v in verdicts) else "no check could be scored"
         return verdicts, reason
