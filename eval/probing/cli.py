@@ -148,7 +148,8 @@ def backend_spec(args: argparse.Namespace, name: str) -> Any:
 
 
 def run_probe_cli(args: argparse.Namespace) -> int:
-    """Run or resume a probe; exit 2 on bad options, 3 when no LLM is configured."""
+    """Run or resume a probe; exit 2 on bad options, 3 when no LLM is configured, 1 when the
+    run labelled no image at all (the reasons are printed and kept in tree.json)."""
     from eval.probing.run_dir import run_in_dir
 
     params, problem = resolve_params(args)
@@ -172,6 +173,15 @@ def run_probe_cli(args: argparse.Namespace) -> int:
     if "comparison" in tree:
         c = tree["comparison"]
         print(f"baseline: {c['baseline']['bugs']} bugs, APR gap {c['apr_gap']}")
+    if not m["n_images"]:
+        reasons = sorted({f"{t['status']}: {t['reason']}" for t in tree["root"]["tests"]})
+        why = "; ".join(reasons[:3]) or tree["root"].get("reason") or "no input was generated"
+        print(
+            f"judge probe: no image was labelled ({why}); check the backend and the LLM, "
+            f"then run the same command again to resume",
+            file=sys.stderr,
+        )
+        return 1
     return 0
 
 

@@ -64,7 +64,7 @@ async def run_in_dir(
     out.mkdir(parents=True, exist_ok=True)
     backend = spec.model_dump(exclude={"extra"}) if hasattr(spec, "model_dump") else {}
     write_json(out / "probe.json", {"params": params.model_dump(), "backend": backend})
-    total = params.node_count() * params.inputs
+    total = params.node_count() * params.inputs * (2 if params.baseline else 1)
     bar = tqdm(
         total=total, desc="probe tests", unit="input", file=sys.stderr, disable=quiet, leave=False
     )
