@@ -12,6 +12,7 @@ import asyncio
 import importlib
 import json
 import logging
+import os
 import re
 import time
 import uuid
@@ -136,6 +137,7 @@ def create_app(settings: ServiceSettings | None = None) -> FastAPI:
     )
     app.state.settings = settings or ServiceSettings()
     app.state.inline_workers = app.state.settings.inline_workers
+    app.state.backends_path = os.environ.get("JUDGE_BACKENDS")  # T2I backends for /v1/probes
     errors.install(app)
     app.add_middleware(BodyLimit, max_bytes=app.state.settings.max_body_bytes)
 

@@ -39,11 +39,12 @@ class BackendsError(ValueError):
     """The server's backends file is missing, unreadable or lacks the named backend."""
 
 
-def service_backends() -> dict[str, Any]:
-    """The T2I backends of ``JUDGE_BACKENDS`` (a TOML file of ``[[backends]]``), by id."""
+def service_backends(app: FastAPI) -> dict[str, Any]:
+    """The T2I backends of ``JUDGE_BACKENDS`` (a TOML file of ``[[backends]]``, read when the
+    app was created), by id."""
     from judge.llm.images import load_backends
 
-    path = os.environ.get("JUDGE_BACKENDS")
+    path = getattr(app.state, "backends_path", None) or os.environ.get("JUDGE_BACKENDS")
     if not path:
         raise BackendsError(
             "this service has no T2I backends configured: start it with "
@@ -100,7 +101,7 @@ class ProbeRunner:
                 return
             params = ProbeParams.model_validate(json.loads(meta["params"]))
             try:
-                spec = service_backends()[params.backend]
+                spec = service_backends(self.app)[params.backend]
             except (BackendsError, KeyError) as exc:
                 await store.finish(probe_id, "failed", f"backend {params.backend!r}: {exc}")
                 return

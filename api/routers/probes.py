@@ -117,7 +117,7 @@ async def create_probe(
         msg = "unknown field" if err["type"] == "extra_forbidden" else err["msg"]
         raise _bad(422, "invalid_input", f"{field}: {msg}", field) from None
     try:
-        backends = service_backends()
+        backends = service_backends(request.app)
     except BackendsError as exc:
         raise _bad(400, "not_configured", str(exc), "backend") from None
     if params.backend not in backends:

@@ -118,6 +118,7 @@ async def run_probe(ctx: ProbeContext, update: Update = _nothing) -> dict[str, A
 
         base = await run_baseline(ctx, metrics["n_inputs"])
         extra["baseline"] = base
-        extra["comparison"] = comparison(metrics, base["metrics"])
+        if base["metrics"]:
+            extra["comparison"] = comparison(metrics, base["metrics"])
         extra["calls"] = _calls(ctx)
     return export(root, ctx, extra)
