@@ -11,7 +11,7 @@ The LLM side answers by the requested schema (``response_format.json_schema.name
   all different (animals rotate with a counter); every input whose position in its batch is
   below ``failing`` (of 5) gets the planted colour (default ``purple``);
 - ``ReviewBatch``: every candidate relevant, with one check per entity and one per relation;
-- ``SceneGraph``: parsed from the input's fixed shape; ``TopicBatch``: ``<topic> aspect <k>``;
+- ``SceneGraph``: parsed from the input's fixed shape; ``TopicBatch``: ``<topic> with <facet>``;
 - the judge's checklist answers (``BatchCheckAnswer``/``CheckAnswer``): a check fails exactly
   when its text names the planted colour.
 """
@@ -55,6 +55,7 @@ ANIMALS = [
 ]
 RELATIONS = ["beside", "under", "behind", "above", "inside"]
 OBJECTS = ["table", "chair", "lamp", "barrel", "bucket", "ladder", "crate", "sofa", "kettle"]
+FACETS = ["texture", "motion", "crowds", "lighting", "scale", "text"]
 SHAPE = re.compile(r"A (\w+) (\w+) (\w+) an? (\w+)")
 
 
@@ -143,7 +144,7 @@ class ProbeScript:
         system = body["messages"][0]["content"]
         count = int(re.search(r"exactly (\d+)", system).group(1))  # type: ignore[union-attr]
         topic = block(messages_text(body), "TOPIC") or "topic"
-        return {"topics": [f"{topic} aspect {k + 1}" for k in range(count)]}
+        return {"topics": [f"{topic} with {FACETS[k % len(FACETS)]}" for k in range(count)]}
 
     def _ok(self, text: str) -> bool:
         return self.token not in text

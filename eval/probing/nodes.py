@@ -124,8 +124,12 @@ async def reflect_and_grow(
     _, proposed = await asyncio.gather(first_reflection(), topics())
     kept: list[str] = []
     for t in proposed:
-        if not near_duplicate(t, [*kept, node.topic], limit=0.8, n=2):
+        if near_duplicate(t, [*kept, node.topic], limit=0.8, n=2):
+            node.notes.append(f"dropped a child topic too close to another: {t[:80]}")
+        else:
             kept.append(t)
+    if grow and len(kept) < ctx.params.topics:
+        node.notes.append(f"{len(kept)} of {ctx.params.topics} child topics were usable")
     for i, topic in enumerate(kept[: ctx.params.topics]):
         node.children.append(
             ProbeNode(id=child_id(node.id, i), topic=topic, depth=node.depth + 1, parent=node.id)

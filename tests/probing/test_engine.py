@@ -31,7 +31,7 @@ def test_tree_shape_and_metrics_recomputed(make_ctx) -> None:
     assert [n["depth"] for n in nodes] == [0, 1, 1]
     assert all(len(n["tests"]) == 3 and n["status"] == "done" for n in nodes)
     assert all(len(t["verdicts"]) == 2 for n in nodes for t in n["tests"])
-    assert nodes[1]["topic"] == "animals aspect 1"
+    assert nodes[1]["topic"] == "animals with texture"
     # independent recomputation from the exported verdicts
     verdicts = [v for n in nodes for t in n["tests"] for v in t["verdicts"]]
     bugs = sum(1 for n in nodes for t in n["tests"] if sum(t["verdicts"]) / 2 < 0.75)
