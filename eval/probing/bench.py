@@ -37,7 +37,7 @@ def spawn_script(latency: float) -> tuple[subprocess.Popen[str], str]:
     return proc, line.removeprefix("READY ")
 
 
-async def _run(base_url: str, out: Path) -> tuple[dict[str, Any], float]:
+async def _run(base_url: str, out: Path, depth: int = 3) -> tuple[dict[str, Any], float]:
     from eval.probing.engine import run_probe
     from eval.probing.journal import FileJournal
     from eval.probing.params import ProbeParams
@@ -64,7 +64,7 @@ async def _run(base_url: str, out: Path) -> tuple[dict[str, Any], float]:
         api_key_env=KEY_ENV,
         concurrency=256,
     )
-    params = ProbeParams(topic="animals and objects", backend="bench")
+    params = ProbeParams(topic="animals and objects", backend="bench", depth=depth)
     ctx = build_context(
         params,
         judge,
@@ -79,13 +79,13 @@ async def _run(base_url: str, out: Path) -> tuple[dict[str, Any], float]:
     return tree, wall
 
 
-def run_bench(latency: float) -> dict[str, Any]:
+def run_bench(latency: float, depth: int = 3) -> dict[str, Any]:
     """Run the benchmark; the report holds the wall time in L and the calls per stage."""
     os.environ.setdefault(KEY_ENV, "bench")
     proc, base_url = spawn_script(latency)
     try:
         with tempfile.TemporaryDirectory(prefix="probe-bench-") as tmp:
-            tree, wall = asyncio.run(_run(base_url, Path(tmp)))
+            tree, wall = asyncio.run(_run(base_url, Path(tmp), depth))
     finally:
         proc.terminate()
         proc.wait(timeout=10)

@@ -90,6 +90,13 @@ def register(sub: argparse._SubParsersAction) -> None:
 
     b = sub.add_parser("probe-bench", help="time a default-size probe against fakes")
     b.add_argument("--latency", type=float, default=0.5, help="seconds per fake model call")
+    b.add_argument(
+        "--depth",
+        type=int,
+        default=3,
+        choices=[1, 2, 3],
+        help="levels of the tree (default 3: the paper's 13 nodes)",
+    )
     b.add_argument("--json", action="store_true", help="print the report as JSON")
     b.set_defaults(handler=run_bench_cli)
 
@@ -191,7 +198,7 @@ def run_bench_cli(args: argparse.Namespace) -> int:
 
     if args.latency <= 0:
         return _fail("--latency must be above 0 seconds")
-    report = run_bench(args.latency)
+    report = run_bench(args.latency, args.depth)
     if args.json:
         print(json.dumps(report))
     else:

@@ -74,8 +74,16 @@ def walk(node: dict) -> list[dict]:
 
 
 def test_probe_runs_and_overrides_update_metrics(client: httpx.Client) -> None:
-    r = client.post("/v1/probes", json={"topic": "animals", "backend": "card", **SMALL,
-                                        "threshold": 0, "model": "openai/fake-judge"})
+    r = client.post(
+        "/v1/probes",
+        json={
+            "topic": "animals",
+            "backend": "card",
+            **SMALL,
+            "threshold": 0,
+            "model": "openai/fake-judge",
+        },
+    )
     assert r.status_code == 202, r.text
     probe_id = r.json()["id"]
     body = wait_done(client, probe_id)
@@ -87,8 +95,10 @@ def test_probe_runs_and_overrides_update_metrics(client: httpx.Client) -> None:
     png = client.get(f"/v1/probes/{probe_id}/{ref}")
     assert png.status_code == 200 and png.content[:4] == b"\x89PNG"
     before = tree["metrics"]["apr"]
-    r = client.post(f"/v1/probes/{probe_id}/overrides",
-                    json={"node": "n0", "test": 0, "image": 0, "verdict": True, "who": "ana"})
+    r = client.post(
+        f"/v1/probes/{probe_id}/overrides",
+        json={"node": "n0", "test": 0, "image": 0, "verdict": True, "who": "ana"},
+    )
     assert r.status_code == 200 and r.json()["recorded"] == 1
     after = client.get(f"/v1/probes/{probe_id}").json()["tree"]
     assert after["metrics"]["apr"] > before and after["metrics"]["bugs"] == 5
@@ -96,20 +106,38 @@ def test_probe_runs_and_overrides_update_metrics(client: httpx.Client) -> None:
     assert test["verdicts"] == [True] and test["judge_verdicts"] == [False]
     assert test["overrides"]["0"]["who"] == "ana" and test["overrides"]["0"]["when"]
     assert after["metrics"]["agreement"]["n_compared"] == 1
-    r = client.post(f"/v1/probes/{probe_id}/overrides", json={"overrides": [
-        {"node": "n0.1", "test": 1, "image": 0, "verdict": False}]})
+    r = client.post(
+        f"/v1/probes/{probe_id}/overrides",
+        json={"overrides": [{"node": "n0.1", "test": 1, "image": 0, "verdict": False}]},
+    )
     assert r.json()["metrics"]["agreement"]["n_overrides"] == 2
-    assert_error(client.post(f"/v1/probes/{probe_id}/overrides",
-                             json={"node": "n9", "test": 0, "image": 0, "verdict": True}),
-                 404, "overrides[0]")
-    assert_error(client.post(f"/v1/probes/{probe_id}/overrides",
-                             json={"node": "n0", "test": 0, "image": 5, "verdict": True}),
-                 404, "overrides[0]")
-    assert_error(client.post(f"/v1/probes/{probe_id}/overrides",
-                             json={"node": "n0", "test": 0, "image": 0, "verdict": "maybe"}),
-                 422, "overrides[0].verdict")
-    assert_error(client.post(f"/v1/probes/{probe_id}/overrides", json={"overrides": []}),
-                 400, "overrides")
+    assert_error(
+        client.post(
+            f"/v1/probes/{probe_id}/overrides",
+            json={"node": "n9", "test": 0, "image": 0, "verdict": True},
+        ),
+        404,
+        "overrides[0]",
+    )
+    assert_error(
+        client.post(
+            f"/v1/probes/{probe_id}/overrides",
+            json={"node": "n0", "test": 0, "image": 5, "verdict": True},
+        ),
+        404,
+        "overrides[0]",
+    )
+    assert_error(
+        client.post(
+            f"/v1/probes/{probe_id}/overrides",
+            json={"node": "n0", "test": 0, "image": 0, "verdict": "maybe"},
+        ),
+        422,
+        "overrides[0].verdict",
+    )
+    assert_error(
+        client.post(f"/v1/probes/{probe_id}/overrides", json={"overrides": []}), 400, "overrides"
+    )
 
 
 @pytest.mark.parametrize(
@@ -119,8 +147,11 @@ def test_probe_runs_and_overrides_update_metrics(client: httpx.Client) -> None:
         ({"topic": "x" * 10_240, "backend": "card"}, 422, "topic"),
         ({"topic": "t", "backend": "nope"}, 400, "backend"),
         ({"topic": "t", "backend": "card", "api_base": "http://evil"}, 400, "api_base"),
-        ({"topic": "t", "backend": "card", "backend_api_key_env": "HOME"}, 400,
-         "backend_api_key_env"),
+        (
+            {"topic": "t", "backend": "card", "backend_api_key_env": "HOME"},
+            400,
+            "backend_api_key_env",
+        ),
         ({"topic": "t", "backend": "card", "colour": 1}, 422, "colour"),
         ({"topic": "t", "backend": "card", "depth": 99}, 422, "depth"),
         ({"topic": "t", "backend": "card", "strategy": "random"}, 422, "strategy"),
@@ -137,8 +168,17 @@ def test_unknown_probe_is_404(client: httpx.Client) -> None:
 
 
 def test_refusing_backend_is_recorded_not_a_crash(client: httpx.Client) -> None:
-    r = client.post("/v1/probes", json={"topic": "t", "backend": "refuser", "depth": 1,
-                                        "inputs": 2, "images": 1, "baseline": True})
+    r = client.post(
+        "/v1/probes",
+        json={
+            "topic": "t",
+            "backend": "refuser",
+            "depth": 1,
+            "inputs": 2,
+            "images": 1,
+            "baseline": True,
+        },
+    )
     body = wait_done(client, r.json()["id"])
     assert body["status"] == "done"
     tests = body["tree"]["root"]["tests"]
@@ -152,8 +192,9 @@ def test_probe_resumes_after_a_service_restart(tmp_path: Path, fakes) -> None:
     llm.latency = 0.1
     try:
         with live_service(env, tmp_path / "data") as first, first.client() as c:
-            probe_id = c.post("/v1/probes", json={"topic": "animals", "backend": "card",
-                                                  **SMALL}).json()["id"]
+            probe_id = c.post(
+                "/v1/probes", json={"topic": "animals", "backend": "card", **SMALL}
+            ).json()["id"]
             deadline = time.monotonic() + 60
             while c.get(f"/v1/probes/{probe_id}").json()["tree"] is None:
                 assert time.monotonic() < deadline

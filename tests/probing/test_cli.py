@@ -115,6 +115,23 @@ def test_no_localise_flag(env, tmp_path: Path) -> None:
     )
     tree = json.loads((out / "tree.json").read_text())
     assert tree["root"]["failures"] == [] and tree["metrics"]["bugs"] == 2
+    # a person's verdict in DIR/overrides.json is applied when the run is resumed
+    (out / "overrides.json").write_text(
+        json.dumps({"n0/0/0": {"verdict": True, "who": "ana", "when": "2026-05-01T10:00:00Z"}})
+    )
+    assert probe(env, out) == 0
+    tree = json.loads((out / "tree.json").read_text())
+    assert tree["root"]["tests"][0]["verdicts"] == [True]
+    assert tree["metrics"]["bugs"] == 1 and tree["metrics"]["agreement"]["n_compared"] == 1
+
+
+@pytest.mark.timeout(300)
+def test_probe_bench_reports_calls_per_stage(capsys) -> None:
+    assert main(["probe-bench", "--latency", "0.01", "--depth", "1", "--json"]) in (0, 1)
+    report = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    assert report["nodes"] == 1 and report["inputs"] == 5 and report["bugs"] == 2
+    assert report["calls_per_stage"]["scene_graph"] == 2
+    assert report["localisation_subprompts"] > 0 and report["wall_in_L"] > 0
 
 
 @pytest.mark.parametrize(
