@@ -8,6 +8,7 @@ Example::
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 from collections import Counter
 from collections.abc import Awaitable, Callable
@@ -34,6 +35,12 @@ RenderFn = Callable[[str, int], Awaitable[Rendered]]
 """``(prompt, n) -> Rendered``: the model under test."""
 
 
+def _quiet(task: asyncio.Future[Any]) -> None:
+    """Retrieve an unused task's error so it is not logged as never retrieved."""
+    if not task.cancelled():
+        task.exception()
+
+
 async def no_overrides() -> dict[str, Override]:
     """The overrides source of a run nobody corrects."""
     return {}
@@ -52,6 +59,34 @@ class ProbeContext:
     overrides: Callable[[], Awaitable[dict[str, Override]]] = no_overrides
     progress: Callable[[str, int], None] = lambda stage, n: None
     calls: Counter[str] = field(default_factory=Counter)
+    renders: dict[str, asyncio.Task[Any]] = field(default_factory=dict)
+    graphs: dict[str, asyncio.Task[Any]] = field(default_factory=dict)
+
+    def render_ahead(self, prompts: list[str]) -> None:
+        """Start rendering candidate inputs while the relevance review runs (a rejected one
+        wastes its render; an accepted one saves a round trip)."""
+        for prompt in prompts:
+            if prompt not in self.renders:
+                self.count("test_render")
+                task = asyncio.ensure_future(self.render(prompt, self.params.images))
+                task.add_done_callback(_quiet)
+                self.renders[prompt] = task
+
+    def parse_ahead(self, prompt: str) -> None:
+        """Ask for an input's scene graph while its images are judged (used if it is a bug)."""
+        if self.params.localise and prompt not in self.graphs:
+            self.count("scene_graph")
+            task = asyncio.ensure_future(self.writer.scene_graph(prompt))
+            task.add_done_callback(_quiet)
+            self.graphs[prompt] = task
+
+    def drop_ahead(self) -> None:
+        """Cancel work started ahead that nobody used (renders of rejected candidates, scene
+        graphs of inputs that passed)."""
+        for task in [*self.renders.values(), *self.graphs.values()]:
+            task.cancel()
+        self.renders.clear()
+        self.graphs.clear()
 
     async def step(self, key: str, make: Callable[[], Awaitable[Any]]) -> Any:
         """A journaled step (see :mod:`eval.probing.journal`)."""

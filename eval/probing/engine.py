@@ -110,13 +110,19 @@ def _calls(ctx: ProbeContext) -> dict[str, int]:
 async def run_probe(ctx: ProbeContext, update: Update = _nothing) -> dict[str, Any]:
     """The whole run: the tree, then (``params.baseline``) the non-adaptive baseline with the
     same number of inputs and the comparison. Returns the exported tree."""
-    root = await grow_tree(ctx, update)
+    try:
+        root = await grow_tree(ctx, update)
+    finally:
+        ctx.drop_ahead()
     extra: dict[str, Any] = {"calls": _calls(ctx)}
     metrics = tree_metrics(root, ctx.params.bug_threshold)
     if ctx.params.baseline:
         from eval.probing.baseline import run_baseline
 
-        base = await run_baseline(ctx, metrics["n_inputs"])
+        try:
+            base = await run_baseline(ctx, metrics["n_inputs"])
+        finally:
+            ctx.drop_ahead()
         extra["baseline"] = base
         if base["metrics"]:
             extra["comparison"] = comparison(metrics, base["metrics"])

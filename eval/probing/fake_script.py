@@ -11,7 +11,7 @@ The LLM side answers by the requested schema (``response_format.json_schema.name
   all different (animals rotate with a counter); every input whose position in its batch is
   below ``failing`` (of 5) gets the planted colour (default ``purple``);
 - ``ReviewBatch``: every candidate relevant, with one check per entity and one per relation;
-- ``SceneGraph``: parsed from the input's fixed shape; ``TopicBatch``: ``<topic> with <facet>``;
+- ``SceneGraph``: parsed from the input's fixed shape; ``TopicBatch``: ``<facet> of <object>s <n>``;
 - the judge's checklist answers (``BatchCheckAnswer``/``CheckAnswer``): a check fails exactly
   when its text names the planted colour.
 """
@@ -143,8 +143,11 @@ class ProbeScript:
     def topics(self, body: dict[str, Any]) -> dict[str, Any]:
         system = body["messages"][0]["content"]
         count = int(re.search(r"exactly (\d+)", system).group(1))  # type: ignore[union-attr]
-        topic = block(messages_text(body), "TOPIC") or "topic"
-        return {"topics": [f"{topic} with {FACETS[k % len(FACETS)]}" for k in range(count)]}
+        out = []
+        for k in range(count):
+            n = next(self.counter)
+            out.append(f"{FACETS[k % len(FACETS)]} of {OBJECTS[n % len(OBJECTS)]}s {n}")
+        return {"topics": out}
 
     def _ok(self, text: str) -> bool:
         return self.token not in text

@@ -50,6 +50,7 @@ async def screen(
             fresh.append(text)
     if not fresh:
         return [], notes
+    ctx.render_ahead(fresh)
     ctx.count("review")
     reviewed = await ctx.writer.review(topic, fresh)
     accepted = []

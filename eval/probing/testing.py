@@ -21,13 +21,16 @@ log = logging.getLogger("eval.probing")
 
 
 async def render_and_label(
-    ctx: ProbeContext, prompt: str, checks: list[str], stage: str
+    ctx: ProbeContext, prompt: str, checks: list[str], stage: str, *, parse: bool = False
 ) -> dict[str, Any]:
-    """``{"status", "reason", "images", "verdicts"}`` for ``prompt`` (n_x images)."""
+    """``{"status", "reason", "images", "verdicts"}`` for ``prompt`` (n_x images); with
+    ``parse``, the scene graph is asked for while the images are judged."""
     n = ctx.params.images
-    ctx.count(f"{stage}_render")
+    ahead = ctx.renders.pop(prompt, None) if stage == "test" else None
+    if ahead is None:
+        ctx.count(f"{stage}_render")
     try:
-        gen = await ctx.render(prompt, n)
+        gen = await (ahead if ahead is not None else ctx.render(prompt, n))
     except Exception as exc:  # a renderer bug must not take the run down
         log.warning("render failed for %r: %s", prompt[:60], exc)
         return {"status": "failed", "reason": f"{type(exc).__name__}: {exc}"[:300], "images": []}
@@ -35,6 +38,8 @@ async def render_and_label(
         status = gen.status if gen.status != "ok" else "empty"
         return {"status": status, "reason": gen.reason or "no image returned", "images": []}
     refs = [await ctx.images.put(png) for png in gen.images]
+    if parse:
+        ctx.parse_ahead(prompt)
     ctx.count(f"{stage}_judge")
     try:
         verdicts, reason = await ctx.labeller.label(prompt, checks, list(gen.images))
@@ -52,7 +57,7 @@ async def run_test(
     """Test ``index`` of a node (journaled)."""
 
     async def make() -> dict[str, Any]:
-        out = await render_and_label(ctx, prompt, checks, "test")
+        out = await render_and_label(ctx, prompt, checks, "test", parse=node_id != "baseline")
         ctx.progress("tests", 1)
         return out
 

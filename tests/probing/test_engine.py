@@ -31,7 +31,7 @@ def test_tree_shape_and_metrics_recomputed(make_ctx) -> None:
     assert [n["depth"] for n in nodes] == [0, 1, 1]
     assert all(len(n["tests"]) == 3 and n["status"] == "done" for n in nodes)
     assert all(len(t["verdicts"]) == 2 for n in nodes for t in n["tests"])
-    assert nodes[1]["topic"] == "animals with texture"
+    assert nodes[1]["topic"].startswith("texture of ")
     # independent recomputation from the exported verdicts
     verdicts = [v for n in nodes for t in n["tests"] for v in t["verdicts"]]
     bugs = sum(1 for n in nodes for t in n["tests"] if sum(t["verdicts"]) / 2 < 0.75)
@@ -77,7 +77,9 @@ def test_localisation_finds_planted_part_and_baseline(make_ctx) -> None:
     comp = tree["comparison"]
     assert comp["adaptive"]["bugs"] == 2 and comp["baseline"]["bugs"] == base["metrics"]["bugs"]
     assert comp["apr_gap"] == round(base["metrics"]["apr"] - tree["metrics"]["apr"], 4)
-    assert tree["calls"]["localise_render"] >= 2 and tree["calls"]["scene_graph"] == 2
+    assert (
+        tree["calls"]["localise_render"] >= 2 and tree["calls"]["scene_graph"] == 3
+    )  # asked ahead
 
 
 def test_overrides_feed_later_generation(make_ctx, probe_fake) -> None:
