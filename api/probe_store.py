@@ -10,6 +10,7 @@ Keys (all expire ``batch_ttl_s`` after the last write)::
     judge:probe:{id}:overrides  hash   "<node>/<test>/<image>" -> {"verdict", "who", "when"}
     judge:probe:{id}:lease      string the process running it (SET NX PX, renewed)
     judge:probes:active         set    ids of probes not finished yet (resumed after a restart)
+    judge:probes:owner:{owner}  zset   the owner's probe ids by creation time (listing)
 
 Example::
 
@@ -65,8 +66,32 @@ class ProbeStore:
             pipe.hset(self.key(probe_id, "meta"), mapping=meta)
             pipe.expire(self.key(probe_id, "meta"), self.ttl_s)
             pipe.sadd(ACTIVE, probe_id)
+            pipe.zadd(f"judge:probes:owner:{owner}", {probe_id: time.time()})
+            pipe.expire(f"judge:probes:owner:{owner}", self.ttl_s)
             await pipe.execute()
         return probe_id
+
+    async def listing(self, owner: str, limit: int = 100) -> list[dict[str, Any]]:
+        """The owner's probes, newest first: ``{"id", "status", "topic", "backend",
+        "created_at"}`` (expired ones are skipped)."""
+        ids = await self.client.zrevrange(f"judge:probes:owner:{owner}", 0, limit - 1)
+        out = []
+        for raw in ids:
+            probe_id = _s(raw) or ""
+            meta = await self.meta(probe_id, owner)
+            if meta is None:
+                continue
+            params = json.loads(meta["params"])
+            out.append(
+                {
+                    "id": probe_id,
+                    "status": meta.get("status"),
+                    "topic": params.get("topic"),
+                    "backend": meta.get("backend"),
+                    "created_at": float(meta["created_at"]) if meta.get("created_at") else None,
+                }
+            )
+        return out
 
     async def meta(self, probe_id: str, owner: str | None = None) -> dict[str, str] | None:
         raw = await self.client.hgetall(self.key(probe_id, "meta"))

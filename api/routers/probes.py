@@ -10,7 +10,10 @@
 - ``POST /v1/probes/{id}/overrides`` → ``{"node": "n0.1", "test": 0, "image": 2,
   "verdict": false, "who": "ana", "note": "..."}`` (or ``{"overrides": [...]}``); answers the
   tree's metrics with the judge–human agreement.
-- ``GET /v1/probes/{id}/images/{name}`` → the PNG of one rendered image.
+- ``GET /v1/probes/{id}/images/{name}`` → the PNG of one rendered image (a test's image entry
+  ``images/<name>`` read as a path under ``/v1/probes/{id}/``).
+- ``GET /v1/probes`` → ``{"probes": [{"id", "status", "topic", "backend", "created_at"}]}``,
+  the caller's probes, newest first (browsing needs no model).
 
 Example::
 
@@ -135,6 +138,13 @@ async def create_probe(
     probe_id = await store.create(params.model_dump(), params.backend, owner_tag(key))
     await _runner(request).start(probe_id)
     return JSONResponse({"id": probe_id, "status": "running"}, 202)
+
+
+@router.get("")
+async def list_probes(key: PollKeyDep, settings: SettingsDep, redis: RedisDep) -> dict[str, Any]:
+    """The caller's probes, newest first."""
+    store = ProbeStore(redis, settings.batch_ttl_s)
+    return {"probes": await store.listing(owner_tag(key))}
 
 
 async def _load(store: ProbeStore, probe_id: str, key: str) -> dict[str, str]:

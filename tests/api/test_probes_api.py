@@ -86,6 +86,8 @@ def test_probe_runs_and_overrides_update_metrics(client: httpx.Client) -> None:
     )
     assert r.status_code == 202, r.text
     probe_id = r.json()["id"]
+    listed = client.get("/v1/probes").json()["probes"]
+    assert listed[0]["id"] == probe_id and listed[0]["topic"] == "animals"
     body = wait_done(client, probe_id)
     assert body["status"] == "done", body.get("error")
     tree = body["tree"]
