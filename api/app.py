@@ -51,6 +51,9 @@ ROUTERS = [
     "api.routers.probes",
     "api.ui.pages",
     "api.ui.study_pages",
+    "api.ui.auth",
+    "api.ui.probe_pages",
+    "api.ui.results_pages",
 ]
 
 

@@ -1,0 +1,136 @@
+"""Who is using the UI's probe and results pages: an API key kept in an HttpOnly cookie.
+
+A browser cannot send ``Authorization`` on a link, so the pages ask once for a key of
+``JUDGE_API_KEYS`` / ``JUDGE_ADMIN_KEYS`` (``/ui/key``) and keep it in an HttpOnly,
+SameSite=Strict cookie scoped to ``/ui`` — page scripts never see it and no page ever prints
+it. Without configured keys the UI acts as the anonymous caller, as the API does. Wrong keys
+count towards the same per-address throttle as the API's. Forms and the pages' JSON posts
+must come from this origin (:func:`same_origin`).
+
+Example::
+
+    key = await ui_key(request)          # None → send the browser to sign_in_redirect(request)
+    GET  /ui/key?next=/ui/probes/       → the key form
+    POST /ui/key                        key=...&next=/ui/probes/
+    POST /ui/key/forget                 → the cookie is dropped
+"""
+
+from __future__ import annotations
+
+import hmac
+from urllib.parse import quote, urlsplit
+
+from fastapi import APIRouter, Request
+from fastapi.responses import HTMLResponse, RedirectResponse, Response
+
+from api.deps import ANONYMOUS
+from api.limits import check_auth_failures, client_address
+from api.settings import ServiceSettings
+from api.ui import SECURITY_HEADERS, error_page, render
+
+router = APIRouter(prefix="/ui/key", include_in_schema=False)
+COOKIE = "judge_ui_key"
+
+
+def _known(settings: ServiceSettings, given: str) -> bool:
+    found = False
+    for k in settings.all_keys:  # compare with every key: no early exit
+        found |= hmac.compare_digest(given.encode(), k.encode())
+    return found
+
+
+async def ui_key(request: Request) -> str | None:
+    """The UI caller's key ("anonymous" when the service has no keys), or None to sign in."""
+    settings: ServiceSettings = request.app.state.settings
+    if not settings.auth_required:
+        return ANONYMOUS
+    given = request.cookies.get(COOKIE)
+    if given and _known(settings, given):
+        return given
+    return None
+
+
+def same_origin(request: Request) -> bool:
+    """True when a POST comes from this site (Origin header equal to Host, or absent)."""
+    origin = request.headers.get("origin")
+    if origin is None:
+        return True
+    return origin != "null" and urlsplit(origin).netloc == request.headers.get("host")
+
+
+def safe_next(value: object) -> str:
+    """A UI path to go back to after signing in (anything else → the UI's home).
+
+    Example:
+        >>> safe_next("/ui/probes/"), safe_next("//evil.example/"), safe_next("https://x/")
+        ('/ui/probes/', '/ui/', '/ui/')
+    """
+    ok = isinstance(value, str) and value.startswith("/ui/") and len(value) <= 512
+    if ok and "\\" not in value:  # type: ignore[operator]
+        return value  # type: ignore[return-value]
+    return "/ui/"
+
+
+def sign_in_redirect(request: Request) -> RedirectResponse:
+    """Send the browser to the key form, coming back to this page afterwards."""
+    target = request.url.path + (f"?{request.url.query}" if request.url.query else "")
+    return RedirectResponse(
+        f"/ui/key?next={quote(safe_next(target))}", status_code=303, headers=SECURITY_HEADERS
+    )
+
+
+@router.get("", response_class=HTMLResponse)
+async def key_form(request: Request) -> Response:
+    """The key form."""
+    nxt = safe_next(request.query_params.get("next"))
+    signed_in = await ui_key(request) is not None
+    return render(
+        request,
+        "key.html",
+        {"title": "Sign in", "next": nxt, "error": None, "signed_in": signed_in},
+    )
+
+
+@router.post("", response_class=HTMLResponse)
+async def key_submit(request: Request) -> Response:
+    """Check a key and remember it in this browser (HttpOnly cookie for ``/ui``)."""
+    if not same_origin(request):
+        return error_page(request, 403, "Refused", "This form must be sent from this site.")
+    settings: ServiceSettings = request.app.state.settings
+    form = await request.form()
+    nxt = safe_next(form.get("next"))
+    given = form.get("key")
+    given = given.strip() if isinstance(given, str) else ""
+    redis, address = request.app.state.redis, client_address(request)
+    limit = settings.auth_failures_per_minute
+    if settings.auth_required and not (given and _known(settings, given)):
+        await check_auth_failures(redis, address, limit, count=True)
+        context = {
+            "title": "Sign in",
+            "next": nxt,
+            "signed_in": False,
+            "error": "That key is not one of this service's keys (JUDGE_API_KEYS); check it.",
+        }
+        return render(request, "key.html", context, 401)
+    response = RedirectResponse(nxt, status_code=303, headers=SECURITY_HEADERS)
+    if settings.auth_required:
+        response.set_cookie(
+            COOKIE,
+            given,
+            httponly=True,
+            samesite="strict",
+            path="/ui",
+            secure=request.url.scheme == "https",
+            max_age=12 * 3600,
+        )
+    return response
+
+
+@router.post("/forget", response_class=HTMLResponse)
+async def key_forget(request: Request) -> Response:
+    """Forget the key in this browser."""
+    if not same_origin(request):
+        return error_page(request, 403, "Refused", "This form must be sent from this site.")
+    response = RedirectResponse("/ui/key", status_code=303, headers=SECURITY_HEADERS)
+    response.delete_cookie(COOKIE, path="/ui")
+    return response

@@ -1,0 +1,211 @@
+"""Results viewer: scoring batches and study runs, ``/ui/results/...``.
+
+- ``/ui/results/`` — open a batch by id; the study runs of ``JUDGE_STUDY_RUNS``.
+- ``/ui/results/batches/{id}`` — a batch's results (owner only, as ``GET /v1/batches``).
+- ``/ui/results/studies/{run}`` — a study run's ``results.jsonl``: the run is a sub-folder of
+  the server-configured ``JUDGE_STUDY_RUNS`` directory (the service never reads a path a client
+  names); ``/ui/results/studies/{run}/files/{path}`` serves the run's images (PNG/JPEG/WebP
+  inside the run folder only; ``..``, absolute paths and links out of it are refused).
+
+Both filter by status, dimension (only results with a score on it; the score is shown) and,
+for studies, prompter and backend: images, scores and rationales side by side. No model is
+needed: these pages only read what is stored.
+
+Example::
+
+    JUDGE_STUDY_RUNS=/srv/study-runs judge serve
+    GET /ui/results/studies/demo-2026-11?prompter=gpt-skilled&status=scored
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from pathlib import Path
+from typing import Any
+
+from fastapi import APIRouter, Request
+from fastapi.responses import HTMLResponse, RedirectResponse, Response
+
+from api.batches import BatchStore, is_batch_id, owner_tag
+from api.ui import SECURITY_HEADERS, add_nav_link, error_page, render
+from api.ui.auth import sign_in_redirect, ui_key
+from api.ui.result_view import batch_row, dimensions_of, filter_rows, study_row
+
+router = APIRouter(prefix="/ui/results", include_in_schema=False)
+add_nav_link("Results", "/ui/results/")
+RUN_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,127}")
+IMAGE_TYPES = {
+    ".png": "image/png",
+    ".jpg": "image/jpeg",
+    ".jpeg": "image/jpeg",
+    ".webp": "image/webp",
+}
+MAX_ROWS = 2000
+
+
+def runs_root() -> Path | None:
+    """The directory of study runs (``JUDGE_STUDY_RUNS``), or None when not configured."""
+    raw = os.environ.get("JUDGE_STUDY_RUNS")
+    return Path(raw).resolve() if raw else None
+
+
+def run_dir(root: Path, name: str) -> Path | None:
+    """The folder of run ``name`` under ``root``; None for bad names, links out, or no run.
+
+    Example:
+        >>> run_dir(Path("/nonexistent"), "../etc") is None
+        True
+    """
+    if not RUN_NAME.fullmatch(name) or ".." in name:
+        return None
+    path = (root / name).resolve()
+    if path.parent != root or not (path / "results.jsonl").is_file():
+        return None
+    return path
+
+
+def _filters(request: Request) -> dict[str, str]:
+    q = request.query_params
+    return {k: q.get(k, "")[:200] for k in ("status", "dimension", "prompter", "backend")}
+
+
+@router.get("", response_class=RedirectResponse)
+async def results_root() -> RedirectResponse:
+    return RedirectResponse("/ui/results/", status_code=308)
+
+
+@router.get("/", response_class=HTMLResponse)
+async def results_index(request: Request) -> Response:
+    """Open a batch; list the study runs."""
+    if await ui_key(request) is None:
+        return sign_in_redirect(request)
+    root = runs_root()
+    runs = []
+    if root is not None and root.is_dir():
+        runs = sorted(p.name for p in root.iterdir() if run_dir(root, p.name) is not None)
+    batch = request.query_params.get("batch", "").strip().lower()
+    if batch:
+        return RedirectResponse(
+            f"/ui/results/batches/{batch if is_batch_id(batch) else 'invalid'}",
+            status_code=303,
+            headers=SECURITY_HEADERS,
+        )
+    return render(
+        request,
+        "results_index.html",
+        {"title": "Results", "runs": runs, "runs_configured": root is not None},
+    )
+
+
+@router.get("/batches/{batch_id}", response_class=HTMLResponse)
+async def batch_page(batch_id: str, request: Request) -> Response:
+    """One scoring batch's results, filtered."""
+    key = await ui_key(request)
+    if key is None:
+        return sign_in_redirect(request)
+    settings, redis = request.app.state.settings, request.app.state.redis
+    store = BatchStore(redis, ttl_s=settings.batch_ttl_s)
+    info = await store.info(batch_id, owner_tag(key)) if is_batch_id(batch_id) else None
+    if info is None or info.status == "deleted":
+        return error_page(
+            request,
+            404,
+            "Batch not found",
+            "No batch with this id (unknown, expired, deleted or submitted with another key).",
+        )
+    rows = []
+    async for line in store.lines(batch_id, info.total):
+        rows.append(batch_row(json.loads(line)))
+        if len(rows) >= MAX_ROWS:
+            break
+    chosen = _filters(request)
+    return render(
+        request,
+        "results_list.html",
+        {
+            "title": f"Batch {batch_id[:8]}",
+            "heading": f"Batch {batch_id}",
+            "summary": f"{info.status}: {info.done} done, {info.failed} failed of {info.total}",
+            "rows": filter_rows(rows, chosen),
+            "n_all": len(rows),
+            "filters": chosen,
+            "options": _options(rows),
+            "kind": "batch",
+        },
+    )
+
+
+def _options(rows: list[dict[str, Any]]) -> dict[str, list[str]]:
+    return {
+        "status": sorted({r["status"] for r in rows}),
+        "dimension": dimensions_of(rows),
+        "prompter": sorted({r["prompter"] for r in rows if r.get("prompter")}),
+        "backend": sorted({r["backend"] for r in rows if r.get("backend")}),
+    }
+
+
+@router.get("/studies/{run}", response_class=HTMLResponse)
+async def study_page(run: str, request: Request) -> Response:
+    """One study run's results, filtered."""
+    if await ui_key(request) is None:
+        return sign_in_redirect(request)
+    root = runs_root()
+    if root is None:
+        return error_page(
+            request,
+            404,
+            "No study runs",
+            "This service shows study runs from the directory "
+            "named by JUDGE_STUDY_RUNS; it is not set.",
+        )
+    path = run_dir(root, run)
+    if path is None:
+        return error_page(request, 404, "Run not found", "There is no study run of that name.")
+    rows, bad = [], 0
+    with (path / "results.jsonl").open(encoding="utf-8", errors="replace") as fh:
+        for n, line in enumerate(fh, start=1):
+            if not line.strip():
+                continue
+            try:
+                rows.append(study_row(json.loads(line), n))
+            except (ValueError, TypeError, AttributeError):
+                bad += 1
+            if len(rows) >= MAX_ROWS:
+                break
+    chosen = _filters(request)
+    return render(
+        request,
+        "results_list.html",
+        {
+            "title": f"Study {run}",
+            "heading": f"Study run {run}",
+            "summary": f"{len(rows)} results"
+            + (f"; {bad} unreadable lines skipped" if bad else ""),
+            "rows": filter_rows(rows, chosen),
+            "n_all": len(rows),
+            "filters": chosen,
+            "options": _options(rows),
+            "kind": "study",
+            "run": run,
+        },
+    )
+
+
+@router.get("/studies/{run}/files/{rel:path}")
+async def study_file(run: str, rel: str, request: Request) -> Response:
+    """An image of a study run (inside the run's folder only)."""
+    root = runs_root()
+    path = run_dir(root, run) if root is not None else None
+    missing = error_page(request, 404, "Not found", "There is no such image in this run.")
+    if await ui_key(request) is None or path is None or rel.startswith("/") or "\\" in rel:
+        return missing
+    target = (path / rel).resolve()
+    if not target.is_relative_to(path) or target.suffix.lower() not in IMAGE_TYPES:
+        return missing
+    if not target.is_file():
+        return missing
+    headers = {**SECURITY_HEADERS, "Cache-Control": "private, max-age=300"}
+    media = IMAGE_TYPES[target.suffix.lower()]
+    return Response(target.read_bytes(), media_type=media, headers=headers)
