@@ -68,7 +68,7 @@ function showMetrics(metrics) {
   const a = metrics.agreement;
   if (agreement && a) {
     agreement.textContent = a.n_compared
-      ? `${a.agree} of ${a.n_compared} (${a.rate})` : "no overrides yet";
+      ? `${a.agree} of ${a.n_compared} agree (${Math.round(a.rate * 100)}%)` : "no overrides yet";
   }
 }
 

@@ -1,0 +1,72 @@
+"""A live service for the probe and results pages: keys, the scripted fake LLM/judge of
+:mod:`eval.probing.fake_script`, server-configured T2I backends and a study runs directory."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from urllib.parse import quote
+
+import httpx
+from playwright.sync_api import Page, expect
+
+from eval.probing.fake_script import ProbeScript
+from judge.fake_provider import FakeProvider
+from tests.api.conftest import LiveService, live_service
+
+KEY = "reader"
+OTHER_KEY = "someone-else"
+
+
+@contextmanager
+def probe_service(tmp: Path, runs: Path | None = None) -> Iterator[LiveService]:
+    """The service with ``card`` (built-in renderer) configured as the model under test."""
+    backends = tmp / "backends.toml"
+    backends.write_text('[[backends]]\nid = "card"\nmodel = "builtin/renderer"\n')
+    with FakeProvider() as llm:
+        ProbeScript().install(llm.responder)
+        env = {
+            "JUDGE_MODEL": "openai/fake-judge",
+            "JUDGE_API_BASE": llm.base_url,
+            "JUDGE_API_KEY": "test-key",
+            "JUDGE_BACKOFF_BASE_S": "0.001",
+            "JUDGE_TIMEOUT_S": "10",
+            "JUDGE_SAFETY": "false",
+            "JUDGE_BACKENDS": str(backends),
+            "JUDGE_API_KEYS": f"{KEY},{OTHER_KEY}",
+            "JUDGE_ADMIN_KEYS": "admin",
+        }
+        if runs is not None:
+            env["JUDGE_STUDY_RUNS"] = str(runs)
+        with live_service(env, tmp / "data") as svc:
+            yield svc
+
+
+def wait_done(client: httpx.Client, probe_id: str, timeout: float = 120) -> dict:
+    """Poll ``GET /v1/probes/{id}`` until the probe is no longer running."""
+    deadline = time.monotonic() + timeout
+    while True:
+        body = client.get(f"/v1/probes/{probe_id}").json()
+        if body["status"] != "running" or time.monotonic() > deadline:
+            return body
+        time.sleep(0.3)
+
+
+def sign_in(page: Page, base: str, key: str = KEY, then: str = "/ui/probes/") -> None:
+    """Give the browser a key through the sign-in form (by keyboard)."""
+    page.goto(f"{base}{then}")
+    expect(page).to_have_url(f"{base}/ui/key?next={quote(then)}")
+    page.get_by_label("API key").fill(key)
+    page.get_by_label("API key").press("Enter")
+    expect(page).to_have_url(f"{base}{then}")
+
+
+def tab_to(page: Page, selector: str, limit: int = 120) -> None:
+    """Press Tab until the element matching ``selector`` has the focus (keyboard only)."""
+    for _ in range(limit):
+        page.keyboard.press("Tab")
+        if page.evaluate("(s) => document.activeElement.matches(s)", selector):
+            return
+    raise AssertionError(f"{selector} never got the focus after {limit} Tabs")
