@@ -20,7 +20,6 @@ Example::
 from __future__ import annotations
 
 import json
-import os
 import re
 from pathlib import Path
 from typing import Any
@@ -45,9 +44,9 @@ IMAGE_TYPES = {
 MAX_ROWS = 2000
 
 
-def runs_root() -> Path | None:
-    """The directory of study runs (``JUDGE_STUDY_RUNS``), or None when not configured."""
-    raw = os.environ.get("JUDGE_STUDY_RUNS")
+def runs_root(request: Request) -> Path | None:
+    """The directory of study runs (``JUDGE_STUDY_RUNS`` when the app was created), or None."""
+    raw = getattr(request.app.state, "study_runs", None)
     return Path(raw).resolve() if raw else None
 
 
@@ -81,7 +80,7 @@ async def results_index(request: Request) -> Response:
     """Open a batch; list the study runs."""
     if await ui_key(request) is None:
         return sign_in_redirect(request)
-    root = runs_root()
+    root = runs_root(request)
     runs = []
     if root is not None and root.is_dir():
         runs = sorted(p.name for p in root.iterdir() if run_dir(root, p.name) is not None)
@@ -151,7 +150,7 @@ async def study_page(run: str, request: Request) -> Response:
     """One study run's results, filtered."""
     if await ui_key(request) is None:
         return sign_in_redirect(request)
-    root = runs_root()
+    root = runs_root(request)
     if root is None:
         return error_page(
             request,
@@ -196,7 +195,7 @@ async def study_page(run: str, request: Request) -> Response:
 @router.get("/studies/{run}/files/{rel:path}")
 async def study_file(run: str, rel: str, request: Request) -> Response:
     """An image of a study run (inside the run's folder only)."""
-    root = runs_root()
+    root = runs_root(request)
     path = run_dir(root, run) if root is not None else None
     missing = error_page(request, 404, "Not found", "There is no such image in this run.")
     if await ui_key(request) is None or path is None or rel.startswith("/") or "\\" in rel:
