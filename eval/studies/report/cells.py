@@ -3,8 +3,8 @@
 A *cell* is one prompter × backend × category (``OE``, ``CO``, ``IM`` or ``all``) over the items
 that were aggregated (status ``scored`` or ``partial``). Each of the four measures gets its mean
 over the cell's tasks (tasks where the measure is null are left out of that measure) and a
-bootstrap 95% interval over the tasks (:func:`eval.studies.report.stats.boot_means`; tasks are
-taken in sorted id order, so the resamples depend only on the cell's size and the seed).
+bootstrap 95% interval over the tasks (:func:`eval.studies.report.stats.boot_means` over the
+category's tasks in sorted id order, see :func:`build_cells`).
 Categories no task of the study has are left out; a category the study has but a prompter ×
 backend lost entirely (all excluded) is a cell with ``n_tasks`` 0 and null values.
 
@@ -35,31 +35,32 @@ def _r(x: float, nd: int = 4) -> float | None:
     return None if x is None or not np.isfinite(x) else round(float(x), nd)
 
 
-def measure_block(items: Sequence[Item]) -> np.ndarray:
-    """(n, 4) array of the measures of ``items`` in task order (nan = null)."""
-    rows = sorted(items, key=lambda it: it.task_id)
-    return np.array(
-        [[np.nan if it.values[k] is None else it.values[k] for k in MEASURES] for it in rows],
-        dtype=float,
-    ).reshape(len(rows), len(MEASURES))
-
-
 def categories_of(items: Sequence[Item]) -> list[str]:
     """The categories present in the study (in OE, CO, IM order) plus ``all``."""
     present = {it.category for it in items}
     return [c for c in CATEGORIES if c in present] + [ALL]
 
 
-def cell(prompter: str, backend: str, category: str, items: Sequence[Item], **boot) -> dict:
-    """One cell (DESIGN.md §10 shape) from the aggregated items of that cell."""
-    x = measure_block(items)
-    means, ci = boot_means(x, **boot)
-    out: dict = {"prompter": prompter, "backend": backend, "category": category}
-    out["n_tasks"] = len(items)
-    for j, key in enumerate(MEASURES):
-        lo, hi = _r(ci[j, 0]), _r(ci[j, 1])
-        out[key] = {"mean": _r(means[j]), "ci95": None if lo is None else [lo, hi]}
-    return out
+def tasks_of(items: Sequence[Item], category: str) -> list[str]:
+    """The study's task ids of ``category`` (every status counts), sorted: the bootstrap units."""
+    return sorted({it.task_id for it in items if category in (ALL, it.category)})
+
+
+def measure_grid(
+    items: Sequence[Item], category: str, pairs: Sequence[tuple[str, str]]
+) -> tuple[np.ndarray, np.ndarray]:
+    """(tasks, pairs, 4) measures of the aggregated items (nan = none) and items per pair."""
+    tasks = tasks_of(items, category)
+    ti = {t: i for i, t in enumerate(tasks)}
+    pi = {pair: k for k, pair in enumerate(pairs)}
+    x = np.full((len(tasks), len(pairs), len(MEASURES)), np.nan)
+    n = np.zeros(len(pairs), dtype=int)
+    for it in items:
+        k = pi.get((it.prompter, it.backend))
+        if it.status in AGGREGATED and k is not None and category in (ALL, it.category):
+            x[ti[it.task_id], k] = [np.nan if it.values[m] is None else it.values[m] for m in MEASURES]
+            n[k] += 1
+    return x, n
 
 
 def build_cells(
@@ -70,22 +71,29 @@ def build_cells(
     prompters: Sequence[str] | None = None,
     backends: Sequence[str] | None = None,
 ) -> list[dict]:
-    """Every prompter × backend × category cell, in prompter, backend, category order."""
+    """Every prompter × backend × category cell, in prompter, backend, category order.
+
+    The bootstrap of a category draws its tasks (those of :func:`tasks_of`) with replacement,
+    the same draws for every prompter × backend; a drawn task without an aggregated item for a
+    cell adds nothing to that cell's resampled mean.
+    """
     prompters = list(prompters or dict.fromkeys(it.prompter for it in items))
     backends = list(backends or dict.fromkeys(it.backend for it in items))
+    pairs = [(p, b) for p in prompters for b in backends]
     cats = categories_of(items)
-    groups: dict[tuple[str, str], list[Item]] = defaultdict(list)
-    for it in items:
-        if it.status in AGGREGATED:
-            groups[(it.prompter, it.backend)].append(it)
-    cells = []
-    for p in prompters:
-        for b in backends:
-            mine = groups.get((p, b), [])
-            for c in cats:
-                sel = mine if c == ALL else [it for it in mine if it.category == c]
-                cells.append(cell(p, b, c, sel, n_boot=n_boot, seed=seed))
-    return cells
+    found: dict[tuple[str, str, str], dict] = {}
+    for c in cats:
+        x, n = measure_grid(items, c, pairs)
+        means, ci = boot_means(x.reshape(x.shape[0], -1), n_boot, seed)
+        means = means.reshape(len(pairs), len(MEASURES))
+        ci = ci.reshape(len(pairs), len(MEASURES), 2)
+        for k, (p, b) in enumerate(pairs):
+            out: dict = {"prompter": p, "backend": b, "category": c, "n_tasks": int(n[k])}
+            for j, key in enumerate(MEASURES):
+                lo, hi = _r(ci[k, j, 0]), _r(ci[k, j, 1])
+                out[key] = {"mean": _r(means[k, j]), "ci95": None if lo is None else [lo, hi]}
+            found[(p, b, c)] = out
+    return [found[(p, b, c)] for p, b in pairs for c in cats]
 
 
 def per_primitive(items: Sequence[Item]) -> list[dict]:

@@ -31,7 +31,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 
 from eval.studies.report.load import AGGREGATED, MEASURES, Item
-from eval.studies.report.stats import paired_permutation
+from eval.studies.report.stats import paired_permutations
 
 def _r(x: float | None, nd: int = 4) -> float | None:
     return None if x is None or not np.isfinite(x) else round(float(x), nd)
@@ -101,10 +101,16 @@ def compare_groups(
             np.add.at(counts, (t_idx[mask], side[mask]), ok)
             with np.errstate(invalid="ignore", divide="ignore"):
                 means = sums / counts
+            both = np.isfinite(means[:, 0]) & np.isfinite(means[:, 1])  # (tasks, measures)
+            diff = means[:, 0] - means[:, 1]
+            tests: dict[int, dict] = {}
+            for mask in {both[:, j].tobytes() for j in range(len(MEASURES))}:
+                cols = [j for j in range(len(MEASURES)) if both[:, j].tobytes() == mask]
+                sel = both[:, cols[0]]
+                res = paired_permutations(diff[sel][:, cols], n_perm=n_perm, seed=seed)
+                tests.update(zip(cols, res, strict=True))
             for j, measure in enumerate(MEASURES):
-                both = np.isfinite(means[:, 0, j]) & np.isfinite(means[:, 1, j])
-                d = means[both, 0, j] - means[both, 1, j]
-                test = paired_permutation(d, n_perm=n_perm, seed=seed)
+                test = tests[j]
                 rows.append(
                     {
                         "comparison": name,

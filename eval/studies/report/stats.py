@@ -49,9 +49,12 @@ def boot_means(x: np.ndarray, n_boot: int, seed: int | None) -> tuple[np.ndarray
     with np.errstate(invalid="ignore", divide="ignore"):
         boot = (c @ np.where(ok, x, 0.0)) / (c @ ok.astype(float))
     ci = np.full((k, 2), np.nan)
-    has = np.isfinite(boot).any(axis=0)
-    if has.any():
-        ci[has] = percentile_ci(boot[:, has])
+    full = np.isfinite(boot).all(axis=0)
+    if full.any():  # the fast path: no resample without a value
+        ci[full] = np.quantile(boot[:, full], [0.025, 0.975], axis=0).T
+    some = np.isfinite(boot).any(axis=0) & ~full
+    if some.any():  # resamples that drew none of a column's defined rows are skipped
+        ci[some] = percentile_ci(boot[:, some])
     return means, ci
 
 
@@ -107,15 +110,25 @@ def _signs(n: int, n_perm: int, seed: int | None) -> tuple[np.ndarray, bool]:
     return rng.choice((-1.0, 1.0), size=(n_perm, n)), False
 
 
+def paired_permutations(d: np.ndarray, *, n_perm: int, seed: int | None) -> list[dict]:
+    """:func:`paired_permutation` of every column of ``d`` (n pairs × k), sharing the flips."""
+    d = np.asarray(d, dtype=float)
+    d = d[:, None] if d.ndim == 1 else d
+    n, k = d.shape
+    if n == 0:
+        return [{"difference": None, "p_value": None, "n_pairs": 0, "exact": None}] * k
+    obs = d.mean(axis=0)
+    signs, exact = _signs(n, n_perm, seed)
+    perm = np.abs(signs @ d) / n  # (flips, k)
+    hits = np.sum(perm >= np.abs(obs) - 1e-12, axis=0)
+    p = hits / len(signs) if exact else (hits + 1) / (len(signs) + 1)
+    return [
+        {"difference": float(obs[j]), "p_value": float(min(1.0, p[j])), "n_pairs": n,
+         "exact": exact}
+        for j in range(k)
+    ]
+
+
 def paired_permutation(d: np.ndarray, *, n_perm: int, seed: int | None) -> dict:
     """Two-sided sign-flip permutation test of ``mean(d) == 0`` for paired differences ``d``."""
-    d = np.asarray(d, dtype=float)
-    n = d.size
-    if n == 0:
-        return {"difference": None, "p_value": None, "n_pairs": 0, "exact": None}
-    obs = float(d.mean())
-    signs, exact = _signs(n, n_perm, seed)
-    perm = np.abs(signs @ d) / n
-    hits = int(np.sum(perm >= abs(obs) - 1e-12))
-    p = hits / len(signs) if exact else (hits + 1) / (len(signs) + 1)
-    return {"difference": obs, "p_value": min(1.0, p), "n_pairs": n, "exact": exact}
+    return paired_permutations(np.asarray(d, dtype=float)[:, None], n_perm=n_perm, seed=seed)[0]
