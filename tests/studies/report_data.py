@@ -37,8 +37,10 @@ def measures(task: str, prompter: str, backend: str) -> dict[str, float | None]:
     base = PROMPTERS[prompter][2] + BACKENDS[backend] + EFFECT[task]
     rate = 20.0 * base - 10.0
     if backend == "b2" and prompter in ("h-sk", "m-nov"):
-        rate = 20.0 * (PROMPTERS["m-nov" if prompter == "h-sk" else "h-sk"][2] - 0.5
-                       + EFFECT[task]) - 10.0
+        rate = (
+            20.0 * (PROMPTERS["m-nov" if prompter == "h-sk" else "h-sk"][2] - 0.5 + EFFECT[task])
+            - 10.0
+        )
     vals = {
         "subjective_prompt": round(base, 3),
         "subjective_image": round(base - 0.25, 3),
@@ -66,9 +68,18 @@ def rows(backends: tuple[str, ...] = tuple(BACKENDS)) -> list[dict]:
     for task, cat in TASKS.items():
         for p, (kind, cond, _) in PROMPTERS.items():
             for b in backends:
-                row = {"task_id": task, "category": cat, "primitives": list(PRIMS),
-                       "prompter": p, "prompter_kind": kind, "condition": cond, "backend": b,
-                       "prompt": f"prompt of {p} for {task}", "images": [], "selected_image": 0}
+                row = {
+                    "task_id": task,
+                    "category": cat,
+                    "primitives": list(PRIMS),
+                    "prompter": p,
+                    "prompter_kind": kind,
+                    "condition": cond,
+                    "backend": b,
+                    "prompt": f"prompt of {p} for {task}",
+                    "images": [],
+                    "selected_image": 0,
+                }
                 if (task, p, b) in FAILED:
                     status, reason = FAILED[(task, p, b)]
                     out.append({**row, "status": status, "reason": reason, "summary": None})

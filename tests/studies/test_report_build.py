@@ -13,7 +13,7 @@ import pytest
 from eval.studies.report import build_report, load_study
 from eval.studies.report.load import MEASURES
 
-from .report_data import BACKENDS, FAILED, PARTIAL, PROMPTERS, PRIMS, TASKS, rows, write_study
+from .report_data import BACKENDS, FAILED, PARTIAL, PRIMS, PROMPTERS, TASKS, rows, write_study
 
 AGG = ("scored", "partial")
 
@@ -25,8 +25,9 @@ def report(tmp_path_factory):
 
 
 def cell(report, p, b, c):
-    (found,) = [x for x in report["cells"] if (x["prompter"], x["backend"], x["category"]) ==
-                (p, b, c)]
+    (found,) = [
+        x for x in report["cells"] if (x["prompter"], x["backend"], x["category"]) == (p, b, c)
+    ]
     return found
 
 
@@ -34,8 +35,10 @@ def values(p, b, c, measure):
     return {
         r["task_id"]: r["summary"][measure]
         for r in rows()
-        if (r["prompter"], r["backend"]) == (p, b) and r["status"] in AGG
-        and c in ("all", r["category"]) and r["summary"][measure] is not None
+        if (r["prompter"], r["backend"]) == (p, b)
+        and r["status"] in AGG
+        and c in ("all", r["category"])
+        and r["summary"][measure] is not None
     }
 
 
@@ -47,8 +50,13 @@ def test_cells_grid_and_means(report):
     assert set(first["subjective_prompt"]) == {"mean", "ci95"}
     for p, b, c in product(PROMPTERS, BACKENDS, ("OE", "CO", "all")):
         got = cell(report, p, b, c)
-        n = sum(1 for r in rows() if (r["prompter"], r["backend"]) == (p, b)
-                and r["status"] in AGG and c in ("all", r["category"]))
+        n = sum(
+            1
+            for r in rows()
+            if (r["prompter"], r["backend"]) == (p, b)
+            and r["status"] in AGG
+            and c in ("all", r["category"])
+        )
         assert got["n_tasks"] == n
         for m in MEASURES:
             vals = list(values(p, b, c, m).values())
@@ -127,8 +135,11 @@ def test_consistency_kendall_w_and_spearman(report):
 def test_groups_paired_permutation(report):
     got = {(g["comparison"], g["backend"], g["measure"]): g for g in report["groups"]}
     assert {k[0] for k in got} == {
-        "human vs mllm", "novice vs skilled", "novice vs skilled (human)",
-        "novice vs skilled (mllm)"}
+        "human vs mllm",
+        "novice vs skilled",
+        "novice vs skilled (human)",
+        "novice vs skilled (mllm)",
+    }
     # human vs mllm on all backends, subjective prompt: per task, mean of each side's items
     side = {p: "human" if PROMPTERS[p][0] == "human" else "mllm" for p in PROMPTERS}
     per = defaultdict(lambda: defaultdict(list))

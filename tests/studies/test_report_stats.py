@@ -47,9 +47,7 @@ def test_kendall_w_perfect_and_undefined():
 
 
 def test_spearman():
-    assert spearman(np.array([1.0, 2, 3, 4]), np.array([1.0, 3, 2, 4]))["rho"] == pytest.approx(
-        0.8
-    )
+    assert spearman(np.array([1.0, 2, 3, 4]), np.array([1.0, 3, 2, 4]))["rho"] == pytest.approx(0.8)
     assert spearman(np.array([1.0, 1.0]), np.array([1.0, 2.0]))["rho"] is None
 
 

@@ -29,8 +29,12 @@ from scipy.stats import spearmanr
 from eval.studies.report.build import DEFAULT_BOOT, DEFAULT_PERM, write_report
 
 PRIMITIVES = ("quantity", "text", "spatial_relation", "attribute_binding", "implicit_style")
-FAILURES = (("blocked", "content policy"), ("generation_failed", "timeout"),
-            ("judge_failed", "bad json"), ("prompt_failed", "refused"))
+FAILURES = (
+    ("blocked", "content policy"),
+    ("generation_failed", "timeout"),
+    ("judge_failed", "bad json"),
+    ("prompt_failed", "refused"),
+)
 
 
 def synthesise(folder: Path, rows: int, n_prompters: int, n_backends: int, seed: int) -> dict:
@@ -40,8 +44,11 @@ def synthesise(folder: Path, rows: int, n_prompters: int, n_backends: int, seed:
     skill = rng.normal(0, 0.6, n_prompters)
     offset = rng.normal(0, 0.3, n_backends)
     prompters = [
-        {"id": f"p{i:02d}", "kind": "human" if i % 4 == 0 else "mllm",
-         "condition": "skilled" if i % 2 else "novice"}
+        {
+            "id": f"p{i:02d}",
+            "kind": "human" if i % 4 == 0 else "mllm",
+            "condition": "skilled" if i % 2 else "novice",
+        }
         for i in range(n_prompters)
     ]
     backends = [{"id": f"b{j}"} for j in range(n_backends)]
@@ -53,21 +60,37 @@ def synthesise(folder: Path, rows: int, n_prompters: int, n_backends: int, seed:
                 if len(lines) >= rows:
                     break
                 z = skill[i] + offset[j] + rng.normal(0, 0.8, 4)
-                row = {"task_id": f"t{t:04d}", "category": cat, "primitives": [],
-                       "prompter": p["id"], "prompter_kind": p["kind"],
-                       "condition": p["condition"], "backend": b["id"]}
+                row = {
+                    "task_id": f"t{t:04d}",
+                    "category": cat,
+                    "primitives": [],
+                    "prompter": p["id"],
+                    "prompter_kind": p["kind"],
+                    "condition": p["condition"],
+                    "backend": b["id"],
+                }
                 if rng.random() < 0.05:
                     status, reason = FAILURES[int(rng.integers(len(FAILURES)))]
                     lines.append({**row, "status": status, "reason": reason, "summary": None})
                     continue
                 subj = np.clip(np.round(3 + z[:2], 1), 1, 5)
                 rate = np.clip(np.round(60 + 15 * z[2:], 1), 0, 100)
-                checks = [{"id": f"c{k}", "primitive": PRIMITIVES[(t + k) % len(PRIMITIVES)],
-                           "prompt": bool(rng.random() < rate[0] / 100),
-                           "image": bool(rng.random() < rate[1] / 100)} for k in range(4)]
-                summary = {"subjective_prompt": float(subj[0]), "subjective_image": float(subj[1]),
-                           "objective_prompt_rate": float(rate[0]),
-                           "objective_image_rate": float(rate[1]), "checks": checks}
+                checks = [
+                    {
+                        "id": f"c{k}",
+                        "primitive": PRIMITIVES[(t + k) % len(PRIMITIVES)],
+                        "prompt": bool(rng.random() < rate[0] / 100),
+                        "image": bool(rng.random() < rate[1] / 100),
+                    }
+                    for k in range(4)
+                ]
+                summary = {
+                    "subjective_prompt": float(subj[0]),
+                    "subjective_image": float(subj[1]),
+                    "objective_prompt_rate": float(rate[0]),
+                    "objective_image_rate": float(rate[1]),
+                    "checks": checks,
+                }
                 lines.append({**row, "status": "scored", "reason": None, "summary": summary})
     folder.mkdir(parents=True, exist_ok=True)
     with open(folder / "results.jsonl", "w", encoding="utf-8") as fh:
@@ -78,8 +101,15 @@ def synthesise(folder: Path, rows: int, n_prompters: int, n_backends: int, seed:
 
 
 def run_bench(
-    *, rows: int = 10_000, prompters: int = 10, backends: int = 4, repeats: int = 3,
-    n_boot: int = DEFAULT_BOOT, n_perm: int = DEFAULT_PERM, seed: int = 0, plots: bool = True,
+    *,
+    rows: int = 10_000,
+    prompters: int = 10,
+    backends: int = 4,
+    repeats: int = 3,
+    n_boot: int = DEFAULT_BOOT,
+    n_perm: int = DEFAULT_PERM,
+    seed: int = 0,
+    plots: bool = True,
 ) -> dict:
     """Synthesise ``rows`` results, then time the full report ``repeats`` times."""
     walls, cpus = [], []
@@ -96,9 +126,14 @@ def run_bench(
     names = sorted(truth)
     rho = spearmanr([truth[n] for n in names], [scores[n] for n in names]).statistic
     return {
-        "rows": report["study"]["n_lines"], "prompters": prompters, "backends": backends,
-        "tasks": report["study"]["tasks"], "bootstrap": n_boot, "permutations": n_perm,
-        "plots": plots, "repeats": repeats,
+        "rows": report["study"]["n_lines"],
+        "prompters": prompters,
+        "backends": backends,
+        "tasks": report["study"]["tasks"],
+        "bootstrap": n_boot,
+        "permutations": n_perm,
+        "plots": plots,
+        "repeats": repeats,
         "median_wall_s": round(statistics.median(walls), 3),
         "median_cpu_s": round(statistics.median(cpus), 3),
         "wall_s": [round(w, 3) for w in walls],
@@ -124,21 +159,33 @@ def register(actions: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     """Print the timing (a line of text, or JSON)."""
     if min(args.rows, args.repeats, args.permutations, args.backends) < 1 or args.prompters < 2:
-        print("judge study report-bench: need rows, repeats, permutations, backends >= 1 and "
-              "prompters >= 2", file=sys.stderr)
+        print(
+            "judge study report-bench: need rows, repeats, permutations, backends >= 1 and "
+            "prompters >= 2",
+            file=sys.stderr,
+        )
         return 2
     if args.bootstrap < 0:
         print("judge study report-bench: --bootstrap must be 0 or more", file=sys.stderr)
         return 2
-    out = run_bench(rows=args.rows, prompters=args.prompters, backends=args.backends,
-                    repeats=args.repeats, n_boot=args.bootstrap, n_perm=args.permutations,
-                    seed=args.seed, plots=not args.no_plots)
+    out = run_bench(
+        rows=args.rows,
+        prompters=args.prompters,
+        backends=args.backends,
+        repeats=args.repeats,
+        n_boot=args.bootstrap,
+        n_perm=args.permutations,
+        seed=args.seed,
+        plots=not args.no_plots,
+    )
     if args.json:
         print(json.dumps(out))
     else:
-        print(f"report on {out['rows']} results ({out['prompters']} prompters × "
-              f"{out['backends']} backends × {out['tasks']} tasks, bootstrap {out['bootstrap']}, "
-              f"permutations {out['permutations']}, plots {'on' if out['plots'] else 'off'}): "
-              f"median {out['median_wall_s']} s wall, {out['median_cpu_s']} s CPU over "
-              f"{out['repeats']} runs; BT vs true skill ρ = {out['spearman_vs_truth']}")
+        print(
+            f"report on {out['rows']} results ({out['prompters']} prompters × "
+            f"{out['backends']} backends × {out['tasks']} tasks, bootstrap {out['bootstrap']}, "
+            f"permutations {out['permutations']}, plots {'on' if out['plots'] else 'off'}): "
+            f"median {out['median_wall_s']} s wall, {out['median_cpu_s']} s CPU over "
+            f"{out['repeats']} runs; BT vs true skill ρ = {out['spearman_vs_truth']}"
+        )
     return 0

@@ -89,7 +89,9 @@ def write_report(
     if plots:
         from eval.studies.report.plots import write_plots
 
-        report["plots"] = [str(p.relative_to(folder)) for p in write_plots(report, folder / "plots")]
+        report["plots"] = [
+            str(p.relative_to(folder)) for p in write_plots(report, folder / "plots")
+        ]
     (folder / "report.json").write_text(json.dumps(report, indent=1) + "\n", encoding="utf-8")
     (folder / "report.md").write_text(render_markdown(report), encoding="utf-8")
     return report

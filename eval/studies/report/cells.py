@@ -58,7 +58,9 @@ def measure_grid(
     for it in items:
         k = pi.get((it.prompter, it.backend))
         if it.status in AGGREGATED and k is not None and category in (ALL, it.category):
-            x[ti[it.task_id], k] = [np.nan if it.values[m] is None else it.values[m] for m in MEASURES]
+            x[ti[it.task_id], k] = [
+                np.nan if it.values[m] is None else it.values[m] for m in MEASURES
+            ]
             n[k] += 1
     return x, n
 

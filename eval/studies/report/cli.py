@@ -20,10 +20,18 @@ def register(actions: argparse._SubParsersAction) -> None:
     """Add the ``report`` action under ``judge study``."""
     p = actions.add_parser("report", help="report.json, report.md and plots from results.jsonl")
     p.add_argument("folder", type=Path, metavar="DIR", help="the study's output folder")
-    p.add_argument("--bootstrap", type=int, default=DEFAULT_BOOT,
-                   help=f"bootstrap resamples of the tasks for CIs (default {DEFAULT_BOOT})")
-    p.add_argument("--permutations", type=int, default=DEFAULT_PERM,
-                   help=f"sign flips per permutation test (default {DEFAULT_PERM})")
+    p.add_argument(
+        "--bootstrap",
+        type=int,
+        default=DEFAULT_BOOT,
+        help=f"bootstrap resamples of the tasks for CIs (default {DEFAULT_BOOT})",
+    )
+    p.add_argument(
+        "--permutations",
+        type=int,
+        default=DEFAULT_PERM,
+        help=f"sign flips per permutation test (default {DEFAULT_PERM})",
+    )
     p.add_argument("--seed", type=int, default=0, help="seed of resamples and permutations")
     p.add_argument("--no-plots", action="store_true", help="skip the PNG figures")
     p.add_argument("--json", action="store_true", help="print report.json to stdout")
@@ -64,7 +72,10 @@ def run_report(args: argparse.Namespace) -> int:
         f"{report['study']['n_items']} items ({ex['aggregated']} aggregated, {ex['total']} left "
         f"out), {len(report['cells'])} cells -> {args.folder / 'report.json'}, "
         f"{args.folder / 'report.md'}"
-        + (f", {len(report.get('plots', []))} plots in {args.folder / 'plots'}"
-           if not args.no_plots else "")
+        + (
+            f", {len(report.get('plots', []))} plots in {args.folder / 'plots'}"
+            if not args.no_plots
+            else ""
+        )
     )
     return 0

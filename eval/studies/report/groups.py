@@ -7,9 +7,10 @@ Comparisons (each only when both sides have prompters with aggregated items):
 
 For one comparison, measure and scope (one backend, or ``all`` backends) a side's value on a
 task is the mean of that measure over the side's prompters (and the scope's backends) on the
-task (with one backend only the ``all`` scope is reported). Tasks where both sides have a value are the pairs; ``difference`` is the mean over pairs
-of (first side − second side), e.g. human − mllm, and the p-value comes from a two-sided
-sign-flip permutation test (:func:`eval.studies.report.stats.paired_permutation`).
+task (with one backend only the ``all`` scope is reported). Tasks where both sides have a value
+are the pairs; ``difference`` is the mean over pairs of (first side − second side), e.g.
+human − mllm, and the p-value comes from a two-sided sign-flip permutation test
+(:func:`eval.studies.report.stats.paired_permutation`).
 
 Example:
     >>> from eval.studies.report.load import Item
@@ -33,26 +34,34 @@ import numpy as np
 from eval.studies.report.load import AGGREGATED, MEASURES, Item
 from eval.studies.report.stats import paired_permutations
 
+
 def _r(x: float | None, nd: int = 4) -> float | None:
     return None if x is None or not np.isfinite(x) else round(float(x), nd)
 
 
 def comparisons(info: Mapping[str, Mapping[str, str | None]]) -> list[tuple[str, set, set]]:
     """(name, first side's prompters, second side's) for every comparison the study allows."""
+
     def having(key: str, value: str, pool: set[str]) -> set[str]:
         return {p for p in pool if info[p].get(key) == value}
 
     everyone = set(info)
     out = [("human vs mllm", having("kind", "human", everyone), having("kind", "mllm", everyone))]
     out.append(
-        ("novice vs skilled", having("condition", "novice", everyone),
-         having("condition", "skilled", everyone))
+        (
+            "novice vs skilled",
+            having("condition", "novice", everyone),
+            having("condition", "skilled", everyone),
+        )
     )
     for kind in ("human", "mllm"):
         pool = having("kind", kind, everyone)
         out.append(
-            (f"novice vs skilled ({kind})", having("condition", "novice", pool),
-             having("condition", "skilled", pool))
+            (
+                f"novice vs skilled ({kind})",
+                having("condition", "novice", pool),
+                having("condition", "skilled", pool),
+            )
         )
     seen: set = set()
     keep = []

@@ -1,6 +1,6 @@
-"""Read a study directory for the report: ``results.jsonl`` (required) and ``study.json`` (optional).
+"""Read a study folder for the report: ``results.jsonl`` (required), ``study.json`` (optional).
 
-Every line of ``results.jsonl`` is one (task, prompter, backend) item (docs/STUDIES §4). The
+Every line of ``results.jsonl`` is one (task, prompter, backend) item (the runner's output). The
 reader checks the fields the report needs and names ``file:line`` in every error. A last line
 that is not valid JSON and has no line end is a write cut short by a crash (a *torn* line): it
 is skipped and the report says so. When the same (task, prompter, backend) appears twice (a

@@ -38,7 +38,7 @@ def _est(m: dict, key: str) -> str:
 def _table(head: Sequence[str], rows: Sequence[Sequence[str]]) -> list[str]:
     out = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     out += ["| " + " | ".join(str(c) for c in r) + " |" for r in rows]
-    return out + [""]
+    return [*out, ""]
 
 
 def _cells(report: dict) -> list[str]:
@@ -70,8 +70,14 @@ def _consistency(report: dict) -> list[str]:
 
 def _groups(report: dict) -> list[str]:
     rows = [
-        [g["comparison"], g["backend"], LABELS[g["measure"]], _fmt(g["difference"], 3),
-         _fmt(g["p_value"], 4), g["n_pairs"]]
+        [
+            g["comparison"],
+            g["backend"],
+            LABELS[g["measure"]],
+            _fmt(g["difference"], 3),
+            _fmt(g["p_value"], 4),
+            g["n_pairs"],
+        ]
         for g in report["groups"]
     ]
     if not rows:
@@ -88,9 +94,13 @@ def _leaderboards(report: dict) -> list[str]:
             out += [f"No leaderboard: {board.get('reason', 'no votes')}.", ""]
             continue
         rows = [
-            [m["rank"], m["model"], _fmt(m["score"]),
-             f"[{m['ci95'][0]:.2f}, {m['ci95'][1]:.2f}]" if m["ci95"] else "–",
-             f"{m['wins']}-{m['losses']}-{m['ties']}"]
+            [
+                m["rank"],
+                m["model"],
+                _fmt(m["score"]),
+                f"[{m['ci95'][0]:.2f}, {m['ci95'][1]:.2f}]" if m["ci95"] else "–",
+                f"{m['wins']}-{m['losses']}-{m['ties']}",
+            ]
             for m in board["models"]
         ]
         out += _table(["rank", "prompter", "BT score", "95% CI", "W-L-T"], rows)
@@ -99,8 +109,14 @@ def _leaderboards(report: dict) -> list[str]:
 
 def _primitives(report: dict) -> list[str]:
     rows = [
-        [r["prompter"], r["backend"], r["primitive"], _fmt(r["prompt_rate"], 1),
-         _fmt(r["image_rate"], 1), f"{r['n_prompt']}/{r['n_image']}"]
+        [
+            r["prompter"],
+            r["backend"],
+            r["primitive"],
+            _fmt(r["prompt_rate"], 1),
+            _fmt(r["image_rate"], 1),
+            f"{r['n_prompt']}/{r['n_image']}",
+        ]
         for r in report["per_primitive"]
     ]
     head = ["prompter", "backend", "primitive", "prompt %", "image %", "checks (p/i)"]
@@ -127,13 +143,13 @@ def render_markdown(report: dict) -> str:
         "",
     ]
     out += [f"> note: {n}" for n in report["notes"]] + ([""] if report["notes"] else [])
-    out += ["## Means per prompter, backend and category", ""] + _cells(report)
-    out += ["## Do backends rank prompters alike?", ""] + _consistency(report)
-    out += ["## Group comparisons (paired over tasks)", ""] + _groups(report)
+    out += ["## Means per prompter, backend and category", "", *_cells(report)]
+    out += ["## Do backends rank prompters alike?", "", *_consistency(report)]
+    out += ["## Group comparisons (paired over tasks)", "", *_groups(report)]
     out += ["## Bradley–Terry leaderboards (pseudo-pairwise per task and backend)", ""]
     out += _leaderboards(report)
-    out += ["## Satisfaction per primitive", ""] + _primitives(report)
-    out += ["## Left out of the aggregates", ""] + _excluded(report)
+    out += ["## Satisfaction per primitive", "", *_primitives(report)]
+    out += ["## Left out of the aggregates", "", *_excluded(report)]
     if report.get("plots"):
         out += ["## Plots", ""] + [f"![{p}]({p})" for p in report["plots"]] + [""]
     return "\n".join(out)

@@ -41,8 +41,9 @@ def _with_data(report: dict) -> list[str]:
 
 
 def _bar_panel(ax: plt.Axes, report: dict, measure: str) -> None:
-    rows = {(c["prompter"], c["backend"]): c[measure] for c in report["cells"]
-            if c["category"] == "all"}
+    rows = {
+        (c["prompter"], c["backend"]): c[measure] for c in report["cells"] if c["category"] == "all"
+    }
     prompters = list(dict.fromkeys(p for p, _ in rows))
     backends = list(dict.fromkeys(b for _, b in rows))
     lo_lim, hi_lim = _limits(measure)
@@ -53,8 +54,15 @@ def _bar_panel(ax: plt.Axes, report: dict, measure: str) -> None:
         mean = np.array([np.nan if c["mean"] is None else c["mean"] for c in cells])
         ci = np.array([c["ci95"] or [np.nan, np.nan] for c in cells], dtype=float)
         err = np.nan_to_num(np.abs(np.vstack([mean - ci[:, 0], ci[:, 1] - mean])))
-        ax.bar(x + (k - (len(backends) - 1) / 2) * width, np.nan_to_num(mean - lo_lim),
-               width, bottom=lo_lim, yerr=err, capsize=2, label=backend)
+        ax.bar(
+            x + (k - (len(backends) - 1) / 2) * width,
+            np.nan_to_num(mean - lo_lim),
+            width,
+            bottom=lo_lim,
+            yerr=err,
+            capsize=2,
+            label=backend,
+        )
     ax.set_xticks(x, prompters, rotation=45, ha="right", fontsize=7)
     ax.set_ylim(lo_lim, hi_lim)
     ax.set_title(LABELS[measure], fontsize=9)
@@ -67,7 +75,7 @@ def bars(report: dict, path: Path) -> Path:
     fig, axes = plt.subplots(2, 2, figsize=(max(7.0, 0.9 * n_p + 3), 6.5), squeeze=False)
     for ax, measure in zip(axes.flat, measures, strict=False):
         _bar_panel(ax, report, measure)
-    for ax in list(axes.flat)[len(measures):]:
+    for ax in list(axes.flat)[len(measures) :]:
         ax.axis("off")
     axes.flat[0].legend(fontsize=7, title="backend", title_fontsize=7)
     fig.suptitle("means over all tasks · 95% bootstrap CI", fontsize=10)
@@ -93,10 +101,17 @@ def heatmap(report: dict, path: Path) -> Path:
         if grid.size <= 60:
             nd = 2 if measure.startswith("subjective") else 1
             for i, j in zip(*np.where(np.isfinite(grid)), strict=True):
-                ax.text(j, i, f"{grid[i, j]:.{nd}f}", ha="center", va="center", fontsize=6,
-                        color="white" if grid[i, j] < (lo + hi) / 2 else "black")
+                ax.text(
+                    j,
+                    i,
+                    f"{grid[i, j]:.{nd}f}",
+                    ha="center",
+                    va="center",
+                    fontsize=6,
+                    color="white" if grid[i, j] < (lo + hi) / 2 else "black",
+                )
         ax.set_title(f"{LABELS[measure]} · colour {lo:g} (dark) to {hi:g} (light)", fontsize=9)
-    for ax in list(axes.flat)[len(measures):]:
+    for ax in list(axes.flat)[len(measures) :]:
         ax.axis("off")
     fig.tight_layout()
     fig.savefig(path, dpi=DPI)

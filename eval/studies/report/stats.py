@@ -123,8 +123,12 @@ def paired_permutations(d: np.ndarray, *, n_perm: int, seed: int | None) -> list
     hits = np.sum(perm >= np.abs(obs) - 1e-12, axis=0)
     p = hits / len(signs) if exact else (hits + 1) / (len(signs) + 1)
     return [
-        {"difference": float(obs[j]), "p_value": float(min(1.0, p[j])), "n_pairs": n,
-         "exact": exact}
+        {
+            "difference": float(obs[j]),
+            "p_value": float(min(1.0, p[j])),
+            "n_pairs": n,
+            "exact": exact,
+        }
         for j in range(k)
     ]
 
