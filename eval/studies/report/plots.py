@@ -79,7 +79,7 @@ def bars(report: dict, path: Path) -> Path:
         ax.axis("off")
     axes.flat[0].legend(fontsize=7, title="backend", title_fontsize=7)
     fig.suptitle("means over all tasks · 95% bootstrap CI", fontsize=10)
-    fig.tight_layout()
+    fig.subplots_adjust(left=0.07, right=0.98, bottom=0.14, top=0.9, hspace=0.55, wspace=0.15)
     fig.savefig(path, dpi=DPI)
     plt.close(fig)
     return path
@@ -113,7 +113,7 @@ def heatmap(report: dict, path: Path) -> Path:
         ax.set_title(f"{LABELS[measure]} · colour {lo:g} (dark) to {hi:g} (light)", fontsize=9)
     for ax in list(axes.flat)[len(measures) :]:
         ax.axis("off")
-    fig.tight_layout()
+    fig.subplots_adjust(left=0.14, right=0.98, bottom=0.12, top=0.94, hspace=0.45, wspace=0.45)
     fig.savefig(path, dpi=DPI)
     plt.close(fig)
     return path
