@@ -1,13 +1,27 @@
 """The study report: cells with bootstrap CIs, per-primitive rates, ranking consistency across
 backends, group comparisons, a Bradley–Terry leaderboard of prompters, exclusions, Markdown and
-plots (``judge study report DIR``).
+plots (``judge study report DIR``). Names load lazily, so ``judge`` starts without numpy.
 
 Example:
     >>> from eval.studies.report import build_report, load_study   # doctest: +SKIP
     >>> report = build_report(load_study("runs/demo"), n_boot=1000, seed=0)  # doctest: +SKIP
 """
 
-from eval.studies.report.build import build_report, write_report
-from eval.studies.report.load import ReportError, load_study
+from __future__ import annotations
 
-__all__ = ["ReportError", "build_report", "load_study", "write_report"]
+import importlib
+from typing import Any
+
+_NAMES = {
+    "build_report": "eval.studies.report.build",
+    "write_report": "eval.studies.report.build",
+    "ReportError": "eval.studies.report.load",
+    "load_study": "eval.studies.report.load",
+}
+__all__ = sorted(_NAMES)
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _NAMES:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(importlib.import_module(_NAMES[name]), name)

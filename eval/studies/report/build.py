@@ -22,9 +22,7 @@ from eval.studies.report.consistency import ranking_consistency
 from eval.studies.report.groups import compare_groups
 from eval.studies.report.leaderboard import prompter_leaderboards
 from eval.studies.report.load import MEASURES, ReportError, Study, load_study
-
-DEFAULT_BOOT = 1000
-DEFAULT_PERM = 10_000
+from eval.studies.report.options import DEFAULT_BOOT, DEFAULT_PERM
 
 
 def build_report(

@@ -13,7 +13,7 @@ import json
 import sys
 from pathlib import Path
 
-from eval.studies.report.build import DEFAULT_BOOT, DEFAULT_PERM
+from eval.studies.report.options import DEFAULT_BOOT, DEFAULT_PERM
 
 
 def register(actions: argparse._SubParsersAction) -> None:
