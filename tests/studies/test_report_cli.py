@@ -131,6 +131,14 @@ def test_torn_last_line_is_skipped_with_a_note(tmp_path, capsys):
             lambda lines: lines.__setitem__(5, "[1, 2]"),
             "results.jsonl:6: a results line must be a JSON object",
         ),
+        (
+            lambda lines: lines.__setitem__(0, lines[0].split(', "summary"')[0] + "}"),
+            "results.jsonl:1: status 'scored' needs a 'summary' object",
+        ),
+        (
+            lambda lines: lines.__setitem__(0, lines[0].replace('"checks": [', '"checks": [1, ')),
+            "results.jsonl:1: summary.checks must be a list of objects",
+        ),
     ],
 )
 def test_bad_lines_exit_2_naming_the_line(tmp_path, capsys, edit, message):

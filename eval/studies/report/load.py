@@ -106,11 +106,12 @@ def parse_item(row: Any, where: str, line: int) -> Item:
     category = _text(row, "category", where)
     if category not in CATEGORIES:
         raise ReportError(f"{where}: category {category!r} is not one of OE, CO, IM")
-    summary = row.get("summary") or {}
+    summary = row.get("summary")
+    if status in AGGREGATED and summary is None:
+        raise ReportError(f"{where}: status {status!r} needs a 'summary' object")
+    summary = {} if summary is None else summary
     if not isinstance(summary, dict):
         raise ReportError(f"{where}: field 'summary' must be an object")
-    if status in AGGREGATED and not row.get("summary"):
-        raise ReportError(f"{where}: status {status!r} needs a 'summary' object")
     checks = summary.get("checks") or []
     if not isinstance(checks, list) or not all(isinstance(c, dict) for c in checks):
         raise ReportError(f"{where}: summary.checks must be a list of objects")
