@@ -166,6 +166,14 @@ def test_bt_leaderboard_order(report):
     assert board["n_prompts"] == 12
     top = board["models"][0]
     assert top["losses"] == 0 and top["ci95"] is not None
+    # one game per pair of prompters scored on the same task and backend
+    units = defaultdict(set)
+    for r in rows():
+        if r["status"] in AGG:
+            units[(r["task_id"], r["backend"])].add(r["prompter"])
+    games = Counter(p for who in units.values() for p in who for _ in range(len(who) - 1))
+    assert {m["model"]: m["games"] for m in board["models"]} == dict(games)
+    assert board["n_votes"] == sum(len(w) * (len(w) - 1) // 2 for w in units.values())
 
 
 def test_single_backend_leaves_w_undefined(tmp_path):
