@@ -2,9 +2,10 @@
 backends, group comparisons, a Bradley–Terry leaderboard of prompters, exclusions, Markdown and
 plots (``judge study report DIR``). Names load lazily, so ``judge`` starts without numpy.
 
-Example:
-    >>> from eval.studies.report import build_report, load_study   # doctest: +SKIP
-    >>> report = build_report(load_study("runs/demo"), n_boot=1000, seed=0)  # doctest: +SKIP
+Example (``report = build_report(load_study("runs/demo"), n_boot=1000, seed=0)``):
+    >>> from eval.studies.report import build_report, load_study
+    >>> build_report.__module__, load_study.__module__
+    ('eval.studies.report.build', 'eval.studies.report.load')
 """
 
 from __future__ import annotations
