@@ -243,3 +243,18 @@ def test_report_bench(capsys):
     assert code == 0 and "report on 240 results" in out and "plots on" in out
     assert run(capsys, "report-bench", "--rows", "0")[0] == 2
     assert run(capsys, "report-bench", "--bootstrap", "-2")[0] == 2
+
+
+def test_only_failed_items_still_report(tmp_path, capsys):
+    lines = [dict(r, status="blocked", reason="filter", summary=None) for r in rows()[:6]]
+    folder = write_study(tmp_path / "s", lines)
+    code, out, _ = run(capsys, "report", str(folder))
+    assert code == 0 and "6 items (0 aggregated, 6 left out)" in out
+    report = json.loads((folder / "report.json").read_text())
+    assert all(
+        c["n_tasks"] == 0 and c["subjective_prompt"]["mean"] is None for c in report["cells"]
+    )
+    assert report["excluded"]["by_reason"] == {"blocked": {"filter": 6}}
+    assert report["consistency"]["subjective_prompt"]["w"] is None
+    assert report["groups"] == [] and report["plots"] == []
+    assert "no two prompters" in report["leaderboard"]["objective_image_rate"]["reason"]
