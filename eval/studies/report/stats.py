@@ -30,7 +30,7 @@ from scipy import stats
 from eval.leaderboards.resample import percentile_ci, prompt_counts
 
 
-@lru_cache(maxsize=256)
+@lru_cache(maxsize=8)
 def _counts(n: int, n_boot: int, seed: int | None) -> np.ndarray:
     """(B, n) draw counts of every resample, cached: cells of equal size share them."""
     return np.concatenate(list(prompt_counts(n, n_boot, seed))).astype(float)
@@ -102,7 +102,7 @@ def spearman(a: np.ndarray, b: np.ndarray) -> dict:
     return {"rho": float(stats.spearmanr(a, b).statistic), "reason": None}
 
 
-@lru_cache(maxsize=64)
+@lru_cache(maxsize=8)
 def _signs(n: int, n_perm: int, seed: int | None) -> tuple[np.ndarray, bool]:
     if n <= 20 and 2**n <= n_perm:
         return np.array(list(product((1.0, -1.0), repeat=n))), True
