@@ -93,7 +93,9 @@ async def require_admin(request: Request) -> str:
     elif settings.admin_keys:
         message = "this route needs an admin key (one of JUDGE_ADMIN_KEYS); this key may only read and score"
     else:
-        message = "admin routes (memories, studies) are disabled: no JUDGE_ADMIN_KEYS are configured"
+        message = (
+            "admin routes (memories, studies) are disabled: no JUDGE_ADMIN_KEYS are configured"
+        )
     raise HTTPException(403, error_body("forbidden", message, "Authorization"))
 
 
