@@ -91,7 +91,7 @@ async def require_admin(request: Request) -> str:
     elif any(hmac.compare_digest(key.encode(), k.encode()) for k in settings.admin_keys):
         return key
     elif settings.admin_keys:
-        message = "this route needs an admin key (one of JUDGE_ADMIN_KEYS); this key may only read and score"
+        message = "this route needs an admin key (one of JUDGE_ADMIN_KEYS); this key may read"
     else:
         message = (
             "admin routes (memories, studies) are disabled: no JUDGE_ADMIN_KEYS are configured"
