@@ -47,7 +47,10 @@ ROUTERS = [
     "api.routers.skills",
     "api.routers.memory",
     "api.routers.health",
+    "api.routers.studies",
     "api.routers.probes",
+    "api.ui.pages",
+    "api.ui.study_pages",
 ]
 
 
