@@ -19,6 +19,7 @@ ACTIONS: dict[str, str] = {
     "run": "eval.studies.run_cli",
     "report": "eval.studies.report.cli",
     "import-prompts": "eval.studies.participants.cli",
+    "bench": "eval.studies.bench",
 }
 """Action name → module with a ``register(actions)`` function."""
 

@@ -62,6 +62,10 @@ JUDGE_OPTIONS = {
 }
 
 
+JUDGE_CALLS_PER_ITEM = 32
+"""Judge model calls one item makes at most at once (4 images, default cards), for the cap."""
+
+
 class StudyError(ValueError):
     """A study file that cannot be used; the message names the file and the key."""
 
@@ -190,6 +194,8 @@ def cfg_settings(cfg: StudyConfig, api_key: str | None = None) -> JudgeSettings:
     not turn a local-judge study into an LLM one)."""
     j = cfg.judge
     data = {**JudgeSettings().model_dump(), **j.options}
+    if "llm_concurrency" not in j.options:  # enough for every item judged at once
+        data["llm_concurrency"] = min(1024, cfg.run.judge_concurrency * JUDGE_CALLS_PER_ITEM)
     llm = bool(j.model or j.panel)
     data.update(
         model=j.model,

@@ -82,7 +82,8 @@ def run(args: argparse.Namespace) -> int:
         return _fail("--concurrency must be 1 or more")
     try:
         cfg = load_study(args.study)
-        tasks = load_suite(cfg.tasks_path)
+        # targets are checked per item: a missing one fails that task's items, not the run
+        tasks = load_suite(cfg.tasks_path, check_images=False)
         for p in cfg.prompters:
             if p.kind == "human":
                 read_prompt_file(cfg.prompts_path(p))

@@ -41,6 +41,19 @@ from judge.llm.images import BackendSpec, ImageGenerator
 GEN_BLOCKED = {"refused", "blocked"}
 
 
+DEFAULT_BACKEND_CONCURRENCY = 16
+"""Image requests in flight per backend when the study file does not set ``concurrency``."""
+
+
+def _backend_caps(spec: BackendSpec, cap: int | None) -> BackendSpec:
+    """``--concurrency`` beats the study file, which beats the runner's default."""
+    if cap:
+        return spec.model_copy(update={"concurrency": cap})
+    if "concurrency" not in spec.model_fields_set:
+        return spec.model_copy(update={"concurrency": DEFAULT_BACKEND_CONCURRENCY})
+    return spec
+
+
 class StudyMismatch(ValueError):
     """The output folder holds a different study; say how to go on."""
 
@@ -82,9 +95,7 @@ class StudyRunner:
         self.generator = generator or ImageGenerator()
         self.out = Path(opts.out)
         cap = opts.concurrency
-        self.backends = [
-            b.model_copy(update={"concurrency": cap}) if cap else b for b in cfg.backends
-        ]
+        self.backends = [_backend_caps(b, cap) for b in cfg.backends]
         self._prompt_sems = {
             p.id: asyncio.Semaphore(min(p.concurrency, cap or p.concurrency)) for p in cfg.prompters
         }

@@ -63,7 +63,7 @@ class PrompterSpec(BaseModel):
     prompts: str | None = None
     api_base: str | None = None
     api_key_env: str | None = None
-    concurrency: int = Field(default=8, ge=1, le=256)
+    concurrency: int = Field(default=16, ge=1, le=256)
 
     @model_validator(mode="after")
     def _fields_of_kind(self) -> PrompterSpec:
