@@ -27,6 +27,13 @@ def copy_suite(folder: Path) -> list[dict[str, Any]]:
     return read_jsonl(folder / "tasks.jsonl")
 
 
+def subset(folder: Path, tasks: list[dict[str, Any]], ids: tuple[str, ...]) -> list[dict[str, Any]]:
+    """``folder/small.jsonl`` with only the tasks ``ids``; returns them."""
+    chosen = [t for t in tasks if t["id"] in ids]
+    (folder / "small.jsonl").write_text("".join(json.dumps(t) + "\n" for t in chosen))
+    return chosen
+
+
 def read_jsonl(path: Path) -> list[dict[str, Any]]:
     return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line]
 

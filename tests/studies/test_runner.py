@@ -29,6 +29,7 @@ from tests.studies.runner_helpers import (
     script_prompter,
     stable,
     study_file,
+    subset,
 )
 
 PROMPTERS = ("people", "fake-novice", "fake-skilled")
@@ -130,13 +131,14 @@ def _journal_kinds(out: Path) -> dict[str, set[tuple[str, ...]]]:
     return kinds
 
 
+@pytest.mark.timeout(400)
 def test_sigkill_mid_run_then_resume_repeats_nothing(
     provider: FakeProvider, tmp_path: Path
 ) -> None:
-    tasks = copy_suite(tmp_path)
+    tasks = subset(tmp_path, copy_suite(tmp_path), ("oe_1", "oe_2", "co_1", "co_2", "im_1", "im_2"))
     script_prompter(provider, tasks, tmp_path)
     provider.latency = 0.05
-    study = study_file(tmp_path, provider.base_url, backend="fake")
+    study = study_file(tmp_path, provider.base_url, backend="fake", tasks="small.jsonl")
     env = {**os.environ, "FAKE_IMAGES_KEY": "fake-key", "PYTHONPATH": str(REPO)}
     cmd = [sys.executable, "-m", "judge.cli.main", "study", "run", str(study), "--no-progress"]
 
@@ -151,14 +153,14 @@ def test_sigkill_mid_run_then_resume_repeats_nothing(
     deadline = time.monotonic() + 240
     journal = out / "journal" / "events.jsonl"
     while time.monotonic() < deadline and proc.poll() is None:
-        if journal.exists() and journal.read_text(encoding="utf-8").count('"kind": "item"') >= 6:
+        if journal.exists() and journal.read_text(encoding="utf-8").count('"kind": "item"') >= 4:
             break
         time.sleep(0.02)
     assert proc.poll() is None, "the run ended before it could be killed"
     os.kill(proc.pid, signal.SIGKILL)
     proc.wait(timeout=30)
     done = _journal_kinds(out)
-    assert 6 <= len(done["item"]) < 36, len(done["item"])
+    assert 4 <= len(done["item"]) < 18, len(done["item"])
     time.sleep(0.3)  # requests the killed process left in flight finish at the fake
     mid = provider.calls
     killed_calls = calls_by_model(provider, start)
@@ -173,7 +175,7 @@ def test_sigkill_mid_run_then_resume_repeats_nothing(
     generated = {k[:2] for k in done["generation"]}
     assert again.get("fake-image", 0) == len(open_items - generated)
     assert again.get("fake-judge", 0) == sum(per_item[k] for k in open_items)
-    assert killed_calls.get("fake-prompter", 0) + again.get("fake-prompter", 0) >= 24
+    assert killed_calls.get("fake-prompter", 0) + again.get("fake-prompter", 0) >= 12
 
     final = read_jsonl(out / "results.jsonl")
     assert [stable(x) for x in final] == [stable(x) for x in reference]
@@ -289,8 +291,7 @@ def test_judging_through_the_service(provider: FakeProvider, tmp_path: Path) -> 
     from tests.api.conftest import live_service
 
     tasks = copy_suite(tmp_path)
-    subset = [t for t in tasks if t["id"] in ("oe_1", "co_1", "im_1")]
-    (tmp_path / "small.jsonl").write_text("".join(json.dumps(t) + "\n" for t in subset))
+    subset(tmp_path, tasks, ("oe_1", "co_1", "im_1"))
     script_prompter(provider, tasks, tmp_path)
     study = study_file(
         tmp_path, provider.base_url, mllm=("skilled",), judge=None, tasks="small.jsonl"
