@@ -207,7 +207,7 @@ def test_bad_input_is_recorded_per_item_and_the_run_goes_on(
         images.fail_next(["empty", "refusal", "401"])
         study = study_file(tmp_path, provider.base_url, backend="fake", images_base=images.base_url)
         assert run_cli(study, "--out", tmp_path / "out", "--concurrency", "1") == 0
-        assert images.calls == 33 - 2  # every item with a prompt (31) asked once
+        assert images.calls == 36 - 6  # every item with a prompt asked once
     lines = {(x["task_id"], x["prompter"]): x for x in read_jsonl(tmp_path / "out/results.jsonl")}
     assert len(lines) == 36
     for p in ("fake-novice", "fake-skilled"):
@@ -223,7 +223,7 @@ def test_bad_input_is_recorded_per_item_and_the_run_goes_on(
         x["status"] for x in lines.values() if x["reason"] and "generation" in x["reason"]
     )
     assert reasons == ["blocked", "generation_failed", "generation_failed"]
-    assert sum(x["status"] in ("scored", "partial") for x in lines.values()) == 36 - 9
+    assert sum(x["status"] in ("scored", "partial") for x in lines.values()) == 36 - 10
 
 
 def test_dry_run_counts_and_prices_without_calling(
