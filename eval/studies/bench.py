@@ -51,6 +51,7 @@ def register(actions: argparse._SubParsersAction) -> None:
     )
     p.add_argument("--tasks", type=int, default=12, help="tasks (a multiple of 3; default 12)")
     p.add_argument("--images", type=int, default=4, help="images per prompt (default 4)")
+    p.add_argument("--size", default="512x512", help="image size the fake backend draws")
     p.add_argument("--json", action="store_true", help="one JSON object instead of text")
     p.set_defaults(handler=run_bench)
 
@@ -95,7 +96,7 @@ def write_suite(folder: Path, n_tasks: int) -> Path:
     return path
 
 
-def write_study(folder: Path, base_url: str, images: int) -> Path:
+def write_study(folder: Path, base_url: str, images: int, size: str = "512x512") -> Path:
     """The bench study file: two fake MLLM prompters, one fake image backend, a fake judge."""
     text = f"""
 [study]
@@ -121,6 +122,7 @@ api_base = "{base_url}"
 id = "fake-images"
 model = "openai/fake-image"
 api_base = "{base_url}"
+size = "{size}"
 
 [judge]
 model = "openai/fake-judge"
@@ -137,7 +139,9 @@ async def _timed(runner: Any) -> tuple[Any, float, float]:
     return summary, time.perf_counter() - wall, time.process_time() - cpu
 
 
-def bench(latency: float, n_tasks: int = 12, images: int = 4) -> dict[str, Any]:
+def bench(
+    latency: float, n_tasks: int = 12, images: int = 4, size: str = "512x512"
+) -> dict[str, Any]:
     """Run the bench study once; wall and CPU seconds of the run (set-up excluded)."""
     import os
 
@@ -153,7 +157,7 @@ def bench(latency: float, n_tasks: int = 12, images: int = 4) -> dict[str, Any]:
         with tempfile.TemporaryDirectory(prefix="study-bench-") as tmp:
             folder = Path(tmp)
             write_suite(folder, n_tasks)
-            cfg = load_study(write_study(folder, base_url, images))
+            cfg = load_study(write_study(folder, base_url, images, size))
             tasks = load_suite(cfg.tasks_path, check_images=False)
             call = InProcessJudge(cfg_settings(cfg, api_key="fake-key"))
             call.judge.wait_warm(timeout_s=120)
@@ -165,6 +169,7 @@ def bench(latency: float, n_tasks: int = 12, images: int = 4) -> dict[str, Any]:
     fake_cpu = resource.getrusage(resource.RUSAGE_CHILDREN)
     return {
         "latency_s": latency,
+        "size": size,
         "items": summary.total,
         "statuses": summary.counts,
         "wall_s": round(wall, 2),
@@ -184,7 +189,7 @@ def run_bench(args: argparse.Namespace) -> int:
     if args.tasks < 3 or args.tasks % 3 or not 1 <= args.images <= 8:
         print("judge study bench: --tasks must be a multiple of 3; --images 1..8", file=sys.stderr)
         return 2
-    out = bench(args.latency, args.tasks, args.images)
+    out = bench(args.latency, args.tasks, args.images, args.size)
     if args.json:
         print(json.dumps(out))
         return 0

@@ -41,7 +41,7 @@ from judge.llm.images import BackendSpec, ImageGenerator
 GEN_BLOCKED = {"refused", "blocked"}
 
 
-DEFAULT_BACKEND_CONCURRENCY = 16
+DEFAULT_BACKEND_CONCURRENCY = 32
 """Image requests in flight per backend when the study file does not set ``concurrency``."""
 
 
@@ -244,8 +244,8 @@ class StudyRunner:
             await asyncio.to_thread(write_atomic, folder / f"{k}.png", data)
             paths.append(str((folder / f"{k}.png").relative_to(self.out)))
         note = None
-        if status == "ok" and len(paths) < n:
-            note = f"only {len(paths)} of {n} images were generated"
+        if status == "ok" and (len(paths) < n or reason):
+            note = reason or f"only {len(paths)} of {n} images were generated"
         record = {
             "status": status,
             "reason": reason,

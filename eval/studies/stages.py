@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import time
 from typing import Any
 
 from eval.studies.config import StudyConfig
@@ -21,10 +22,13 @@ STAGES = ("prompter", "generation", "judge")
 
 
 class StageUsage:
-    """Calls, cost and summed latency per stage, for this run."""
+    """Calls, cost, summed latency and when the stage's last step finished (seconds since
+    the run started), per stage, for this run."""
 
     def __init__(self) -> None:
         self._u = {s: {"steps": 0, "calls": 0, "cost_usd": 0.0, "latency_s": 0.0} for s in STAGES}
+        self._start = time.perf_counter()
+        self._last: dict[str, float] = {}
 
     def add(self, stage: str, usage: dict[str, Any]) -> None:
         u = self._u[stage]
@@ -32,10 +36,16 @@ class StageUsage:
         u["calls"] += int(usage.get("calls") or 0)
         u["cost_usd"] += float(usage.get("cost_usd") or 0.0)
         u["latency_s"] += float(usage.get("latency_s") or 0.0)
+        self._last[stage] = time.perf_counter() - self._start
 
     def as_dict(self) -> dict[str, dict[str, Any]]:
         return {
-            s: {**u, "cost_usd": round(u["cost_usd"], 6), "latency_s": round(u["latency_s"], 3)}
+            s: {
+                **u,
+                "cost_usd": round(u["cost_usd"], 6),
+                "latency_s": round(u["latency_s"], 3),
+                "last_done_s": round(self._last.get(s, 0.0), 3),
+            }
             for s, u in self._u.items()
         }
 
