@@ -273,6 +273,32 @@ def test_max_cost_stops_cleanly_and_a_rerun_finishes(
     assert calls_by_model(provider).get("gpt-4o") == 24  # no prompt was asked twice
 
 
+def test_max_cost_from_the_study_file(provider: FakeProvider, tmp_path: Path) -> None:
+    tasks = subset(tmp_path, copy_suite(tmp_path), ("oe_1", "co_1", "im_1"))
+    script_prompter(provider, tasks, tmp_path, model="gpt-4o")
+    study = study_file(
+        tmp_path,
+        provider.base_url,
+        human=False,
+        mllm=("novice",),
+        prompter_model="openai/gpt-4o",
+        tasks="small.jsonl",
+        extra="[run]\nmax_cost_usd = 0.0001\n",
+    )
+    assert run_cli(study, "--out", tmp_path / "out", "--concurrency", "1") == 5
+    assert calls_by_model(provider).get("gpt-4o") == 1
+
+
+def test_bench_command_reports_wall_over_latency(capsys: pytest.CaptureFixture[str]) -> None:
+    args = ["study", "bench", "--latency", "0.05", "--tasks", "3", "--images", "1", "--json"]
+    assert main(args) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["items"] == 6 and out["statuses"] == {"scored": 6}
+    assert abs(out["wall_over_latency"] - out["wall_s"] / 0.05) < 0.2 and out["cpu_s"] > 0
+    assert out["usage"]["generation"]["calls"] == 6 and out["usage"]["prompter"]["calls"] == 6
+    assert main(["study", "bench", "--latency", "0"]) == 2
+
+
 def test_a_changed_study_does_not_resume_into_an_old_folder(
     provider: FakeProvider, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
