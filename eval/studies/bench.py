@@ -52,6 +52,13 @@ def register(actions: argparse._SubParsersAction) -> None:
     p.add_argument("--tasks", type=int, default=12, help="tasks (a multiple of 3; default 12)")
     p.add_argument("--images", type=int, default=4, help="images per prompt (default 4)")
     p.add_argument("--size", default="512x512", help="image size the fake backend draws")
+    p.add_argument(
+        "--route",
+        choices=["openai", "hosted_vllm"],
+        default="openai",
+        help="litellm route of the prompter and judge models (hosted_vllm: the lighter one "
+        "for OpenAI-compatible servers)",
+    )
     p.add_argument("--json", action="store_true", help="one JSON object instead of text")
     p.set_defaults(handler=run_bench)
 
@@ -96,7 +103,9 @@ def write_suite(folder: Path, n_tasks: int) -> Path:
     return path
 
 
-def write_study(folder: Path, base_url: str, images: int, size: str = "512x512") -> Path:
+def write_study(
+    folder: Path, base_url: str, images: int, size: str = "512x512", route: str = "openai"
+) -> Path:
     """The bench study file: two fake MLLM prompters, one fake image backend, a fake judge."""
     text = f"""
 [study]
@@ -107,14 +116,14 @@ images_per_prompt = {images}
 [[prompters]]
 id = "fake-novice"
 kind = "mllm"
-model = "openai/fake-prompter"
+model = "{route}/fake-prompter"
 condition = "novice"
 api_base = "{base_url}"
 
 [[prompters]]
 id = "fake-skilled"
 kind = "mllm"
-model = "openai/fake-prompter"
+model = "{route}/fake-prompter"
 condition = "skilled"
 api_base = "{base_url}"
 
@@ -125,7 +134,7 @@ api_base = "{base_url}"
 size = "{size}"
 
 [judge]
-model = "openai/fake-judge"
+model = "{route}/fake-judge"
 api_base = "{base_url}"
 """
     path = folder / "study.toml"
@@ -140,7 +149,11 @@ async def _timed(runner: Any) -> tuple[Any, float, float]:
 
 
 def bench(
-    latency: float, n_tasks: int = 12, images: int = 4, size: str = "512x512"
+    latency: float,
+    n_tasks: int = 12,
+    images: int = 4,
+    size: str = "512x512",
+    route: str = "openai",
 ) -> dict[str, Any]:
     """Run the bench study once; wall and CPU seconds of the run (set-up excluded)."""
     import os
@@ -157,7 +170,7 @@ def bench(
         with tempfile.TemporaryDirectory(prefix="study-bench-") as tmp:
             folder = Path(tmp)
             write_suite(folder, n_tasks)
-            cfg = load_study(write_study(folder, base_url, images, size))
+            cfg = load_study(write_study(folder, base_url, images, size, route))
             tasks = load_suite(cfg.tasks_path, check_images=False)
             call = InProcessJudge(cfg_settings(cfg, api_key="fake-key"))
             call.judge.wait_warm(timeout_s=120)
@@ -170,6 +183,7 @@ def bench(
     return {
         "latency_s": latency,
         "size": size,
+        "route": route,
         "items": summary.total,
         "statuses": summary.counts,
         "wall_s": round(wall, 2),
@@ -189,7 +203,7 @@ def run_bench(args: argparse.Namespace) -> int:
     if args.tasks < 3 or args.tasks % 3 or not 1 <= args.images <= 8:
         print("judge study bench: --tasks must be a multiple of 3; --images 1..8", file=sys.stderr)
         return 2
-    out = bench(args.latency, args.tasks, args.images, args.size)
+    out = bench(args.latency, args.tasks, args.images, args.size, args.route)
     if args.json:
         print(json.dumps(out))
         return 0

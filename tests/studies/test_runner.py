@@ -291,9 +291,11 @@ def test_max_cost_from_the_study_file(provider: FakeProvider, tmp_path: Path) ->
 
 def test_bench_command_reports_wall_over_latency(capsys: pytest.CaptureFixture[str]) -> None:
     args = ["study", "bench", "--latency", "0.05", "--tasks", "3", "--images", "1", "--json"]
+    args += ["--size", "128x128", "--route", "hosted_vllm"]
     assert main(args) == 0
     out = json.loads(capsys.readouterr().out)
     assert out["items"] == 6 and out["statuses"] == {"scored": 6}
+    assert (out["size"], out["route"]) == ("128x128", "hosted_vllm")
     assert abs(out["wall_over_latency"] - out["wall_s"] / 0.05) < 0.2 and out["cpu_s"] > 0
     assert out["usage"]["generation"]["calls"] == 6 and out["usage"]["prompter"]["calls"] == 6
     assert main(["study", "bench", "--latency", "0"]) == 2
