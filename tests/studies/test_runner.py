@@ -113,6 +113,18 @@ def test_end_to_end_all_cells_and_a_rerun_calls_nothing(
     run = json.loads((out / "run.json").read_text())
     assert run["stopped"] is None and run["usage"]["prompter"]["calls"] == 24
 
+    # the report reads these results: a cell per prompter × backend × category, n from the lines
+    assert main(["study", "report", str(out), "--no-plots", "--bootstrap", "50"]) == 0
+    report = json.loads((out / "report.json").read_text())
+    cells = {(c["prompter"], c["backend"], c["category"]): c for c in report["cells"]}
+    assert set(cells) == {(p, "renderer", c) for p in PROMPTERS for c in ("OE", "CO", "IM", "all")}
+    for p in PROMPTERS:
+        mine = [x for x in lines if x["prompter"] == p]
+        assert cells[p, "renderer", "all"]["n_tasks"] == len(mine) == 12
+        want = sum(x["summary"]["objective_prompt_rate"] for x in mine) / 12
+        got = cells[p, "renderer", "all"]["objective_prompt_rate"]["mean"]
+        assert got == pytest.approx(want, abs=0.05)
+
     before = provider.calls
     assert run_cli(study, "--out", out) == 0  # everything is journalled: nothing to call
     assert provider.calls == before
@@ -179,6 +191,11 @@ def test_sigkill_mid_run_then_resume_repeats_nothing(
 
     final = read_jsonl(out / "results.jsonl")
     assert [stable(x) for x in final] == [stable(x) for x in reference]
+    for folder in (ref, out):  # and the same report
+        assert main(["study", "report", str(folder), "--no-plots", "--bootstrap", "50"]) == 0
+    reports = [json.loads((f / "report.json").read_text()) for f in (ref, out)]
+    assert reports[0]["cells"] == reports[1]["cells"]
+    assert reports[0]["leaderboard"] == reports[1]["leaderboard"]
     for line in final:  # the images on disk are whole and those of the reference run
         for rel in line["images"]:
             assert (out / rel).read_bytes() == (ref / rel).read_bytes()
