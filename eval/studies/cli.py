@@ -20,6 +20,7 @@ ACTIONS: dict[str, str] = {
     "report": "eval.studies.report.cli",
     "report-bench": "eval.studies.report.bench_cli",
     "import-prompts": "eval.studies.participants.cli",
+    "bench": "eval.studies.bench",
 }
 """Action name → module with a ``register(actions)`` function."""
 
