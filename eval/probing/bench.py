@@ -4,7 +4,8 @@ against fakes at latency L, localisation included; the target is at most 25 L of
 The fake LLM and judge (:mod:`eval.probing.fake_script`, its own process, latency L per call)
 plant a failing colour in 2 of every 5 inputs, so 26 bugs get localised; the model under test is
 the same fake's images endpoint (latency L per call). The nodes of a level run concurrently, so
-the gateway's and the backend's concurrency caps are raised for the run.
+the gateway's and the backend's concurrency caps are raised for the run; models are reached
+through litellm's ``hosted_vllm/`` route, its lighter client for OpenAI-compatible servers.
 
 Example:
     $ judge probe-bench --latency 0.5 --json

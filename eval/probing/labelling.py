@@ -6,8 +6,9 @@ relevance review, or from a scene graph during localisation) plus the criterion'
 default one "no obvious defects" check; ``prompts/criteria.toml``). The judge checks each image
 separately; an image **passes** when at least ``pass_share`` of its scored checks pass (default
 1.0: every check), and is unlabelled (``None``) when no check could be scored or the safety gate
-blocked the submission. Options: one VQA call per image (``per_modality``), one subjective
-card (``technical_flawlessness``) — informative only.
+blocked the submission. Options: one VQA call per image (``per_modality``) and a single
+prompt-side subjective card (``instructional_clarity``: score mode always runs at least one;
+subjective scores play no part in a verdict, so the cheapest is chosen).
 
 Example::
 
@@ -29,7 +30,7 @@ CRITERIA_FILE = Path(__file__).parent / "prompts" / "criteria.toml"
 DEFAULT_CRITERION = "alignment_defects"
 JUDGE_OPTIONS: dict[str, Any] = {
     "checkpoint_batching": "per_modality",
-    "skills": ["technical_flawlessness"],
+    "skills": ["instructional_clarity"],
 }
 
 
