@@ -123,7 +123,7 @@ class Judge:
         req = m.parse(request)
         m.check(req, self.registry, settings)
         views = m.load_views(req, settings, base_dir)
-        return RunContext(
+        ctx = RunContext(
             mode=m,
             request=req,
             settings=settings,
@@ -134,6 +134,8 @@ class Judge:
             exemplars=ExemplarProvider(self.store, settings),
             calibration=load_calibration(settings.calibration) if settings.calibration else None,
         )
+        _ = ctx.request_id  # a content fingerprint hashes the images: here, off the event loop
+        return ctx
 
     async def arun(self, ctx: RunContext) -> Any:
         """Run the graph on a prepared context; returns the mode's result model."""
