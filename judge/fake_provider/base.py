@@ -225,6 +225,7 @@ class LoopbackFake(AdminMixin):
         """A handler: JSON body → ``parse`` → record → fault/latency → ``render``."""
 
         async def handler(request: web.Request) -> web.StreamResponse:
+            arrived = asyncio.get_running_loop().time()
             try:
                 body = json.loads(await request.text())
             except ValueError:
@@ -241,7 +242,7 @@ class LoopbackFake(AdminMixin):
                 self._in_flight += 1
                 self._max_in_flight = max(self._max_in_flight, self._in_flight)
             try:
-                return await self._answer(canonical, body, render)
+                return await self._answer(canonical, body, render, arrived)
             finally:
                 with self._lock:
                     self._in_flight -= 1
@@ -256,10 +257,16 @@ class LoopbackFake(AdminMixin):
             kind = "not_found_error"
         return self._error(exc.status, kind, exc.message)
 
-    async def _answer(self, canonical: Body, body: Body, render: Render) -> web.Response:
+    async def _answer(
+        self, canonical: Body, body: Body, render: Render, arrived: float
+    ) -> web.Response:
         fault = self.faults.draw()  # decided on arrival: deterministic order for a given seed
         delay = self.latency + self._jitter_rng.uniform(-self.jitter, self.jitter)
-        await asyncio.sleep(max(0.0, delay))
+        # the latency counts from the request's arrival: the fake's own parsing and image
+        # decoding (serial, in one thread) is part of it, as a real provider's is, instead of
+        # queueing every concurrent call behind the others' decoding
+        elapsed = asyncio.get_running_loop().time() - arrived
+        await asyncio.sleep(max(0.0, delay - elapsed))
         if fault in HTTP_FAULTS:
             status, kind, message = HTTP_FAULTS[fault]
             response = self._error(status, kind, message)
