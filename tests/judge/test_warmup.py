@@ -84,3 +84,17 @@ def test_marker_is_read_back_from_stderr():
     err = 'some log\nBENCH-SPANS {"calls": 3, "span_s": 0.5}\n'
     assert parse_marker(err) == {"calls": 3, "span_s": 0.5}
     assert parse_marker("nothing here") is None
+
+
+def test_engine_warm_up_builds_the_answer_schemas_before_any_request(make_judge):
+    from judge.llm.gateway import response_format
+    from skills.schemas import answer_schemas
+
+    judge = make_judge()
+    judge.wait_warm(timeout_s=60)
+    schemas = answer_schemas(judge.registry.cards(enabled_only=False))
+    assert len(schemas) > 5
+    misses = response_format.cache_info().misses
+    for schema in schemas:
+        response_format(schema)
+    assert response_format.cache_info().misses == misses  # every one already built
