@@ -9,6 +9,8 @@ Endpoints:
   ``stream: true``, bodies that are not a JSON object with ``messages`` and ``data:`` image
   URLs that do not decode to an image get HTTP 400.
 - ``GET /v1/models`` — one model, ``fake``.
+- ``POST /v1/images/generations`` — OpenAI images (``b64_json`` or ``url``), deterministic PNGs
+  and image faults (refusal, blocked, empty, corrupt, oversized): :mod:`judge.fake_provider.images`.
 - ``GET /_admin/stats``, ``POST /_admin/config``, ``POST /_admin/reset`` — for a provider that
   runs in another process (see :mod:`judge.fake_provider.process`).
 
@@ -34,11 +36,12 @@ from aiohttp import web
 
 from judge.fake_provider.base import LoopbackFake
 from judge.fake_provider.faults import error_json
+from judge.fake_provider.images import ImagesMixin
 from judge.fake_provider.responder import messages_text
 from judge.fake_provider.wire import Body, ImageInfo, WireError, decode_data_url, tokens
 
 
-class FakeProvider(LoopbackFake):
+class FakeProvider(ImagesMixin, LoopbackFake):
     """OpenAI-compatible fake on loopback; records requests, scripts replies, injects faults."""
 
     api: ClassVar[str] = "openai"
@@ -47,6 +50,7 @@ class FakeProvider(LoopbackFake):
     def _add_routes(self, app: web.Application) -> None:
         app.router.add_post("/v1/chat/completions", self._endpoint(self._parse, self._render))
         app.router.add_get("/v1/models", self._models)
+        self._add_image_routes(app)
 
     def _error(self, status: int, kind: str, message: str) -> web.Response:
         return web.json_response(error_json(message, kind), status=status)
