@@ -172,6 +172,10 @@ document.addEventListener("DOMContentLoaded", () => {
   who.value = localStorage.getItem(WHO_KEY) || "";
   who.addEventListener("change", () => localStorage.setItem(WHO_KEY, who.value.trim()));
   const message = document.getElementById("override-message");
+  // without this script every node and node view stays shown; with it, the buttons' state
+  for (const b of root.querySelectorAll("button[aria-expanded]")) {
+    setExpanded(b, b.getAttribute("aria-expanded") === "true");
+  }
   restoreOpen(probeId);
   root.addEventListener("click", (event) => {
     const button = event.target.closest("button");
