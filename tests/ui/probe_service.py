@@ -22,7 +22,8 @@ OTHER_KEY = "someone-else"
 
 @contextmanager
 def probe_service(tmp: Path, runs: Path | None = None) -> Iterator[LiveService]:
-    """The service with ``card`` (built-in renderer) configured as the model under test."""
+    """The service with ``card`` (built-in renderer) configured as the model under test;
+    ``svc.fake_llm`` is the fake LLM/judge (its ``latency`` can be raised)."""
     backends = tmp / "backends.toml"
     backends.write_text('[[backends]]\nid = "card"\nmodel = "builtin/renderer"\n')
     with FakeProvider() as llm:
@@ -41,6 +42,7 @@ def probe_service(tmp: Path, runs: Path | None = None) -> Iterator[LiveService]:
         if runs is not None:
             env["JUDGE_STUDY_RUNS"] = str(runs)
         with live_service(env, tmp / "data") as svc:
+            svc.fake_llm = llm  # type: ignore[attr-defined]  # tests may slow it down
             yield svc
 
 

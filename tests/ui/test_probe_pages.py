@@ -4,6 +4,7 @@ text shown as text; plus plain HTTP checks of the page routes."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 
 import httpx
@@ -183,10 +184,16 @@ def test_set_up_form_starts_a_probe_and_the_page_follows_it(
     page.get_by_label("Inputs per node").fill("2")
     page.get_by_label("Images per input").fill("1")
     page.get_by_label("Strategy").select_option("dfs")
-    page.get_by_role("button", name="Start probe").click()
-    expect(page).to_have_url(__import__("re").compile(rf"{base}/ui/probes/[0-9a-f]{{32}}$"))
-    # live status: the page polls and reloads itself until the probe is done
-    expect(page.get_by_test_id("probe-status")).to_contain_text("done", timeout=60_000)
+    llm = service.fake_llm  # type: ignore[attr-defined]
+    llm.latency = 0.2  # slow enough that the page opens while the probe runs
+    try:
+        page.get_by_role("button", name="Start probe").click()
+        expect(page).to_have_url(re.compile(rf"{base}/ui/probes/[0-9a-f]{{32}}$"))
+        expect(page.get_by_test_id("probe-status")).to_contain_text("running")
+        # live status: the page polls and redraws itself until the probe is done
+        expect(page.get_by_test_id("probe-status")).to_contain_text("done", timeout=90_000)
+    finally:
+        llm.latency = 0.0
     expect(page.locator('button[data-open="n0.0"]')).to_be_visible()
     expect(page.locator("h1")).to_have_text("kitchen objects")
     assert page.console_errors == []  # type: ignore[attr-defined]

@@ -17,7 +17,7 @@ from PIL import Image
 from playwright.sync_api import Page, expect
 
 from api.batches import BatchStore, owner_tag
-from tests.api.conftest import LiveService
+from tests.api.conftest import LiveService, live_service
 from tests.ui.probe_service import KEY, OTHER_KEY, probe_service, sign_in
 
 pytestmark = pytest.mark.browser
@@ -208,3 +208,29 @@ def test_study_runs_without_a_configured_directory(tmp_path: Path) -> None:
         assert index.status_code == 200 and "JUDGE_STUDY_RUNS" in index.text
         r = ui.get("/ui/results/studies/demo-run")
         assert r.status_code == 404 and "JUDGE_STUDY_RUNS" in r.text
+
+
+def test_forgetting_the_key(service: LiveService) -> None:
+    with service.client(cookies={"judge_ui_key": KEY}) as ui:
+        form = ui.get("/ui/key")
+        assert "Forget the key" in form.text and f'value="{KEY}"' not in form.text
+        r = ui.post("/ui/key/forget", headers={"Origin": "http://evil"})
+        assert r.status_code == 403
+        r = ui.post("/ui/key/forget", headers={"Origin": service.base_url})
+        assert r.status_code == 303 and r.headers["location"] == "/ui/key"
+        dropped = r.headers["set-cookie"]
+        assert 'judge_ui_key=""' in dropped and "Path=/ui" in dropped
+
+
+def test_pages_without_keys_or_backends(tmp_path: Path) -> None:
+    """A loopback service without keys needs no sign-in; without JUDGE_BACKENDS the set-up
+    page says how to configure one and cannot be submitted."""
+    with live_service({}, tmp_path / "data") as svc, svc.client() as ui:
+        listing = ui.get("/ui/probes/")
+        assert listing.status_code == 200 and "No probes yet" in listing.text
+        new = ui.get("/ui/probes/new")
+        assert new.status_code == 200 and "JUDGE_BACKENDS" in new.text
+        assert '<button type="submit" disabled>' in new.text
+        r = ui.post("/ui/probes/new", data={"topic": "t", "backend": "x"})
+        assert r.status_code == 400 and "JUDGE_BACKENDS" in r.text
+        assert ui.get("/ui/results/").status_code == 200
