@@ -24,7 +24,7 @@ from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
 from api.deps import ANONYMOUS
-from api.limits import check_auth_failures, client_address
+from api.limits import charge, check_auth_failures, client_address
 from api.settings import ServiceSettings
 from api.ui import SECURITY_HEADERS, error_page, render
 
@@ -48,6 +48,17 @@ async def ui_key(request: Request) -> str | None:
     if given and _known(settings, given):
         return given
     return None
+
+
+async def spend(request: Request, key: str, *, poll: bool = False) -> None:
+    """Charge one unit of the key's rate limit, as the API route would (429 when over);
+    ``poll`` uses the larger polling budget (page views, status polls)."""
+    settings: ServiceSettings = request.app.state.settings
+    redis = request.app.state.redis
+    if poll:
+        await charge(redis, key, settings.poll_limit, bucket="poll")
+    else:
+        await charge(redis, key, settings.rate_limit_per_minute)
 
 
 def same_origin(request: Request) -> bool:

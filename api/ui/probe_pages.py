@@ -27,7 +27,7 @@ from api.errors import error_body
 from api.probe_runner import BackendsError, service_backends
 from api.routers import probes as api_probes
 from api.ui import SECURITY_HEADERS, add_nav_link, error_page, render
-from api.ui.auth import same_origin, sign_in_redirect, ui_key
+from api.ui.auth import same_origin, sign_in_redirect, spend, ui_key
 from eval.probing.params import ProbeParams
 
 router = APIRouter(prefix="/ui/probes", include_in_schema=False)
@@ -80,6 +80,7 @@ async def probe_list(request: Request) -> Response:
     key = await ui_key(request)
     if key is None:
         return sign_in_redirect(request)
+    await spend(request, key, poll=True)
     settings, redis = request.app.state.settings, request.app.state.redis
     listing = await api_probes.list_probes(key, settings, redis)
     return render(request, "probes.html", {"title": "Probes", "probes": listing["probes"]})
@@ -145,6 +146,7 @@ async def new_submit(request: Request) -> Response:
     key = await ui_key(request)
     if key is None:
         return sign_in_redirect(request)
+    await spend(request, key)
     form = await request.form()
     options = form_to_options(form)
     shown = {k: v for k, v in options.items() if k != "model"}
@@ -160,6 +162,7 @@ async def new_submit(request: Request) -> Response:
 
 
 async def _status(request: Request, probe_id: str, key: str) -> dict[str, Any] | None:
+    await spend(request, key, poll=True)
     settings, redis = request.app.state.settings, request.app.state.redis
     try:
         status = await api_probes.get_probe(probe_id, key, settings, redis)
@@ -236,6 +239,7 @@ async def probe_overrides(probe_id: str, request: Request) -> Response:
     key = await ui_key(request)
     if key is None:
         return _json_error(401, "unauthorized", "sign in at /ui/key first", "key")
+    await spend(request, key)
     settings, redis = request.app.state.settings, request.app.state.redis
     try:
         answer = await api_probes.add_overrides(probe_id, request, key, settings, redis)

@@ -29,7 +29,7 @@ from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
 from api.batches import BatchStore, is_batch_id, owner_tag
 from api.ui import SECURITY_HEADERS, add_nav_link, error_page, render
-from api.ui.auth import sign_in_redirect, ui_key
+from api.ui.auth import sign_in_redirect, spend, ui_key
 from api.ui.result_view import batch_row, dimensions_of, filter_rows, study_row
 
 router = APIRouter(prefix="/ui/results", include_in_schema=False)
@@ -104,6 +104,7 @@ async def batch_page(batch_id: str, request: Request) -> Response:
     key = await ui_key(request)
     if key is None:
         return sign_in_redirect(request)
+    await spend(request, key, poll=True)
     settings, redis = request.app.state.settings, request.app.state.redis
     store = BatchStore(redis, ttl_s=settings.batch_ttl_s)
     info = await store.info(batch_id, owner_tag(key)) if is_batch_id(batch_id) else None
