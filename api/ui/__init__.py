@@ -52,9 +52,9 @@ def add_nav_link(label: str, href: str) -> None:
     """Show a section in every page's main navigation (once per href).
 
     Example:
-        >>> add_nav_link("Probes", "/ui/probes/"); ("Probes", "/ui/probes/") in NAV_LINKS
+        >>> add_nav_link("Example", "/ui/example/"); ("Example", "/ui/example/") in NAV_LINKS
         True
-        >>> NAV_LINKS.remove(("Probes", "/ui/probes/"))
+        >>> NAV_LINKS.remove(("Example", "/ui/example/"))
     """
     if all(h != href for _, h in NAV_LINKS):
         NAV_LINKS.append((label, href))

@@ -16,6 +16,7 @@ Example::
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 import re
 from typing import Any
@@ -83,7 +84,20 @@ async def probe_list(request: Request) -> Response:
     await spend(request, key, poll=True)
     settings, redis = request.app.state.settings, request.app.state.redis
     listing = await api_probes.list_probes(key, settings, redis)
-    return render(request, "probes.html", {"title": "Probes", "probes": listing["probes"]})
+    probes = [{**p, "started": _when(p.get("created_at"))} for p in listing["probes"]]
+    return render(request, "probes.html", {"title": "Probes", "probes": probes})
+
+
+def _when(epoch: float | None) -> str:
+    """A UTC time stamp for people.
+
+    Example:
+        >>> _when(0.0), _when(None)
+        ('1970-01-01 00:00 UTC', '')
+    """
+    if epoch is None:
+        return ""
+    return dt.datetime.fromtimestamp(epoch, dt.UTC).strftime("%Y-%m-%d %H:%M UTC")
 
 
 def _new_page(

@@ -56,6 +56,7 @@ def test_tree_nodes_expand_and_an_override_updates_metrics(
     # the list shows the probe, its hostile topic as text
     listed = page.get_by_role("link", name=HOSTILE)
     expect(listed).to_have_count(1)
+    expect(page.locator("tbody tr").filter(has=listed)).to_contain_text(" UTC")
     listed.click()
     expect(page).to_have_url(f"{base}/ui/probes/{probe_id}")
     expect(page.locator("h1")).to_have_text(HOSTILE)
