@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -32,6 +33,9 @@ from eval.runner import run_items
 from eval.scorers import HttpScorer, InProcessScorer, Scorer
 from judge.config import JudgeSettings
 from judge.engine import Judge
+from judge.llm.batch.deferral import ProviderBatch
+from judge.llm.batch.journal import Journal
+from judge.llm.batch.rounds import run_in_rounds
 from memory.store import MemoryStore
 
 REFERENCE = Path(__file__).with_name("reference.json")
@@ -60,6 +64,10 @@ class MetaEvalConfig:
     n_boot: int = 1000
     seed: int = 0
     progress: bool = True
+    provider_batch: bool = False
+    batch_poll_s: float = 30.0
+    batch_wait: bool = False
+    batch_fallback: str = "batch"
 
 
 def _labels_file(dataset: Dataset, data: Path) -> Path:
@@ -104,8 +112,39 @@ def _score(
         return extra
 
     scorer = _scorer(cfg, overrides)
-    return asyncio.run(
-        run_items(
+    if not cfg.provider_batch:
+        return asyncio.run(
+            run_items(
+                items,
+                scorer,
+                dataset,
+                out / "predictions.jsonl",
+                concurrency=cfg.concurrency,
+                overrides=per_item,
+                progress=cfg.progress,
+            )
+        )
+    assert isinstance(scorer, InProcessScorer)
+    return asyncio.run(_score_in_batches(cfg, dataset, items, out, scorer, per_item))
+
+
+async def _score_in_batches(
+    cfg: MetaEvalConfig,
+    dataset: Dataset,
+    items: list[EvalItem],
+    out: Path,
+    scorer: InProcessScorer,
+    per_item: Callable[[EvalItem], dict[str, Any]],
+) -> list[dict]:
+    """Provider-batch mode: passes until every item is answered (see judge.llm.batch)."""
+    pb = provider_batch(cfg, scorer.judge.settings)
+    pb.attach(scorer.judge.gateway)
+    predictions: list[dict] = []
+
+    async def one_pass() -> int:
+        nonlocal predictions
+        pb.begin_pass()
+        predictions = await run_items(
             items,
             scorer,
             dataset,
@@ -113,7 +152,24 @@ def _score(
             concurrency=cfg.concurrency,
             overrides=per_item,
             progress=cfg.progress,
+            batch=pb,
         )
+        return pb.waiting_items
+
+    try:
+        await run_in_rounds(pb, one_pass, wait=cfg.batch_wait)
+    finally:
+        pb.close()
+    return predictions
+
+
+def provider_batch(cfg: MetaEvalConfig, settings: JudgeSettings) -> ProviderBatch:
+    """The run's batch journal (shared by the main run and its ablation variants)."""
+    return ProviderBatch(
+        cfg.out / "provider-batch",
+        settings,
+        poll_s=cfg.batch_poll_s,
+        fallback="direct" if cfg.batch_fallback == "direct" else "batch",
     )
 
 
@@ -122,6 +178,17 @@ def _check_config(cfg: MetaEvalConfig, dataset: Dataset) -> Path | None:
     option combinations that cannot work; checked before anything is scored."""
     if cfg.cv not in (None, "lopo"):
         raise ValueError(f"unknown --cv {cfg.cv!r}; use lopo")
+    if cfg.provider_batch and cfg.url:
+        raise ValueError(
+            "--provider-batch batches this process's own judge calls; with --url the service "
+            "makes them: drop one of the two"
+        )
+    if cfg.batch_fallback not in ("batch", "direct"):
+        raise ValueError(
+            f"unknown --provider-batch-fallback {cfg.batch_fallback!r}; use batch or direct"
+        )
+    if cfg.batch_poll_s <= 0:
+        raise ValueError(f"--batch-poll-s must be positive, got {cfg.batch_poll_s}")
     if cfg.url and (cfg.memory_from or cfg.cv or cfg.ablation == "encoder"):
         raise ValueError(
             "--memory-from, --cv and --ablation encoder build local memories; "
@@ -233,6 +300,10 @@ def run_meta_eval(cfg: MetaEvalConfig) -> dict[str, Any]:
         }
     if cfg.ablation:
         report["ablation"] = _ablation(cfg, dataset, items, overrides, source)
+    if cfg.provider_batch:  # requests, batches, tokens, cost at batch and at list prices
+        journal = Journal(cfg.out / "provider-batch" / "journal.sqlite")
+        report["provider_batch"] = {"fallback": cfg.batch_fallback, **journal.summary()}
+        journal.close()
     write_report(report, items, predictions, dataset, cfg.out)
     return report
 

@@ -8,6 +8,8 @@ Endpoints:
   ``stream: true``, bodies that are not a JSON object with ``messages`` and ``data:`` image
   URLs that do not decode to an image get HTTP 400.
 - ``GET /v1/models`` — one model, ``fake``.
+- ``/v1/files`` and ``/v1/batches`` — the OpenAI batch API, answered by the same responder
+  (:mod:`judge.fake_provider.batches`; steer it through :attr:`FakeProvider.batches`).
 - ``GET /_admin/stats``, ``POST /_admin/config``, ``POST /_admin/reset`` — for a provider that
   runs in another process (see :mod:`judge.fake_provider.process`).
 
@@ -27,11 +29,13 @@ Example::
 from __future__ import annotations
 
 import time
+from functools import cached_property
 from typing import Any, ClassVar
 
 from aiohttp import web
 
 from judge.fake_provider.base import LoopbackFake
+from judge.fake_provider.batches import BatchDesk
 from judge.fake_provider.faults import error_json
 from judge.fake_provider.responder import messages_text
 from judge.fake_provider.wire import Body, ImageInfo, WireError, decode_data_url, tokens
@@ -46,6 +50,17 @@ class FakeProvider(LoopbackFake):
     def _add_routes(self, app: web.Application) -> None:
         app.router.add_post("/v1/chat/completions", self._endpoint(self._parse, self._render))
         app.router.add_get("/v1/models", self._models)
+        self.batches.add_routes(app)
+
+    @cached_property
+    def batches(self) -> BatchDesk:
+        """The files and batches desk (settings, injected line faults, counters)."""
+        return BatchDesk(self)
+
+    def reset(self) -> None:
+        """Forget calls, scripts and faults, and the batch desk's files and batches."""
+        super().reset()
+        self.batches.reset()
 
     def _error(self, status: int, kind: str, message: str) -> web.Response:
         return web.json_response(error_json(message, kind), status=status)
