@@ -17,13 +17,13 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from eval.ablations import Variant, summary_row, variants
 from eval.baselines import best_baseline, iqa_baselines, margin_vs_best
+from eval.batch_scoring import BatchOptions, batch_summary, score_in_batches
 from eval.calibration import fit_calibration, save_calibration
 from eval.datasets import get_dataset
 from eval.datasets.base import Dataset, EvalItem
@@ -33,9 +33,6 @@ from eval.runner import run_items
 from eval.scorers import HttpScorer, InProcessScorer, Scorer
 from judge.config import JudgeSettings
 from judge.engine import Judge
-from judge.llm.batch.deferral import ProviderBatch
-from judge.llm.batch.journal import Journal
-from judge.llm.batch.rounds import run_in_rounds
 from memory.store import MemoryStore
 
 REFERENCE = Path(__file__).with_name("reference.json")
@@ -125,51 +122,17 @@ def _score(
             )
         )
     assert isinstance(scorer, InProcessScorer)
-    return asyncio.run(_score_in_batches(cfg, dataset, items, out, scorer, per_item))
-
-
-async def _score_in_batches(
-    cfg: MetaEvalConfig,
-    dataset: Dataset,
-    items: list[EvalItem],
-    out: Path,
-    scorer: InProcessScorer,
-    per_item: Callable[[EvalItem], dict[str, Any]],
-) -> list[dict]:
-    """Provider-batch mode: passes until every item is answered (see judge.llm.batch)."""
-    pb = provider_batch(cfg, scorer.judge.settings)
-    pb.attach(scorer.judge.gateway)
-    predictions: list[dict] = []
-
-    async def one_pass() -> int:
-        nonlocal predictions
-        pb.begin_pass()
-        predictions = await run_items(
+    return asyncio.run(
+        score_in_batches(
             items,
             scorer,
             dataset,
             out / "predictions.jsonl",
+            BatchOptions(cfg.out, cfg.batch_poll_s, cfg.batch_wait, cfg.batch_fallback),
             concurrency=cfg.concurrency,
             overrides=per_item,
             progress=cfg.progress,
-            batch=pb,
         )
-        return pb.waiting_items
-
-    try:
-        await run_in_rounds(pb, one_pass, wait=cfg.batch_wait)
-    finally:
-        pb.close()
-    return predictions
-
-
-def provider_batch(cfg: MetaEvalConfig, settings: JudgeSettings) -> ProviderBatch:
-    """The run's batch journal (shared by the main run and its ablation variants)."""
-    return ProviderBatch(
-        cfg.out / "provider-batch",
-        settings,
-        poll_s=cfg.batch_poll_s,
-        fallback="direct" if cfg.batch_fallback == "direct" else "batch",
     )
 
 
@@ -301,9 +264,7 @@ def run_meta_eval(cfg: MetaEvalConfig) -> dict[str, Any]:
     if cfg.ablation:
         report["ablation"] = _ablation(cfg, dataset, items, overrides, source)
     if cfg.provider_batch:  # requests, batches, tokens, cost at batch and at list prices
-        journal = Journal(cfg.out / "provider-batch" / "journal.sqlite")
-        report["provider_batch"] = {"fallback": cfg.batch_fallback, **journal.summary()}
-        journal.close()
+        report["provider_batch"] = batch_summary(cfg.out, cfg.batch_fallback)
     write_report(report, items, predictions, dataset, cfg.out)
     return report
 

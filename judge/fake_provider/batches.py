@@ -8,8 +8,8 @@
   ``GET /v1/batches/{id}``; ``GET /v1/batches`` (newest first); ``POST /v1/batches/{id}/cancel``.
 - ``GET /_admin/batches`` → counters; ``POST /_admin/batches`` → change the settings below.
 
-A batch is ``validating`` when created, ``in_progress`` from its first retrieval, and finishes on
-the retrieval after ``polls`` in-progress retrievals once ``delay_s`` seconds have passed. Then
+A batch is ``validating`` when created; the first ``polls`` retrievals (default 1) see it
+``in_progress``, and the next one once ``delay_s`` seconds have passed sees it finished. Then
 every input line is answered by the fake's normal responder (the same deterministic answer a
 direct chat completion gets; direct calls are not counted in ``calls``): answers go to the output
 file, failures to the error file. Faults are injected with :meth:`BatchDesk.fail_lines` (lines
@@ -108,7 +108,7 @@ class BatchDesk:
             self.polls, self.delay_s, self.content_delay_s = 1, 0.0, 0.0
 
     def configure(self, **changes: Any) -> dict[str, Any]:
-        """Change ``polls`` (in-progress retrievals before the end), ``delay_s`` and
+        """Change ``polls`` (retrievals that see a batch running), ``delay_s`` and
         ``content_delay_s``; returns the settings."""
         unknown = set(changes) - _SETTINGS
         if unknown:
@@ -240,13 +240,13 @@ class BatchDesk:
             return self._err(404, f"no batch {request.match_info['id']}")
         with self._lock:
             self.counters["retrievals"] += 1
-            if batch.status == "validating":
-                batch.status = "in_progress"
-            elif batch.status == "in_progress":
+            if batch.status not in _TERMINAL:
                 batch.polls += 1
                 waited = time.monotonic() - batch.started
-                if batch.polls >= self.polls and waited >= self.delay_s:
+                if batch.polls > self.polls and waited >= self.delay_s:
                     self._finish(batch)
+                else:
+                    batch.status = "in_progress"
         return web.json_response(batch.wire())
 
     async def _cancel(self, request: web.Request) -> web.Response:

@@ -33,13 +33,17 @@ EXIT_BATCH_PENDING = 75
 class BatchPending(Exception):
     """Items wait for provider batches that have not finished; re-running resumes."""
 
-    def __init__(self, batch_ids: list[str], waiting: int):
+    def __init__(self, batch_ids: list[str], waiting: int, submitted: list[str] | None = None):
         self.batch_ids = batch_ids
         self.waiting = waiting
-        ids = ", ".join(batch_ids)
+        self.submitted = submitted or []
+        new = ", ".join(self.submitted)
+        old = ", ".join(b for b in batch_ids if b not in self.submitted)
+        said = [f"batch {new} submitted"] if new else []
+        said += [f"batch {old} still running"] if old else []
         super().__init__(
-            f"provider batch {ids} submitted; {waiting} item(s) wait for it. Re-run the same "
-            "command to collect the answers (or add --wait to poll until they arrive)"
+            f"provider {'; '.join(said)}; {waiting} item(s) wait. Re-run the same command "
+            "to collect the answers (or add --wait to poll until they arrive)"
         )
 
 
@@ -61,7 +65,7 @@ async def run_in_rounds(
         waiting = await one_pass()
         if not waiting:
             return n
-        await pb.submit()
+        submitted = await pb.submit()
         flying = pb.in_flight()
         if not flying and not pb.has_pending():
             # every waiting call should be pending or in a batch; never spin on nothing
@@ -70,7 +74,7 @@ async def run_in_rounds(
                 f"{pb.folder} to start the batch journal afresh"
             )
         if not wait:
-            raise BatchPending(flying, waiting)
+            raise BatchPending(flying, waiting, submitted)
         await _until_one_finishes(pb, set(flying))
     raise RuntimeError(f"items still waiting after {max_rounds} provider-batch rounds")
 
