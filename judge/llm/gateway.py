@@ -234,7 +234,9 @@ class LLMGateway:
         fmt = response_format(schema)
         use_cache = self.cache is not None and s.cache
         key = cache_key(model, messages, fmt, self._params(s), tag) if use_cache else None
-        if key is not None and self.cache is not None:
+        # in provider-batch mode the journal is the cache: every pass replays the item's calls
+        # from it, so the final pass's usage holds all of them at the batch price
+        if key is not None and self.cache is not None and self.deferrer is None:
             hit = await self.cache.get(key)
             if hit is not None:
                 try:
