@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from judge.cli.main import main
-from judge.fake_provider import FakeProvider
+from judge.fake_provider import FakeProvider, OllamaFake
 from judge.llm.batch import EXIT_BATCH_PENDING
 from tests.eval.conftest import EXPERT, cli_args
 
@@ -212,3 +212,14 @@ def test_a_process_killed_mid_collect_resumes_without_resubmitting(
     assert provider.calls == 0
     preds = read_preds(out)
     assert len(preds) == 4 and all("error" not in p for p in preds)
+
+
+def test_an_endpoint_without_a_batch_api_exits_2_with_advice(
+    provider: FakeProvider, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with OllamaFake() as other:  # answers chat, has no /v1/files
+        args = expert_cli(provider, tmp_path / "o", "--provider-batch")
+        args[args.index(provider.base_url)] = other.base_url.rstrip("/") + "/v1"
+        assert main(args) == 2
+    err = capsys.readouterr().err
+    assert "provider batch API" in err and "upload" in err and "without --provider-batch" in err

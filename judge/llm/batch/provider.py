@@ -15,7 +15,9 @@ Example::
 
 from __future__ import annotations
 
+import asyncio
 import json
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -23,12 +25,18 @@ import litellm
 from litellm.cost_calculator import batch_cost_calculator
 
 from judge.config import JudgeSettings
+from judge.errors import ConfigError
+from judge.llm.retry import backoff_delay, describe, is_transient
 
 ENDPOINT = "/v1/chat/completions"
 BATCH_PROVIDERS = ("openai", "azure", "vertex_ai", "bedrock", "hosted_vllm", "litellm_proxy")
 TERMINAL = ("completed", "expired", "failed", "cancelled")
 #: HTTP statuses of a batch line worth sending again (everything else is the request's fault)
 RETRYABLE_STATUS = {408, 409, 429}
+
+
+class BatchApiError(ConfigError):
+    """The provider's files or batches API refused a request (or stayed unreachable)."""
 
 
 @dataclass(frozen=True)
@@ -53,6 +61,8 @@ class BatchTarget:
     provider_model: str
     api_base: str | None
     api_key: str | None
+    retries: int = 3
+    backoff_s: float = 1.0
 
     @classmethod
     def of(cls, model: str, settings: JudgeSettings) -> BatchTarget:
@@ -68,7 +78,33 @@ class BatchTarget:
                 "without --provider-batch"
             )
         key = settings.api_key.get_secret_value() if settings.api_key else None
-        return cls(model, provider, provider_model, settings.api_base, key)
+        return cls(
+            model,
+            provider,
+            provider_model,
+            settings.api_base,
+            key,
+            retries=settings.max_retries,
+            backoff_s=settings.backoff_base_s,
+        )
+
+    async def _call(self, what: str, call: Callable[[], Awaitable[Any]]) -> Any:
+        """One batch-API request, retried on transient errors; others raise
+        :class:`BatchApiError` saying what to do."""
+        for attempt in range(self.retries + 1):
+            try:
+                return await call()
+            except Exception as exc:  # provider errors arrive as many classes
+                if is_transient(exc) and attempt < self.retries:
+                    await asyncio.sleep(backoff_delay(attempt, base=self.backoff_s, cap=30.0))
+                    continue
+                where = self.api_base or self.provider
+                raise BatchApiError(
+                    f"provider batch API ({where}, {what}): {describe(exc)}; check that the "
+                    "provider offers batches for this model and key, or run without "
+                    "--provider-batch"
+                ) from exc
+        raise AssertionError("unreachable")  # pragma: no cover
 
     def _kw(self) -> dict[str, Any]:
         kw: dict[str, Any] = {"custom_llm_provider": self.provider}
@@ -90,17 +126,23 @@ class BatchTarget:
 
     async def upload(self, data: bytes, filename: str) -> str:
         """Upload a JSONL input file; returns its file id."""
-        f = await litellm.acreate_file(file=(filename, data), purpose="batch", **self._kw())
+        f = await self._call(
+            "upload",
+            lambda: litellm.acreate_file(file=(filename, data), purpose="batch", **self._kw()),
+        )
         return str(f.id)
 
     async def create(self, file_id: str, metadata: dict[str, str]) -> Any:
         """Create the batch (24 h window); returns litellm's batch object."""
-        return await litellm.acreate_batch(
-            completion_window="24h",
-            endpoint=ENDPOINT,
-            input_file_id=file_id,
-            metadata=metadata,
-            **self._kw(),
+        return await self._call(
+            "create batch",
+            lambda: litellm.acreate_batch(
+                completion_window="24h",
+                endpoint=ENDPOINT,
+                input_file_id=file_id,
+                metadata=metadata,
+                **self._kw(),
+            ),
         )
 
     async def find(self, metadata_id: str) -> Any | None:
@@ -117,11 +159,16 @@ class BatchTarget:
 
     async def retrieve(self, batch_id: str) -> Any:
         """The batch's current state."""
-        return await litellm.aretrieve_batch(batch_id=batch_id, **self._kw())
+        return await self._call(
+            f"retrieve {batch_id}",
+            lambda: litellm.aretrieve_batch(batch_id=batch_id, **self._kw()),
+        )
 
     async def download(self, file_id: str) -> bytes:
         """A file's bytes (an output or error file)."""
-        content = await litellm.afile_content(file_id=file_id, **self._kw())
+        content = await self._call(
+            f"download {file_id}", lambda: litellm.afile_content(file_id=file_id, **self._kw())
+        )
         return bytes(content.content)
 
     def costs(self, prompt_tokens: int, completion_tokens: int) -> tuple[float, float]:
