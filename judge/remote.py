@@ -8,7 +8,9 @@ The host is resolved once per hop and the connection is pinned to the checked ad
 DNS-rebinding host cannot switch addresses between check and connect), while TLS still
 verifies the certificate for the URL's host name (SNI and ``Host`` are the URL's). Redirects
 are followed by hand and re-checked; size and time are capped; environment proxies are
-ignored.
+ignored. A caller that trusts its source (a T2I backend the operator configured with
+``allow_private_urls``) may pass ``allow_private=True``: then plain http and loopback/private
+addresses are accepted too, with the same pinning and caps.
 
 Example:
     >>> try:
@@ -71,15 +73,15 @@ def resolve(host: str, port: int) -> list[str]:
     return [info[4][0] for info in socket.getaddrinfo(host, port, proto=socket.IPPROTO_TCP)]
 
 
-def check_url(url: str, field: str) -> str:
-    """Raise unless ``url`` is https to a host whose every address is public; return the
-    address to connect to."""
+def check_url(url: str, field: str, allow_private: bool = False) -> str:
+    """Raise unless ``url`` is https to a host whose every address is public (with
+    ``allow_private``: http or https to any address); return the address to connect to."""
     try:
         parts = urlsplit(url)
-        port = parts.port or 443
+        port = parts.port or (80 if parts.scheme == "http" else 443)
     except ValueError as exc:
         raise InputError(field, f"malformed URL ({exc})") from None
-    if parts.scheme != "https":
+    if parts.scheme != "https" and not (allow_private and parts.scheme == "http"):
         raise InputError(field, "only https URLs are accepted")
     if not parts.hostname:
         raise InputError(field, "the URL has no host")
@@ -94,7 +96,7 @@ def check_url(url: str, field: str) -> str:
             addr = ipaddress.ip_address(raw.split("%")[0])
         except ValueError:
             raise InputError(field, f"host {parts.hostname!r} has an unusable address") from None
-        if not is_public(addr):
+        if not is_public(addr) and not allow_private:
             raise InputError(field, f"host {parts.hostname!r} resolves to a non-public address")
     return addresses[0].split("%")[0]
 
@@ -134,13 +136,15 @@ def pinned_transport(address: str) -> httpx.HTTPTransport:
     return transport
 
 
-def fetch_image(url: str, *, field: str, settings: JudgeSettings | None = None) -> bytes:
+def fetch_image(
+    url: str, *, field: str, settings: JudgeSettings | None = None, allow_private: bool = False
+) -> bytes:
     """Download at most ``image_max_bytes`` from ``url`` within the time limit."""
     s = settings or JudgeSettings()
     timeout = httpx.Timeout(s.remote_image_timeout_s)
     try:
         for _ in range(MAX_REDIRECTS + 1):
-            address = check_url(url, field)
+            address = check_url(url, field, allow_private)
             with (
                 httpx.Client(
                     timeout=timeout,

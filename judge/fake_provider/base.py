@@ -37,7 +37,13 @@ from typing import ClassVar, Self
 from aiohttp import web
 
 from judge.fake_provider.admin import AdminMixin
-from judge.fake_provider.faults import FAULT_KINDS, GARBAGE_TEXT, HTTP_FAULTS, FaultInjector
+from judge.fake_provider.faults import (
+    FAULT_KINDS,
+    GARBAGE_TEXT,
+    HTTP_FAULTS,
+    REFUSAL_TEXT,
+    FaultInjector,
+)
 from judge.fake_provider.faults import truncate as truncate_text
 from judge.fake_provider.responder import Match, Reply, Responder, ScriptRule
 from judge.fake_provider.wire import Body, ImageInfo, WireError
@@ -47,6 +53,7 @@ _SHUTDOWN_S = 0.5
 Parse = Callable[[web.Request, Body], tuple[Body, list[ImageInfo]]]
 Render = Callable[[Body, Body, str, str], Body]
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
+Answer = Callable[[Body, Body], Awaitable[web.StreamResponse]]
 
 
 @dataclass
@@ -221,8 +228,9 @@ class LoopbackFake(AdminMixin):
         await web.SockSite(runner, sock).start()
         self._runner = runner
 
-    def _endpoint(self, parse: Parse, render: Render) -> Handler:
-        """A handler: JSON body → ``parse`` → record → fault/latency → ``render``."""
+    def _endpoint(self, parse: Parse, render: Render, answer: Answer | None = None) -> Handler:
+        """A handler: JSON body → ``parse`` → record → fault/latency → ``render``
+        (or, for an endpoint that is not a chat reply, → ``answer(canonical, body)``)."""
 
         async def handler(request: web.Request) -> web.StreamResponse:
             try:
@@ -241,6 +249,8 @@ class LoopbackFake(AdminMixin):
                 self._in_flight += 1
                 self._max_in_flight = max(self._max_in_flight, self._in_flight)
             try:
+                if answer is not None:
+                    return await answer(canonical, body)
                 return await self._answer(canonical, body, render)
             finally:
                 with self._lock:
@@ -256,7 +266,9 @@ class LoopbackFake(AdminMixin):
             kind = "not_found_error"
         return self._error(exc.status, kind, exc.message)
 
-    async def _answer(self, canonical: Body, body: Body, render: Render) -> web.Response:
+    async def _fault_and_delay(self) -> tuple[str | None, web.Response | None]:
+        """Draw the call's fault, wait the latency (and the hang of ``timeout``); an HTTP
+        fault comes back as the error response to send."""
         fault = self.faults.draw()  # decided on arrival: deterministic order for a given seed
         delay = self.latency + self._jitter_rng.uniform(-self.jitter, self.jitter)
         await asyncio.sleep(max(0.0, delay))
@@ -265,12 +277,22 @@ class LoopbackFake(AdminMixin):
             response = self._error(status, kind, message)
             if status == 429:
                 response.headers["Retry-After"] = "0"
-            return response
+            return fault, response
         if fault == "timeout":
             await asyncio.sleep(self.hang_s)
+        return fault, None
+
+    async def _answer(self, canonical: Body, body: Body, render: Render) -> web.Response:
+        fault, error = await self._fault_and_delay()
+        if error is not None:
+            return error
         finish = "stop"
-        if fault == "garbage":
+        if fault in ("garbage", "corrupt", "oversized"):
             content = GARBAGE_TEXT
+        elif fault == "refusal":
+            content = REFUSAL_TEXT
+        elif fault in ("blocked", "empty"):
+            content, finish = "", "content_filter" if fault == "blocked" else "stop"
         elif fault == "truncated":
             content = truncate_text(self.responder.respond(canonical, consume=False))
             finish = "length"

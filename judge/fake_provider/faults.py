@@ -25,6 +25,13 @@ or an explicit ``kinds``), never in the default random mix:
 - ``"401"``: HTTP 401, a wrong API key; ``"403"``: HTTP 403, no access;
 - ``"404"``: HTTP 404, the model does not exist.
 
+Faults of the images endpoint (:data:`IMAGE_FAULT_KINDS`, also only when named; see
+:mod:`judge.fake_provider.images`): ``"refusal"`` (HTTP 400 ``content_policy_violation``),
+``"blocked"`` (HTTP 400 ``moderation_blocked``), ``"empty"`` (HTTP 200 with no images),
+``"corrupt"`` (bytes that are not an image) and ``"oversized"`` (a PNG declaring far more
+pixels than any limit). A chat call that draws one gets its chat equivalent: a refusal in
+prose, an empty reply cut by ``finish_reason: content_filter``, an empty reply, or garbage.
+
 Example::
 
     faults = FaultInjector()
@@ -46,6 +53,9 @@ FAULT_KINDS: tuple[str, ...] = ("429", "500", "503", "529", "timeout", "truncate
 
 FATAL_FAULT_KINDS: tuple[str, ...] = ("401", "403", "404")
 """Faults no retry can fix; injected only when asked for by name."""
+
+IMAGE_FAULT_KINDS: tuple[str, ...] = ("refusal", "blocked", "empty", "corrupt", "oversized")
+"""Content faults meant for the images endpoint; injected only when asked for by name."""
 
 HTTP_FAULTS: dict[str, tuple[int, str, str]] = {
     "429": (429, "rate_limit_error", "Rate limit reached (injected by fake provider)."),
@@ -72,11 +82,14 @@ GARBAGE_TEXT = (
 )
 """Content returned by the ``"garbage"`` fault."""
 
+REFUSAL_TEXT = "I'm sorry, but I can't help with that request."
+"""Content of a chat call that draws the ``"refusal"`` fault."""
+
 
 def check_kinds(kinds: Iterable[str]) -> tuple[str, ...]:
     """Validate fault kinds; raise ``ValueError`` naming the available ones on a typo."""
     result = tuple(str(k) for k in kinds)
-    known = FAULT_KINDS + FATAL_FAULT_KINDS
+    known = FAULT_KINDS + FATAL_FAULT_KINDS + IMAGE_FAULT_KINDS
     unknown = [k for k in result if k not in known]
     if unknown:
         raise ValueError(f"unknown fault kind(s) {unknown}; available: {', '.join(known)}")

@@ -10,6 +10,8 @@ Endpoints:
 - ``GET /v1/models`` — one model, ``fake``.
 - ``/v1/files`` and ``/v1/batches`` — the OpenAI batch API, answered by the same responder
   (:mod:`judge.fake_provider.batches`; steer it through :attr:`FakeProvider.batches`).
+- ``POST /v1/images/generations`` — OpenAI images (``b64_json`` or ``url``), deterministic PNGs
+  and image faults (refusal, blocked, empty, corrupt, oversized): :mod:`judge.fake_provider.images`.
 - ``GET /_admin/stats``, ``POST /_admin/config``, ``POST /_admin/reset`` — for a provider that
   runs in another process (see :mod:`judge.fake_provider.process`).
 
@@ -37,11 +39,12 @@ from aiohttp import web
 from judge.fake_provider.base import LoopbackFake
 from judge.fake_provider.batches import BatchDesk
 from judge.fake_provider.faults import error_json
+from judge.fake_provider.images import ImagesMixin
 from judge.fake_provider.responder import messages_text
 from judge.fake_provider.wire import Body, ImageInfo, WireError, decode_data_url, tokens
 
 
-class FakeProvider(LoopbackFake):
+class FakeProvider(ImagesMixin, LoopbackFake):
     """OpenAI-compatible fake on loopback; records requests, scripts replies, injects faults."""
 
     api: ClassVar[str] = "openai"
@@ -50,6 +53,7 @@ class FakeProvider(LoopbackFake):
     def _add_routes(self, app: web.Application) -> None:
         app.router.add_post("/v1/chat/completions", self._endpoint(self._parse, self._render))
         app.router.add_get("/v1/models", self._models)
+        self._add_image_routes(app)
         self.batches.add_routes(app)
 
     @cached_property
