@@ -13,7 +13,13 @@ from pydantic import BaseModel
 from judge.config import JudgeSettings
 from judge.engine import Judge
 from judge.fake_provider import FakeProvider
-from judge.llm.batch import BatchPending, DeferredCall, ProviderBatch, run_in_rounds
+from judge.llm.batch import (
+    BatchPending,
+    DeferredCall,
+    ItemWaiting,
+    ProviderBatch,
+    run_in_rounds,
+)
 from judge.llm.gateway import LLMGateway
 from judge.llm.usage import UsageMeter
 from skills.types import ModelCallError
@@ -125,10 +131,10 @@ async def test_a_judge_scored_in_rounds_gives_the_direct_result(
 
     async def one_pass() -> int:
         pb.begin_pass()
-        with pb.item() as ticket:
-            result = await judge.ascore(sub)
-        if not ticket.waiting:
-            results.append(result)
+        try:
+            results.append(await pb.settle(lambda: judge.ascore(sub)))
+        except ItemWaiting as waiting:
+            assert waiting.calls > 0
         return pb.waiting_items
 
     with pytest.raises(BatchPending, match="submitted"):

@@ -2,6 +2,7 @@
 
 - :class:`ProviderBatch` — attach to a gateway; records calls, submits, collects;
 - :func:`run_in_rounds` — drive a run in passes until every item is answered;
+- :meth:`ProviderBatch.settle` / :class:`ItemWaiting` — one item: its final result, or "not yet";
 - :class:`BatchPending` / :data:`EXIT_BATCH_PENDING` — a run that must be re-run to collect.
 
 Names are imported on first use, so a CLI can read the exit code without loading litellm.
@@ -20,6 +21,7 @@ from typing import Any
 
 _WHERE = {
     "DeferredCall": "judge.llm.batch.deferral",
+    "ItemWaiting": "judge.llm.batch.deferral",
     "ProviderBatch": "judge.llm.batch.deferral",
     "Ticket": "judge.llm.batch.deferral",
     "EXIT_BATCH_PENDING": "judge.llm.batch.rounds",

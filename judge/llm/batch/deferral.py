@@ -25,6 +25,9 @@ Example::
         result = await judge.ascore(submission)
     if ticket.waiting:
         ...  # not done yet: await pb.submit(), later await pb.collect() and run it again
+
+    # or, the same in one call (raises ItemWaiting when the result is not final):
+    result = await pb.settle(lambda: judge.ascore(submission))
 """
 
 from __future__ import annotations
@@ -34,11 +37,11 @@ import hashlib
 import json
 import logging
 import uuid
-from collections.abc import Iterator
+from collections.abc import Awaitable, Callable, Iterator
 from contextvars import ContextVar
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 from judge.config import JudgeSettings
 from judge.llm.batch.journal import Journal
@@ -49,12 +52,22 @@ from skills.types import ModelCallError
 
 log = logging.getLogger("judge.llm.batch")
 Fallback = Literal["batch", "direct"]
+T = TypeVar("T")
 MAX_LINES = 50_000  # OpenAI's limit of requests per batch
 MAX_BYTES = 180 * 1024**2  # under OpenAI's 200 MB input file limit
 
 
 class DeferredCall(ModelCallError):
     """The call went into a provider batch; the item is re-run once it is answered."""
+
+
+class ItemWaiting(Exception):
+    """Raised by :meth:`ProviderBatch.settle`: the item's result is not final, some of its
+    calls wait for a provider batch; record nothing and run it again on the next pass."""
+
+    def __init__(self, calls: int):
+        super().__init__(f"{calls} call(s) wait for a provider batch")
+        self.calls = calls
 
 
 @dataclass
@@ -120,6 +133,15 @@ class ProviderBatch:
             _TICKET.reset(token)
             if ticket.waiting:
                 self.waiting_items += 1
+
+    async def settle(self, call: Callable[[], Awaitable[T]]) -> T:
+        """Run one item (``call``, e.g. ``lambda: judge.ascore(sub)``) and return its result,
+        or raise :class:`ItemWaiting` when any of its calls waits for a batch."""
+        with self.item() as ticket:
+            result = await call()
+        if ticket.waiting:
+            raise ItemWaiting(ticket.waiting)
+        return result
 
     def begin_pass(self) -> None:
         """Reset the count of waiting items."""
