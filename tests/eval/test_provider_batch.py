@@ -34,6 +34,20 @@ def metrics(report: dict) -> dict:
     return {k: v for k, v in report.items() if k not in ("out", "config", "provider_batch")}
 
 
+_DIRECT: dict[str, tuple[dict, int]] = {}
+
+
+def direct_run(
+    meta_eval: Callable[..., dict], provider: FakeProvider, out: Path
+) -> tuple[dict, int]:
+    """The plain expert run in direct mode and its call count (once per module: the fake
+    answers deterministically), leaving the provider's records reset."""
+    if "plain" not in _DIRECT:
+        _DIRECT["plain"] = (meta_eval(EXPERT, out, dataset="expert-jsonl"), provider.calls)
+    provider.reset()
+    return _DIRECT["plain"]
+
+
 def without_usage(preds: list[dict]) -> list[dict]:
     return [{k: v for k, v in p.items() if k != "usage"} for p in preds]
 
@@ -88,9 +102,7 @@ def test_resume_across_invocations(
 def test_failed_and_expired_lines_go_into_a_new_batch(
     meta_eval: Callable[..., dict], provider: FakeProvider, tmp_path: Path
 ) -> None:
-    direct = meta_eval(EXPERT, tmp_path / "d", dataset="expert-jsonl")
-    n_calls = provider.calls
-    provider.reset()
+    direct, n_calls = direct_run(meta_eval, provider, tmp_path / "d")
     provider.batches.expire_next(keep=0)  # batch 1 expires unanswered
     provider.batches.fail_lines("Exactly three seagulls are in the sky.", status=500, times=1)
     batched = meta_eval(EXPERT, tmp_path / "b", dataset="expert-jsonl", **FAST)
@@ -108,9 +120,7 @@ def test_failed_and_expired_lines_go_into_a_new_batch(
 def test_failed_lines_can_fall_back_to_direct_calls(
     meta_eval: Callable[..., dict], provider: FakeProvider, tmp_path: Path
 ) -> None:
-    direct = meta_eval(EXPERT, tmp_path / "d", dataset="expert-jsonl")
-    n_calls = provider.calls
-    provider.reset()
+    direct, n_calls = direct_run(meta_eval, provider, tmp_path / "d")
     provider.batches.expire_next(keep=3)
     batched = meta_eval(
         EXPERT, tmp_path / "b", dataset="expert-jsonl", batch_fallback="direct", **FAST
