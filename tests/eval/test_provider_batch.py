@@ -122,9 +122,10 @@ def test_failed_lines_can_fall_back_to_direct_calls(
 ) -> None:
     direct, n_calls = direct_run(meta_eval, provider, tmp_path / "d")
     provider.batches.expire_next(keep=3)
-    batched = meta_eval(
-        EXPERT, tmp_path / "b", dataset="expert-jsonl", batch_fallback="direct", **FAST
-    )
+    out = tmp_path / "b"
+    wait = ("--provider-batch", "--wait", "--batch-poll-s", "0.01")
+    assert main(expert_cli(provider, out, *wait, "--provider-batch-fallback", "direct")) == 0
+    batched = json.loads((out / "report.json").read_text())
     assert metrics(batched) == metrics(direct)
     assert provider.batches.stats()["batches_created"] == 1
     assert provider.calls == n_calls - 3  # the expired lines, sent directly once each
