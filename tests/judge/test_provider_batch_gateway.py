@@ -20,6 +20,7 @@ from judge.llm.batch import (
     ProviderBatch,
     run_in_rounds,
 )
+from judge.llm.batch.provider import BatchTarget
 from judge.llm.gateway import LLMGateway
 from judge.llm.usage import UsageMeter
 from skills.types import ModelCallError
@@ -145,3 +146,22 @@ async def test_a_judge_scored_in_rounds_gives_the_direct_result(
     assert batched.usage.llm_calls == direct.usage.llm_calls == direct_calls
     assert batched.usage.cache_hits == 0  # every call replayed from the journal
     assert provider.calls == 0 and provider.batches.stats()["batches_created"] == 2
+
+
+def test_line_bodies_take_the_options_the_model_accepts() -> None:
+    def body(model: str) -> dict:
+        target = BatchTarget.of(model, JudgeSettings(model=model))
+        return target.body(MESSAGES, {}, {"temperature": 0.0, "max_tokens": 100})
+
+    assert body("openai/gpt-4o") == {
+        "model": "gpt-4o",
+        "messages": MESSAGES,
+        "temperature": 0.0,
+        "max_tokens": 100,
+    }
+    # a reasoning model: the token cap renamed, the fixed temperature dropped (as drop_params)
+    assert body("openai/o3-mini") == {
+        "model": "o3-mini",
+        "messages": MESSAGES,
+        "max_completion_tokens": 100,
+    }

@@ -185,7 +185,7 @@ class ProviderBatch:
 
     def has_pending(self) -> bool:
         """True when requests wait to be submitted."""
-        return bool(self.journal.pending())
+        return self.journal.count_pending() > 0
 
     async def submit(self) -> list[str]:
         """Send every pending request, one batch per model (split at the provider's limits);

@@ -123,6 +123,12 @@ class Journal:
             out.setdefault(model, []).append((key, json.loads(body)))
         return out
 
+    def count_pending(self) -> int:
+        """How many requests wait to be submitted."""
+        return self.db.execute("SELECT COUNT(*) FROM requests WHERE state = 'pending'").fetchone()[
+            0
+        ]
+
     def answer(
         self,
         key: str,

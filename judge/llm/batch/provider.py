@@ -19,6 +19,7 @@ import asyncio
 import json
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 import litellm
@@ -121,8 +122,25 @@ class BatchTarget:
         body: dict[str, Any] = {"model": self.provider_model, "messages": messages}
         if fmt:
             body["response_format"] = fmt
-        body.update({k: v for k, v in params.items() if v is not None})
+        body.update(self._mapped(tuple(sorted(params.items()))))
         return body
+
+    @lru_cache(maxsize=64)  # noqa: B019 - a few targets per process, each with a few params
+    def _mapped(self, params: tuple[tuple[str, Any], ...]) -> dict[str, Any]:
+        """The call options as the model takes them (litellm's mapping, as a direct call
+        with ``drop_params`` does: e.g. ``max_completion_tokens`` and no temperature for
+        OpenAI reasoning models)."""
+        given = {k: v for k, v in params if v is not None}
+        try:
+            mapped = litellm.get_optional_params(
+                model=self.provider_model,
+                custom_llm_provider=self.provider,
+                drop_params=True,
+                **given,
+            )
+        except Exception:  # a provider litellm cannot map for: send the options as given
+            return given
+        return {k: v for k, v in mapped.items() if k not in ("stream", "extra_body")}
 
     async def upload(self, data: bytes, filename: str) -> str:
         """Upload a JSONL input file; returns its file id."""
