@@ -46,6 +46,9 @@ ROUTERS = [
     "api.routers.skills",
     "api.routers.memory",
     "api.routers.health",
+    "api.routers.studies",
+    "api.ui.pages",
+    "api.ui.study_pages",
 ]
 
 
