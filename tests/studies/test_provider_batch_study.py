@@ -43,3 +43,24 @@ def test_study_judged_through_a_provider_batch(
     assert not calls_by_model(provider).get("fake-judge")
     assert provider.batches.stats()["lines_answered"] > 0
     assert main(["study", "run", str(study), "--out", str(out), "--wait"]) == 2
+
+
+@pytest.mark.parametrize(
+    ("extra", "message"),
+    [
+        (["--provider-batch", "--url", "http://127.0.0.1:9"], "drop --url"),
+        (["--provider-batch-fallback", "direct"], "apply to --provider-batch"),
+        (["--provider-batch", "--batch-poll-s", "0"], "--batch-poll-s must be positive"),
+    ],
+)
+def test_bad_batch_options_exit_2(
+    provider: FakeProvider,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    extra: list[str],
+    message: str,
+) -> None:
+    copy_suite(tmp_path)
+    study = study_file(tmp_path, provider.base_url)
+    assert main(["study", "run", str(study), "--out", str(tmp_path / "o"), *extra]) == 2
+    assert message in capsys.readouterr().err
