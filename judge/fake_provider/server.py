@@ -4,7 +4,8 @@ Endpoints:
 
 - ``POST /v1/chat/completions`` — OpenAI chat-completions JSON; the content comes from the
   :class:`~judge.fake_provider.responder.Responder` (scripted reply or schema-valid default),
-  after ``latency`` (± ``jitter``) seconds of ``asyncio.sleep``, so concurrent calls overlap.
+  ``latency`` (± ``jitter``) seconds after the request arrived (``asyncio.sleep``, so
+  concurrent calls overlap; the fake's own parsing and image decoding count within it).
   ``stream: true``, bodies that are not a JSON object with ``messages`` and ``data:`` image
   URLs that do not decode to an image get HTTP 400.
 - ``GET /v1/models`` — one model, ``fake``.

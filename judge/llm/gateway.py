@@ -74,7 +74,14 @@ _UNPRICED: set[str] = set()
 
 
 def _cost(model: str, resp: Any) -> float:
-    """The call's cost from litellm's price map; models it cannot price are remembered."""
+    """The call's cost from litellm's price map; models it cannot price are remembered.
+
+    litellm prices every response as it builds it (``_hidden_params["response_cost"]``);
+    that figure is used when present, so a call is not priced twice.
+    """
+    hidden = getattr(resp, "_hidden_params", None)
+    if isinstance(hidden, dict) and hidden.get("response_cost") is not None:
+        return float(hidden["response_cost"])
     if model in _UNPRICED:
         return 0.0
     try:
