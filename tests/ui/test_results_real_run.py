@@ -1,0 +1,49 @@
+"""The results viewer on the output of a real ``judge study run`` (the example suite, fake
+prompters and judge, the built-in renderer): every line listed, images served, the judge's
+dimensions offered as filters, no model needed to browse."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from eval.studies.prompters.mllm import shared_gateway
+from judge.cli.main import main
+from judge.fake_provider import FakeProvider
+from tests.api.conftest import live_service
+from tests.studies.runner_helpers import copy_suite, read_jsonl, script_prompter, study_file
+from tests.ui.probe_service import KEY
+
+
+def test_a_real_study_run_in_the_viewer(provider: FakeProvider, tmp_path: Path) -> None:
+    tasks = copy_suite(tmp_path)
+    script_prompter(provider, tasks, tmp_path)
+    study = study_file(tmp_path, provider.base_url, mllm=("skilled",))
+    runs = tmp_path / "runs"
+    shared_gateway.cache_clear()
+    try:
+        assert (
+            main(["study", "run", str(study), "--out", str(runs / "pilot"), "--no-progress"]) == 0
+        )
+    finally:
+        shared_gateway.cache_clear()
+    lines = read_jsonl(runs / "pilot" / "results.jsonl")
+    dims = sorted(
+        {f"{side}/{d}" for x in lines for side, ds in x["result"]["subjective"].items() for d in ds}
+    )
+    env = {"JUDGE_STUDY_RUNS": str(runs), "JUDGE_API_KEYS": KEY}  # no model configured
+    with (
+        live_service(env, tmp_path / "data") as svc,
+        svc.client(cookies={"judge_ui_key": KEY}) as ui,
+    ):
+        index = ui.get("/ui/results/")
+        assert 'href="/ui/results/studies/pilot"' in index.text
+        page = ui.get("/ui/results/studies/pilot")
+        assert page.status_code == 200 and f"Showing {len(lines)} of {len(lines)}." in page.text
+        for dim in dims:
+            assert f'<option value="{dim}">' in page.text
+        one = ui.get("/ui/results/studies/pilot", params={"prompter": "people"})
+        assert f"Showing {len(tasks)} of {len(lines)}." in one.text
+        for rel in lines[0]["images"]:
+            assert f"/ui/results/studies/pilot/files/{rel}" in page.text
+            png = ui.get(f"/ui/results/studies/pilot/files/{rel}")
+            assert png.status_code == 200 and png.content == (runs / "pilot" / rel).read_bytes()
