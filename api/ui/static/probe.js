@@ -123,6 +123,7 @@ async function override(probeId, button, message) {
     const other = verdict ? "fail" : "pass";
     button.dataset.verdict = String(verdict);
     button.textContent = `${verdict ? "Pass" : "Fail"} → mark ${other}`;
+    button.classList.remove("v-none");
     button.classList.toggle("v-pass", verdict);
     button.classList.toggle("v-fail", !verdict);
     const label = button.getAttribute("aria-label").replace(/: [^;]*; mark as \w+$/, "");
