@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -22,12 +23,18 @@ OTHER_KEY = "someone-else"
 
 @contextmanager
 def probe_service(tmp: Path, runs: Path | None = None) -> Iterator[LiveService]:
-    """The service with ``card`` (built-in renderer) configured as the model under test;
+    """The service with ``card`` (built-in renderer) and ``refuser`` (refuses every prompt)
+    configured as models under test;
     ``svc.fake_llm`` is the fake LLM/judge (its ``latency`` can be raised)."""
     backends = tmp / "backends.toml"
-    backends.write_text('[[backends]]\nid = "card"\nmodel = "builtin/renderer"\n')
-    with FakeProvider() as llm:
+    with FakeProvider() as llm, FakeProvider() as images:
         ProbeScript().install(llm.responder)
+        images.set_fault_rate(1.0, ["refusal"])  # "refuser" refuses every prompt
+        backends.write_text(
+            '[[backends]]\nid = "card"\nmodel = "builtin/renderer"\n\n'
+            f'[[backends]]\nid = "refuser"\nmodel = "openai/fake-image"\n'
+            f'api_base = "{images.base_url}"\napi_key_env = "PROBE_UI_IMAGE_KEY"\nmax_retries = 0\n'
+        )
         env = {
             "JUDGE_MODEL": "openai/fake-judge",
             "JUDGE_API_BASE": llm.base_url,
@@ -38,12 +45,18 @@ def probe_service(tmp: Path, runs: Path | None = None) -> Iterator[LiveService]:
             "JUDGE_BACKENDS": str(backends),
             "JUDGE_API_KEYS": f"{KEY},{OTHER_KEY}",
             "JUDGE_ADMIN_KEYS": "admin",
+            "PROBE_UI_IMAGE_KEY": "k",
         }
         if runs is not None:
             env["JUDGE_STUDY_RUNS"] = str(runs)
-        with live_service(env, tmp / "data") as svc:
-            svc.fake_llm = llm  # type: ignore[attr-defined]  # tests may slow it down
-            yield svc
+        # the backend's key variable is read when an image is generated, not only at start-up
+        os.environ["PROBE_UI_IMAGE_KEY"] = "k"
+        try:
+            with live_service(env, tmp / "data") as svc:
+                svc.fake_llm = llm  # type: ignore[attr-defined]  # tests may slow it down
+                yield svc
+        finally:
+            os.environ.pop("PROBE_UI_IMAGE_KEY", None)
 
 
 def wait_done(client: httpx.Client, probe_id: str, timeout: float = 120) -> dict:

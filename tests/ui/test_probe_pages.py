@@ -9,6 +9,7 @@ from collections.abc import Iterator
 
 import httpx
 import pytest
+from markupsafe import escape
 from playwright.sync_api import Page, expect
 
 from tests.api.conftest import LiveService
@@ -170,8 +171,8 @@ def test_set_up_form_starts_a_probe_and_the_page_follows_it(
     base = service.base_url
     sign_in(page, base, then="/ui/probes/new")
     options = page.locator("#backend option")
-    expect(options).to_have_count(1)
-    expect(options).to_have_text("card")
+    expect(options).to_have_text(["card", "refuser"])
+    page.get_by_label("Model under test").select_option("card")
     page.get_by_label("Topic", exact=True).fill("")
     page.get_by_label("Topic", exact=True).fill("   ")
     page.get_by_role("button", name="Start probe").click()
@@ -263,3 +264,21 @@ def test_page_routes_over_http(service: LiveService, finished: dict) -> None:
     with service.client(cookies={"judge_ui_key": OTHER_KEY}) as other:
         assert other.get(f"/ui/probes/{probe_id}").status_code == 404
         assert HOSTILE not in other.get("/ui/probes/").text
+
+
+def test_a_probe_of_a_refusing_backend_is_shown_grey_with_reasons(
+    service: LiveService, api: httpx.Client
+) -> None:
+    r = api.post(
+        "/v1/probes",
+        json={"topic": "t", "backend": "refuser", "depth": 1, "inputs": 2, "images": 1},
+    )
+    body = wait_done(api, r.json()["id"])
+    assert body["status"] == "done"
+    reason = body["tree"]["root"]["tests"][0]["reason"]
+    with service.client(cookies={"judge_ui_key": KEY}) as ui:
+        page = ui.get(f"/ui/probes/{body['id']}")
+    assert page.status_code == 200
+    assert 'class="node-open rate-none"' in page.text and "not run" in page.text
+    assert "status refused" in page.text and str(escape(reason)) in page.text
+    assert "No images." in page.text and 'class="verdict' not in page.text
