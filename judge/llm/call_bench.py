@@ -83,7 +83,7 @@ async def _measure(
     fmt = {"type": "json_schema", "json_schema": {"name": "Answer", "schema": {"type": "object"}}}
     meter = UsageMeter()
     times = {name: {kind: [] for kind in kinds} for name in sets}
-    for name, values in sets.items():  # warm each set once, untimed
+    for values in sets.values():  # warm each set once, untimed
         with litellm_settings.applied(values):
             for msgs in kinds.values():
                 await gw._send(MODEL, msgs, fmt, meter, settings)
