@@ -14,6 +14,12 @@ def test_gateway_import_applies_the_judge_settings() -> None:
         assert getattr(litellm, name) == value, name
     assert litellm.turn_off_message_logging is True
     assert litellm.suppress_debug_info is True
+    # the environment-read constant is off where litellm's logging payload reads it
+    from litellm.litellm_core_utils import logging_utils
+
+    assert logging_utils.MAX_BASE64_LENGTH_FOR_LOGGING == 0
+    big = [{"role": "user", "content": "data:image/png;base64," + "A" * 5000}]
+    assert logging_utils.truncate_base64_in_messages(big) is big  # no copy, no scan
 
 
 def test_defaults_cover_the_same_names_and_differ() -> None:
@@ -25,6 +31,8 @@ def test_applied_swaps_in_and_restores() -> None:
     with litellm_settings.applied(litellm_settings.DEFAULTS):
         assert litellm.turn_off_message_logging is False
         assert litellm.suppress_debug_info is False
+        assert litellm_settings.current("MAX_BASE64_LENGTH_FOR_LOGGING") == 64
+    assert litellm_settings.current("MAX_BASE64_LENGTH_FOR_LOGGING") == 0
     assert litellm.turn_off_message_logging is True
     assert litellm.suppress_debug_info is True
 
