@@ -11,7 +11,7 @@ from judge.llm import call_bench, litellm_settings
 
 def test_gateway_import_applies_the_judge_settings() -> None:
     for name, value in litellm_settings.TUNED.items():
-        assert getattr(litellm, name) == value, name
+        assert litellm_settings.current(name) == value, name
     assert litellm.turn_off_message_logging is True
     assert litellm.suppress_debug_info is True
     # the environment-read constant is off where litellm's logging payload reads it
