@@ -11,15 +11,23 @@ from judge.llm import call_bench, litellm_settings
 
 def test_gateway_import_applies_the_judge_settings() -> None:
     for name, value in litellm_settings.TUNED.items():
-        assert litellm_settings.current(name) == value, name
+        assert getattr(litellm, name) == value, name
     assert litellm.turn_off_message_logging is True
     assert litellm.suppress_debug_info is True
-    # the environment-read constant is off where litellm's logging payload reads it
-    from litellm.litellm_core_utils import logging_utils
 
-    assert logging_utils.MAX_BASE64_LENGTH_FOR_LOGGING == 0
-    big = [{"role": "user", "content": "data:image/png;base64," + "A" * 5000}]
-    assert logging_utils.truncate_base64_in_messages(big) is big  # no copy, no scan
+
+def test_logging_payload_never_sees_the_images() -> None:
+    """With message logging off, litellm redacts the messages it logs: the data URLs are
+    neither copied nor scanned."""
+    from litellm.litellm_core_utils.redact_messages import redact_message_input_output_from_logging
+
+    url = "data:image/png;base64," + "A" * 5000
+    messages = [{"role": "user", "content": [{"type": "image_url", "image_url": {"url": url}}]}]
+    details = {"messages": messages, "standard_logging_object": {"messages": messages}}
+    redact_message_input_output_from_logging(details, result=None)
+    assert url not in str(details["messages"])
+    assert url not in str(details["standard_logging_object"]["messages"])
+    assert messages[0]["content"][0]["image_url"]["url"] == url  # the caller's list is intact
 
 
 def test_defaults_cover_the_same_names_and_differ() -> None:
@@ -31,8 +39,6 @@ def test_applied_swaps_in_and_restores() -> None:
     with litellm_settings.applied(litellm_settings.DEFAULTS):
         assert litellm.turn_off_message_logging is False
         assert litellm.suppress_debug_info is False
-        assert litellm_settings.current("MAX_BASE64_LENGTH_FOR_LOGGING") == 64
-    assert litellm_settings.current("MAX_BASE64_LENGTH_FOR_LOGGING") == 0
     assert litellm.turn_off_message_logging is True
     assert litellm.suppress_debug_info is True
 
