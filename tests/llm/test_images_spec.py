@@ -117,3 +117,9 @@ def test_backends_from_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> N
     monkeypatch.setenv("JUDGE_BACKENDS", str(tmp_path / "missing.toml"))
     with pytest.raises(BackendConfigError, match=r"JUDGE_BACKENDS: .*missing\.toml: file not"):
         backends_from_env()
+
+
+def test_for_model_derives_a_path_safe_id() -> None:
+    spec = BackendSpec.for_model("vertex_ai/imagen-3.0:generate", size="512x512")
+    assert spec.id == "vertex_ai-imagen-3.0-generate" and spec.size == "512x512"
+    assert BackendSpec.for_model("builtin/renderer", id="demo").id == "demo"

@@ -118,6 +118,18 @@ class BackendSpec(BaseModel):
             raise ValueError(f"api_base must be an http(s) URL, got {v!r}")
         return v
 
+    @classmethod
+    def for_model(cls, model: str, **fields: Any) -> BackendSpec:
+        """A backend for ``model`` whose id is derived from it (``openai/dall-e-3`` →
+        ``openai-dall-e-3``), e.g. for a probe's ``--backend MODEL``.
+
+        Example:
+            >>> BackendSpec.for_model("openai/dall-e-3", api_key_env="OPENAI_API_KEY").id
+            'openai-dall-e-3'
+        """
+        slug = re.sub(r"[^A-Za-z0-9_.-]+", "-", model).strip("-._")[:64] or "backend"
+        return cls(id=fields.pop("id", slug), model=model, **fields)
+
     @property
     def is_builtin(self) -> bool:
         """True for a built-in renderer (no network, no key)."""
