@@ -1,8 +1,8 @@
 """``judge study ACTION``: one verb whose actions live in their own modules.
 
 Each action module exposes ``register(actions)`` taking the ``study`` verb's sub-parsers, the way
-top-level verbs do. An action whose module cannot be imported is left out with a note, so a
-missing optional part never breaks the other actions.
+top-level verbs do. An action whose module cannot be imported still appears; calling it says
+why it is unavailable (exit 2), and the other actions work.
 
 Example:
     $ judge study run study.toml --out runs/demo
@@ -31,4 +31,14 @@ def register(sub: argparse._SubParsersAction) -> None:
         try:
             importlib.import_module(module).register(actions)
         except ImportError as exc:
-            print(f"note: `judge study {name}` is unavailable ({exc})", file=sys.stderr)
+            _unavailable(actions, name, str(exc))
+
+
+def _unavailable(actions: argparse._SubParsersAction, name: str, why: str) -> None:
+    def handler(_args: argparse.Namespace) -> int:
+        print(f"judge study {name}: unavailable ({why})", file=sys.stderr)
+        return 2
+
+    p = actions.add_parser(name, help=f"(unavailable: {why})")
+    p.add_argument("rest", nargs=argparse.REMAINDER, help=argparse.SUPPRESS)
+    p.set_defaults(handler=handler)

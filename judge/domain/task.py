@@ -6,6 +6,10 @@ Example:
     ...                    "image_check": "The cube is red."}]})
     >>> t.checklist[0].prompt_check is None
     True
+
+A checkpoint may name a ``parent`` (another checkpoint of the same task): the child only makes
+sense when the parent holds ("the cat is black" needs "there is a cat"), so a child counts as
+failed when its parent failed (:func:`judge.domain.dependencies.apply_dependencies`).
 """
 
 from __future__ import annotations
@@ -13,6 +17,8 @@ from __future__ import annotations
 from enum import StrEnum
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+from judge.domain.dependencies import dependency_problem
 
 MAX_BRIEF_CHARS = 20_000
 MAX_CHECK_CHARS = 2_000
@@ -50,6 +56,7 @@ class Checkpoint(BaseModel):
     primitive: Primitive
     prompt_check: str | None = Field(default=None, max_length=MAX_CHECK_CHARS)
     image_check: str | None = Field(default=None, max_length=MAX_CHECK_CHARS)
+    parent: str | None = Field(default=None, min_length=1, max_length=64)
 
     @model_validator(mode="after")
     def _has_a_check(self) -> Checkpoint:
@@ -77,4 +84,7 @@ class Task(BaseModel):
             if cp.id in seen:
                 raise ValueError(f"checkpoint id {cp.id!r} appears more than once")
             seen.add(cp.id)
+        problem = dependency_problem({cp.id: cp.parent for cp in value})
+        if problem:
+            raise ValueError(problem)
         return value

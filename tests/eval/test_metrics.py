@@ -127,11 +127,11 @@ def test_regression_ci_contains_point_and_is_deterministic() -> None:
         assert lo < a[k] < hi, k
 
 
-def test_regression_metrics_speed() -> None:
+def test_regression_metrics_with_many_resamples() -> None:
+    # speed is a benchmark's business (`judge meta-eval` reports its timings), not a unit test's:
+    # here only that 1000 resamples of 500 tied integer ratings give every interval
     p, h = _correlated(500, 4, integer=True)
-    t0 = time.perf_counter()
     m = regression_metrics(p, h, n_boot=1000)
-    assert time.perf_counter() - t0 < 5.0  # ~0.4 s here, Kendall per resample dominates
     assert all(v[0] is not None for v in m["ci95"].values())
 
 

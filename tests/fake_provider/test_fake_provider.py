@@ -227,10 +227,10 @@ async def test_latency_overlaps_concurrent_calls(provider: FakeProvider) -> None
     start = time.perf_counter()
     responses = await asyncio.gather(*(ask(provider, f"p{i}") for i in range(10)))
     elapsed = time.perf_counter() - start
-    # all ten were served at once (not a CPU-bound timing: the machine may be loaded), and far
-    # faster than one after the other (3 s)
+    # all ten were in flight at once (the fake counts them), and each waited its latency; no
+    # upper bound on the wall time: a loaded machine may stagger the starts
     assert len(responses) == 10 and provider.max_in_flight == 10
-    assert 0.3 <= elapsed < 1.5
+    assert elapsed >= 0.3
 
 
 async def test_subprocess_mode_with_admin_endpoints() -> None:

@@ -11,6 +11,7 @@ from __future__ import annotations
 from judge.agent.context import RunContext
 from judge.agent.work import SafetyOutcome, WorkOutcome
 from judge.calibration import Calibration
+from judge.domain.dependencies import apply_dependencies
 from judge.domain.result import (
     CheckItem,
     DimensionScore,
@@ -114,7 +115,10 @@ def _subjective(
 
 
 def _checks(
-    outcomes: list[WorkOutcome], order: dict[str, int], prims: dict[str, str]
+    outcomes: list[WorkOutcome],
+    order: dict[str, int],
+    prims: dict[str, str],
+    parents: dict[str, str | None] | None = None,
 ) -> list[CheckItem]:
     items = [
         CheckItem(
@@ -130,7 +134,28 @@ def _checks(
         for o in outcomes
         for cid, v in o.output.verdicts.items()
     ]
+    if parents and any(parents.values()):
+        items = _with_dependencies(items, parents)
     return sorted(items, key=lambda c: order.get(c.id, 1 << 30))
+
+
+def _with_dependencies(items: list[CheckItem], parents: dict[str, str | None]) -> list[CheckItem]:
+    """A passed checkpoint whose parent (or an ancestor) failed counts as failed."""
+    verdicts = apply_dependencies(
+        [{"id": k, "parent": v} for k, v in parents.items()], {i.id: i.verdict for i in items}
+    )
+    return [
+        i.model_copy(
+            update={
+                "verdict": False,
+                "reason": f"counted as failed: its parent checkpoint {parents[i.id]!r} "
+                "(or an ancestor) failed",
+            }
+        )
+        if i.verdict is True and verdicts.get(i.id) is False
+        else i
+        for i in items
+    ]
 
 
 def _failures(result_parts: list[dict[str, DimensionScore] | ObjectiveSide]) -> int:
@@ -184,6 +209,7 @@ def aggregate(
 
     order = {cp.id: k for k, cp in enumerate(sub.task.checklist)}
     prims = {cp.id: cp.primitive.value for cp in sub.task.checklist}
+    parents = {cp.id: cp.parent for cp in sub.task.checklist}
     kind = {o.item.skill: reg.card(o.item.skill).kind for o in outcomes}
     subj = [o for o in outcomes if kind[o.item.skill] == "subjective-rubric"]
     objs = [o for o in outcomes if kind[o.item.skill] == "objective-checklist"]
@@ -192,7 +218,7 @@ def aggregate(
         [o for o in subj if o.item.modality == "prompt"], tags, ctx.calibration
     )
     prompt_obj = ObjectiveSide.from_items(
-        _checks([o for o in objs if o.item.modality == "prompt"], order, prims)
+        _checks([o for o in objs if o.item.modality == "prompt"], order, prims, parents)
     )
 
     images: list[ImageResult] = []
@@ -200,7 +226,7 @@ def aggregate(
     for i in range(len(sub.images)):
         isub = _subjective([o for o in subj if o.item.image == i], tags, ctx.calibration)
         iobj = ObjectiveSide.from_items(
-            _checks([o for o in objs if o.item.image == i], order, prims)
+            _checks([o for o in objs if o.item.image == i], order, prims, parents)
         )
         images.append(
             ImageResult(
