@@ -11,6 +11,7 @@ Example:
 from judge.llm.images.builtin import BUILTIN_RENDERERS, LABEL, register_renderer, render_card
 from judge.llm.images.generation import Generation, Status
 from judge.llm.images.generator import ImageGenerator
+from judge.llm.images.pricing import estimate_cost_usd
 from judge.llm.images.spec import (
     BackendConfigError,
     BackendSpec,
@@ -28,6 +29,7 @@ __all__ = [
     "ImageGenerator",
     "Status",
     "backends_from_env",
+    "estimate_cost_usd",
     "load_backends",
     "parse_backends",
     "register_renderer",
