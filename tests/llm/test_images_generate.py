@@ -54,6 +54,8 @@ async def test_ok_with_four_images_in_one_call(gen, backend, provider) -> None:
     assert (body["n"], body["size"], body["seed"]) == (4, "64x48", 11)
     again = await gen.generate(backend(), "a red cube", 4, seed=11)
     assert again.images == g.images  # the fake is deterministic; nothing is cached
+    await gen.aclose()  # closes this loop's clients; the next call opens new ones
+    assert (await gen.generate(backend(), "a red cube", 1)).status == "ok"
 
 
 async def test_refusal_is_recorded_not_retried(gen, backend, provider) -> None:

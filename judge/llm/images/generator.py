@@ -50,6 +50,10 @@ class ImageGenerator:
             asyncio.AbstractEventLoop, dict[tuple[str, int], asyncio.Semaphore]
         ] = weakref.WeakKeyDictionary()
 
+    async def aclose(self) -> None:
+        """Close the HTTP clients this event loop opened (optional; e.g. at shutdown)."""
+        await self._ctx.aclose()
+
     def _gate(self, spec: BackendSpec) -> asyncio.Semaphore:
         per_loop = self._gates.setdefault(asyncio.get_running_loop(), {})
         key = (spec.id, spec.concurrency)

@@ -65,6 +65,12 @@ class CallContext:
         default_factory=weakref.WeakKeyDictionary
     )
 
+    async def aclose(self) -> None:
+        """Close the OpenAI clients of the running event loop."""
+        per_loop = self.clients.pop(asyncio.get_running_loop(), {})
+        for client in per_loop.values():
+            await client.close()
+
     def openai_client(self, api_base: str | None, api_key: str) -> _NoRetryOpenAI:
         per_loop = self.clients.setdefault(asyncio.get_running_loop(), {})
         key = (api_base, api_key)
@@ -149,7 +155,7 @@ async def _one_call(
     kw = call_kwargs(spec, provider, n, seed)
     if api_key is not None:
         kw["api_key"] = api_key
-    if provider == "openai":
+    if provider == "openai" or (spec.api_base and provider in litellm.openai_compatible_providers):
         kw["client"] = ctx.openai_client(spec.api_base, api_key or os.environ.get(
             "OPENAI_API_KEY", "no-key"))  # fmt: skip
     result = ChunkResult("failed")
