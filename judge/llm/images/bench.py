@@ -74,8 +74,13 @@ def bench_builtin(sizes: list[tuple[int, int]], repeats: int) -> dict[str, Any]:
 
 async def _bench_litellm(args: argparse.Namespace, base_url: str) -> dict[str, Any]:
     gen = ImageGenerator(JudgeSettings(backoff_base_s=0.01, backoff_max_s=0.1))
-    spec = BackendSpec(id="bench", model="openai/fake-image", api_base=base_url,
-                       size=args.size, concurrency=args.concurrency)  # fmt: skip
+    spec = BackendSpec(
+        id="bench",
+        model="openai/fake-image",
+        api_base=base_url,
+        size=args.size,
+        concurrency=args.concurrency,
+    )
     await gen.generate(spec, "warm-up", 1)  # provider imports and the first connection
     cpu, wall = time.process_time(), time.perf_counter()
     results = await asyncio.gather(
@@ -121,12 +126,17 @@ def main(args: argparse.Namespace) -> int:
     except ValueError:
         sizes = []
     if not sizes or any(w < 16 or h < 16 for w, h in sizes):
-        print(f"t2i-bench: --sizes must be WIDTHxHEIGHT values (16 or more), got {args.sizes!r}",
-              file=sys.stderr)  # fmt: skip
+        print(
+            f"t2i-bench: --sizes must be WIDTHxHEIGHT values (16 or more), got {args.sizes!r}",
+            file=sys.stderr,
+        )
         return 2
     if min(args.repeats, args.prompts, args.images, args.concurrency) < 1 or args.latency <= 0:
-        print("t2i-bench: --repeats, --prompts, --images and --concurrency must be at least 1 "
-              "and --latency above 0", file=sys.stderr)  # fmt: skip
+        print(
+            "t2i-bench: --repeats, --prompts, --images and --concurrency must be at least 1 "
+            "and --latency above 0",
+            file=sys.stderr,
+        )
         return 2
     report = run(args)
     text = json.dumps(report, indent=2)
@@ -138,8 +148,9 @@ def main(args: argparse.Namespace) -> int:
 
 def cli(argv: Sequence[str] | None = None) -> int:
     """``python -m judge.llm.images.bench``."""
-    parser = argparse.ArgumentParser(prog="python -m judge.llm.images.bench",
-                                     description=__doc__.split("\n\n")[0])  # fmt: skip
+    parser = argparse.ArgumentParser(
+        prog="python -m judge.llm.images.bench", description=__doc__.split("\n\n")[0]
+    )
     add_arguments(parser)
     return main(parser.parse_args(argv))
 

@@ -109,8 +109,12 @@ def combine(chunks: list[ChunkResult], n: int, latency_s: float) -> Generation:
         return Generation(
             status="ok", reason=reason, images=images, revised_prompt=revised, usage=use
         )
-    worst = min(chunks, key=lambda c: _NO_IMAGE_ORDER.index(c.status)
-                if c.status in _NO_IMAGE_ORDER else len(_NO_IMAGE_ORDER))  # fmt: skip
+    worst = min(chunks, key=lambda c: _rank(c.status))
     status = worst.status if worst.status in _NO_IMAGE_ORDER else "failed"
-    return Generation(status=status, reason=worst.reason or status, revised_prompt=revised,
-                      usage=use)  # fmt: skip
+    reason = worst.reason or status
+    return Generation(status=status, reason=reason, revised_prompt=revised, usage=use)
+
+
+def _rank(status: str) -> int:
+    """Which status speaks for a request without images: a refusal first, emptiness last."""
+    return _NO_IMAGE_ORDER.index(status) if status in _NO_IMAGE_ORDER else len(_NO_IMAGE_ORDER)
