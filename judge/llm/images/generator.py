@@ -19,8 +19,10 @@ from __future__ import annotations
 import asyncio
 import time
 import weakref
+from collections.abc import Iterable
 
 from judge.config import JudgeSettings
+from judge.llm.images import warmup
 from judge.llm.images.builtin import BUILTIN_RENDERERS, parse_size
 from judge.llm.images.generation import Generation, usage
 from judge.llm.images.litellm_backend import CallContext, ChunkResult, generate_litellm
@@ -50,6 +52,10 @@ class ImageGenerator:
             asyncio.AbstractEventLoop, dict[tuple[str, int], asyncio.Semaphore]
         ] = weakref.WeakKeyDictionary()
 
+    def warm(self, specs: Iterable[BackendSpec]) -> None:
+        """Start importing the providers' image code in the background (never blocks)."""
+        warmup.start([s.model for s in specs if not s.is_builtin])
+
     async def aclose(self) -> None:
         """Close the HTTP clients this event loop opened (optional; e.g. at shutdown)."""
         await self._ctx.aclose()
@@ -73,6 +79,7 @@ class ImageGenerator:
         seed = spec.seed if seed is None else seed
         if spec.is_builtin:
             return await self._builtin(spec, prompt, n, seed or 0, start)
+        await warmup.ready((spec.model,))  # provider imports happen off the event loop
         chunks = await generate_litellm(
             spec, prompt, n, seed=seed, gate=self._gate(spec), ctx=self._ctx
         )

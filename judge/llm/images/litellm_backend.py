@@ -71,11 +71,16 @@ class CallContext:
         for client in per_loop.values():
             await client.close()
 
-    def openai_client(self, api_base: str | None, api_key: str) -> _NoRetryOpenAI:
+    async def openai_client(self, api_base: str | None, api_key: str) -> _NoRetryOpenAI:
+        """This loop's client for an endpoint and key (built off the loop: loading the TLS
+        certificates takes a fifth of a second)."""
         per_loop = self.clients.setdefault(asyncio.get_running_loop(), {})
         key = (api_base, api_key)
         if key not in per_loop:
-            per_loop[key] = _NoRetryOpenAI(api_key=api_key, base_url=api_base, max_retries=0)
+            client = await asyncio.to_thread(
+                _NoRetryOpenAI, api_key=api_key, base_url=api_base, max_retries=0
+            )
+            per_loop.setdefault(key, client)
         return per_loop[key]
 
 
@@ -140,7 +145,7 @@ def call_kwargs(spec: BackendSpec, provider: str, n: int, seed: int | None) -> d
     return kw
 
 
-def _prepare(
+async def _prepare(
     spec: BackendSpec, n: int, seed: int | None, ctx: CallContext
 ) -> dict[str, Any] | ChunkResult:
     """The litellm arguments of one call, or the failure that stops it before any request."""
@@ -156,7 +161,7 @@ def _prepare(
         kw["api_key"] = api_key
     if provider == "openai" or (spec.api_base and provider in litellm.openai_compatible_providers):
         key = api_key or os.environ.get("OPENAI_API_KEY", "no-key")
-        kw["client"] = ctx.openai_client(spec.api_base, key)
+        kw["client"] = await ctx.openai_client(spec.api_base, key)
     return kw
 
 
@@ -169,7 +174,7 @@ async def _one_call(
     ctx: CallContext,
 ) -> ChunkResult:
     """One provider call for ``n`` images, retried on transient errors."""
-    kw = _prepare(spec, n, seed, ctx)
+    kw = await _prepare(spec, n, seed, ctx)
     if isinstance(kw, ChunkResult):
         return kw
     result = ChunkResult("failed")
