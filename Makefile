@@ -9,7 +9,12 @@ export LITELLM_LOCAL_MODEL_COST_MAP := True
 export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 
-.PHONY: setup run test lint bench clean
+# Browser tests drive Debian's chromium (never a browser download); the test target installs it
+# when it is missing, with sudo only when not root.
+CHROMIUM := /usr/bin/chromium
+SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+
+.PHONY: setup run test lint bench clean chromium
 
 setup: $(STAMP)
 
@@ -24,7 +29,13 @@ $(STAMP): requirements.lock pyproject.toml
 run: setup
 	$(BIN)/judge score $(EXAMPLE) --skills @default,@avt --format both
 
-test: setup
+chromium:
+	@test -x $(CHROMIUM) || { \
+	  echo "installing Debian's chromium for the browser tests"; \
+	  $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y chromium \
+	  || { $(SUDO) apt-get update && $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y chromium; }; }
+
+test: setup chromium
 	$(BIN)/ruff check judge skills memory api eval tests
 	$(BIN)/python -m pytest
 

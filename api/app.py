@@ -12,6 +12,7 @@ import asyncio
 import importlib
 import json
 import logging
+import os
 import re
 import time
 import uuid
@@ -46,6 +47,10 @@ ROUTERS = [
     "api.routers.skills",
     "api.routers.memory",
     "api.routers.health",
+    "api.routers.studies",
+    "api.routers.probes",
+    "api.ui.pages",
+    "api.ui.study_pages",
 ]
 
 
@@ -73,6 +78,7 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
 
         app.state.queue = await create_pool(RedisSettings.from_dsn(url))
         background.append(asyncio.create_task(reconcile_batches(app), name="batch-reconciler"))
+        background.append(asyncio.create_task(_resume_probes(app), name="probe-resumer"))
         app.state.inline_tasks = await start_inline_workers(app)
         yield
     finally:
@@ -80,11 +86,22 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
             task.cancel()
         await asyncio.gather(*background, return_exceptions=True)
         await stop_inline_workers(getattr(app.state, "inline_tasks", []))
+        if getattr(app.state, "probes", None) is not None:
+            await app.state.probes.stop()
         if app.state.queue is not None:
             await app.state.queue.aclose()
         await app.state.redis.aclose()
         if embedded:
             embedded.stop()
+
+
+async def _resume_probes(app: FastAPI) -> None:
+    """Run unfinished probes (``/v1/probes``) left by a stopped service."""
+    from api.probe_runner import ProbeRunner
+
+    if getattr(app.state, "probes", None) is None:
+        app.state.probes = ProbeRunner(app)
+    await app.state.probes.resume_forever()
 
 
 def request_id(given: str | None) -> str:
@@ -123,6 +140,7 @@ def create_app(settings: ServiceSettings | None = None) -> FastAPI:
     )
     app.state.settings = settings or ServiceSettings()
     app.state.inline_workers = app.state.settings.inline_workers
+    app.state.backends_path = os.environ.get("JUDGE_BACKENDS")  # T2I backends for /v1/probes
     errors.install(app)
     app.add_middleware(BodyLimit, max_bytes=app.state.settings.max_body_bytes)
 

@@ -76,23 +76,26 @@ async def require_poll_key(request: Request) -> str:
 
 
 async def require_admin(request: Request) -> str:
-    """The caller's key when it may change memories: with keys configured, one of
-    ``JUDGE_ADMIN_KEYS``; without keys, only on a loopback-only service. 403 otherwise."""
+    """The caller's key when it may change what the service stores (memories, studies,
+    participant codes): with keys configured, one of ``JUDGE_ADMIN_KEYS``; without keys, only
+    on a loopback-only service. 403 otherwise."""
     key = await require_key(request)
     settings: ServiceSettings = request.app.state.settings
     if not settings.auth_required:
         if settings.loopback_only:
             return key
         message = (
-            "memory writes are disabled on a public service without keys; "
+            "admin routes (memories, studies) are disabled on a public service without keys; "
             "set JUDGE_ADMIN_KEYS and send one of them"
         )
     elif any(hmac.compare_digest(key.encode(), k.encode()) for k in settings.admin_keys):
         return key
     elif settings.admin_keys:
-        message = "changing memories needs an admin key (JUDGE_ADMIN_KEYS); this key may read"
+        message = "this route needs an admin key (one of JUDGE_ADMIN_KEYS); this key may read"
     else:
-        message = "memory writes are disabled: no JUDGE_ADMIN_KEYS are configured"
+        message = (
+            "admin routes (memories, studies) are disabled: no JUDGE_ADMIN_KEYS are configured"
+        )
     raise HTTPException(403, error_body("forbidden", message, "Authorization"))
 
 

@@ -3,7 +3,8 @@ submission costs, against the built-in fake provider running in its own process.
 
 Reports, for a CO submission with N checkpoints and one 1024² image:
 - model time of one submission as a multiple of the per-call latency L (median), for each
-  checkpoint-batching mode, and for speculative vs sequential safety;
+  checkpoint-batching mode, and for speculative vs sequential safety: the graph run
+  (``usage.latency_s``) and the model-call span (first call's start to last call's end);
 - calls and tokens per submission for each batching mode;
 - engine CPU milliseconds per submission (this process only; the provider is elsewhere);
 - with a fault rate (429, 500, truncated JSON), how many submissions end fully scored;
@@ -30,6 +31,7 @@ from PIL import Image
 from tqdm import tqdm
 
 from judge import bench_cold
+from judge.bench_spans import call_span, record_call_spans
 from judge.config import JudgeSettings
 from judge.engine import Judge
 from judge.fake_provider import spawn_fake_provider, stop_process
@@ -74,12 +76,14 @@ def bench_submission(n_checks: int, side: int = 1024) -> dict:
 def _run(judge: Judge, sub: dict, repeats: int, label: str, **overrides: Any) -> list[dict]:
     rows = []
     for _ in tqdm(range(repeats), desc=label, file=sys.stderr, leave=False):
-        cpu0 = time.process_time()
-        result = judge.score(sub, cache=False, **overrides)
-        cpu = time.process_time() - cpu0
+        with record_call_spans() as spans:
+            cpu0 = time.process_time()
+            result = judge.score(sub, cache=False, **overrides)
+            cpu = time.process_time() - cpu0
         rows.append(
             {
                 "latency_s": result.usage.latency_s,
+                "span_s": call_span(spans) or 0.0,
                 "cpu_ms": cpu * 1000,
                 "calls": result.usage.llm_calls,
                 "prompt_tokens": result.usage.prompt_tokens,
@@ -97,6 +101,7 @@ def _summary(rows: list[dict], latency: float) -> dict:
     return {
         "latency_x_L": round(med(r["latency_s"] for r in rows) / latency, 3),
         "latency_x_L_max": round(max(r["latency_s"] for r in rows) / latency, 3),
+        "span_x_L": round(med(r["span_s"] for r in rows) / latency, 3),
         "calls": med(r["calls"] for r in rows),
         "prompt_tokens": med(r["prompt_tokens"] for r in rows),
         "completion_tokens": med(r["completion_tokens"] for r in rows),
@@ -168,6 +173,7 @@ def render(report: dict) -> str:
     cols = [
         "latency_x_L",
         "latency_x_L_max",
+        "span_x_L",
         "calls",
         "prompt_tokens",
         "completion_tokens",
@@ -179,7 +185,8 @@ def render(report: dict) -> str:
     lines = [
         f"judge bench: CO submission, {report['checkpoints']} checkpoints, one 1024² "
         f"image, L = {report['latency_L_s']} s, {report['repeats']} runs per config "
-        "(medians; the fault run uses 4x as many)",
+        "(medians; the fault run uses 4x as many). latency_x_L: graph run (usage.latency_s) "
+        "as a multiple of L; span_x_L: first model call's start to last call's end",
         "",
     ]
     lines.append(f"{'config':36}" + "".join(f"{c:>18}" for c in cols))

@@ -31,10 +31,11 @@ from judge.domain.submission import Submission
 from judge.errors import ConfigError
 from judge.llm import warmup
 from judge.llm.cache import ResponseCache
-from judge.llm.gateway import LLMGateway
+from judge.llm.gateway import LLMGateway, response_format
 from judge.modes import get_mode, mode_of
 from memory.store import MemoryStore
 from skills.registry import SkillRegistry, default_registry
+from skills.schemas import answer_schemas
 
 #: modules LangGraph imports on its first run
 GRAPH_IMPORTS = (
@@ -50,7 +51,8 @@ NO_MODEL = (
 
 
 def _prepare_engine(registry: SkillRegistry, llm: bool) -> None:
-    """Compile the graph and import what its first run would (tracers, skill kinds)."""
+    """Compile the graph and import what its first run would (tracers, skill kinds); with a
+    model, build each skill and the JSON schemas of the answers its cards ask for."""
     compiled_graph()
     for name in GRAPH_IMPORTS:
         importlib.import_module(name)
@@ -58,6 +60,8 @@ def _prepare_engine(registry: SkillRegistry, llm: bool) -> None:
         for card in registry.cards(enabled_only=False):
             with contextlib.suppress(KeyError):  # a kind without an llm implementation
                 registry.skill(card.name, "llm")
+        for schema in answer_schemas(registry.cards(enabled_only=False)):
+            response_format(schema)
 
 
 class Judge:
@@ -123,7 +127,7 @@ class Judge:
         req = m.parse(request)
         m.check(req, self.registry, settings)
         views = m.load_views(req, settings, base_dir)
-        return RunContext(
+        ctx = RunContext(
             mode=m,
             request=req,
             settings=settings,
@@ -134,6 +138,8 @@ class Judge:
             exemplars=ExemplarProvider(self.store, settings),
             calibration=load_calibration(settings.calibration) if settings.calibration else None,
         )
+        _ = ctx.request_id  # a content fingerprint hashes the images: here, off the event loop
+        return ctx
 
     async def arun(self, ctx: RunContext) -> Any:
         """Run the graph on a prepared context; returns the mode's result model."""

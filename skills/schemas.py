@@ -11,10 +11,14 @@ Example:
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from functools import lru_cache
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, create_model, model_validator
+
+if TYPE_CHECKING:
+    from skills.card import SkillCard
 
 RATIONALE_MAX = 1200
 
@@ -134,3 +138,27 @@ class ApplicabilityAnswer(_Strict):
     face_identity: bool
     text_rendering: bool
     requested_text: str = Field(default="", max_length=500)
+
+
+def answer_schemas(cards: Iterable[SkillCard]) -> list[type[BaseModel]]:
+    """Every schema whose shape is known before a request arrives: the fixed ones and those
+    that depend only on a card (dimensions, safety categories). Batched checkpoint schemas
+    depend on the request and are not included. Used to build their JSON schemas at start.
+
+    Example:
+        >>> CheckAnswer in answer_schemas([])
+        True
+    """
+    out: list[type[BaseModel]] = [
+        CheckAnswer,
+        EditAnswer,
+        ApplicabilityAnswer,
+        pairwise_schema(False),
+        pairwise_schema(True),
+    ]
+    for card in cards:
+        if card.kind == "subjective-rubric" and card.dimensions:
+            out.append(subjective_schema(card.dimension_names))
+        elif card.kind == "safety" and card.safety_categories:
+            out.append(safety_schema(card.safety_categories))
+    return out

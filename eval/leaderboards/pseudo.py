@@ -126,9 +126,17 @@ def pseudo_votes(rows: Iterable[dict], *, metric: str, criterion: str | None = N
         prompt = table.setdefault(str(row["prompt_id"]), {})
         prompt.setdefault(judge, {})[str(row["model"])] = read(row)
     votes = []
+    name = criterion or metric
     for prompt_id in sorted(table):
         judges = table[prompt_id]
         models = sorted({m for per in judges.values() for m in per})
+        if len(judges) == 1:  # one judge: its outcome is the vote (fast path, same result)
+            (per,) = judges.values()
+            for ma, mb in combinations([m for m in models if per[m] is not None], 2):
+                va, vb = per[ma], per[mb]
+                winner = "a" if va > vb else "b" if vb > va else "tie"
+                votes.append(Vote(prompt_id, ma, mb, winner, name, "judges=1"))
+            continue
         for ma, mb in combinations(models, 2):
             outcomes = []
             for per in judges.values():
@@ -139,5 +147,5 @@ def pseudo_votes(rows: Iterable[dict], *, metric: str, criterion: str | None = N
             winner = majority(outcomes)
             if winner is not None:
                 label = f"judges={len(outcomes)}"
-                votes.append(Vote(prompt_id, ma, mb, winner, criterion or metric, label))
+                votes.append(Vote(prompt_id, ma, mb, winner, name, label))
     return votes

@@ -18,7 +18,9 @@ import sys
 ACTIONS: dict[str, str] = {
     "run": "eval.studies.run_cli",
     "report": "eval.studies.report.cli",
+    "report-bench": "eval.studies.report.bench_cli",
     "import-prompts": "eval.studies.participants.cli",
+    "bench": "eval.studies.bench",
 }
 """Action name → module with a ``register(actions)`` function."""
 

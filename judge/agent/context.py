@@ -7,6 +7,7 @@ image views, settings, the skill registry, the shared gateway and this request's
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
 from PIL import Image
@@ -52,6 +53,13 @@ class RunContext:
     def submission(self) -> Any:
         """The request (named for the ``score`` mode, whose request is a Submission)."""
         return self.request
+
+    @cached_property
+    def request_id(self) -> str:
+        """The request's id (its mode's ``id_field``: the caller's id or a content
+        fingerprint), computed once per request: a fingerprint hashes the whole request,
+        images included, and every work item's input carries it."""
+        return str(getattr(self.request, self.mode.id_field))
 
     @property
     def backend(self) -> str:

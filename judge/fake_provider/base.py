@@ -233,6 +233,7 @@ class LoopbackFake(AdminMixin):
         (or, for an endpoint that is not a chat reply, → ``answer(canonical, body)``)."""
 
         async def handler(request: web.Request) -> web.StreamResponse:
+            arrived = asyncio.get_running_loop().time()
             try:
                 body = json.loads(await request.text())
             except ValueError:
@@ -251,7 +252,7 @@ class LoopbackFake(AdminMixin):
             try:
                 if answer is not None:
                     return await answer(canonical, body)
-                return await self._answer(canonical, body, render)
+                return await self._answer(canonical, body, render, arrived)
             finally:
                 with self._lock:
                     self._in_flight -= 1
@@ -266,11 +267,19 @@ class LoopbackFake(AdminMixin):
             kind = "not_found_error"
         return self._error(exc.status, kind, exc.message)
 
-    async def _fault_and_delay(self) -> tuple[str | None, web.Response | None]:
+    async def _fault_and_delay(
+        self, arrived: float | None = None
+    ) -> tuple[str | None, web.Response | None]:
         """Draw the call's fault, wait the latency (and the hang of ``timeout``); an HTTP
-        fault comes back as the error response to send."""
+        fault comes back as the error response to send.
+
+        With ``arrived`` (the loop time the request came in) the latency counts from the
+        arrival: the fake's own parsing and image decoding (serial, in one thread) is part of
+        it, as a real provider's is, instead of queueing concurrent calls behind each other."""
         fault = self.faults.draw()  # decided on arrival: deterministic order for a given seed
         delay = self.latency + self._jitter_rng.uniform(-self.jitter, self.jitter)
+        if arrived is not None:
+            delay -= asyncio.get_running_loop().time() - arrived
         await asyncio.sleep(max(0.0, delay))
         if fault in HTTP_FAULTS:
             status, kind, message = HTTP_FAULTS[fault]
@@ -282,8 +291,10 @@ class LoopbackFake(AdminMixin):
             await asyncio.sleep(self.hang_s)
         return fault, None
 
-    async def _answer(self, canonical: Body, body: Body, render: Render) -> web.Response:
-        fault, error = await self._fault_and_delay()
+    async def _answer(
+        self, canonical: Body, body: Body, render: Render, arrived: float | None = None
+    ) -> web.Response:
+        fault, error = await self._fault_and_delay(arrived)
         if error is not None:
             return error
         finish = "stop"

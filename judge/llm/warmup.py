@@ -3,10 +3,12 @@
 litellm and the SDKs it drives import most of their provider code on the first call of a
 process (the OpenAI SDK's resource and type modules alone take ~0.5–1 s). Done on the event
 loop, that import stalls every call already in flight. :func:`start` runs one throw-away call
-per provider in a background thread instead — against a closed loopback port, so nothing
-leaves the machine and no key is sent. :func:`submit` runs other one-time preparation (the
-engine compiles its graph there). The gateway awaits :func:`ready` before its first call of a
-provider, so imports never run on the event loop.
+per provider in a background thread instead, on loopback only, so nothing leaves the machine
+and no key is sent: an OpenAI-wire provider makes a whole round trip against a canned reply
+(:mod:`judge.llm.warm_stub`), so the response side (the SDK's response models, litellm's
+pricing and logging) is warm too; other providers call a closed port. :func:`submit` runs
+other one-time preparation (the engine compiles its graph there). The gateway awaits
+:func:`ready` before its first call of a provider, so imports never run on the event loop.
 
 Example::
 
@@ -29,6 +31,8 @@ from typing import Any
 
 import litellm
 
+from judge.llm.warm_stub import serve_canned_completion
+
 log = logging.getLogger("judge.llm")
 
 #: providers whose calls honour ``api_base``: the dry call can go to a closed loopback port
@@ -36,6 +40,10 @@ DRY_CALL_PROVIDERS = frozenset(
     {"openai", "hosted_vllm", "openai_like", "ollama", "ollama_chat", "anthropic", "gemini",
      "lm_studio", "llamafile", "vllm", "custom_openai"}
 )  # fmt: skip
+#: providers that speak OpenAI's chat-completions wire: warmed by a whole round trip
+ROUND_TRIP_PROVIDERS = frozenset(
+    {"openai", "hosted_vllm", "openai_like", "lm_studio", "llamafile", "custom_openai"}
+)
 #: imports every call path needs, whatever the provider
 COMMON_IMPORTS = ("openai.resources", "openai.types.chat", "langchain_core.tracers.langchain")
 _SCHEMA = {
@@ -50,6 +58,21 @@ _SCHEMA = {
         },
     },
 }
+#: a 1x1 PNG: the warm-up request carries an image part like the judge's calls
+_PIXEL = (
+    "data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAIAAACQd1PeAAAADElEQVR4nGP4"
+    "//8/AAX+Av4N70a4AAAAAElFTkSuQmCC"
+)
+_MESSAGES = [
+    {"role": "system", "content": "warm-up"},
+    {
+        "role": "user",
+        "content": [
+            {"type": "text", "text": "warm-up"},
+            {"type": "image_url", "image_url": {"url": _PIXEL}},
+        ],
+    },
+]
 
 _LOCK = threading.Lock()
 _FUTURES: dict[str, concurrent.futures.Future[None]] = {}
@@ -79,18 +102,20 @@ def _common() -> None:
 
 
 def _warm(model: str, provider: str) -> None:
-    """Import what a call of ``provider`` needs; a dry call when it stays on loopback."""
+    """Import what a call of ``provider`` needs; a dry call when it stays on loopback.
+
+    An OpenAI-wire provider gets a whole round trip against a canned loopback reply
+    (:mod:`judge.llm.warm_stub`); the others a call to a closed port (refused once the
+    request is built, so their request-side code is loaded)."""
     _common()
     if provider not in DRY_CALL_PROVIDERS:
         return
-    base = f"http://127.0.0.1:{_closed_port()}" + ("/v1" if "ollama" not in provider else "")
 
-    async def dry() -> None:
-        # refused, as intended: by then the provider's modules are loaded
-        with contextlib.suppress(Exception):
+    async def call(base: str) -> None:
+        with contextlib.suppress(Exception):  # a refused dry call is the expected outcome
             await litellm.acompletion(
                 model=model,
-                messages=[{"role": "user", "content": "warm-up"}],
+                messages=_MESSAGES,
                 response_format=_SCHEMA,
                 api_base=base,
                 api_key="warm-up",
@@ -98,6 +123,14 @@ def _warm(model: str, provider: str) -> None:
                 timeout=5,
                 drop_params=True,
             )
+
+    async def dry() -> None:
+        if provider in ROUND_TRIP_PROVIDERS:
+            async with serve_canned_completion() as base:
+                await call(base)
+            return
+        suffix = "" if "ollama" in provider else "/v1"
+        await call(f"http://127.0.0.1:{_closed_port()}{suffix}")
 
     asyncio.run(dry())
 

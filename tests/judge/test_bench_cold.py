@@ -18,6 +18,9 @@ def test_cold_start_only_runs_fresh_processes(tmp_path, capsys):
     assert report["processes"] == 1 and report["calls"] == 2 * 2 + 4 + 4 + 2
     assert report["per_process_x_L"][0] >= 1.0  # at least one round trip of L
     assert report["within_target"] in {"0/1", "1/1"}
+    # the model-call span is measured in the fresh process too, and lies inside the graph run
+    assert 1.0 <= report["per_process_span_x_L"][0] <= report["per_process_x_L"][0]
+    assert "graph run (usage.latency_s" in printed and "model-call span" in printed
 
 
 def test_cold_start_only_needs_processes(capsys):
@@ -26,6 +29,7 @@ def test_cold_start_only_needs_processes(capsys):
 
 
 def test_summary_counts_processes_within_target():
-    rows = [{"model_x_L": x} for x in (1.1, 1.4, 4.4)]
+    rows = [{"model_x_L": x, "span_x_L": x - 0.2} for x in (1.1, 1.4, 4.4)]
     summary = summarize(rows, target=1.5)
     assert summary["within_target"] == "2/3" and summary["max_x_L"] == 4.4
+    assert summary["span_within_target"] == "2/3" and summary["span_max_x_L"] == 4.2

@@ -113,4 +113,10 @@ def test_compare_bench_reports_model_time(capsys) -> None:
     assert main(["compare-bench", "--latency", "0.05", "--repeats", "1", "--json"]) == 0
     report = json.loads(capsys.readouterr().out)
     assert report["calls_per_comparison"] == 9 and report["model_time_x_L_median"] > 0
+    span, graph, wall = (
+        report[k] for k in ("call_span_x_L_median", "model_time_x_L_median", "wall_x_L_median")
+    )
+    assert 1.0 <= span <= graph <= wall and report["target_x_L"] == 1.3
+    assert main(["compare-bench", "--latency", "0.05", "--repeats", "1"]) == 0
+    assert "model-call span" in capsys.readouterr().out
     assert main(["compare-bench", "--latency", "0"]) == 2

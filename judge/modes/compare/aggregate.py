@@ -85,7 +85,7 @@ def aggregate(
     if safety_out:
         versions.update(safety_out.skills)
     base = dict(
-        comparison_id=req.comparison_id,
+        comparison_id=ctx.request_id,
         prompt_id=req.prompt_id,
         models={"a": req.a.model, "b": req.b.model},
         safety=report,

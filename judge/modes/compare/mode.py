@@ -96,7 +96,7 @@ class CompareMode(Mode):
     def _input(self, ctx: RunContext, images: dict) -> SkillInput:
         req: Comparison = ctx.request
         return SkillInput(
-            task_id=req.comparison_id,
+            task_id=ctx.request_id,
             category="",
             brief=req.brief or "",
             prompt=req.prompt,

@@ -103,7 +103,7 @@ def aggregate(
         versions.update(safety_out.skills)
     tags = {name: f"{name}@{v}" for name, v in versions.items()}
     base = dict(
-        submission_id=req.submission_id,
+        submission_id=ctx.request_id,
         editor=req.editor,
         safety=report,
         provenance=Provenance(

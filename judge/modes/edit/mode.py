@@ -84,7 +84,7 @@ class EditMode(Mode):
     def _input(self, ctx: RunContext, images: dict, **options: object) -> SkillInput:
         req: EditSubmission = ctx.request
         return SkillInput(
-            task_id=req.submission_id,
+            task_id=ctx.request_id,
             category="",
             brief="",
             prompt=req.instruction,

@@ -197,7 +197,7 @@ def aggregate(
         options=ctx.settings.public_options(),
     )
     base = dict(
-        submission_id=sub.submission_id,
+        submission_id=ctx.request_id,
         task_id=sub.task.id,
         category=category,
         safety=report,

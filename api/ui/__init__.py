@@ -1,0 +1,84 @@
+"""The web UI (DESIGN.md §11): server-rendered Jinja2 pages under ``/ui/`` with local CSS/JS.
+
+Every page goes through :func:`render`, which escapes all template values (autoescape on for
+every template) and sends the UI's security headers: a strict Content-Security-Policy (only
+this origin's scripts, styles and images; no inline script; forms post only here; no
+framing), ``nosniff``, ``same-origin`` referrers (so form posts carry an Origin the pages
+check). Pages extend ``templates/base.html``.
+
+Adding a page: a router module (``prefix="/ui/..."``, ``include_in_schema=False``) listed in
+``api.app.ROUTERS``; a template that ``{% extends "base.html" %}`` and fills ``content`` (and
+``head`` for an extra stylesheet or script from ``static/``, ``nav`` for page-local links);
+:func:`add_nav_link` puts a section in the main navigation; handlers return :func:`render` or
+:func:`error_page`. Static files go in ``static/`` (``.css``, ``.js``, ``.svg``), served at
+``/ui/static/<name>``; no inline script or style (the CSP refuses them).
+
+Example::
+
+    from api.ui import render
+    return render(request, "index.html", {"title": "Home"})
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from fastapi import Request
+from fastapi.responses import HTMLResponse
+from jinja2 import Environment, FileSystemLoader, StrictUndefined
+
+HERE = Path(__file__).resolve().parent
+TEMPLATES = HERE / "templates"
+STATIC = HERE / "static"
+
+CSP = (
+    "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; "
+    "form-action 'self'; frame-ancestors 'none'; base-uri 'none'; connect-src 'self'"
+)
+SECURITY_HEADERS = {
+    "Content-Security-Policy": CSP,
+    "X-Content-Type-Options": "nosniff",
+    "Referrer-Policy": "same-origin",
+    "X-Frame-Options": "DENY",
+    "Cache-Control": "no-store",
+}
+
+NAV_LINKS: list[tuple[str, str]] = []
+"""(label, href) of the main navigation's sections, after the home link."""
+
+
+def add_nav_link(label: str, href: str) -> None:
+    """Show a section in every page's main navigation (once per href).
+
+    Example:
+        >>> add_nav_link("Probes", "/ui/probes/"); ("Probes", "/ui/probes/") in NAV_LINKS
+        True
+        >>> NAV_LINKS.remove(("Probes", "/ui/probes/"))
+    """
+    if all(h != href for _, h in NAV_LINKS):
+        NAV_LINKS.append((label, href))
+
+
+_ENV = Environment(
+    loader=FileSystemLoader(TEMPLATES),
+    autoescape=True,
+    undefined=StrictUndefined,
+    trim_blocks=True,
+    lstrip_blocks=True,
+)
+
+
+def render(
+    request: Request, template: str, context: dict[str, Any] | None = None, status: int = 200
+) -> HTMLResponse:
+    """A page from ``template`` with the UI's security headers."""
+    html = _ENV.get_template(template).render(
+        request_path=request.url.path, nav_links=NAV_LINKS, **(context or {})
+    )
+    return HTMLResponse(html, status_code=status, headers=SECURITY_HEADERS)
+
+
+def error_page(request: Request, status: int, title: str, message: str) -> HTMLResponse:
+    """A friendly error page (the same message an API client would get as JSON)."""
+    return render(request, "error.html", {"title": title, "message": message}, status)

@@ -1,0 +1,43 @@
+"""The UI's home page and its static files (``/ui/static/<name>``, a fixed set, no listing).
+
+Example::
+
+    GET /ui/              → the home page
+    GET /ui/static/ui.css → the stylesheet every page loads
+"""
+
+from __future__ import annotations
+
+from fastapi import APIRouter, Request
+from fastapi.responses import HTMLResponse, RedirectResponse, Response
+
+from api.ui import SECURITY_HEADERS, STATIC, error_page, render
+
+router = APIRouter(prefix="/ui", include_in_schema=False)
+TYPES = {
+    ".css": "text/css; charset=utf-8",
+    ".js": "text/javascript; charset=utf-8",
+    ".svg": "image/svg+xml",
+}
+FILES = {p.name: p for p in STATIC.iterdir() if p.suffix in TYPES}
+
+
+@router.get("", response_class=RedirectResponse)
+async def ui_root() -> RedirectResponse:
+    return RedirectResponse("/ui/", status_code=308)
+
+
+@router.get("/", response_class=HTMLResponse)
+async def home(request: Request) -> HTMLResponse:
+    """What the UI offers."""
+    return render(request, "index.html", {"title": "Judge"})
+
+
+@router.get("/static/{name}")
+async def static(name: str, request: Request) -> Response:
+    """One of the committed static files."""
+    path = FILES.get(name)
+    if path is None:
+        return error_page(request, 404, "Not found", "There is no such file.")
+    headers = {**SECURITY_HEADERS, "Cache-Control": "public, max-age=300"}
+    return Response(path.read_bytes(), media_type=TYPES[path.suffix], headers=headers)

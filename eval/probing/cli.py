@@ -1,0 +1,207 @@
+"""``judge probe``: grow a DyEval-style topic tree against a T2I model; ``judge probe-bench``.
+
+Example:
+    $ judge probe --topic "spatial relations" --backend builtin/renderer --out runs/probe1
+    $ judge probe --topic counting --backend openai/dall-e-3 --model openai/gpt-4o \\
+        --depth 3 --topics 3 --inputs 5 --images 4 --threshold 0 --baseline --out runs/p2
+    $ judge probe --out runs/p2          # resume an interrupted run with its stored options
+    $ judge probe-bench --latency 0.5
+
+The run folder holds ``probe.json`` (the options), ``journal.jsonl`` (every finished step; a
+re-run resumes from it, also after ``kill -9``), ``images/`` and ``tree.json`` (rewritten as
+the tree grows; DESIGN.md §10).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+
+EXIT_INPUT = 2
+EXIT_CONFIG = 3
+PARAM_FLAGS = {
+    "topic": "topic",
+    "backend": "backend",
+    "model": "model",
+    "depth": "depth",
+    "topics": "topics",
+    "inputs": "inputs",
+    "images": "images",
+    "threshold": "threshold",
+    "bug_threshold": "bug_threshold",
+    "strategy": "strategy",
+    "baseline": "baseline",
+    "rounds": "rounds",
+    "localise": "localise",
+    "max_split_tests": "max_split_tests",
+    "pass_share": "pass_share",
+    "seed": "seed",
+}
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    """Add the ``probe`` and ``probe-bench`` verbs."""
+    p = sub.add_parser("probe", help="adaptively probe a text-to-image model (topic tree)")
+    p.add_argument("--topic", help="root test topic (1-300 characters)")
+    p.add_argument(
+        "--backend",
+        help="model under test: litellm image model, builtin/renderer, "
+        "or a backend id of JUDGE_BACKENDS",
+    )
+    p.add_argument("--backend-api-base", help="endpoint of the model under test")
+    p.add_argument("--backend-api-key-env", help="variable holding the backend's key")
+    p.add_argument("--model", help="LLM writing inputs and topics (default: the judge model)")
+    p.add_argument("--judge-model", help="judge model (default: JUDGE_MODEL, else --model)")
+    p.add_argument("--api-base", help="endpoint of the LLM and judge (default: JUDGE_API_BASE)")
+    p.add_argument("--depth", type=int, help="levels of the tree, d_max (default 3)")
+    p.add_argument("--topics", type=int, help="child topics per node, n_t (default 3)")
+    p.add_argument("--inputs", type=int, help="inputs per node, n_i (default 5)")
+    p.add_argument("--images", type=int, help="images per input, n_x (default 4)")
+    p.add_argument("--threshold", type=float, help="ρ: grow children when pass rate >= ρ (0)")
+    p.add_argument("--bug-threshold", type=float, help="bug: input pass rate below this (0.75)")
+    p.add_argument("--strategy", choices=["bfs", "dfs"], help="exploration order (bfs)")
+    p.add_argument(
+        "--baseline",
+        action="store_true",
+        default=None,
+        help="also run the non-adaptive baseline and compare",
+    )
+    p.add_argument("--rounds", type=int, help="generation rounds per node (default 1)")
+    p.add_argument(
+        "--no-localise",
+        dest="localise",
+        action="store_false",
+        default=None,
+        help="skip failure localisation",
+    )
+    p.add_argument("--max-split-tests", type=int, help="sub-prompts per localisation (12)")
+    p.add_argument("--pass-share", type=float, help="share of checks an image must pass (1.0)")
+    p.add_argument("--seed", type=int, help="seed for the image backend")
+    p.add_argument("--out", type=Path, required=True, help="run folder (resumed if it exists)")
+    p.add_argument("--quiet", action="store_true", help="no progress bars")
+    p.set_defaults(handler=run_probe_cli)
+
+    b = sub.add_parser("probe-bench", help="time a default-size probe against fakes")
+    b.add_argument("--latency", type=float, default=0.5, help="seconds per fake model call")
+    b.add_argument(
+        "--depth",
+        type=int,
+        default=3,
+        choices=[1, 2, 3],
+        help="levels of the tree (default 3: the paper's 13 nodes)",
+    )
+    b.add_argument("--json", action="store_true", help="print the report as JSON")
+    b.set_defaults(handler=run_bench_cli)
+
+
+def _fail(message: str, code: int = EXIT_INPUT) -> int:
+    print(f"judge probe: {message}", file=sys.stderr)
+    return code
+
+
+def resolve_params(args: argparse.Namespace) -> tuple[Any, str | None]:
+    """The run's :class:`ProbeParams` (stored ones when resuming) or an error message."""
+    from eval.probing.params import ProbeParams
+
+    given = {k: getattr(args, f) for f, k in PARAM_FLAGS.items() if getattr(args, f) is not None}
+    stored_path = args.out / "probe.json"
+    if stored_path.exists():
+        stored = json.loads(stored_path.read_text(encoding="utf-8"))["params"]
+        clash = {k: v for k, v in given.items() if stored.get(k) != v}
+        if clash:
+            names = ", ".join(
+                f"{k} ({stored.get(k)!r} stored, {v!r} given)" for k, v in clash.items()
+            )
+            return None, (
+                f"{args.out} holds a probe with other options: {names}; "
+                "use a new --out, or repeat the same options (or none) to resume"
+            )
+        return ProbeParams.model_validate(stored), None
+    if not given.get("topic") and "topic" not in given:
+        return None, "--topic is required for a new run (or --out an existing run to resume)"
+    if not given.get("backend"):
+        return None, "--backend is required for a new run (e.g. --backend builtin/renderer)"
+    try:
+        return ProbeParams.model_validate(given), None
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        field = ".".join(str(p) for p in first["loc"]) or "options"
+        return None, f"--{field.replace('_', '-')}: {first['msg']}"
+
+
+def backend_spec(args: argparse.Namespace, name: str) -> Any:
+    """The model under test: an id of ``JUDGE_BACKENDS`` or a model string with flags."""
+    from judge.llm.images import BackendSpec, load_backends
+
+    path = os.environ.get("JUDGE_BACKENDS")
+    if path:
+        known = load_backends(Path(path))
+        if name in known:
+            return known[name]
+    ident = "".join(c if c.isalnum() or c in "-_." else "-" for c in name)[:64] or "backend"
+    return BackendSpec(
+        id=ident,
+        model=name,
+        api_base=args.backend_api_base,
+        api_key_env=args.backend_api_key_env,
+    )
+
+
+def run_probe_cli(args: argparse.Namespace) -> int:
+    """Run or resume a probe; exit 2 on bad options, 3 when no LLM is configured, 1 when the
+    run labelled no image at all (the reasons are printed and kept in tree.json)."""
+    from eval.probing.run_dir import run_in_dir
+
+    params, problem = resolve_params(args)
+    if problem:
+        return _fail(problem)
+    try:
+        spec = backend_spec(args, params.backend)
+    except Exception as exc:  # BackendConfigError, a bad JUDGE_BACKENDS file, a bad spec
+        return _fail(f"backend {params.backend!r}: {exc}")
+    overrides = {"api_base": args.api_base, "model": args.judge_model or None}
+    try:
+        tree = asyncio.run(run_in_dir(params, spec, args.out, overrides, quiet=args.quiet))
+    except ValueError as exc:
+        return _fail(str(exc), EXIT_CONFIG)
+    m = tree["metrics"]
+    apr = "n/a" if m["apr"] is None else f"{m['apr']:.3f}"
+    print(
+        f"{m['n_nodes']} nodes, {m['n_inputs']} inputs, {m['n_images']} images: "
+        f"{m['bugs']} bugs, APR {apr} -> {args.out / 'tree.json'}"
+    )
+    if "comparison" in tree:
+        c = tree["comparison"]
+        print(f"baseline: {c['baseline']['bugs']} bugs, APR gap {c['apr_gap']}")
+    if not m["n_images"]:
+        reasons = sorted({f"{t['status']}: {t['reason']}" for t in tree["root"]["tests"]})
+        why = "; ".join(reasons[:3]) or tree["root"].get("reason") or "no input was generated"
+        print(
+            f"judge probe: no image was labelled ({why}); check the backend and the LLM, "
+            f"then run the same command again to resume",
+            file=sys.stderr,
+        )
+        return 1
+    return 0
+
+
+def run_bench_cli(args: argparse.Namespace) -> int:
+    """Run the probe benchmark and print its report."""
+    from eval.probing.bench import run_bench
+
+    if args.latency <= 0:
+        return _fail("--latency must be above 0 seconds")
+    report = run_bench(args.latency, args.depth)
+    if args.json:
+        print(json.dumps(report))
+    else:
+        for key, value in report.items():
+            print(f"{key}: {value}")
+    return 0 if report["within_target"] else 1

@@ -1,0 +1,112 @@
+"""Image verdicts: the project's judge, in score mode, on a checklist written for the input.
+
+An input's images go to :class:`judge.engine.Judge` as one submission whose task brief is the
+input and whose checklist holds image checks only: the checks written for the input (by the
+relevance review, or from a scene graph during localisation) plus the criterion's own (by
+default one "no obvious defects" check; ``prompts/criteria.toml``). The judge checks each image
+separately; an image **passes** when at least ``pass_share`` of its scored checks pass (default
+1.0: every check), and is unlabelled (``None``) when no check could be scored or the safety gate
+blocked the submission. Options: one VQA call per image (``per_modality``) and a single
+prompt-side subjective card (``instructional_clarity``: score mode always runs at least one;
+subjective scores play no part in a verdict, so the cheapest is chosen).
+
+Example::
+
+    labeller = Labeller(judge, pass_share=1.0)
+    verdicts, reason = await labeller.label("a red cube", ["The cube is red."], [png_bytes])
+"""
+
+from __future__ import annotations
+
+import base64
+import tomllib
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+from judge.engine import Judge
+
+CRITERIA_FILE = Path(__file__).parent / "prompts" / "criteria.toml"
+DEFAULT_CRITERION = "alignment_defects"
+JUDGE_OPTIONS: dict[str, Any] = {
+    "checkpoint_batching": "per_modality",
+    "skills": ["instructional_clarity"],
+}
+
+
+@lru_cache(maxsize=1)
+def criteria() -> dict[str, dict[str, Any]]:
+    """The criteria of ``prompts/criteria.toml`` by name."""
+    return tomllib.loads(CRITERIA_FILE.read_text(encoding="utf-8"))["criteria"]
+
+
+def data_url(png: bytes) -> str:
+    """PNG bytes as a data URL the judge accepts."""
+    return "data:image/png;base64," + base64.b64encode(png).decode()
+
+
+def image_verdict(items: list[Any], pass_share: float) -> bool | None:
+    """Pass when passed/scored >= ``pass_share``; None when nothing was scored.
+
+    Example:
+        >>> from judge.domain.result import CheckItem
+        >>> image_verdict([CheckItem(id="a", verdict=True), CheckItem(id="b", verdict=False)], 1)
+        False
+        >>> image_verdict([CheckItem(id="a", verdict=None)], 1) is None
+        True
+    """
+    scored = [i.verdict for i in items if i.verdict is not None]
+    if not scored:
+        return None
+    return sum(scored) / len(scored) >= pass_share - 1e-9
+
+
+class Labeller:
+    """Labels images pass/fail with the judge."""
+
+    def __init__(
+        self, judge: Judge, *, pass_share: float = 1.0, criterion: str = DEFAULT_CRITERION
+    ):
+        if criterion not in criteria():
+            raise ValueError(f"unknown criterion {criterion!r}; known: {sorted(criteria())}")
+        self.judge = judge
+        self.llm_calls = 0
+        self.pass_share = pass_share
+        self.extra = list(criteria()[criterion]["extra_checks"])
+
+    def checklist(self, checks: list[str]) -> list[dict[str, str]]:
+        """The judge task's checklist: the input's checks, then the criterion's."""
+        texts = [c.strip()[:1900] for c in [*checks, *self.extra] if c.strip()][:32]
+        return [
+            {"id": f"c{k + 1}", "primitive": "hard_constraint", "image_check": text}
+            for k, text in enumerate(texts)
+        ]
+
+    async def label(
+        self, prompt: str, checks: list[str], images: list[bytes]
+    ) -> tuple[list[bool | None], str | None]:
+        """One verdict per image, and why they are missing when the judge could not decide."""
+        submission = {
+            "task": {
+                "id": "probe",
+                "category": "CO",
+                "brief": prompt,
+                "checklist": self.checklist(checks),
+            },
+            "prompt": prompt,
+            "images": [data_url(png) for png in images],
+            "prompter": {"id": "probe", "kind": "mllm"},
+        }
+        result = await self.judge.ascore(submission, **JUDGE_OPTIONS)
+        self.llm_calls += result.usage.llm_calls
+        if result.status == "blocked":
+            return [None] * len(images), result.reason or "blocked by the safety gate"
+        verdicts: list[bool | None] = [None] * len(images)
+        per_image = {img.index: img.objective.items for img in result.images}
+        if not per_image and len(images) == 1:  # one image: the result's own image side
+            per_image = {0: result.objective["image"].items}
+        for index, items in per_image.items():
+            if 0 <= index < len(images):
+                verdicts[index] = image_verdict(items, self.pass_share)
+        reason = None if any(v is not None for v in verdicts) else "no check could be scored"
+        return verdicts, reason

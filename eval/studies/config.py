@@ -1,0 +1,226 @@
+"""The study file (DESIGN.md §10): ``[study]``, ``[[prompters]]``, ``[[backends]]``, ``[judge]``
+and the runner's own ``[run]`` options.
+
+Paths (``tasks``, a human prompter's ``prompts``) are relative to the study file. Every model
+entry (prompters, backends, the judge) takes ``api_base`` and ``api_key_env`` (the *name* of the
+variable holding its key; keys never go in the file). Unknown keys and bad values are errors
+that name the file and the key, e.g. ``study.toml: prompters[1].condition: unknown condition
+'expert'; available: novice, skilled``.
+
+Example:
+    >>> import tempfile, pathlib
+    >>> d = pathlib.Path(tempfile.mkdtemp()); _ = (d / "tasks.jsonl").write_text("")
+    >>> _ = (d / "s.toml").write_text('''
+    ... [study]
+    ... name = "demo"
+    ... tasks = "tasks.jsonl"
+    ... [[prompters]]
+    ... id = "gpt-novice"
+    ... kind = "mllm"
+    ... model = "openai/gpt-4o"
+    ... condition = "novice"
+    ... [[backends]]
+    ... id = "demo-renderer"
+    ... model = "builtin/renderer"
+    ... ''')
+    >>> cfg = load_study(d / "s.toml")
+    >>> cfg.study.images_per_prompt, cfg.judge.model is None
+    (4, True)
+"""
+
+from __future__ import annotations
+
+import tomllib
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from eval.studies.prompters import PrompterSpec
+from eval.studies.prompters.conditions import available_conditions
+from judge.config import JudgeSettings
+from judge.domain.submission import MAX_IMAGES
+from judge.llm.images import BackendSpec
+
+#: judge settings a study may set under ``[judge.options]`` (those that change how it judges)
+JUDGE_OPTIONS = {
+    "checkpoint_batching",
+    "subjective_batching",
+    "selection_rule",
+    "speculative_safety",
+    "safety",
+    "safety_on_error",
+    "temperature",
+    "retrieval",
+    "retrieval_k",
+    "skills",
+    "timeout_s",
+    "max_retries",
+    "llm_concurrency",
+    "memory_dir",
+    "calibration",
+}
+
+
+JUDGE_CALLS_PER_ITEM = 32
+"""Judge model calls one item makes at most at once (4 images, default cards), for the cap."""
+
+
+class StudyError(ValueError):
+    """A study file that cannot be used; the message names the file and the key."""
+
+
+class StudySection(BaseModel):
+    """``[study]``: the name, the task suite and how many images each prompt gets."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    name: str = Field(min_length=1, max_length=128)
+    tasks: str = Field(min_length=1)
+    images_per_prompt: int = Field(default=4, ge=1, le=MAX_IMAGES)
+    description: str | None = None
+
+
+class JudgeSection(BaseModel):
+    """``[judge]``: as ``judge score``; no ``model`` (and no ``panel``) = the local backend."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    model: str | None = None
+    panel: list[str] = Field(default_factory=list)
+    api_base: str | None = None
+    api_key_env: str | None = None
+    backend: Literal["auto", "llm", "local"] = "auto"
+    options: dict[str, Any] = Field(default_factory=dict)
+
+    @field_validator("options")
+    @classmethod
+    def _known_options(cls, value: dict[str, Any]) -> dict[str, Any]:
+        unknown = sorted(set(value) - JUDGE_OPTIONS)
+        if unknown:
+            raise ValueError(
+                f"unknown option(s) {', '.join(unknown)}; known: {', '.join(sorted(JUDGE_OPTIONS))}"
+            )
+        return value
+
+
+class RunSection(BaseModel):
+    """``[run]``: the runner's options (all optional)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    seed: int = Field(default=0, ge=0, description="base seed of image generation")
+    judge_concurrency: int = Field(default=32, ge=1, le=1024, description="items judged at once")
+    max_cost_usd: float | None = Field(default=None, gt=0, description="as --max-cost")
+
+
+class StudyConfig(BaseModel):
+    """A whole study file, paths resolved against its folder."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    study: StudySection
+    prompters: list[PrompterSpec] = Field(min_length=1)
+    backends: list[BackendSpec] = Field(min_length=1)
+    judge: JudgeSection = Field(default_factory=JudgeSection)
+    run: RunSection = Field(default_factory=RunSection)
+    file: Path | None = None
+
+    @property
+    def base_dir(self) -> Path:
+        """The folder relative paths resolve against."""
+        return self.file.parent if self.file else Path.cwd()
+
+    @property
+    def tasks_path(self) -> Path:
+        return self.base_dir / self.study.tasks
+
+    def prompts_path(self, spec: PrompterSpec) -> Path:
+        """A human prompter's prompts file, resolved."""
+        assert spec.prompts is not None
+        return self.base_dir / spec.prompts
+
+
+def _loc(loc: tuple[Any, ...]) -> str:
+    out = ""
+    for part in loc:
+        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
+    return out
+
+
+def _errors(path: Path, exc: ValidationError) -> StudyError:
+    lines = []
+    for err in exc.errors():
+        loc = _loc(tuple(p for p in err["loc"] if not str(p).startswith("function-")))
+        msg = err["msg"].removeprefix("Value error, ")
+        if err["type"] == "extra_forbidden":
+            msg = "unknown key (check its spelling and the section it is in)"
+        lines.append(f"{path}: {loc or '(top level)'}: {msg}")
+    return StudyError("\n".join(lines))
+
+
+def _check(cfg: StudyConfig, path: Path) -> None:
+    """Cross-entry checks: unique ids, known conditions, files that exist."""
+    problems: list[str] = []
+    for section, entries in (("prompters", cfg.prompters), ("backends", cfg.backends)):
+        seen: set[str] = set()
+        for i, entry in enumerate(entries):
+            if entry.id in seen:
+                problems.append(f"{section}[{i}].id: {entry.id!r} is used twice")
+            seen.add(entry.id)
+    for i, spec in enumerate(cfg.prompters):
+        if spec.kind == "mllm" and spec.condition not in available_conditions():
+            known = ", ".join(available_conditions())
+            problems.append(
+                f"prompters[{i}].condition: unknown condition {spec.condition!r}; "
+                f"available: {known}"
+            )
+        if spec.kind == "human" and not cfg.prompts_path(spec).is_file():
+            problems.append(f"prompters[{i}].prompts: no such file {cfg.prompts_path(spec)}")
+    if not cfg.tasks_path.is_file():
+        problems.append(f"study.tasks: no such file {cfg.tasks_path}")
+    try:
+        cfg_settings(cfg)
+    except ValidationError as exc:
+        for err in exc.errors():
+            problems.append(f"judge.options.{_loc(err['loc'])}: {err['msg']}")
+    if problems:
+        raise StudyError("\n".join(f"{path}: {p}" for p in problems))
+
+
+def cfg_settings(cfg: StudyConfig, api_key: str | None = None) -> JudgeSettings:
+    """The judge's settings: the environment's defaults under ``[judge]``. The judge model,
+    endpoint and backend come from the study only (a ``JUDGE_MODEL`` in the environment does
+    not turn a local-judge study into an LLM one)."""
+    j = cfg.judge
+    data = {**JudgeSettings().model_dump(), **j.options}
+    if "llm_concurrency" not in j.options:  # enough for every item judged at once
+        data["llm_concurrency"] = min(1024, cfg.run.judge_concurrency * JUDGE_CALLS_PER_ITEM)
+    llm = bool(j.model or j.panel)
+    data.update(
+        model=j.model,
+        panel=list(j.panel),
+        api_base=j.api_base,
+        api_key=api_key,
+        backend=j.backend if j.backend != "auto" else ("llm" if llm else "local"),
+    )
+    return JudgeSettings.model_validate(data)
+
+
+def load_study(path: Path) -> StudyConfig:
+    """Read and check a study file; raise :class:`StudyError` naming the file and key."""
+    try:
+        with Path(path).open("rb") as fh:
+            data = tomllib.load(fh)
+    except OSError as exc:
+        raise StudyError(f"{path}: cannot read the study file ({exc.strerror})") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise StudyError(f"{path}: not valid TOML ({exc})") from None
+    if "file" in data:
+        raise StudyError(f"{path}: file: unknown key (check its spelling and the section it is in)")
+    try:
+        cfg = StudyConfig.model_validate({**data, "file": Path(path).resolve()})
+    except ValidationError as exc:
+        raise _errors(Path(path), exc) from None
+    _check(cfg, Path(path))
+    return cfg

@@ -1,0 +1,86 @@
+"""The ``POST /v1/studies`` body for a suite file: its lines, plus every IM target image
+(paths relative to the suite) as a ``data:`` URL under ``targets``.
+
+Example:
+    >>> import tempfile, pathlib
+    >>> d = pathlib.Path(tempfile.mkdtemp())
+    >>> line = '{"id": "oe_1", "category": "OE", "brief": "A harbour."}'
+    >>> _ = (d / "tasks.jsonl").write_text(line + "\\n")
+    >>> body, lines = study_body(d / "tasks.jsonl", study_id="demo", name="Demo", participants=3)
+    >>> body["participants"], lines
+    (3, [1])
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import mimetypes
+from pathlib import Path
+from typing import Any
+
+from eval.studies.suite import SuiteError, load_suite
+
+
+class SuiteFileError(ValueError):
+    """A suite file that cannot be sent; the message names FILE:LINE."""
+
+
+def study_body(
+    suite: Path,
+    *,
+    study_id: str,
+    name: str,
+    participants: int | list[str],
+    max_prompt_chars: int | None = None,
+    instructions: str = "",
+) -> tuple[dict[str, Any], list[int]]:
+    """The registration body and, for each task, its line number in ``suite``.
+
+    The suite is checked first (:func:`eval.studies.suite.load_suite`, targets included), so
+    problems name ``FILE:LINE`` before anything is sent.
+    """
+    try:
+        load_suite(suite)
+    except SuiteError as exc:
+        raise SuiteFileError(str(exc)) from None
+    try:
+        text = suite.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise SuiteFileError(f"{suite}: cannot read ({exc})") from None
+    tasks: list[str] = []
+    line_numbers: list[int] = []
+    targets: dict[str, str] = {}
+    for number, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        tasks.append(line)
+        line_numbers.append(number)
+        try:
+            ref = json.loads(line).get("target_image")
+        except (json.JSONDecodeError, AttributeError):
+            continue  # the service names the problem
+        if isinstance(ref, str) and ref and not ref.startswith("data:") and ref not in targets:
+            targets[ref] = _data_url(suite.parent / ref, f"{suite}:{number}: target_image")
+    if not tasks:
+        raise SuiteFileError(f"{suite}: no tasks (one JSON object per line)")
+    body: dict[str, Any] = {
+        "id": study_id,
+        "name": name,
+        "tasks": tasks,
+        "participants": participants,
+        "targets": targets,
+        "instructions": instructions,
+    }
+    if max_prompt_chars is not None:
+        body["max_prompt_chars"] = max_prompt_chars
+    return body, line_numbers
+
+
+def _data_url(path: Path, where: str) -> str:
+    try:
+        raw = path.read_bytes()
+    except OSError as exc:
+        raise SuiteFileError(f"{where}: cannot read {path} ({exc.strerror})") from None
+    mime = mimetypes.guess_type(path.name)[0] or "application/octet-stream"
+    return f"data:{mime};base64,{base64.b64encode(raw).decode()}"

@@ -1,0 +1,81 @@
+"""``judge study report DIR``: statistics, tables and plots of a finished (or running) study.
+
+Example:
+    $ judge study report runs/demo                      # runs/demo/report.{json,md}, plots/
+    $ judge study report runs/demo --bootstrap 2000 --permutations 20000 --seed 7
+    $ judge study report runs/demo --no-plots --json > report.json
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from eval.studies.report.options import DEFAULT_BOOT, DEFAULT_PERM
+
+
+def register(actions: argparse._SubParsersAction) -> None:
+    """Add the ``report`` action under ``judge study``."""
+    p = actions.add_parser("report", help="report.json, report.md and plots from results.jsonl")
+    p.add_argument("folder", type=Path, metavar="DIR", help="the study's output folder")
+    p.add_argument(
+        "--bootstrap",
+        type=int,
+        default=DEFAULT_BOOT,
+        help=f"bootstrap resamples of the tasks for CIs (default {DEFAULT_BOOT})",
+    )
+    p.add_argument(
+        "--permutations",
+        type=int,
+        default=DEFAULT_PERM,
+        help=f"sign flips per permutation test (default {DEFAULT_PERM})",
+    )
+    p.add_argument("--seed", type=int, default=0, help="seed of resamples and permutations")
+    p.add_argument("--no-plots", action="store_true", help="skip the PNG figures")
+    p.add_argument("--json", action="store_true", help="print report.json to stdout")
+    p.set_defaults(handler=run_report)
+
+
+def _fail(exc: Exception | str) -> int:
+    print(f"judge study report: {exc}", file=sys.stderr)
+    return 2
+
+
+def run_report(args: argparse.Namespace) -> int:
+    """Write the report files; print a short summary (or the JSON)."""
+    from eval.studies.report.build import write_report
+    from eval.studies.report.load import ReportError
+
+    if args.bootstrap < 0:
+        return _fail("--bootstrap must be 0 (no CIs) or more")
+    if args.permutations < 1:
+        return _fail("--permutations must be 1 or more")
+    try:
+        report = write_report(
+            args.folder,
+            n_boot=args.bootstrap,
+            n_perm=args.permutations,
+            seed=args.seed,
+            plots=not args.no_plots,
+        )
+    except ReportError as exc:
+        return _fail(exc)
+    for note in report["notes"]:
+        print(f"note: {note}", file=sys.stderr)
+    if args.json:
+        print(json.dumps(report))
+        return 0
+    ex = report["excluded"]
+    print(
+        f"{report['study']['n_items']} items ({ex['aggregated']} aggregated, {ex['total']} left "
+        f"out), {len(report['cells'])} cells -> {args.folder / 'report.json'}, "
+        f"{args.folder / 'report.md'}"
+        + (
+            f", {len(report.get('plots', []))} plots in {args.folder / 'plots'}"
+            if not args.no_plots
+            else ""
+        )
+    )
+    return 0

@@ -1,0 +1,219 @@
+"""``judge study run STUDY.toml --out DIR``: run (or resume) a study.
+
+Exit codes: 0 every item finished; 2 bad study file, task suite, prompts file or option (the
+message names the file and the key or line); 5 stopped early by ``--max-cost`` (rerun without
+it, or with a higher one, to go on); 130 interrupted (rerun the same command to resume).
+
+Example:
+    $ judge study run examples/study/study.toml --out runs/demo
+    $ judge study run study.toml --out runs/s1 --dry-run
+    $ judge study run study.toml --out runs/s1 --max-cost 5 --concurrency 8
+    $ judge study run study.toml --out runs/s1 --url http://127.0.0.1:8000
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import sys
+from pathlib import Path
+
+EXIT_INPUT, EXIT_STOPPED, EXIT_INTERRUPTED = 2, 5, 130
+
+
+def register(actions: argparse._SubParsersAction) -> None:
+    """Add ``judge study run``."""
+    p = actions.add_parser("run", help="run a study: prompts → images → judge → results.jsonl")
+    p.add_argument("study", type=Path, help="study file (TOML, DESIGN.md §10)")
+    p.add_argument("--out", type=Path, required=True, help="output folder (resumed if it exists)")
+    p.add_argument(
+        "--dry-run",
+        action="store_true",
+        help="count the calls still to make and estimate their cost; call nothing",
+    )
+    p.add_argument(
+        "--max-cost",
+        type=float,
+        metavar="USD",
+        help="stop starting new calls once this much is spent (in-flight calls finish)",
+    )
+    p.add_argument("--url", help="judge through a running service (POST URL/v1/score)")
+    p.add_argument(
+        "--concurrency",
+        type=int,
+        metavar="N",
+        help="cap every stage (each prompter, each backend, the judge) at N calls in flight",
+    )
+    p.add_argument("--no-progress", action="store_true", help="no progress bars")
+    p.add_argument(
+        "--provider-batch",
+        action="store_true",
+        help="judge calls through the provider's batch API (exit 75 until collected)",
+    )
+    p.add_argument("--wait", action="store_true", help="with --provider-batch: poll until done")
+    p.add_argument("--batch-poll-s", type=float, default=30.0, help="seconds between polls")
+    p.add_argument(
+        "--provider-batch-fallback",
+        choices=["batch", "direct"],
+        default="batch",
+        help="failed or expired batch lines: a new batch (default) or direct calls",
+    )
+    p.set_defaults(handler=run)
+
+
+def _fail(message: str, code: int = EXIT_INPUT) -> int:
+    print(f"judge study run: {message}", file=sys.stderr)
+    return code
+
+
+def _keys(cfg: object) -> str | None:
+    """Check every ``api_key_env`` names a set variable; the judge's key."""
+    for i, p in enumerate(cfg.prompters):  # type: ignore[attr-defined]
+        if p.api_key_env and not os.environ.get(p.api_key_env):
+            raise ValueError(f"prompters[{i}].api_key_env: the variable {p.api_key_env} is not set")
+    for i, b in enumerate(cfg.backends):  # type: ignore[attr-defined]
+        if b.api_key_env and not os.environ.get(b.api_key_env):
+            raise ValueError(f"backends[{i}].api_key_env: the variable {b.api_key_env} is not set")
+    env = cfg.judge.api_key_env  # type: ignore[attr-defined]
+    if env and not os.environ.get(env):
+        raise ValueError(f"judge.api_key_env: the variable {env} is not set")
+    return os.environ.get(env) if env else None
+
+
+def run(args: argparse.Namespace) -> int:
+    """Load, check, then run (or dry-run) the study."""
+    from eval.studies.config import StudyError, cfg_settings, load_study
+    from eval.studies.journal import Journal, JournalError
+    from eval.studies.prompters import PromptFileError, read_prompt_file
+    from eval.studies.suite import SuiteError, load_suite
+
+    if args.max_cost is not None and args.max_cost <= 0:
+        return _fail("--max-cost must be more than 0")
+    if args.concurrency is not None and args.concurrency < 1:
+        return _fail("--concurrency must be 1 or more")
+    if args.provider_batch and args.url:
+        return _fail("--provider-batch batches this process's judge calls; drop --url")
+    if (args.wait or args.provider_batch_fallback != "batch") and not args.provider_batch:
+        return _fail("--wait and --provider-batch-fallback apply to --provider-batch")
+    if args.batch_poll_s <= 0:
+        return _fail("--batch-poll-s must be positive")
+    try:
+        cfg = load_study(args.study)
+        # targets are checked per item: a missing one fails that task's items, not the run
+        tasks = load_suite(cfg.tasks_path, check_images=False)
+        for p in cfg.prompters:
+            if p.kind == "human":
+                read_prompt_file(cfg.prompts_path(p))
+    except (StudyError, SuiteError, PromptFileError) as exc:
+        return _fail(str(exc))
+    if not tasks:
+        return _fail(f"{cfg.tasks_path}: the task suite is empty")
+    out: Path = args.out
+    if args.dry_run:
+        from eval.studies.costs import estimate, render_plan
+
+        try:
+            journal = Journal(out) if (out / "journal").is_dir() else None
+        except JournalError as exc:
+            return _fail(str(exc))
+        print(render_plan(estimate(cfg, tasks, journal, local_judge=False if args.url else None)))
+        return 0
+    try:
+        judge_key = _keys(cfg)
+        settings = cfg_settings(cfg, api_key=judge_key)
+    except ValueError as exc:
+        return _fail(f"{args.study}: {exc}")
+    max_cost = args.max_cost if args.max_cost is not None else cfg.run.max_cost_usd
+    return _execute(cfg, tasks, settings, args, out, max_cost)
+
+
+def _execute(cfg, tasks, settings, args, out: Path, max_cost: float | None) -> int:
+    from eval.studies.journal import JournalError
+    from eval.studies.judging import make_judge_call
+    from eval.studies.runner import RunOptions, StudyMismatch, StudyRunner
+
+    opts = RunOptions(
+        out=out, max_cost=max_cost, concurrency=args.concurrency, progress=not args.no_progress
+    )
+
+    async def main() -> object:
+        if args.provider_batch:
+            return await _in_batches(cfg, opts, tasks, settings, args, out)
+        call = make_judge_call(settings, url=args.url, options=cfg.judge.options)
+        try:
+            return await StudyRunner(cfg, opts, tasks, call).run()
+        finally:
+            close = getattr(call, "aclose", None)
+            if close is not None:
+                await close()
+
+    from judge.errors import JudgeError
+    from judge.llm.batch.rounds import EXIT_BATCH_PENDING, BatchPending
+
+    try:
+        summary = asyncio.run(main())
+    except BatchPending as pending:
+        print(f"judge study run: {pending}", file=sys.stderr)
+        return EXIT_BATCH_PENDING
+    except (StudyMismatch, JournalError, JudgeError, ValueError) as exc:
+        return _fail(str(exc))
+    except KeyboardInterrupt:
+        print(
+            f"judge study run: interrupted; finished steps are kept in {out}/journal; "
+            "run the same command again to resume",
+            file=sys.stderr,
+        )
+        return EXIT_INTERRUPTED
+    report = {
+        "out": str(out),
+        "items": summary.total,  # type: ignore[attr-defined]
+        "statuses": summary.counts,  # type: ignore[attr-defined]
+        "usage": summary.usage,  # type: ignore[attr-defined]
+        "stopped": summary.stopped,  # type: ignore[attr-defined]
+    }
+    (out / "run.json").write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
+    print(_render(report))
+    return EXIT_STOPPED if summary.stopped else 0  # type: ignore[attr-defined]
+
+
+async def _in_batches(cfg, tasks_opts, tasks, settings, args, out: Path) -> object:
+    """Passes of the runner until every judgment is answered (judge.llm.batch)."""
+    from eval.studies.batch_judging import BatchJudgeCall
+    from eval.studies.runner import StudyRunner
+    from judge.llm.batch.rounds import run_in_rounds
+
+    call = BatchJudgeCall(
+        settings,
+        out / "provider-batch",
+        poll_s=args.batch_poll_s,
+        fallback=args.provider_batch_fallback,
+    )
+    summary: object = None
+
+    async def one_pass() -> int:
+        nonlocal summary
+        call.pb.begin_pass()
+        summary = await StudyRunner(cfg, tasks_opts, tasks, call).run()
+        return call.pb.waiting_items
+
+    try:
+        await run_in_rounds(call.pb, one_pass, wait=args.wait)
+    finally:
+        call.pb.close()
+    return summary
+
+
+def _render(report: dict) -> str:
+    done = sum(report["statuses"].values())
+    lines = [f"{done}/{report['items']} items in {report['out']}/results.jsonl"]
+    lines.append("  " + ", ".join(f"{k}: {v}" for k, v in sorted(report["statuses"].items())))
+    for stage, u in report["usage"].items():
+        lines.append(
+            f"  {stage:<10} {u['steps']:>5} steps {u['calls']:>6} calls  ${u['cost_usd']:.4f}"
+            f"  {u['latency_s']:.1f} s summed latency"
+        )
+    if report["stopped"]:
+        lines.append(f"stopped: {report['stopped']}; run again to go on")
+    return "\n".join(lines)
