@@ -6,6 +6,10 @@ Example:
     $ judge meta-eval --dataset avt --data HELDOUT --out /tmp/test \\
           --memory-from ../shared/data/avt-dev --model openai/gpt-4o
     $ judge meta-eval --dataset avt --data ../shared/data/avt-dev --cv lopo
+    $ judge meta-eval --dataset avt --data HELDOUT --out runs/b --provider-batch  # exit 75
+    $ judge meta-eval --dataset avt --data HELDOUT --out runs/b --provider-batch  # collects
+
+Exit codes: 0 done, 2 bad input, 75 provider batches submitted or still running (re-run).
 """
 
 from __future__ import annotations
@@ -14,6 +18,8 @@ import argparse
 import sys
 import time
 from pathlib import Path
+
+from judge.llm.batch.rounds import EXIT_BATCH_PENDING
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -68,6 +74,29 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--n-boot", type=int, default=1000, help="bootstrap resamples for CIs")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--no-safety", action="store_true", help="skip the safety filter calls")
+    b = p.add_argument_group(
+        "provider batch",
+        "send the judge calls through the provider's batch API (about half the price; "
+        "answers arrive later). Without --wait the command submits, exits with code "
+        f"{EXIT_BATCH_PENDING}, and the same command run again collects and resumes",
+    )
+    b.add_argument("--provider-batch", action="store_true", help="use the provider's batch API")
+    b.add_argument(
+        "--batch-poll-s",
+        type=float,
+        default=30.0,
+        help="with --wait: seconds between polls of the provider (default 30)",
+    )
+    b.add_argument(
+        "--wait", action="store_true", help="poll until every batch is answered, then report"
+    )
+    b.add_argument(
+        "--provider-batch-fallback",
+        choices=["batch", "direct"],
+        default="batch",
+        help="what failed or expired batch lines become: a new batch (default, up to 3 tries) "
+        "or direct calls",
+    )
     p.set_defaults(handler=run)
 
 
@@ -76,6 +105,7 @@ def run(args: argparse.Namespace) -> int:
     from eval.meta_eval import MetaEvalConfig, run_meta_eval
     from judge.config import user_data_dir
     from judge.errors import JudgeError
+    from judge.llm.batch.rounds import BatchPending
 
     if args.memory_dir is not None and (args.memory_from or args.cv):
         print(
@@ -121,9 +151,23 @@ def run(args: argparse.Namespace) -> int:
         limit=args.limit,
         n_boot=args.n_boot,
         seed=args.seed,
+        provider_batch=args.provider_batch,
+        batch_poll_s=args.batch_poll_s,
+        batch_wait=args.wait,
+        batch_fallback=args.provider_batch_fallback,
     )
+    if (args.wait or args.provider_batch_fallback != "batch") and not args.provider_batch:
+        print(
+            "judge meta-eval: --wait and --provider-batch-fallback apply to --provider-batch; "
+            "add it or drop them",
+            file=sys.stderr,
+        )
+        return 2
     try:
         report = run_meta_eval(cfg)
+    except BatchPending as pending:
+        print(f"judge meta-eval: {pending}", file=sys.stderr)
+        return EXIT_BATCH_PENDING
     except (KeyError, ValueError, FileNotFoundError, JudgeError) as exc:
         msg = exc.args[0] if isinstance(exc, KeyError) and exc.args else exc
         print(f"judge meta-eval: {msg}", file=sys.stderr)
@@ -135,4 +179,10 @@ def run(args: argparse.Namespace) -> int:
     for t, m in report["targets"].items():
         rho = m.get("spearman")
         print(f"  {t:18} spearman {rho if rho is None else round(rho, 3)}  n={m['n']}")
+    if "provider_batch" in report:
+        pb = report["provider_batch"]
+        print(
+            f"  provider batch: {pb['batches']} batch(es), {pb['requests']} requests, "
+            f"${pb['cost_usd']} (list price ${pb['list_price_usd']})"
+        )
     return 0

@@ -23,6 +23,7 @@ from typing import Any
 
 from eval.ablations import Variant, summary_row, variants
 from eval.baselines import best_baseline, iqa_baselines, margin_vs_best
+from eval.batch_scoring import BatchOptions, batch_summary, score_in_batches
 from eval.calibration import fit_calibration, save_calibration
 from eval.datasets import get_dataset
 from eval.datasets.base import Dataset, EvalItem
@@ -60,6 +61,10 @@ class MetaEvalConfig:
     n_boot: int = 1000
     seed: int = 0
     progress: bool = True
+    provider_batch: bool = False
+    batch_poll_s: float = 30.0
+    batch_wait: bool = False
+    batch_fallback: str = "batch"
 
 
 def _labels_file(dataset: Dataset, data: Path) -> Path:
@@ -104,12 +109,26 @@ def _score(
         return extra
 
     scorer = _scorer(cfg, overrides)
+    if not cfg.provider_batch:
+        return asyncio.run(
+            run_items(
+                items,
+                scorer,
+                dataset,
+                out / "predictions.jsonl",
+                concurrency=cfg.concurrency,
+                overrides=per_item,
+                progress=cfg.progress,
+            )
+        )
+    assert isinstance(scorer, InProcessScorer)
     return asyncio.run(
-        run_items(
+        score_in_batches(
             items,
             scorer,
             dataset,
             out / "predictions.jsonl",
+            BatchOptions(cfg.out, cfg.batch_poll_s, cfg.batch_wait, cfg.batch_fallback),
             concurrency=cfg.concurrency,
             overrides=per_item,
             progress=cfg.progress,
@@ -122,6 +141,17 @@ def _check_config(cfg: MetaEvalConfig, dataset: Dataset) -> Path | None:
     option combinations that cannot work; checked before anything is scored."""
     if cfg.cv not in (None, "lopo"):
         raise ValueError(f"unknown --cv {cfg.cv!r}; use lopo")
+    if cfg.provider_batch and cfg.url:
+        raise ValueError(
+            "--provider-batch batches this process's own judge calls; with --url the service "
+            "makes them: drop one of the two"
+        )
+    if cfg.batch_fallback not in ("batch", "direct"):
+        raise ValueError(
+            f"unknown --provider-batch-fallback {cfg.batch_fallback!r}; use batch or direct"
+        )
+    if cfg.batch_poll_s <= 0:
+        raise ValueError(f"--batch-poll-s must be positive, got {cfg.batch_poll_s}")
     if cfg.url and (cfg.memory_from or cfg.cv or cfg.ablation == "encoder"):
         raise ValueError(
             "--memory-from, --cv and --ablation encoder build local memories; "
@@ -233,6 +263,8 @@ def run_meta_eval(cfg: MetaEvalConfig) -> dict[str, Any]:
         }
     if cfg.ablation:
         report["ablation"] = _ablation(cfg, dataset, items, overrides, source)
+    if cfg.provider_batch:  # requests, batches, tokens, cost at batch and at list prices
+        report["provider_batch"] = batch_summary(cfg.out, cfg.batch_fallback)
     write_report(report, items, predictions, dataset, cfg.out)
     return report
 

@@ -15,6 +15,7 @@ Example::
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
 from collections.abc import Callable
@@ -26,6 +27,7 @@ from tqdm import tqdm
 from eval.datasets.base import Dataset, EvalItem
 from eval.scorers import Scorer
 from judge.errors import JudgeError
+from judge.llm.batch.deferral import ProviderBatch
 
 
 def prediction_of(item: EvalItem, dataset: Dataset, result: dict) -> dict:
@@ -81,8 +83,13 @@ async def run_items(
     concurrency: int = 4,
     overrides: Callable[[EvalItem], dict[str, Any]] = lambda item: {},
     progress: bool = True,
+    batch: ProviderBatch | None = None,
 ) -> list[dict]:
-    """Score the items not yet done; return one prediction per item, in item order."""
+    """Score the items not yet done; return one prediction per item, in item order.
+
+    With ``batch`` (provider-batch mode) an item whose calls wait for a provider batch is not
+    written: it is counted in ``batch.waiting_items`` and scored again on the next pass.
+    """
     out_path.parent.mkdir(parents=True, exist_ok=True)
     done = {k: v for k, v in read_predictions(out_path).items() if "error" not in v}
     todo = [i for i in items if i.id not in done]
@@ -101,12 +108,17 @@ async def run_items(
                 fh.write("\n")
 
         async def one(item: EvalItem) -> None:
+            ticket = batch.item() if batch is not None else contextlib.nullcontext()
             async with sem:
-                try:
-                    result = await scorer.score(item, overrides(item))
-                    row = prediction_of(item, dataset, result)
-                except (JudgeError, ValueError, RuntimeError, OSError) as exc:
-                    row = {**item.key, "id": item.id, "error": f"{type(exc).__name__}: {exc}"}
+                with ticket as t:
+                    try:
+                        result = await scorer.score(item, overrides(item))
+                        row = prediction_of(item, dataset, result)
+                    except (JudgeError, ValueError, RuntimeError, OSError) as exc:
+                        row = {**item.key, "id": item.id, "error": f"{type(exc).__name__}: {exc}"}
+            if t is not None and t.waiting:
+                bar.set_postfix_str(f"{batch.waiting_items if batch else 0} wait for a batch")
+                return
             fh.write(json.dumps(row, ensure_ascii=False) + "\n")
             fh.flush()
             os.fsync(fh.fileno())

@@ -47,6 +47,19 @@ def register(actions: argparse._SubParsersAction) -> None:
         help="cap every stage (each prompter, each backend, the judge) at N calls in flight",
     )
     p.add_argument("--no-progress", action="store_true", help="no progress bars")
+    p.add_argument(
+        "--provider-batch",
+        action="store_true",
+        help="judge calls through the provider's batch API (exit 75 until collected)",
+    )
+    p.add_argument("--wait", action="store_true", help="with --provider-batch: poll until done")
+    p.add_argument("--batch-poll-s", type=float, default=30.0, help="seconds between polls")
+    p.add_argument(
+        "--provider-batch-fallback",
+        choices=["batch", "direct"],
+        default="batch",
+        help="failed or expired batch lines: a new batch (default) or direct calls",
+    )
     p.set_defaults(handler=run)
 
 
@@ -80,6 +93,12 @@ def run(args: argparse.Namespace) -> int:
         return _fail("--max-cost must be more than 0")
     if args.concurrency is not None and args.concurrency < 1:
         return _fail("--concurrency must be 1 or more")
+    if args.provider_batch and args.url:
+        return _fail("--provider-batch batches this process's judge calls; drop --url")
+    if (args.wait or args.provider_batch_fallback != "batch") and not args.provider_batch:
+        return _fail("--wait and --provider-batch-fallback apply to --provider-batch")
+    if args.batch_poll_s <= 0:
+        return _fail("--batch-poll-s must be positive")
     try:
         cfg = load_study(args.study)
         # targets are checked per item: a missing one fails that task's items, not the run
@@ -120,6 +139,8 @@ def _execute(cfg, tasks, settings, args, out: Path, max_cost: float | None) -> i
     )
 
     async def main() -> object:
+        if args.provider_batch:
+            return await _in_batches(cfg, opts, tasks, settings, args, out)
         call = make_judge_call(settings, url=args.url, options=cfg.judge.options)
         try:
             return await StudyRunner(cfg, opts, tasks, call).run()
@@ -128,9 +149,15 @@ def _execute(cfg, tasks, settings, args, out: Path, max_cost: float | None) -> i
             if close is not None:
                 await close()
 
+    from judge.errors import JudgeError
+    from judge.llm.batch.rounds import EXIT_BATCH_PENDING, BatchPending
+
     try:
         summary = asyncio.run(main())
-    except (StudyMismatch, JournalError) as exc:
+    except BatchPending as pending:
+        print(f"judge study run: {pending}", file=sys.stderr)
+        return EXIT_BATCH_PENDING
+    except (StudyMismatch, JournalError, JudgeError, ValueError) as exc:
         return _fail(str(exc))
     except KeyboardInterrupt:
         print(
@@ -149,6 +176,33 @@ def _execute(cfg, tasks, settings, args, out: Path, max_cost: float | None) -> i
     (out / "run.json").write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
     print(_render(report))
     return EXIT_STOPPED if summary.stopped else 0  # type: ignore[attr-defined]
+
+
+async def _in_batches(cfg, tasks_opts, tasks, settings, args, out: Path) -> object:
+    """Passes of the runner until every judgment is answered (judge.llm.batch)."""
+    from eval.studies.batch_judging import BatchJudgeCall
+    from eval.studies.runner import StudyRunner
+    from judge.llm.batch.rounds import run_in_rounds
+
+    call = BatchJudgeCall(
+        settings,
+        out / "provider-batch",
+        poll_s=args.batch_poll_s,
+        fallback=args.provider_batch_fallback,
+    )
+    summary: object = None
+
+    async def one_pass() -> int:
+        nonlocal summary
+        call.pb.begin_pass()
+        summary = await StudyRunner(cfg, tasks_opts, tasks, call).run()
+        return call.pb.waiting_items
+
+    try:
+        await run_in_rounds(call.pb, one_pass, wait=args.wait)
+    finally:
+        call.pb.close()
+    return summary
 
 
 def _render(report: dict) -> str:

@@ -36,6 +36,7 @@ from eval.studies.prompters import PrompterSpec, PromptOutcome, write_prompt
 from eval.studies.results import base_line, scored_line
 from eval.studies.stages import CostGate, StageUsage, study_record
 from eval.studies.suite import SuiteTask, task_for_judge
+from judge.llm.batch.deferral import ItemWaiting
 from judge.llm.images import BackendSpec, ImageGenerator
 
 GEN_BLOCKED = {"refused", "blocked"}
@@ -282,6 +283,8 @@ class StudyRunner:
                 return
             try:
                 result = await self.judge_call(submission, self.out)
+            except ItemWaiting:  # provider-batch mode: judged on a later pass
+                return
             except JudgeCallError as exc:
                 line.update(status="judge_failed", reason=f"judge: {exc}")
                 return self._finish((task.id, spec.id, backend.id), line)

@@ -9,6 +9,8 @@ Endpoints:
   ``stream: true``, bodies that are not a JSON object with ``messages`` and ``data:`` image
   URLs that do not decode to an image get HTTP 400.
 - ``GET /v1/models`` — one model, ``fake``.
+- ``/v1/files`` and ``/v1/batches`` — the OpenAI batch API, answered by the same responder
+  (:mod:`judge.fake_provider.batches`; steer it through :attr:`FakeProvider.batches`).
 - ``POST /v1/images/generations`` — OpenAI images (``b64_json`` or ``url``), deterministic PNGs
   and image faults (refusal, blocked, empty, corrupt, oversized): :mod:`judge.fake_provider.images`.
 - ``GET /_admin/stats``, ``POST /_admin/config``, ``POST /_admin/reset`` — for a provider that
@@ -30,11 +32,13 @@ Example::
 from __future__ import annotations
 
 import time
+from functools import cached_property
 from typing import Any, ClassVar
 
 from aiohttp import web
 
 from judge.fake_provider.base import LoopbackFake
+from judge.fake_provider.batches import BatchDesk
 from judge.fake_provider.faults import error_json
 from judge.fake_provider.images import ImagesMixin
 from judge.fake_provider.responder import messages_text
@@ -51,6 +55,17 @@ class FakeProvider(ImagesMixin, LoopbackFake):
         app.router.add_post("/v1/chat/completions", self._endpoint(self._parse, self._render))
         app.router.add_get("/v1/models", self._models)
         self._add_image_routes(app)
+        self.batches.add_routes(app)
+
+    @cached_property
+    def batches(self) -> BatchDesk:
+        """The files and batches desk (settings, injected line faults, counters)."""
+        return BatchDesk(self)
+
+    def reset(self) -> None:
+        """Forget calls, scripts and faults, and the batch desk's files and batches."""
+        super().reset()
+        self.batches.reset()
 
     def _error(self, status: int, kind: str, message: str) -> web.Response:
         return web.json_response(error_json(message, kind), status=status)

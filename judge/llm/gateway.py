@@ -16,7 +16,7 @@ import logging
 import os
 import weakref
 from functools import lru_cache
-from typing import Any, TypeVar
+from typing import Any, Protocol, TypeVar
 
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 # litellm otherwise fetches Anthropic's beta-header table from GitHub on the first Claude call
@@ -89,6 +89,18 @@ def _cost(model: str, resp: Any) -> float:
         return 0.0
 
 
+class Deferrer(Protocol):
+    """What provider-batch mode supplies (see :mod:`judge.llm.batch.deferral`)."""
+
+    async def take(
+        self, model: str, messages: list[dict], fmt: dict, params: dict[str, Any], meter: UsageMeter
+    ) -> tuple[str | None, str]: ...  # pragma: no cover - protocol
+
+    def answered_direct(
+        self, key: str, text: str, usage: tuple[int, int], cost: float
+    ) -> None: ...  # pragma: no cover - protocol
+
+
 class LLMGateway:
     """Shared by every request of a process: one cache, one concurrency limit."""
 
@@ -104,6 +116,9 @@ class LLMGateway:
             self.cache = cache if cache is not None else InMemoryCache()
         self._semaphores: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, asyncio.Semaphore]
         self._semaphores = weakref.WeakKeyDictionary()
+        #: provider-batch mode (:class:`judge.llm.batch.ProviderBatch`): calls are recorded for
+        #: a batch instead of sent, and answered from it on a later pass
+        self.deferrer: Deferrer | None = None
 
     def client(
         self, model: str, meter: UsageMeter, settings: JudgeSettings | None = None
@@ -127,6 +142,22 @@ class LLMGateway:
         return {"temperature": s.temperature, "max_tokens": s.max_tokens}
 
     async def _send(
+        self, model: str, messages: list[dict], fmt: dict, meter: UsageMeter, s: JudgeSettings
+    ) -> str:
+        """One provider round trip (or, in provider-batch mode, its stored batch answer);
+        returns the text."""
+        if self.deferrer is None:
+            return await self._call(model, messages, fmt, meter, s)
+        text, key = await self.deferrer.take(model, messages, fmt, self._params(s), meter)
+        if text is not None:
+            return text
+        before = (meter.prompt_tokens, meter.completion_tokens, meter.cost_usd)
+        text = await self._call(model, messages, fmt, meter, s)  # a failed line, sent directly
+        usage = (meter.prompt_tokens - before[0], meter.completion_tokens - before[1])
+        self.deferrer.answered_direct(key, text, usage, meter.cost_usd - before[2])
+        return text
+
+    async def _call(
         self, model: str, messages: list[dict], fmt: dict, meter: UsageMeter, s: JudgeSettings
     ) -> str:
         """One provider round trip with retries on transient errors; returns the text."""
@@ -208,7 +239,9 @@ class LLMGateway:
         fmt = response_format(schema)
         use_cache = self.cache is not None and s.cache
         key = cache_key(model, messages, fmt, self._params(s), tag) if use_cache else None
-        if key is not None and self.cache is not None:
+        # in provider-batch mode the journal is the cache: every pass replays the item's calls
+        # from it, so the final pass's usage holds all of them at the batch price
+        if key is not None and self.cache is not None and self.deferrer is None:
             hit = await self.cache.get(key)
             if hit is not None:
                 try:
