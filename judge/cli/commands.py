@@ -25,6 +25,7 @@ from judge.cli import (
     memory_cmd,
     score_cmd,
     skills_cmd,
+    t2i_bench_cmd,
 )
 from judge.modes.compare import bench as compare_bench
 
@@ -38,4 +39,5 @@ REGISTRY: list[Register] = [
     memory_cmd.register,
     bench_cmd.register,
     edit_bench_cmd.register,
+    t2i_bench_cmd.register,
 ]

@@ -20,7 +20,12 @@ import sys
 import threading
 from collections.abc import Sequence
 
-from judge.fake_provider.faults import FAULT_KINDS, check_kinds
+from judge.fake_provider.faults import (
+    FATAL_FAULT_KINDS,
+    FAULT_KINDS,
+    IMAGE_FAULT_KINDS,
+    check_kinds,
+)
 from judge.fake_provider.registry import FAKES, fake_class
 
 
@@ -46,7 +51,11 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--hang-s", type=float, default=30.0, help="sleep of the timeout fault")
     parser.add_argument("--fault-rate", type=float, default=0.0, help="probability per call")
     parser.add_argument(
-        "--fault-kinds", type=_kinds, default=FAULT_KINDS, help=f"comma list of {FAULT_KINDS}"
+        "--fault-kinds",
+        type=_kinds,
+        default=FAULT_KINDS,
+        help=f"comma list of {FAULT_KINDS}; also {FATAL_FAULT_KINDS} and, for the images "
+        f"endpoint, {IMAGE_FAULT_KINDS}",
     )
     parser.add_argument("--seed", type=int, default=0)
     return parser.parse_args(argv)

@@ -83,8 +83,14 @@ def parse_generation(request: web.Request, body: Body) -> tuple[Body, list[Image
     if not isinstance(seed, int) or isinstance(seed, bool):
         raise WireError(f"seed must be an integer, got {seed!r}")
     width, height = (int(v) for v in match.groups())
-    canonical = {"model": model, "prompt": prompt, "n": n, "size": (width, height),
-                 "response_format": fmt, "seed": seed}  # fmt: skip
+    canonical = {
+        "model": model,
+        "prompt": prompt,
+        "n": n,
+        "size": (width, height),
+        "response_format": fmt,
+        "seed": seed,
+    }
     return canonical, []
 
 
@@ -107,8 +113,12 @@ def oversized_png(width: int = 30000, height: int = 30000) -> bytes:
         return struct.pack(">I", len(data)) + kind + data + crc
 
     header = struct.pack(">IIBBBBB", width, height, 8, 0, 0, 0, 0)
-    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header)
-            + chunk(b"IDAT", zlib.compress(b"\x00" * 64)) + chunk(b"IEND", b""))  # fmt: skip
+    return (
+        b"\x89PNG\r\n\x1a\n"
+        + chunk(b"IHDR", header)
+        + chunk(b"IDAT", zlib.compress(b"\x00" * 64))
+        + chunk(b"IEND", b"")
+    )
 
 
 class ImagesMixin(_Base):

@@ -27,7 +27,7 @@ import litellm
 from pydantic import BaseModel
 
 from judge.config import JudgeSettings
-from judge.llm import warmup
+from judge.llm import litellm_settings, warmup
 from judge.llm.cache import InMemoryCache, ResponseCache, cache_key
 from judge.llm.parsing import ReplyError, parse_reply
 from judge.llm.retry import (
@@ -45,10 +45,8 @@ from skills.types import ModelCallError
 
 T = TypeVar("T", bound=BaseModel)
 log = logging.getLogger("judge.llm")
-litellm.suppress_debug_info = True
-# Untrusted prompts and images stay out of litellm's logging (and its per-call redaction
-# work, a measurable share of the CPU per call).
-litellm.turn_off_message_logging = True
+# litellm's process-wide switches (quiet errors; prompts and images out of its logging)
+litellm_settings.apply()
 
 
 def reask_message(err: ReplyError) -> str:

@@ -88,3 +88,13 @@ def test_chat_calls_that_draw_image_faults_get_chat_equivalents(provider: FakePr
     assert "can't help" in first["message"]["content"]
     second = httpx.post(url, json=body, timeout=10).json()["choices"][0]
     assert second["message"]["content"] == "" and second["finish_reason"] == "content_filter"
+
+
+def test_image_faults_from_the_command_line_and_a_random_rate() -> None:
+    from judge.fake_provider.__main__ import parse_args
+
+    args = parse_args(["--fault-kinds", "refusal,500", "--fault-rate", "0.2"])
+    assert args.fault_kinds == ("refusal", "500") and args.fault_rate == 0.2
+    with FakeProvider(fault_rate=1.0, fault_kinds=("refusal",)) as fake:
+        resp = post(fake, model="m", prompt="x")
+        assert resp.json()["error"]["code"] == "content_policy_violation"

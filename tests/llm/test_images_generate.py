@@ -54,6 +54,8 @@ async def test_ok_with_four_images_in_one_call(gen, backend, provider) -> None:
     assert (body["n"], body["size"], body["seed"]) == (4, "64x48", 11)
     again = await gen.generate(backend(), "a red cube", 4, seed=11)
     assert again.images == g.images  # the fake is deterministic; nothing is cached
+    await gen.aclose()  # closes this loop's clients; the next call opens new ones
+    assert (await gen.generate(backend(), "a red cube", 1)).status == "ok"
 
 
 async def test_refusal_is_recorded_not_retried(gen, backend, provider) -> None:
@@ -201,3 +203,13 @@ async def test_concurrency_cap_is_honoured(gen, slow_provider) -> None:
     slow_provider.latency = 0.3  # long enough for the calls of a wider cap to overlap
     await asyncio.gather(*(gen.generate(wide, f"prompt {k}", 2) for k in range(4)))
     assert slow_provider.max_in_flight > 2
+
+
+async def test_warm_up_runs_off_the_loop_once_per_provider(gen, backend, provider) -> None:
+    from judge.llm.images import warmup
+
+    gen.warm([backend(), backend(model="builtin/renderer")])  # returns at once
+    await warmup.ready(["openai/fake-image"])
+    futures = warmup.start(["openai/fake-image", "openai/other-image"])
+    assert len({id(f) for f in futures}) == 1 and all(f.done() for f in futures)
+    assert provider.calls == 0  # the dry call goes to a closed port, never to a provider

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from judge.llm.images import BackendConfigError, BackendSpec, load_backends
+from judge.llm.images import BackendConfigError, BackendSpec, backends_from_env, load_backends
 
 
 def write(tmp_path: Path, text: str) -> Path:
@@ -66,6 +66,7 @@ model = "builtin/renderer"
         ('id = "a"\nmodel = "openai/x"\nconcurrency = 0', "concurrency: Input should be greater"),
         ('id = "a"\nmodel = "builtin/painter"', "unknown built-in backend 'builtin/painter'"),
         ('id = "a"\nmodel = "openai/x"\napi_base = "localhost:7860"', "api_base must be an http"),
+        ('id = "a"\nmodel = "m/x"\nextra = { n = 4, api_key = "k" }', "may not set api_key, n"),
     ],
 )
 def test_bad_entries_name_file_entry_and_field(tmp_path: Path, entries: str, needle: str) -> None:
@@ -105,3 +106,20 @@ def test_spec_is_frozen_and_validates_in_code() -> None:
     spec = BackendSpec(id="x", model="openai/x")
     with pytest.raises(ValueError):
         spec.id = "y"  # type: ignore[misc]
+
+
+def test_backends_from_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("JUDGE_BACKENDS", raising=False)
+    assert backends_from_env() == {}
+    path = write(tmp_path, '[[backends]]\nid = "demo"\nmodel = "builtin/renderer"\n')
+    monkeypatch.setenv("JUDGE_BACKENDS", str(path))
+    assert list(backends_from_env()) == ["demo"]
+    monkeypatch.setenv("JUDGE_BACKENDS", str(tmp_path / "missing.toml"))
+    with pytest.raises(BackendConfigError, match=r"JUDGE_BACKENDS: .*missing\.toml: file not"):
+        backends_from_env()
+
+
+def test_for_model_derives_a_path_safe_id() -> None:
+    spec = BackendSpec.for_model("vertex_ai/imagen-3.0:generate", size="512x512")
+    assert spec.id == "vertex_ai-imagen-3.0-generate" and spec.size == "512x512"
+    assert BackendSpec.for_model("builtin/renderer", id="demo").id == "demo"

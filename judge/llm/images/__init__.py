@@ -11,7 +11,14 @@ Example:
 from judge.llm.images.builtin import BUILTIN_RENDERERS, LABEL, register_renderer, render_card
 from judge.llm.images.generation import Generation, Status
 from judge.llm.images.generator import ImageGenerator
-from judge.llm.images.spec import BackendConfigError, BackendSpec, load_backends, parse_backends
+from judge.llm.images.pricing import estimate_cost_usd
+from judge.llm.images.spec import (
+    BackendConfigError,
+    BackendSpec,
+    backends_from_env,
+    load_backends,
+    parse_backends,
+)
 
 __all__ = [
     "BUILTIN_RENDERERS",
@@ -21,6 +28,8 @@ __all__ = [
     "Generation",
     "ImageGenerator",
     "Status",
+    "backends_from_env",
+    "estimate_cost_usd",
     "load_backends",
     "parse_backends",
     "register_renderer",

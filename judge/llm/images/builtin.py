@@ -61,6 +61,30 @@ def _label(draw: ImageDraw.ImageDraw, at: tuple[int, int], font: Font, scale: in
     draw.text((x + scale + scale // 3, y), tail, fill=yellow, font=font)
 
 
+@lru_cache(maxsize=32)
+def _overlay(prompt: str, size: tuple[int, int]) -> tuple[Image.Image, int]:
+    """The prompt's words and the label band, drawn once per prompt and size (transparent
+    elsewhere); and the y where the index tag goes."""
+    w, h = size
+    layer = Image.new("RGBA", size, (0, 0, 0, 0))
+    draw = ImageDraw.Draw(layer)
+    scale = max(8, min(w, h) // 20)
+    font = _font(scale)
+    band = scale * 2
+    draw.rectangle((0, h - band, w, h), fill=(0, 0, 0, 255))
+    _label(draw, (scale // 2, h - band + scale // 2), font, scale)
+    words = " ".join(prompt.split())[:400]
+    lines = textwrap.wrap(words, width=max(8, int(w / (scale * 0.55)))) or ["(empty prompt)"]
+    y = scale // 2
+    for line in lines[: max(1, (h - band) // (scale + 2) - 1)]:
+        right = scale // 2 + draw.textlength(line, font=font)
+        box = (scale // 4, y - 1, right + scale // 4, y + scale + 1)
+        draw.rectangle(box, fill=(255, 255, 255, 255))
+        draw.text((scale // 2, y), line, fill=(0, 0, 0, 255), font=font)
+        y += scale + 2
+    return layer, y
+
+
 def render_card(prompt: str, seed: int, index: int, size: tuple[int, int]) -> bytes:
     """One labelled card as PNG bytes (deterministic in all four arguments)."""
     w, h = size
@@ -72,20 +96,10 @@ def render_card(prompt: str, seed: int, index: int, size: tuple[int, int]) -> by
         x1, y1 = x0 + rng.randint(w // 10, w // 3), y0 + rng.randint(h // 10, h // 3)
         shape = draw.ellipse if rng.random() < 0.5 else draw.rectangle
         shape((x0, y0, x1, y1), fill=_colour(rng, 40, 200))
+    layer, y = _overlay(prompt, size)
+    img.paste(layer, (0, 0), layer)
     scale = max(8, min(w, h) // 20)
-    font = _font(scale)
-    band = scale * 2
-    draw.rectangle((0, h - band, w, h), fill=(0, 0, 0))
-    _label(draw, (scale // 2, h - band + scale // 2), font, scale)
-    words = " ".join(prompt.split())[:400]
-    lines = textwrap.wrap(words, width=max(8, int(w / (scale * 0.55)))) or ["(empty prompt)"]
-    y = scale // 2
-    for line in lines[: max(1, (h - band) // (scale + 2) - 1)]:
-        right = scale // 2 + draw.textlength(line, font=font)
-        draw.rectangle((scale // 4, y - 1, right + scale // 4, y + scale + 1), fill=(255, 255, 255))
-        draw.text((scale // 2, y), line, fill=(0, 0, 0), font=font)
-        y += scale + 2
-    draw.text((w - scale * 4, y), f"#{index} s{seed}", fill=(60, 60, 60), font=font)
+    draw.text((w - scale * 4, y), f"#{index} s{seed}", fill=(60, 60, 60), font=_font(scale))
     buf = io.BytesIO()
     img.save(buf, "PNG", compress_level=1)
     return buf.getvalue()

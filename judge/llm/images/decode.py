@@ -42,7 +42,7 @@ def to_png(data: bytes, *, field: str, settings: JudgeSettings) -> bytes:
     """Decode and vet ``data`` (any accepted format) and return it as PNG bytes."""
     img = decode_image(data, field=field, settings=settings)
     buf = io.BytesIO()
-    img.save(buf, "PNG", compress_level=3)
+    img.save(buf, "PNG", compress_level=1)
     return buf.getvalue()
 
 

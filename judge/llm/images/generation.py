@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 
 Status = Literal["ok", "refused", "blocked", "empty", "failed"]
 
@@ -26,7 +26,12 @@ def usage(calls: int = 0, cost_usd: float = 0.0, latency_s: float = 0.0) -> dict
 
 
 class Generation(BaseModel):
-    """What :meth:`ImageGenerator.generate` returns; it never raises for provider problems."""
+    """What :meth:`ImageGenerator.generate` returns; it never raises for provider problems.
+
+    In JSON (``model_dump_json``) the images are base64 strings.
+    """
+
+    model_config = ConfigDict(ser_json_bytes="base64", val_json_bytes="base64")
 
     status: Status
     reason: str | None = None

@@ -19,8 +19,10 @@ from __future__ import annotations
 import asyncio
 import time
 import weakref
+from collections.abc import Iterable
 
 from judge.config import JudgeSettings
+from judge.llm.images import warmup
 from judge.llm.images.builtin import BUILTIN_RENDERERS, parse_size
 from judge.llm.images.generation import Generation, usage
 from judge.llm.images.litellm_backend import CallContext, ChunkResult, generate_litellm
@@ -50,6 +52,14 @@ class ImageGenerator:
             asyncio.AbstractEventLoop, dict[tuple[str, int], asyncio.Semaphore]
         ] = weakref.WeakKeyDictionary()
 
+    def warm(self, specs: Iterable[BackendSpec]) -> None:
+        """Start importing the providers' image code in the background (never blocks)."""
+        warmup.start([s.model for s in specs if not s.is_builtin])
+
+    async def aclose(self) -> None:
+        """Close the HTTP clients this event loop opened (optional; e.g. at shutdown)."""
+        await self._ctx.aclose()
+
     def _gate(self, spec: BackendSpec) -> asyncio.Semaphore:
         per_loop = self._gates.setdefault(asyncio.get_running_loop(), {})
         key = (spec.id, spec.concurrency)
@@ -69,6 +79,7 @@ class ImageGenerator:
         seed = spec.seed if seed is None else seed
         if spec.is_builtin:
             return await self._builtin(spec, prompt, n, seed or 0, start)
+        await warmup.ready((spec.model,))  # provider imports happen off the event loop
         chunks = await generate_litellm(
             spec, prompt, n, seed=seed, gate=self._gate(spec), ctx=self._ctx
         )
@@ -105,8 +116,12 @@ def combine(chunks: list[ChunkResult], n: int, latency_s: float) -> Generation:
         return Generation(
             status="ok", reason=reason, images=images, revised_prompt=revised, usage=use
         )
-    worst = min(chunks, key=lambda c: _NO_IMAGE_ORDER.index(c.status)
-                if c.status in _NO_IMAGE_ORDER else len(_NO_IMAGE_ORDER))  # fmt: skip
+    worst = min(chunks, key=lambda c: _rank(c.status))
     status = worst.status if worst.status in _NO_IMAGE_ORDER else "failed"
-    return Generation(status=status, reason=worst.reason or status, revised_prompt=revised,
-                      usage=use)  # fmt: skip
+    reason = worst.reason or status
+    return Generation(status=status, reason=reason, revised_prompt=revised, usage=use)
+
+
+def _rank(status: str) -> int:
+    """Which status speaks for a request without images: a refusal first, emptiness last."""
+    return _NO_IMAGE_ORDER.index(status) if status in _NO_IMAGE_ORDER else len(_NO_IMAGE_ORDER)

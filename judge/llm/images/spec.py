@@ -16,6 +16,7 @@ Example:
 
 from __future__ import annotations
 
+import os
 import re
 import tomllib
 from pathlib import Path
@@ -26,6 +27,13 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 _ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
 _SIZE = re.compile(r"^[1-9][0-9]{0,4}x[1-9][0-9]{0,4}$")
 _ENV = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+RESERVED_EXTRA = frozenset(
+    {"model", "prompt", "n", "size", "seed", "api_base", "api_key", "client", "timeout",
+     "max_retries", "num_retries", "drop_params"}
+)  # fmt: skip
+"""Keys ``extra`` may not set: the backend's own fields (or the generator) decide them."""
+ENV_VAR = "JUDGE_BACKENDS"
+"""The service's variable naming its backends file."""
 
 
 class BackendConfigError(ValueError):
@@ -75,6 +83,17 @@ class BackendSpec(BaseModel):
                 raise ValueError(f"unknown built-in backend {v!r}; available: {known}")
         return v
 
+    @field_validator("extra")
+    @classmethod
+    def _check_extra(cls, v: dict[str, Any]) -> dict[str, Any]:
+        clash = sorted(RESERVED_EXTRA & set(v))
+        if clash:
+            raise ValueError(
+                f"extra may not set {', '.join(clash)}: use the backend's own fields "
+                "(size, seed, api_base, api_key_env, timeout_s, max_retries) instead"
+            )
+        return v
+
     @field_validator("size")
     @classmethod
     def _check_size(cls, v: str | None) -> str | None:
@@ -98,6 +117,18 @@ class BackendSpec(BaseModel):
         if v is not None and not v.startswith(("http://", "https://")):
             raise ValueError(f"api_base must be an http(s) URL, got {v!r}")
         return v
+
+    @classmethod
+    def for_model(cls, model: str, **fields: Any) -> BackendSpec:
+        """A backend for ``model`` whose id is derived from it (``openai/dall-e-3`` →
+        ``openai-dall-e-3``), e.g. for a probe's ``--backend MODEL``.
+
+        Example:
+            >>> BackendSpec.for_model("openai/dall-e-3", api_key_env="OPENAI_API_KEY").id
+            'openai-dall-e-3'
+        """
+        slug = re.sub(r"[^A-Za-z0-9_.-]+", "-", model).strip("-._")[:64] or "backend"
+        return cls(id=fields.pop("id", slug), model=model, **fields)
 
     @property
     def is_builtin(self) -> bool:
@@ -154,3 +185,14 @@ def load_backends(path: Path) -> dict[str, BackendSpec]:
     if "backends" not in data:
         raise BackendConfigError(f"{path}: no [[backends]] entries")
     return parse_backends(data["backends"], str(path))
+
+
+def backends_from_env(var: str = ENV_VAR) -> dict[str, BackendSpec]:
+    """The backends of the file named by ``$JUDGE_BACKENDS`` (``{}`` when it is unset)."""
+    path = os.environ.get(var, "").strip()
+    if not path:
+        return {}
+    try:
+        return load_backends(Path(path))
+    except BackendConfigError as exc:
+        raise BackendConfigError(f"{var}: {exc}") from None

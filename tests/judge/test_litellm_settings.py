@@ -1,0 +1,74 @@
+"""The judge's litellm settings are applied on import and survive a benchmark's swap."""
+
+from __future__ import annotations
+
+import litellm
+import pytest
+
+import judge.llm.gateway  # noqa: F401  (importing the gateway applies the settings)
+from judge.llm import call_bench, litellm_settings
+
+
+def test_gateway_import_applies_the_judge_settings() -> None:
+    for name, value in litellm_settings.TUNED.items():
+        assert getattr(litellm, name) == value, name
+    assert litellm.turn_off_message_logging is True
+    assert litellm.suppress_debug_info is True
+
+
+def test_logging_payload_never_sees_the_images() -> None:
+    """With message logging off, litellm redacts the messages it logs: the data URLs are
+    neither copied nor scanned."""
+    from litellm.litellm_core_utils.redact_messages import redact_message_input_output_from_logging
+
+    url = "data:image/png;base64," + "A" * 5000
+    messages = [{"role": "user", "content": [{"type": "image_url", "image_url": {"url": url}}]}]
+    details = {"messages": messages, "standard_logging_object": {"messages": messages}}
+    redact_message_input_output_from_logging(details, result=None)
+    assert url not in str(details["messages"])
+    assert url not in str(details["standard_logging_object"]["messages"])
+    assert messages[0]["content"][0]["image_url"]["url"] == url  # the caller's list is intact
+
+
+def test_defaults_cover_the_same_names_and_differ() -> None:
+    assert set(litellm_settings.DEFAULTS) == set(litellm_settings.TUNED)
+    assert litellm_settings.DEFAULTS != litellm_settings.TUNED
+
+
+def test_applied_swaps_in_and_restores() -> None:
+    with litellm_settings.applied(litellm_settings.DEFAULTS):
+        assert litellm.turn_off_message_logging is False
+        assert litellm.suppress_debug_info is False
+    assert litellm.turn_off_message_logging is True
+    assert litellm.suppress_debug_info is True
+
+
+def test_unknown_setting_is_refused_with_a_hint() -> None:
+    with pytest.raises(AttributeError, match="no setting 'no_such_switch'"):
+        litellm_settings.apply({"no_such_switch": True})
+
+
+def test_call_bench_parses_set_values() -> None:
+    assert call_bench.parse_set(["disable_aiohttp_transport=true", "x=abc", "n=3"]) == {
+        "disable_aiohttp_transport": True,
+        "x": "abc",
+        "n": 3,
+    }
+    with pytest.raises(SystemExit, match="NAME=VALUE"):
+        call_bench.parse_set(["oops"])
+
+
+def test_call_bench_runs_against_the_fake_provider(capsys: pytest.CaptureFixture[str]) -> None:
+    assert call_bench.main(["--calls", "2", "--set", "disable_aiohttp_transport=true"]) == 0
+    out = capsys.readouterr().out
+    for row in ("litellm-defaults", "judge ", "judge+set"):
+        assert row in out
+    # the benchmark leaves the judge's settings in place
+    assert litellm.turn_off_message_logging is True
+    assert litellm.disable_aiohttp_transport is False
+
+
+def test_call_bench_refuses_zero_calls() -> None:
+    with pytest.raises(SystemExit) as exc:
+        call_bench.main(["--calls", "0"])
+    assert exc.value.code == 2
