@@ -74,9 +74,6 @@ _MESSAGES = [
     },
 ]
 
-_LOCK = threading.Lock()
-_FUTURES: dict[str, concurrent.futures.Future[None]] = {}
-_WARM: set[str] = set()  # models known warm: the gateway's fast path
 _POOL = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="judge-warmup")
 
 
@@ -135,24 +132,49 @@ def _warm(model: str, provider: str) -> None:
     asyncio.run(dry())
 
 
-def _run(model: str, provider: str) -> None:
-    try:
-        _warm(model, provider)
-    except Exception as exc:  # warming is an optimisation, never a failure
-        log.debug("warm-up of %s failed: %s", model, exc)
+class OncePerProvider:
+    """Runs ``warm(model, provider)`` once per provider and process on the warm-up thread, and
+    lets callers wait for it without blocking the loop; errors are logged, never raised
+    (warming is an optimisation). The chat path and the image path each keep one.
 
+    Example::
 
-def start(models: Iterable[str]) -> list[concurrent.futures.Future[None]]:
-    """Begin warming each model's provider (once per provider and process); never blocks."""
-    futures = []
-    with _LOCK:
-        for model in models:
-            provider = provider_of(model)
-            fut = _FUTURES.get(provider)
-            if fut is None:
-                fut = _FUTURES[provider] = _POOL.submit(_run, model, provider)
-            futures.append(fut)
-    return futures
+        images = OncePerProvider(warm_images, "image warm-up")
+        images.start(["openai/dall-e-3"]); await images.ready(["openai/dall-e-3"])
+    """
+
+    def __init__(self, warm: Callable[[str, str], None], label: str):
+        self._warm = warm
+        self._label = label
+        self._lock = threading.Lock()
+        self._futures: dict[str, concurrent.futures.Future[None]] = {}
+        self._ready: set[str] = set()  # models known warm: the callers' fast path
+
+    def _run(self, model: str, provider: str) -> None:
+        try:
+            self._warm(model, provider)
+        except Exception as exc:  # warming is an optimisation, never a failure
+            log.debug("%s of %s failed: %s", self._label, model, exc)
+
+    def start(self, models: Iterable[str]) -> list[concurrent.futures.Future[None]]:
+        """Begin warming each model's provider (once per provider); never blocks."""
+        futures = []
+        with self._lock:
+            for model in models:
+                provider = provider_of(model)
+                fut = self._futures.get(provider)
+                if fut is None:
+                    fut = self._futures[provider] = _POOL.submit(self._run, model, provider)
+                futures.append(fut)
+        return futures
+
+    async def ready(self, models: Iterable[str]) -> None:
+        """Wait (without blocking the loop) until the providers of ``models`` are warm."""
+        models = list(models)
+        if all(m in self._ready for m in models):
+            return
+        await wait(self.start(models))
+        self._ready.update(models)
 
 
 def submit(fn: Callable[[], Any]) -> concurrent.futures.Future[Any]:
@@ -167,10 +189,6 @@ async def wait(futures: Iterable[concurrent.futures.Future[Any]]) -> None:
         await asyncio.gather(*(asyncio.wrap_future(f) for f in pending), return_exceptions=True)
 
 
-async def ready(models: Iterable[str]) -> None:
-    """Wait (without blocking the loop) until the providers of ``models`` are warm."""
-    models = list(models)
-    if all(m in _WARM for m in models):
-        return
-    await wait(start(models))
-    _WARM.update(models)
+_CHAT = OncePerProvider(_warm, "warm-up")
+start = _CHAT.start
+ready = _CHAT.ready

@@ -15,23 +15,14 @@ Example::
 from __future__ import annotations
 
 import asyncio
-import concurrent.futures
 import contextlib
 import importlib
-import logging
-import threading
-from collections.abc import Iterable
 
 import litellm
 
 from judge.llm import warmup
 
-log = logging.getLogger("judge.llm")
 IMPORTS = ("openai.resources.images", "openai.types.images_response")
-
-_LOCK = threading.Lock()
-_FUTURES: dict[str, concurrent.futures.Future[None]] = {}
-_WARM: set[str] = set()
 
 
 def _warm(model: str, provider: str) -> None:
@@ -56,30 +47,6 @@ def _warm(model: str, provider: str) -> None:
     asyncio.run(dry())
 
 
-def _run(model: str, provider: str) -> None:
-    try:
-        _warm(model, provider)
-    except Exception as exc:  # warming is an optimisation, never a failure
-        log.debug("image warm-up of %s failed: %s", model, exc)
-
-
-def start(models: Iterable[str]) -> list[concurrent.futures.Future[None]]:
-    """Begin warming each model's provider (once per provider and process); never blocks."""
-    futures = []
-    with _LOCK:
-        for model in models:
-            provider = warmup.provider_of(model)
-            fut = _FUTURES.get(provider)
-            if fut is None:
-                fut = _FUTURES[provider] = warmup.submit(lambda m=model, p=provider: _run(m, p))
-            futures.append(fut)
-    return futures
-
-
-async def ready(models: Iterable[str]) -> None:
-    """Wait (without blocking the loop) until the providers of ``models`` are warm."""
-    models = list(models)
-    if all(m in _WARM for m in models):
-        return
-    await warmup.wait(start(models))
-    _WARM.update(models)
+_IMAGES = warmup.OncePerProvider(_warm, "image warm-up")
+start = _IMAGES.start
+ready = _IMAGES.ready
