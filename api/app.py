@@ -143,7 +143,10 @@ def create_app(settings: ServiceSettings | None = None) -> FastAPI:
     )
     app.state.settings = settings or ServiceSettings()
     app.state.inline_workers = app.state.settings.inline_workers
-    app.state.backends_path = os.environ.get("JUDGE_BACKENDS")  # T2I backends for /v1/probes
+    # T2I backends for /v1/probes, read once here (never on a request's event loop)
+    from api.probe_runner import load_service_backends
+
+    app.state.backends = load_service_backends(os.environ.get("JUDGE_BACKENDS"))
     app.state.study_runs = os.environ.get("JUDGE_STUDY_RUNS")  # study runs for /ui/results
     errors.install(app)
     app.add_middleware(BodyLimit, max_bytes=app.state.settings.max_body_bytes)

@@ -39,21 +39,31 @@ class BackendsError(ValueError):
     """The server's backends file is missing, unreadable or lacks the named backend."""
 
 
-def service_backends(app: FastAPI) -> dict[str, Any]:
-    """The T2I backends of ``JUDGE_BACKENDS`` (a TOML file of ``[[backends]]``, read when the
-    app was created), by id."""
+def load_service_backends(path: str | None) -> dict[str, Any] | BackendsError:
+    """Read the T2I backends of ``JUDGE_BACKENDS`` (a TOML file of ``[[backends]]``) once, when
+    the app is created: their ids, or the error every probe request will answer with."""
     from judge.llm.images import load_backends
 
-    path = getattr(app.state, "backends_path", None) or os.environ.get("JUDGE_BACKENDS")
     if not path:
-        raise BackendsError(
+        return BackendsError(
             "this service has no T2I backends configured: start it with "
             "JUDGE_BACKENDS=backends.toml ([[backends]] entries with id and model)"
         )
     try:
         return load_backends(Path(path))
     except Exception as exc:  # BackendConfigError names the entry
-        raise BackendsError(f"the service's backends file is unusable: {exc}") from None
+        return BackendsError(f"the service's backends file is unusable: {exc}")
+
+
+def service_backends(app: FastAPI) -> dict[str, Any]:
+    """The service's T2I backends by id, as read when the app was created; raises
+    :class:`BackendsError` when there are none or the file was unusable."""
+    loaded = getattr(app.state, "backends", None)
+    if loaded is None:  # an app built without create_app: read the environment's file now
+        loaded = app.state.backends = load_service_backends(os.environ.get("JUDGE_BACKENDS"))
+    if isinstance(loaded, BackendsError):
+        raise loaded
+    return loaded
 
 
 class ProbeRunner:
