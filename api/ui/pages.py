@@ -19,7 +19,8 @@ TYPES = {
     ".js": "text/javascript; charset=utf-8",
     ".svg": "image/svg+xml",
 }
-FILES = {p.name: p for p in STATIC.iterdir() if p.suffix in TYPES}
+#: the committed static files, read once at import (never on a request's event loop)
+FILES = {p.name: (p.read_bytes(), TYPES[p.suffix]) for p in STATIC.iterdir() if p.suffix in TYPES}
 
 
 @router.get("", response_class=RedirectResponse)
@@ -36,8 +37,8 @@ async def home(request: Request) -> HTMLResponse:
 @router.get("/static/{name}")
 async def static(name: str, request: Request) -> Response:
     """One of the committed static files."""
-    path = FILES.get(name)
-    if path is None:
+    found = FILES.get(name)
+    if found is None:
         return error_page(request, 404, "Not found", "There is no such file.")
     headers = {**SECURITY_HEADERS, "Cache-Control": "public, max-age=300"}
-    return Response(path.read_bytes(), media_type=TYPES[path.suffix], headers=headers)
+    return Response(found[0], media_type=found[1], headers=headers)

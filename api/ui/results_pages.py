@@ -19,6 +19,7 @@ Example::
 
 from __future__ import annotations
 
+import asyncio
 import json
 import re
 from pathlib import Path
@@ -65,6 +66,43 @@ def run_dir(root: Path, name: str) -> Path | None:
     return path
 
 
+def _list_runs(root: Path) -> list[str]:
+    """The run names under ``root`` (blocking: file system)."""
+    if not root.is_dir():
+        return []
+    return sorted(p.name for p in root.iterdir() if run_dir(root, p.name) is not None)
+
+
+def _read_rows(path: Path) -> tuple[list[dict[str, Any]], int]:
+    """Up to :data:`MAX_ROWS` rows of a run's ``results.jsonl`` and the count of unreadable
+    lines (blocking: file system)."""
+    rows, bad = [], 0
+    with (path / "results.jsonl").open(encoding="utf-8", errors="replace") as fh:
+        for n, line in enumerate(fh, start=1):
+            if not line.strip():
+                continue
+            try:
+                rows.append(study_row(json.loads(line), n))
+            except (ValueError, TypeError, AttributeError):
+                bad += 1
+            if len(rows) >= MAX_ROWS:
+                break
+    return rows, bad
+
+
+def _read_image(root: Path, run: str, rel: str) -> tuple[bytes, str] | None:
+    """An image file inside run ``run`` and its media type; None for anything else, a path
+    outside the run included (blocking: file system)."""
+    path = run_dir(root, run)
+    if path is None or rel.startswith("/") or "\\" in rel:
+        return None
+    target = (path / rel).resolve()
+    media = IMAGE_TYPES.get(target.suffix.lower())
+    if not target.is_relative_to(path) or media is None or not target.is_file():
+        return None
+    return target.read_bytes(), media
+
+
 def _filters(request: Request) -> dict[str, str]:
     q = request.query_params
     return {k: q.get(k, "")[:200] for k in ("status", "dimension", "prompter", "backend")}
@@ -81,9 +119,7 @@ async def results_index(request: Request) -> Response:
     if await ui_key(request) is None:
         return sign_in_redirect(request)
     root = runs_root(request)
-    runs = []
-    if root is not None and root.is_dir():
-        runs = sorted(p.name for p in root.iterdir() if run_dir(root, p.name) is not None)
+    runs = await asyncio.to_thread(_list_runs, root) if root is not None else []
     batch = request.query_params.get("batch", "").strip().lower()
     if batch:
         return RedirectResponse(
@@ -160,20 +196,10 @@ async def study_page(run: str, request: Request) -> Response:
             "This service shows study runs from the directory "
             "named by JUDGE_STUDY_RUNS; it is not set.",
         )
-    path = run_dir(root, run)
+    path = await asyncio.to_thread(run_dir, root, run)
     if path is None:
         return error_page(request, 404, "Run not found", "There is no study run of that name.")
-    rows, bad = [], 0
-    with (path / "results.jsonl").open(encoding="utf-8", errors="replace") as fh:
-        for n, line in enumerate(fh, start=1):
-            if not line.strip():
-                continue
-            try:
-                rows.append(study_row(json.loads(line), n))
-            except (ValueError, TypeError, AttributeError):
-                bad += 1
-            if len(rows) >= MAX_ROWS:
-                break
+    rows, bad = await asyncio.to_thread(_read_rows, path)
     chosen = _filters(request)
     return render(
         request,
@@ -197,15 +223,12 @@ async def study_page(run: str, request: Request) -> Response:
 async def study_file(run: str, rel: str, request: Request) -> Response:
     """An image of a study run (inside the run's folder only)."""
     root = runs_root(request)
-    path = run_dir(root, run) if root is not None else None
     missing = error_page(request, 404, "Not found", "There is no such image in this run.")
-    if await ui_key(request) is None or path is None or rel.startswith("/") or "\\" in rel:
+    if root is None or await ui_key(request) is None:
         return missing
-    target = (path / rel).resolve()
-    if not target.is_relative_to(path) or target.suffix.lower() not in IMAGE_TYPES:
+    found = await asyncio.to_thread(_read_image, root, run, rel)
+    if found is None:
         return missing
-    if not target.is_file():
-        return missing
+    data, media = found
     headers = {**SECURITY_HEADERS, "Cache-Control": "private, max-age=300"}
-    media = IMAGE_TYPES[target.suffix.lower()]
-    return Response(target.read_bytes(), media_type=media, headers=headers)
+    return Response(data, media_type=media, headers=headers)
