@@ -11,6 +11,7 @@ Example::
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections.abc import Set as AbstractSet
 from typing import Annotated
@@ -69,7 +70,10 @@ async def create_study(body: StudyCreate, request: Request, _: AdminKeyDep) -> S
     """Register a study; the answer lists the participant codes to hand out."""
     tasks = validated_tasks(body.tasks)
     codes = _codes(body.participants)
-    images = target_images(tasks, body.targets, request.app.state.judge.settings)
+    # decoding and checking target images is blocking work: off the event loop, as for scoring
+    images = await asyncio.to_thread(
+        target_images, tasks, body.targets, request.app.state.judge.settings
+    )
     meta = {
         "id": body.id,
         "name": body.name,
