@@ -93,6 +93,7 @@ def walk_env(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, str
     tmp = tmp_path_factory.mktemp("readme")
     bin_dir = tmp / "bin"
     bin_dir.mkdir()
+    (tmp / "tmp").mkdir()  # the README's ${TMPDIR:-/tmp} outputs: fresh for every walk
     judge = bin_dir / "judge"
     judge.write_text(f'#!/bin/sh\nexec {shlex.quote(sys.executable)} -m judge.cli.main "$@"\n')
     judge.chmod(0o755)
@@ -106,6 +107,7 @@ def walk_env(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, str
     with FakeProvider(latency=0.0) as provider:
         env.update(
             HOME=str(tmp / "home"),
+            TMPDIR=str(tmp / "tmp"),
             PYTHONPATH=str(REPO),
             JUDGE_CACHE_DIR=cache,  # outside the checkout; shared only to save time
             JUDGE_API_BASE=provider.base_url,

@@ -83,10 +83,13 @@ def study_record(cfg: StudyConfig, tasks: list[Any]) -> dict[str, Any]:
             p["prompts"] = str(cfg.prompts_path(spec).resolve())
             p["prompts_sha256"] = _sha256(cfg.prompts_path(spec))
     backends = [b.model_dump(mode="json", exclude={"concurrency"}) for b in cfg.backends]
+    # Files enter the fingerprint by content, not by where the checkout lives: a run moved or
+    # re-run from another folder with the same inputs still resumes.
+    judged_prompters = [{k: v for k, v in p.items() if k != "prompts"} for p in prompters]
     judged = {
         "study": {"name": cfg.study.name, "images_per_prompt": cfg.study.images_per_prompt},
         "tasks_sha256": _sha256(cfg.tasks_path),
-        "prompters": prompters,
+        "prompters": judged_prompters,
         "backends": backends,
         "judge": cfg.judge.model_dump(mode="json"),
         "seed": cfg.run.seed,

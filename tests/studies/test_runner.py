@@ -374,3 +374,24 @@ def test_journal_drops_a_torn_last_line_and_refuses_real_damage(tmp_path: Path) 
     path.write_text("\n".join([lines[0], "garbage", *lines[1:]]) + "\n")
     with pytest.raises(JournalError, match=r"events.jsonl:2: unreadable journal entry"):
         Journal(tmp_path)
+
+
+def test_the_same_study_from_another_folder_has_the_same_fingerprint(tmp_path: Path) -> None:
+    """Inputs enter the fingerprint by content: a checkout moved elsewhere resumes its runs, and
+    a changed people's-prompts file does not."""
+    from eval.studies.config import load_study
+    from eval.studies.stages import study_record
+    from eval.studies.suite import load_suite
+
+    def fingerprint(folder: Path) -> str:
+        folder.mkdir()
+        copy_suite(folder)
+        cfg = load_study(study_file(folder, "http://127.0.0.1:9", mllm=(), judge=None))
+        return study_record(cfg, load_suite(cfg.tasks_path))["fingerprint"]
+
+    first, moved = fingerprint(tmp_path / "a"), fingerprint(tmp_path / "b")
+    assert first == moved
+    with (tmp_path / "b" / "human_prompts.jsonl").open("a", encoding="utf-8") as f:
+        f.write("\n")
+    cfg = load_study(tmp_path / "b" / "study.toml")
+    assert study_record(cfg, load_suite(cfg.tasks_path))["fingerprint"] != first
