@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+
 import litellm
 import pytest
 
@@ -11,7 +13,8 @@ from judge.llm import call_bench, litellm_settings
 
 def test_gateway_import_applies_the_judge_settings() -> None:
     for name, value in litellm_settings.TUNED.items():
-        assert getattr(litellm, name) == value, name
+        current = os.environ.get(name) if name.isupper() else getattr(litellm, name)
+        assert current == value, name
     assert litellm.turn_off_message_logging is True
     assert litellm.suppress_debug_info is True
 
@@ -36,11 +39,15 @@ def test_defaults_cover_the_same_names_and_differ() -> None:
 
 
 def test_applied_swaps_in_and_restores() -> None:
+    handler = litellm_settings.OPENAI_HTTP_HANDLER
+    before = os.environ.get(handler)
     with litellm_settings.applied(litellm_settings.DEFAULTS):
         assert litellm.turn_off_message_logging is False
         assert litellm.suppress_debug_info is False
+        assert handler not in os.environ  # litellm's default: the variable is unset
     assert litellm.turn_off_message_logging is True
     assert litellm.suppress_debug_info is True
+    assert os.environ.get(handler) == before
 
 
 def test_unknown_setting_is_refused_with_a_hint() -> None:
