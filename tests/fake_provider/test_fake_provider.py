@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import enum
 import json
+import re
 import time
 from collections.abc import Iterator
 from typing import Any, Literal
@@ -306,3 +307,25 @@ async def test_openai_fake_proves_data_url_images(provider: FakeProvider) -> Non
     with pytest.raises(litellm.BadRequestError, match="not a PNG, JPEG"):
         await send([{"type": "text", "text": "x"}, bad])
     assert provider.calls == 1 and len(provider.rejected) == 1
+
+
+def test_a_repeated_image_payload_is_decoded_once_and_bad_ones_stay_refused() -> None:
+    """The fake checks each payload once: the same bytes get the same verdict without a second
+    decode, and a payload it refused is refused again (with where it was) every time."""
+    from judge.fake_provider import wire
+    from tests.conftest import png_data_url
+
+    url = png_data_url("blue", size=(40, 30))
+    before = wire._decoded.cache_info()
+    first = wire.decode_data_url(url, where="messages[0].content[1]")
+    again = wire.decode_data_url(url, where="messages[3].content[0]")
+    after = wire._decoded.cache_info()
+    assert again == first and (first.mime, first.width, first.height) == ("image/png", 40, 30)
+    assert (after.misses - before.misses, after.hits - before.hits) == (1, 1)
+    truncated = url[: len(url) // 2]
+    truncated += "=" * (-len(truncated.split(",", 1)[1]) % 4)
+    for where in ("messages[0].content[1]", "messages[2].content[0]"):
+        with pytest.raises(wire.WireError, match=rf"^{re.escape(where)}: the image could not"):
+            wire.decode_data_url(truncated, where=where)
+    with pytest.raises(wire.WireError, match="declared as image/jpeg but is image/png"):
+        wire.decode_data_url(url.replace("image/png", "image/jpeg", 1), where="m")
