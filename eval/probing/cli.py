@@ -47,7 +47,7 @@ PARAM_FLAGS = {
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    """Add the ``probe`` and ``probe-bench`` verbs."""
+    """Add the ``probe``, ``probe-bench`` and ``probe-override`` verbs."""
     p = sub.add_parser("probe", help="adaptively probe a text-to-image model (topic tree)")
     p.add_argument("--topic", help="root test topic (1-300 characters)")
     p.add_argument(
@@ -99,6 +99,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     b.add_argument("--json", action="store_true", help="print the report as JSON")
     b.set_defaults(handler=run_bench_cli)
+
+    from eval.probing.override_cli import register as register_override
+
+    register_override(sub)
 
 
 def _fail(message: str, code: int = EXIT_INPUT) -> int:

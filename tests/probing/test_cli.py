@@ -19,15 +19,6 @@ from judge.fake_provider import FakeProvider
 REPO = Path(__file__).resolve().parents[2]
 
 
-@pytest.fixture
-def env(probe_fake, script, monkeypatch):
-    monkeypatch.setenv("JUDGE_BACKOFF_BASE_S", "0.001")
-    monkeypatch.setenv("JUDGE_BACKOFF_MAX_S", "0.01")
-    monkeypatch.setenv("JUDGE_SAFETY", "false")
-    monkeypatch.delenv("JUDGE_BACKENDS", raising=False)
-    return probe_fake.base_url
-
-
 def probe(base: str, out: Path, *extra: str) -> int:
     return main(
         [
