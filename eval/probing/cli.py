@@ -43,6 +43,7 @@ PARAM_FLAGS = {
     "max_split_tests": "max_split_tests",
     "pass_share": "pass_share",
     "seed": "seed",
+    "criterion": "criterion",
 }
 
 
@@ -84,6 +85,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--max-split-tests", type=int, help="sub-prompts per localisation (12)")
     p.add_argument("--pass-share", type=float, help="share of checks an image must pass (1.0)")
     p.add_argument("--seed", type=int, help="seed for the image backend")
+    p.add_argument(
+        "--criterion",
+        help="pass/fail criterion: alignment_defects (default: the input's checks plus "
+        "'no obvious defects') or alignment (the input's checks only); more in "
+        "eval/probing/prompts/criteria.toml",
+    )
     p.add_argument("--out", type=Path, required=True, help="run folder (resumed if it exists)")
     p.add_argument("--quiet", action="store_true", help="no progress bars")
     p.set_defaults(handler=run_probe_cli)
