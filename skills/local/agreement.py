@@ -8,7 +8,8 @@ more, but never by more than the between-item spread allows, so the weights stay
 ``τ²`` is estimated from the training rows only (their score variance minus the mean noise
 variance). When any training row lacks rater information every weight is 1 (no weighting).
 
-``JUDGE_LOCAL_WEIGHTS``: ``agreement`` (default) or ``equal`` (ablation: no weighting).
+The local predictor applies them when ``JUDGE_LOCAL_WEIGHTS=agreement``
+(:mod:`skills.local.settings`).
 
 Example:
     >>> import numpy as np
@@ -20,27 +21,15 @@ Example:
 
 from __future__ import annotations
 
-import os
-
 import numpy as np
-
-WEIGHTINGS = ("agreement", "equal")
-
-
-def weighting() -> str:
-    """The weighting in force (``JUDGE_LOCAL_WEIGHTS``, default ``agreement``)."""
-    name = os.environ.get("JUDGE_LOCAL_WEIGHTS") or "agreement"
-    if name not in WEIGHTINGS:
-        raise ValueError(f"JUDGE_LOCAL_WEIGHTS={name!r} is unknown; use one of {list(WEIGHTINGS)}")
-    return name
 
 
 def agreement_weights(var: np.ndarray, y: np.ndarray, rows: np.ndarray) -> np.ndarray:
     """Weights (mean 1 over ``rows``, 1 elsewhere) from the variance of each exemplar's mean
     score ``var`` (``nan`` = unknown) and the scores ``y``; all 1 when any row's variance is
-    unknown or weighting is switched off."""
+    unknown."""
     w = np.ones(len(y))
-    if weighting() == "equal" or rows.sum() < 2 or not np.isfinite(var[rows]).all():
+    if rows.sum() < 2 or not np.isfinite(var[rows]).all():
         return w
     noise = float(np.mean(var[rows]))
     tau2 = max(float(np.var(y[rows])) - noise, 0.1 * float(np.var(y[rows])), 1e-6)

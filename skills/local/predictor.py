@@ -11,14 +11,15 @@ Members (each fitted on the allowed exemplars only):
   meta), a classifier over the image features recognises which model's *look* the image
   has and predicts the expected score of that look. It reads pixels only: the backend a
   submission declares is never used;
-- ``brisque``, ``niqe``: each classic score alone, by its rank among the training exemplars
+- opt-in ``brisque``, ``niqe``: each classic score alone, by its rank among the training exemplars
   (:mod:`skills.local.rank_member`);
-- ``camera``: ridge regression on weight-free camera statistics (sensor noise, colour-filter
+- opt-in ``camera``: ridge regression on weight-free camera statistics (sensor noise, colour-filter
   and JPEG-grid traces, :mod:`skills.local.camera`).
 
 Exemplars whose raters disagreed (``score_sd``/``score_n``) pull every fit less
-(:mod:`skills.local.agreement`). ``JUDGE_LOCAL_MEMBERS`` (comma-separated) restricts the
-members, for ablations.
+(:mod:`skills.local.agreement`) when ``JUDGE_LOCAL_WEIGHTS=agreement``. The default members
+are ``memory``, ``prompt``, ``quality`` and ``prototype``; ``JUDGE_LOCAL_MEMBERS`` names
+others (:mod:`skills.local.settings`).
 
 A k-NN prediction is the softmax(similarity / T)-weighted mean of the k nearest exemplars'
 scores. Which member (or the mean of all) is used, and its map back to 1–5, are chosen by
@@ -35,9 +36,7 @@ Example::
 
 from __future__ import annotations
 
-import hashlib
 import logging
-import os
 import threading
 from collections.abc import Iterable
 from typing import Any
@@ -45,7 +44,7 @@ from typing import Any
 import numpy as np
 
 from memory.memory import Memory
-from skills.local.agreement import agreement_weights, weighting
+from skills.local.agreement import agreement_weights
 from skills.local.camera import camera_features
 from skills.local.feature_cache import (
     cache_dir,
@@ -66,47 +65,11 @@ from skills.local.selection import (
     select,
     stack,
 )
+from skills.local.settings import config_key, member_filter, strategy, weighting
 
 STRATEGIES = {"stack": stack, "best": select}
-
-
-def strategy() -> str:
-    """``JUDGE_LOCAL_SELECTION``: ``stack`` (default: non-negative weights over all members)
-    or ``best`` (the single best candidate, for ablations)."""
-    name = os.environ.get("JUDGE_LOCAL_SELECTION") or "stack"
-    if name not in STRATEGIES:
-        raise ValueError(
-            f"JUDGE_LOCAL_SELECTION={name!r} is unknown; use one of {sorted(STRATEGIES)}"
-        )
-    return name
-
-
-ALL_MEMBERS = ("memory", "prompt", "quality", "prototype", "brisque", "niqe", "camera")
 RANKED = {"brisque": FEATURE_NAMES.index("brisque"), "niqe": FEATURE_NAMES.index("niqe")}
 FEATURE_MEMBERS = ("quality", "prototype", *RANKED)
-
-
-def member_filter() -> tuple[str, ...]:
-    """``JUDGE_LOCAL_MEMBERS``: the members allowed (default: all of :data:`ALL_MEMBERS`)."""
-    raw = os.environ.get("JUDGE_LOCAL_MEMBERS") or ""
-    names = tuple(n.strip() for n in raw.split(",") if n.strip()) or ALL_MEMBERS
-    unknown = sorted(set(names) - set(ALL_MEMBERS))
-    if unknown:
-        raise ValueError(
-            f"JUDGE_LOCAL_MEMBERS names unknown members {unknown}; use some of {list(ALL_MEMBERS)}"
-        )
-    return names
-
-
-def config_key() -> str:
-    """The cache key part of the selection settings (strategy; members and weighting when
-    they differ from the defaults)."""
-    members, weights = member_filter(), weighting()
-    if members == ALL_MEMBERS and weights == "agreement":
-        return strategy()
-    tag = hashlib.sha256(f"{','.join(sorted(members))}|{weights}".encode()).hexdigest()[:8]
-    return f"{tag}-{strategy()}"
-
 
 __all__ = ["Choice", "MemoryModel", "cache_dir", "exemplar_features", "memory_model"]
 
@@ -173,7 +136,10 @@ class MemoryModel:
         return np.array([r.scores.get(dim, np.nan) for r in self.memory.records], dtype=float)
 
     def _weights(self, dim: str, y: np.ndarray, allowed: np.ndarray) -> np.ndarray:
-        """Rater-agreement weights of the ``allowed`` rows (1 where raters are unknown)."""
+        """Rater-agreement weights of the ``allowed`` rows (all 1 unless
+        ``JUDGE_LOCAL_WEIGHTS=agreement`` and every allowed exemplar has its rater spread)."""
+        if weighting() != "agreement":
+            return np.ones(len(y))
         var = [r.score_variance(dim) for r in self.memory.records]
         v = np.array([np.nan if x is None else x for x in var], dtype=float)
         return agreement_weights(v, y, allowed & ~np.isnan(y))

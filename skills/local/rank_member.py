@@ -9,8 +9,8 @@ let the stack match the best single classic model when that model is the best th
 Example:
     >>> import numpy as np
     >>> x, y = np.array([30.0, 10.0, 20.0]), np.array([1.0, 5.0, 3.0])
-    >>> [round(float(v), 2) for v in rank_predict(x, y, np.ones(3), np.array([10.0, 40.0]))]
-    [4.33, 0.33]
+    >>> [round(float(v), 2) for v in rank_predict(x, y, np.ones(3), np.array([10.0, 20.0]))]
+    [5.0, 3.0]
 """
 
 from __future__ import annotations

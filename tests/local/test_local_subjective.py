@@ -269,9 +269,7 @@ def model(memory, tmp_path_factory: pytest.TempPathFactory) -> MemoryModel:
 
 def test_memory_model_chooses_a_predictor_by_cross_validation(model):
     assert {"memory", "prompt"} <= set(model.spaces)
-    assert model.members == [
-        *("memory", "prompt", "quality", "brisque", "niqe", "prototype", "camera")
-    ]
+    assert model.members == ["memory", "prompt", "quality", "prototype"]
     assert model.classes is not None  # the exemplars name their generator
     choice = model.choices()["appeal"]
     assert choice.spaces

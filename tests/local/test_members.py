@@ -12,9 +12,10 @@ from PIL import Image
 from memory.store import MemoryStore
 from skills.local import predictor as predictor_mod
 from skills.local.camera import CAMERA_NAMES, camera_features
-from skills.local.predictor import ALL_MEMBERS, MemoryModel
+from skills.local.predictor import MemoryModel
 from skills.local.rank_member import rank_position, rank_predict
 from skills.local.selection import LABELS
+from skills.local.settings import ALL_MEMBERS, DEFAULT_MEMBERS
 from tests.local.test_local_subjective import records
 
 
@@ -66,7 +67,9 @@ def memory(tmp_path: Path):
     return MemoryStore(tmp_path / "store").build("fam", recs, base_dir=tmp_path / "src")
 
 
-def test_every_member_predicts_and_has_a_label(memory):
+def test_every_member_predicts_and_has_a_label(memory, monkeypatch):
+    assert MemoryModel(memory).members == [m for m in DEFAULT_MEMBERS if m != "prompt"]
+    monkeypatch.setenv("JUDGE_LOCAL_MEMBERS", ",".join(ALL_MEMBERS))
     model = MemoryModel(memory)
     assert set(model.members) == set(ALL_MEMBERS) - {"prompt"}  # no text encoder given
     assert set(ALL_MEMBERS) <= set(LABELS)
@@ -84,13 +87,16 @@ def test_member_switch_restricts_members_and_keys_the_cache(memory, monkeypatch)
     assert MemoryModel(memory).members == ["quality", "brisque"]
     assert predictor_mod.config_key() != "stack" and predictor_mod.config_key().endswith("-stack")
     assert set(MemoryModel(memory).choices()["appeal"].spaces) <= {"quality", "brisque"}
+    monkeypatch.setenv("JUDGE_LOCAL_MEMBERS", "prototype,quality,prompt,memory")
+    assert predictor_mod.config_key() == "stack"  # the defaults, in any order
     assert default.members != ["quality", "brisque"]
     monkeypatch.setenv("JUDGE_LOCAL_MEMBERS", "quality,pixels")
     with pytest.raises(ValueError, match=r"unknown members \['pixels'\]"):
         predictor_mod.member_filter()
 
 
-def test_query_vectors_cover_every_feature_member(memory):
+def test_query_vectors_cover_every_feature_member(memory, monkeypatch):
+    monkeypatch.setenv("JUDGE_LOCAL_MEMBERS", ",".join(ALL_MEMBERS))
     model = MemoryModel(memory)
     img = Image.open(memory.image_path(memory.records[0])).convert("RGB")
     q = model.query_vectors(None, img, None)

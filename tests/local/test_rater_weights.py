@@ -14,9 +14,10 @@ from memory.exemplar import ExemplarRecord
 from memory.sources.avt import rater_spread
 from memory.sources.avt import records as avt_records
 from memory.store import MemoryStore
-from skills.local.agreement import agreement_weights, weighting
+from skills.local.agreement import agreement_weights
 from skills.local.predictor import MemoryModel
 from skills.local.selection import stack
+from skills.local.settings import weighting
 from tests.local.test_local_subjective import records
 
 BASE = {"id": "a", "modality": "image", "image": "a.png", "scores": {"appeal": 3.0}}
@@ -92,6 +93,7 @@ def test_avt_source_records_rater_spread_and_falls_back_without_ratings(tmp_path
 
 
 def test_agreement_weights_favour_firm_means_moderately_and_fall_back_to_equal(monkeypatch):
+    assert weighting() == "equal"  # opt-in
     y = np.array([1.0, 2.0, 4.0, 5.0, 3.0])
     var = np.array([0.01, 0.01, 0.3, 0.01, 0.01])
     rows = np.array([True, True, True, True, False])
@@ -102,8 +104,6 @@ def test_agreement_weights_favour_firm_means_moderately_and_fall_back_to_equal(m
     unknown[1] = np.nan
     assert (agreement_weights(unknown, y, rows) == 1).all()
     assert agreement_weights(unknown, y, rows & (np.arange(5) != 1))[2] < 1  # row 1 not used
-    monkeypatch.setenv("JUDGE_LOCAL_WEIGHTS", "equal")
-    assert (agreement_weights(var, y, rows) == 1).all()
     monkeypatch.setenv("JUDGE_LOCAL_WEIGHTS", "votes")
     with pytest.raises(ValueError, match="JUDGE_LOCAL_WEIGHTS='votes' is unknown"):
         weighting()
@@ -139,6 +139,7 @@ def _memory(root: Path, spread: dict[str, float] | None):
 
 
 def test_predictor_uses_rater_spread_and_ignores_it_when_absent(tmp_path: Path, monkeypatch):
+    monkeypatch.setenv("JUDGE_LOCAL_WEIGHTS", "agreement")
     weighted = MemoryModel(_memory(tmp_path / "w", {"p1": 3.0}))
     plain = MemoryModel(_memory(tmp_path / "p", None))
     y = weighted._y("appeal")
@@ -152,8 +153,10 @@ def test_predictor_uses_rater_spread_and_ignores_it_when_absent(tmp_path: Path, 
     assert off.weights == pytest.approx(plain.choices()["appeal"].weights)
 
 
-def test_excluded_items_rater_spread_does_not_move_their_choice(tmp_path: Path):
+def test_excluded_items_rater_spread_does_not_move_their_choice(tmp_path: Path, monkeypatch):
+    monkeypatch.setenv("JUDGE_LOCAL_WEIGHTS", "agreement")
     a = MemoryModel(_memory(tmp_path / "a", {"p0": 0.1}))
     b = MemoryModel(_memory(tmp_path / "b", {"p0": 3.0}))
     banned = {r.id for r in a.memory.records if r.meta["prompt_id"] == "p0"}
     assert a.choices(banned) == b.choices(banned)
+    assert a.choices() != b.choices()  # with p0 allowed its spread moves the fit
