@@ -4,7 +4,8 @@
   options: ``topic``, ``backend`` (an id of the server's ``JUDGE_BACKENDS`` file), ``model``,
   ``depth``, ``topics``, ``inputs``, ``images``, ``threshold``, plus ``bug_threshold``,
   ``strategy``, ``baseline``, ``rounds``, ``localise``, ``max_split_tests``, ``pass_share``,
-  ``seed``. Endpoints and keys are never accepted from clients (400 ``forbidden_field``).
+  ``seed``, ``criterion``. Endpoints and keys are never accepted from clients (400
+  ``forbidden_field``).
 - ``GET /v1/probes/{id}`` → ``{"id", "status": "running|done|failed", "error", "params",
   "tree": {"root", "metrics", ...}}``; human overrides applied, metrics recomputed.
 - ``POST /v1/probes/{id}/overrides`` → ``{"node": "n0.1", "test": 0, "image": 2,

@@ -29,6 +29,7 @@ from api.probe_runner import BackendsError, service_backends
 from api.routers import probes as api_probes
 from api.ui import SECURITY_HEADERS, add_nav_link, error_page, render
 from api.ui.auth import same_origin, sign_in_redirect, spend, ui_key
+from eval.probing.criteria import criteria
 from eval.probing.params import ProbeParams
 
 router = APIRouter(prefix="/ui/probes", include_in_schema=False)
@@ -36,7 +37,7 @@ add_nav_link("Probes", "/ui/probes/")
 IMAGE_NAME = re.compile(r"[0-9a-f]{8,128}\.png")
 NUMBERS = ("depth", "topics", "inputs", "images", "threshold", "bug_threshold")
 FORM_DEFAULTS: dict[str, Any] = {
-    k: ProbeParams.model_fields[k].default for k in (*NUMBERS, "strategy", "baseline")
+    k: ProbeParams.model_fields[k].default for k in (*NUMBERS, "strategy", "baseline", "criterion")
 }
 
 
@@ -112,6 +113,7 @@ def _new_page(
             "backends": backends,
             "backends_problem": problem,
             "values": {**FORM_DEFAULTS, "topic": "", "backend": "", **values},
+            "criteria": {k: v.get("description", k) for k, v in criteria().items()},
             "error": error,
         },
         status,
@@ -134,7 +136,7 @@ def form_to_options(form: Any) -> dict[str, Any]:
         {'topic': 'cats', 'backend': 'card', 'depth': 2, 'baseline': False}
     """
     out: dict[str, Any] = {}
-    for name in ("topic", "backend", "strategy", "model"):
+    for name in ("topic", "backend", "strategy", "criterion", "model"):
         value = form.get(name)
         if isinstance(value, str) and (value.strip() or name == "topic"):
             out[name] = value

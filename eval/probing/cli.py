@@ -43,11 +43,12 @@ PARAM_FLAGS = {
     "max_split_tests": "max_split_tests",
     "pass_share": "pass_share",
     "seed": "seed",
+    "criterion": "criterion",
 }
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    """Add the ``probe`` and ``probe-bench`` verbs."""
+    """Add the ``probe``, ``probe-bench`` and ``probe-override`` verbs."""
     p = sub.add_parser("probe", help="adaptively probe a text-to-image model (topic tree)")
     p.add_argument("--topic", help="root test topic (1-300 characters)")
     p.add_argument(
@@ -84,6 +85,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--max-split-tests", type=int, help="sub-prompts per localisation (12)")
     p.add_argument("--pass-share", type=float, help="share of checks an image must pass (1.0)")
     p.add_argument("--seed", type=int, help="seed for the image backend")
+    p.add_argument(
+        "--criterion",
+        help="pass/fail criterion: alignment_defects (default: the input's checks plus "
+        "'no obvious defects') or alignment (the input's checks only); more in "
+        "eval/probing/prompts/criteria.toml",
+    )
     p.add_argument("--out", type=Path, required=True, help="run folder (resumed if it exists)")
     p.add_argument("--quiet", action="store_true", help="no progress bars")
     p.set_defaults(handler=run_probe_cli)
@@ -99,6 +106,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     b.add_argument("--json", action="store_true", help="print the report as JSON")
     b.set_defaults(handler=run_bench_cli)
+
+    from eval.probing.override_cli import register as register_override
+
+    register_override(sub)
 
 
 def _fail(message: str, code: int = EXIT_INPUT) -> int:

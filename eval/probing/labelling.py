@@ -19,25 +19,15 @@ Example::
 from __future__ import annotations
 
 import base64
-import tomllib
-from functools import lru_cache
-from pathlib import Path
 from typing import Any
 
+from eval.probing.criteria import DEFAULT_CRITERION, check_criterion, criteria
 from judge.engine import Judge
 
-CRITERIA_FILE = Path(__file__).parent / "prompts" / "criteria.toml"
-DEFAULT_CRITERION = "alignment_defects"
 JUDGE_OPTIONS: dict[str, Any] = {
     "checkpoint_batching": "per_modality",
     "skills": ["instructional_clarity"],
 }
-
-
-@lru_cache(maxsize=1)
-def criteria() -> dict[str, dict[str, Any]]:
-    """The criteria of ``prompts/criteria.toml`` by name."""
-    return tomllib.loads(CRITERIA_FILE.read_text(encoding="utf-8"))["criteria"]
 
 
 def data_url(png: bytes) -> str:
@@ -67,8 +57,7 @@ class Labeller:
     def __init__(
         self, judge: Judge, *, pass_share: float = 1.0, criterion: str = DEFAULT_CRITERION
     ):
-        if criterion not in criteria():
-            raise ValueError(f"unknown criterion {criterion!r}; known: {sorted(criteria())}")
+        check_criterion(criterion)
         self.judge = judge
         self.llm_calls = 0
         self.pass_share = pass_share

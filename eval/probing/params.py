@@ -18,6 +18,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from eval.probing.criteria import DEFAULT_CRITERION, check_criterion
+
 MAX_TOPIC_CHARS = 300
 MAX_INPUT_WORDS = 77
 
@@ -56,6 +58,16 @@ class ProbeParams(BaseModel):
         description="an image passes when at least this share of its scored checks pass",
     )
     seed: int | None = Field(default=None, description="seed passed to the image backend")
+    criterion: str = Field(
+        default=DEFAULT_CRITERION,
+        max_length=64,
+        description="pass/fail criterion (eval/probing/prompts/criteria.toml)",
+    )
+
+    @field_validator("criterion")
+    @classmethod
+    def _criterion(cls, value: str) -> str:
+        return check_criterion(value)
 
     @field_validator("topic")
     @classmethod

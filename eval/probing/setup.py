@@ -61,7 +61,7 @@ def build_context(
         params=params,
         writer=ProbeWriter(client),
         render=render,
-        labeller=Labeller(judge, pass_share=params.pass_share),
+        labeller=Labeller(judge, pass_share=params.pass_share, criterion=params.criterion),
         journal=journal,
         images=images,
         overrides=overrides,

@@ -132,10 +132,14 @@ def run(args: argparse.Namespace) -> int:
 def _execute(cfg, tasks, settings, args, out: Path, max_cost: float | None) -> int:
     from eval.studies.journal import JournalError
     from eval.studies.judging import make_judge_call
-    from eval.studies.runner import RunOptions, StudyMismatch, StudyRunner
+    from eval.studies.runner import LOCAL_JUDGE, RunOptions, StudyMismatch, StudyRunner
 
     opts = RunOptions(
-        out=out, max_cost=max_cost, concurrency=args.concurrency, progress=not args.no_progress
+        out=out,
+        max_cost=max_cost,
+        concurrency=args.concurrency,
+        progress=not args.no_progress,
+        judged_by=args.url.rstrip("/") if args.url else LOCAL_JUDGE,
     )
 
     async def main() -> object:

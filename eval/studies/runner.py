@@ -59,6 +59,9 @@ class StudyMismatch(ValueError):
     """The output folder holds a different study; say how to go on."""
 
 
+LOCAL_JUDGE = "this process"
+
+
 @dataclass
 class RunOptions:
     """What ``judge study run`` was asked: output folder, caps, budget, progress bars."""
@@ -67,6 +70,7 @@ class RunOptions:
     max_cost: float | None = None
     concurrency: int | None = None
     progress: bool = True
+    judged_by: str = LOCAL_JUDGE  # or the URL of the service that judges (``--url``)
 
 
 @dataclass
@@ -119,6 +123,14 @@ class StudyRunner:
                     "judge or images_per_prompt changed); use a new --out folder, or delete "
                     f"{self.out} to start this study afresh"
                 )
+            before = old.get("judged_by", LOCAL_JUDGE)
+            if before != self.opts.judged_by:
+                raise StudyMismatch(
+                    f"{self.out} was judged by {before}, this run would judge by "
+                    f"{self.opts.judged_by}: one study's results come from one judge; resume "
+                    "with the same --url (or without it), or use a new --out folder"
+                )
+        record["judged_by"] = self.opts.judged_by
         self.out.mkdir(parents=True, exist_ok=True)
         write_atomic(path, json.dumps(record, indent=2, ensure_ascii=False).encode())
 

@@ -82,10 +82,12 @@ def test_probe_runs_and_overrides_update_metrics(client: httpx.Client) -> None:
             **SMALL,
             "threshold": 0,
             "model": "openai/fake-judge",
+            "criterion": "alignment",
         },
     )
     assert r.status_code == 202, r.text
     probe_id = r.json()["id"]
+    assert client.get(f"/v1/probes/{probe_id}").json()["params"]["criterion"] == "alignment"
     listed = client.get("/v1/probes").json()["probes"]
     assert listed[0]["id"] == probe_id and listed[0]["topic"] == "animals"
     body = wait_done(client, probe_id)
@@ -157,6 +159,7 @@ def test_probe_runs_and_overrides_update_metrics(client: httpx.Client) -> None:
         ({"topic": "t", "backend": "card", "colour": 1}, 422, "colour"),
         ({"topic": "t", "backend": "card", "depth": 99}, 422, "depth"),
         ({"topic": "t", "backend": "card", "strategy": "random"}, 422, "strategy"),
+        ({"topic": "t", "backend": "card", "criterion": "vibes"}, 422, "criterion"),
         (["not", "an", "object"], 400, "(body)"),
     ],
 )

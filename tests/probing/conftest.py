@@ -95,3 +95,14 @@ def make_ctx(probe_fake: FakeProvider, script: ProbeScript) -> Callable[..., Pro
         return ctx
 
     return factory
+
+
+@pytest.fixture
+def env(probe_fake: FakeProvider, script: ProbeScript, monkeypatch: pytest.MonkeyPatch) -> str:
+    """The probe CLI's environment: fast retries, no safety gate, no service backends; the
+    scripted fake's URL."""
+    monkeypatch.setenv("JUDGE_BACKOFF_BASE_S", "0.001")
+    monkeypatch.setenv("JUDGE_BACKOFF_MAX_S", "0.01")
+    monkeypatch.setenv("JUDGE_SAFETY", "false")
+    monkeypatch.delenv("JUDGE_BACKENDS", raising=False)
+    return probe_fake.base_url

@@ -19,15 +19,6 @@ from judge.fake_provider import FakeProvider
 REPO = Path(__file__).resolve().parents[2]
 
 
-@pytest.fixture
-def env(probe_fake, script, monkeypatch):
-    monkeypatch.setenv("JUDGE_BACKOFF_BASE_S", "0.001")
-    monkeypatch.setenv("JUDGE_BACKOFF_MAX_S", "0.01")
-    monkeypatch.setenv("JUDGE_SAFETY", "false")
-    monkeypatch.delenv("JUDGE_BACKENDS", raising=False)
-    return probe_fake.base_url
-
-
 def probe(base: str, out: Path, *extra: str) -> int:
     return main(
         [
@@ -292,3 +283,25 @@ def test_sigkill_mid_probe_resumes_without_repeating(tmp_path: Path, script) -> 
     assert len(keys) == len(set(keys))  # no finished step ran (and was written) twice
     tree = json.loads((out / "tree.json").read_text())
     assert tree["status"] == "done" and tree["metrics"]["n_nodes"] == 3
+
+
+@pytest.mark.parametrize(
+    ("criterion", "asked"), [("alignment_defects", True), ("alignment", False)]
+)
+def test_criterion_flag_chooses_the_checks_every_image_gets(
+    env, tmp_path: Path, probe_fake: FakeProvider, criterion: str, asked: bool
+) -> None:
+    args = ["--topic", "t", "--backend", "builtin/renderer", "--no-localise", "--depth", "1"]
+    extra = ["--inputs", "1", "--images", "1", "--criterion", criterion]
+    assert probe(env, tmp_path / "run", *args, *extra) == 0
+    stored = json.loads((tmp_path / "run" / "probe.json").read_text())["params"]
+    assert stored["criterion"] == criterion
+    judged = [json.dumps(b) for b in probe_fake.requests if "no obvious defects" in json.dumps(b)]
+    assert bool(judged) is asked
+
+
+def test_unknown_criterion_exits_2_listing_the_known_ones(env, tmp_path: Path, capsys) -> None:
+    args = ["--topic", "t", "--backend", "builtin/renderer", "--criterion", "vibes"]
+    assert probe(env, tmp_path / "run", *args) == 2
+    err = capsys.readouterr().err
+    assert "unknown criterion 'vibes'" in err and "alignment_defects (" in err

@@ -132,6 +132,42 @@ def test_consistency_kendall_w_and_spearman(report):
     assert w["spearman"] == [{"a": "b1", "b": "b2", "rho": pytest.approx(0.8), "reason": None}]
 
 
+def _w(grid: np.ndarray) -> float:
+    """Kendall's W with the ties correction, straight from the textbook formula."""
+    from scipy.stats import rankdata
+
+    n, m = grid.shape
+    ranks = np.column_stack([rankdata(grid[:, j]) for j in range(m)])
+    s = float(((ranks.sum(axis=1) - m * (n + 1) / 2) ** 2).sum())
+    ties = sum(
+        float((c**3 - c).sum())
+        for j in range(m)
+        for c in [np.unique(grid[:, j], return_counts=True)[1]]
+    )
+    return 12 * s / (m**2 * (n**3 - n) - m * ties)
+
+
+def test_consistency_within_each_category(report):
+    for measure, cat in product(MEASURES, ("OE", "CO")):
+        got = report["consistency"][measure]["by_category"][cat]
+        grid = np.array(
+            [
+                [
+                    np.mean(list(vals.values())) if (vals := values(p, b, cat, measure)) else np.nan
+                    for b in BACKENDS
+                ]
+                for p in PROMPTERS
+            ]
+        )
+        full = grid[np.isfinite(grid).all(axis=1)]
+        assert got["n_prompters"] == len(full)
+        if len(full) < 2 or np.ptp(full, axis=0).max() == 0:
+            assert got["w"] is None and got["reason"]
+        else:
+            assert got["w"] == pytest.approx(_w(full), abs=1e-4), (measure, cat)
+    assert set(report["consistency"]["subjective_prompt"]["by_category"]) == {"OE", "CO"}
+
+
 def test_groups_paired_permutation(report):
     got = {(g["comparison"], g["backend"], g["measure"]): g for g in report["groups"]}
     assert {k[0] for k in got} == {

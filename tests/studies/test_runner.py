@@ -395,3 +395,33 @@ def test_the_same_study_from_another_folder_has_the_same_fingerprint(tmp_path: P
         f.write("\n")
     cfg = load_study(tmp_path / "b" / "study.toml")
     assert study_record(cfg, load_suite(cfg.tasks_path))["fingerprint"] != first
+
+
+def test_a_run_judged_by_one_judge_does_not_resume_with_another(
+    provider: FakeProvider, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``--url`` is part of what a folder was judged by: switching judges mid-study is refused
+    before any call, both ways."""
+    from eval.studies.config import load_study
+    from eval.studies.stages import study_record
+    from eval.studies.suite import load_suite
+
+    start = len(provider.wire_calls)
+    copy_suite(tmp_path)
+    study = study_file(tmp_path, provider.base_url, mllm=(), judge=None)
+    cfg = load_study(study)
+    record = study_record(cfg, load_suite(cfg.tasks_path))
+    service = tmp_path / "by-service"
+    (service / "journal").mkdir(parents=True)
+    (service / "study.json").write_text(json.dumps({**record, "judged_by": "http://127.0.0.1:9"}))
+    assert run_cli(study, "--out", service) == 2
+    err = capsys.readouterr().err
+    assert "was judged by http://127.0.0.1:9, this run would judge by this process" in err
+    local = tmp_path / "by-process"  # a folder from before the field existed: judged locally
+    (local / "journal").mkdir(parents=True)
+    (local / "study.json").write_text(json.dumps(record))
+    assert run_cli(study, "--out", local, "--url", "http://127.0.0.1:9/") == 2
+    assert "judged by this process, this run would judge by http://127.0.0.1:9:" in (
+        capsys.readouterr().err
+    )
+    assert calls_by_model(provider, start) == {}

@@ -187,6 +187,10 @@ def test_set_up_form_starts_a_probe_and_the_page_follows_it(
     page.get_by_label("Inputs per node").fill("2")
     page.get_by_label("Images per input").fill("1")
     page.get_by_label("Strategy").select_option("dfs")
+    criteria = page.locator("#criterion option")
+    expect(criteria).to_have_count(2)
+    expect(page.get_by_label("Pass/fail criterion")).to_have_value("alignment_defects")
+    page.get_by_label("Pass/fail criterion").select_option("alignment")
     llm = service.fake_llm  # type: ignore[attr-defined]
     llm.latency = 0.2  # slow enough that the page opens while the probe runs
     try:
@@ -199,6 +203,7 @@ def test_set_up_form_starts_a_probe_and_the_page_follows_it(
         llm.latency = 0.0
     expect(page.locator('button[data-open="n0.0"]')).to_be_visible()
     expect(page.locator("h1")).to_have_text("kitchen objects")
+    expect(page.locator("#probe p").first).to_contain_text("dfs, criterion alignment.")
     assert page.console_errors == []  # type: ignore[attr-defined]
 
 

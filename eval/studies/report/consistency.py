@@ -6,6 +6,8 @@ backends table; every backend ranks the prompters (ties share the average rank).
 chi-square p-value tests "no agreement". Prompters without a value on some backend are left out
 (and listed). With one backend, or fewer than two prompters, W is null with a reason.
 ``spearman`` holds Spearman's rho of the prompters' means for every pair of backends.
+``by_category`` repeats W and its test on each category's cells (OE, CO, IM: does the ranking
+hold within a kind of task, not only overall).
 
 Example:
     >>> cells = [{"prompter": p, "backend": b, "category": "all",
@@ -30,9 +32,12 @@ def _r(x: float | None, nd: int = 4) -> float | None:
     return None if x is None or not np.isfinite(x) else round(float(x), nd)
 
 
-def table(cells: Sequence[dict], measure: str) -> tuple[list[str], list[str], np.ndarray]:
-    """Prompters, backends and the (prompters × backends) means of ``measure`` (nan = none)."""
-    rows = [c for c in cells if c["category"] == "all"]
+def table(
+    cells: Sequence[dict], measure: str, category: str = "all"
+) -> tuple[list[str], list[str], np.ndarray]:
+    """Prompters, backends and the (prompters × backends) means of ``measure`` in
+    ``category`` (nan = none)."""
+    rows = [c for c in cells if c["category"] == category]
     prompters = list(dict.fromkeys(c["prompter"] for c in rows))
     backends = list(dict.fromkeys(c["backend"] for c in rows))
     grid = np.full((len(prompters), len(backends)), np.nan)
@@ -43,9 +48,9 @@ def table(cells: Sequence[dict], measure: str) -> tuple[list[str], list[str], np
     return prompters, backends, grid
 
 
-def one_measure(cells: Sequence[dict], measure: str) -> dict:
-    """W, its test and the pairwise Spearman table of one measure."""
-    prompters, backends, grid = table(cells, measure)
+def one_measure(cells: Sequence[dict], measure: str, category: str = "all") -> dict:
+    """W, its test and the pairwise Spearman table of one measure (in one category)."""
+    prompters, backends, grid = table(cells, measure, category)
     has_b = np.isfinite(grid).any(axis=0)
     backends = [b for b, k in zip(backends, has_b, strict=True) if k]
     grid = grid[:, has_b]
@@ -75,5 +80,18 @@ def one_measure(cells: Sequence[dict], measure: str) -> dict:
 
 
 def ranking_consistency(cells: Sequence[dict], measures: Sequence[str] = MEASURES) -> dict:
-    """Per measure: Kendall's W of the backends' rankings of the prompters, and Spearman pairs."""
-    return {m: one_measure(cells, m) for m in measures}
+    """Per measure: Kendall's W of the backends' rankings of the prompters, and Spearman pairs;
+    W per category under ``by_category``."""
+    categories = sorted({c["category"] for c in cells} - {"all"})
+    out = {}
+    for m in measures:
+        out[m] = one_measure(cells, m)
+        out[m]["by_category"] = {
+            cat: {
+                k: v
+                for k, v in one_measure(cells, m, cat).items()
+                if k in ("w", "p_value", "reason", "n_prompters", "n_backends")
+            }
+            for cat in categories
+        }
+    return out

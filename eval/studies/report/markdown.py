@@ -65,6 +65,15 @@ def _consistency(report: dict) -> list[str]:
     out = _table(["measure", "Kendall's W", "p (χ²)", "prompters", "backends"], rows)
     if pairs:
         out += _table(["measure", "backends", "Spearman ρ"], pairs)
+    by_cat = [
+        [LABELS[measure], cat, _fmt(w["w"], 3) if w["w"] is not None else f"– ({w['reason']})",
+         _fmt(w["p_value"], 4), w["n_prompters"]]
+        for measure, c in report["consistency"].items()
+        for cat, w in (c.get("by_category") or {}).items()
+    ]  # fmt: skip
+    if by_cat:
+        out += ["Within each category:", ""]
+        out += _table(["measure", "category", "Kendall's W", "p (χ²)", "prompters"], by_cat)
     return out
 
 
