@@ -250,7 +250,10 @@ class MemoryModel:
                     return self._choices[key]
             path = cache_path(cache_dir(), self.memory.manifest.checksum, key)
             got = load_choices(shipped(self.memory, path))
-            if got is None or set(got) != set(self.memory.manifest.dimensions):
+            stale = got is not None and any(
+                s not in self.members for c in got.values() if c.usable for s in c.spaces
+            )
+            if got is None or stale or set(got) != set(self.memory.manifest.dimensions):
                 train = np.array([i not in excluded for i in self.ids])
                 got = {dim: self._select(dim, train) for dim in self.memory.manifest.dimensions}
                 save_choices(path, got)

@@ -14,7 +14,7 @@ nested leave-one-prompt-out (see the README's measured table); the others are op
 
 Example:
     >>> config_key()  # with no switch set
-    'stack'
+    '3a9e2a71-stack'
 """
 
 from __future__ import annotations
@@ -58,10 +58,9 @@ def member_filter() -> tuple[str, ...]:
 
 
 def config_key() -> str:
-    """The cache-key part of the settings: the strategy, prefixed by a short hash of the
-    members and weighting when they differ from the defaults."""
+    """The cache-key part of the settings: a short hash of the members and the weighting,
+    then the strategy (so choices made under other settings, or other defaults, are never
+    reused)."""
     members, weights = member_filter(), weighting()
-    if set(members) == set(DEFAULT_MEMBERS) and weights == WEIGHTINGS[0]:
-        return strategy()
     tag = hashlib.sha256(f"{','.join(sorted(members))}|{weights}".encode()).hexdigest()[:8]
     return f"{tag}-{strategy()}"

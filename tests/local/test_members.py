@@ -82,13 +82,13 @@ def test_every_member_predicts_and_has_a_label(memory, monkeypatch):
 
 
 def test_member_switch_restricts_members_and_keys_the_cache(memory, monkeypatch):
-    default = MemoryModel(memory)
+    default, default_key = MemoryModel(memory), predictor_mod.config_key()
     monkeypatch.setenv("JUDGE_LOCAL_MEMBERS", "quality, brisque")
     assert MemoryModel(memory).members == ["quality", "brisque"]
-    assert predictor_mod.config_key() != "stack" and predictor_mod.config_key().endswith("-stack")
+    assert predictor_mod.config_key() != default_key and default_key.endswith("-stack")
     assert set(MemoryModel(memory).choices()["appeal"].spaces) <= {"quality", "brisque"}
     monkeypatch.setenv("JUDGE_LOCAL_MEMBERS", "prototype,quality,prompt,memory")
-    assert predictor_mod.config_key() == "stack"  # the defaults, in any order
+    assert predictor_mod.config_key() == default_key  # the defaults, in any order
     assert default.members != ["quality", "brisque"]
     monkeypatch.setenv("JUDGE_LOCAL_MEMBERS", "quality,pixels")
     with pytest.raises(ValueError, match=r"unknown members \['pixels'\]"):
@@ -103,3 +103,14 @@ def test_query_vectors_cover_every_feature_member(memory, monkeypatch):
     assert {"quality", "prototype", "brisque", "niqe", "camera"} <= set(q)
     est = model.predict(q, ["appeal"], exclude=set())
     assert 1 <= est["appeal"][0] <= 5
+
+
+def test_cached_choices_naming_a_missing_member_are_recomputed(memory, tmp_path: Path):
+    from skills.local.selection import Choice, cache_path, save_choices
+
+    stale = Choice(("camera",), 3.0, 1.0, 0.5, 12, (0.0,), (1.0,), 0.3, (1.0,))
+    key = f"{predictor_mod.config_key()}-all"
+    save_choices(cache_path(tmp_path / "cache", memory.manifest.checksum, key), {"appeal": stale})
+    assert list((tmp_path / "cache").glob("choices-*")), "the stale cache file was not written"
+    got = MemoryModel(memory).choices()["appeal"]
+    assert "camera" not in got.spaces and got.usable
