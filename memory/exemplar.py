@@ -10,6 +10,10 @@ image exemplar may also carry the ``prompt`` it was generated from, as context. 
 the 1–5 scale (means of several raters may be fractional). Rationales are optional, but
 never invented: a dataset without written rationales leaves them empty.
 
+When a score is the mean of several raters, ``score_sd`` (the standard deviation of their
+individual ratings) and ``score_n`` (how many raters) may say how firm it is; the local
+predictor then lets items the raters disagreed on pull its fit less. Both are optional.
+
 Example:
     >>> rec = ExemplarRecord.model_validate({"id": "a", "category": "OE", "task_brief": "",
     ...     "modality": "prompt", "prompt": "a foggy harbour", "scores": {"clarity": 4}})
@@ -45,6 +49,8 @@ class ExemplarRecord(BaseModel):
     image: str | None = None
     scores: dict[str, float] = Field(min_length=1)
     rationales: dict[str, str] = Field(default_factory=dict)
+    score_sd: dict[str, float] = Field(default_factory=dict)
+    score_n: dict[str, int] = Field(default_factory=dict)
     meta: dict[str, Any] = Field(default_factory=dict)
 
     @model_validator(mode="after")
@@ -61,7 +67,21 @@ class ExemplarRecord(BaseModel):
         extra = sorted(set(self.rationales) - set(self.scores))
         if extra:
             raise ValueError(f"rationales for dimensions without a score: {extra}")
+        for name, spread in (("score_sd", self.score_sd), ("score_n", self.score_n)):
+            extra = sorted(set(spread) - set(self.scores))
+            if extra:
+                raise ValueError(f"{name} for dimensions without a score: {extra}")
+        if any(v < 0 for v in self.score_sd.values()):
+            raise ValueError("score_sd values must be >= 0 (a standard deviation)")
+        if any(v < 1 for v in self.score_n.values()):
+            raise ValueError("score_n values must be >= 1 (a number of raters)")
         return self
+
+    def score_variance(self, dim: str) -> float | None:
+        """The variance of the mean score of ``dim`` (``sd² / n``), or None when the
+        exemplar does not say how its raters agreed."""
+        sd, n = self.score_sd.get(dim), self.score_n.get(dim)
+        return None if sd is None or not n else sd * sd / n
 
     def content_key(self) -> str:
         """What gets embedded: the prompt text, or the image path."""

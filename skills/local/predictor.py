@@ -10,7 +10,16 @@ Members (each fitted on the allowed exemplars only):
 - ``prototype``: when exemplars name the model that made them (``generator``/``backend``
   meta), a classifier over the image features recognises which model's *look* the image
   has and predicts the expected score of that look. It reads pixels only: the backend a
-  submission declares is never used.
+  submission declares is never used;
+- opt-in ``brisque``, ``niqe``: each classic score alone, by its rank among the training exemplars
+  (:mod:`skills.local.rank_member`);
+- opt-in ``camera``: ridge regression on weight-free camera statistics (sensor noise, colour-filter
+  and JPEG-grid traces, :mod:`skills.local.camera`).
+
+Exemplars whose raters disagreed (``score_sd``/``score_n``) pull every fit less
+(:mod:`skills.local.agreement`) when ``JUDGE_LOCAL_WEIGHTS=agreement``. The default members
+are ``memory``, ``prompt``, ``quality`` and ``prototype``; ``JUDGE_LOCAL_MEMBERS`` names
+others (:mod:`skills.local.settings`).
 
 A k-NN prediction is the softmax(similarity / T)-weighted mean of the k nearest exemplars'
 scores. Which member (or the mean of all) is used, and its map back to 1–5, are chosen by
@@ -28,17 +37,23 @@ Example::
 from __future__ import annotations
 
 import logging
-import os
 import threading
 from collections.abc import Iterable
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from memory.memory import Memory, open_image
-from skills.local.image_features import VERSION as FEATURES_VERSION
-from skills.local.image_features import image_features
+from memory.memory import Memory
+from skills.local.agreement import agreement_weights
+from skills.local.camera import camera_features
+from skills.local.feature_cache import (
+    cache_dir,
+    exemplar_camera_features,
+    exemplar_features,
+    shipped,
+)
+from skills.local.image_features import FEATURE_NAMES, image_features
+from skills.local.rank_member import rank_predict
 from skills.local.selection import (
     Choice,
     cache_path,
@@ -50,20 +65,11 @@ from skills.local.selection import (
     select,
     stack,
 )
+from skills.local.settings import config_key, member_filter, strategy, weighting
 
 STRATEGIES = {"stack": stack, "best": select}
-
-
-def strategy() -> str:
-    """``JUDGE_LOCAL_SELECTION``: ``stack`` (default: non-negative weights over all members)
-    or ``best`` (the single best candidate, for ablations)."""
-    name = os.environ.get("JUDGE_LOCAL_SELECTION") or "stack"
-    if name not in STRATEGIES:
-        raise ValueError(
-            f"JUDGE_LOCAL_SELECTION={name!r} is unknown; use one of {sorted(STRATEGIES)}"
-        )
-    return name
-
+RANKED = {"brisque": FEATURE_NAMES.index("brisque"), "niqe": FEATURE_NAMES.index("niqe")}
+FEATURE_MEMBERS = ("quality", "prototype", *RANKED)
 
 __all__ = ["Choice", "MemoryModel", "cache_dir", "exemplar_features", "memory_model"]
 
@@ -71,38 +77,6 @@ log = logging.getLogger("judge.local")
 GROUP_KEYS = ("prompt_id", "task_id", "group")
 CLASS_KEYS = ("generator", "backend")
 TEMPERATURE = 0.05
-
-
-def cache_dir() -> Path:
-    """Where derived data is cached: ``$JUDGE_CACHE_DIR`` or ``~/.cache/t2i-judge``."""
-    return Path(os.environ.get("JUDGE_CACHE_DIR") or Path.home() / ".cache" / "t2i-judge")
-
-
-def shipped(memory: Memory, path: Path) -> Path:
-    """``path``'s name in the memory version's own ``derived/`` folder when it exists there
-    (derived data shipped with a memory, e.g. the packaged ``avt-image``), else ``path``."""
-    packaged = Path(memory.folder) / "derived" / path.name
-    return packaged if packaged.is_file() else path
-
-
-def exemplar_features(memory: Memory) -> np.ndarray:
-    """Image features of every exemplar, cached on disk by the memory's checksum."""
-    path = cache_dir() / f"features-{FEATURES_VERSION}-{memory.manifest.checksum[:24]}.npy"
-    try:
-        cached = np.load(shipped(memory, path))
-        if cached.shape[0] == len(memory.records):
-            return cached
-    except (OSError, ValueError):
-        pass
-    feats = np.stack([image_features(open_image(memory.image_path(r))) for r in memory.records])
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_suffix(f".{os.getpid()}.tmp.npy")
-        np.save(tmp, feats)
-        os.replace(tmp, path)
-    except OSError as exc:  # a read-only home only costs the recomputation next time
-        log.info("could not cache exemplar features: %s", exc)
-    return feats
 
 
 def _unit(m: np.ndarray) -> np.ndarray:
@@ -138,9 +112,19 @@ class MemoryModel:
             labels = np.array([str(r.meta[key]) for r in recs]) if key else None
             if labels is not None and 2 <= len(set(labels)) <= len(recs) // 3:
                 self.classes = labels
-        self.members = list(self.spaces) + (["quality"] if self._features is not None else [])
-        if self.classes is not None:
-            self.members.append("prototype")
+        allowed = member_filter()
+        self.members = [s for s in self.spaces if s in allowed]
+        if self._features is not None:
+            self.members += [s for s in ("quality", *RANKED) if s in allowed]
+            if self.classes is not None and "prototype" in allowed:
+                self.members.append("prototype")
+        self._camera: np.ndarray | None = None
+        self.camera_stats: tuple[np.ndarray, np.ndarray] | None = None
+        if self._features is not None and "camera" in allowed:
+            cam = exemplar_camera_features(memory).astype(np.float64)
+            self.camera_stats = (cam.mean(0), cam.std(0) + 1e-6)
+            self._camera = (cam - self.camera_stats[0]) / self.camera_stats[1]
+            self.members.append("camera")
         self._proto_cache: dict[frozenset[int], Any] = {}
         self._choices: dict[str, dict[str, Choice]] = {}
         self._lock = threading.Lock()
@@ -151,8 +135,17 @@ class MemoryModel:
     def _y(self, dim: str) -> np.ndarray:
         return np.array([r.scores.get(dim, np.nan) for r in self.memory.records], dtype=float)
 
+    def _weights(self, dim: str, y: np.ndarray, allowed: np.ndarray) -> np.ndarray:
+        """Rater-agreement weights of the ``allowed`` rows (all 1 unless
+        ``JUDGE_LOCAL_WEIGHTS=agreement`` and every allowed exemplar has its rater spread)."""
+        if weighting() != "agreement":
+            return np.ones(len(y))
+        var = [r.score_variance(dim) for r in self.memory.records]
+        v = np.array([np.nan if x is None else x for x in var], dtype=float)
+        return agreement_weights(v, y, allowed & ~np.isnan(y))
+
     def _knn(
-        self, space: str, q: np.ndarray, y: np.ndarray, allowed: np.ndarray
+        self, space: str, q: np.ndarray, y: np.ndarray, allowed: np.ndarray, dim: str
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Softmax-weighted k-NN for a block of queries ``q`` (rows): predictions, and the
         indices and similarities of each query's neighbours (best first)."""
@@ -161,23 +154,25 @@ class MemoryModel:
         k = int(min(self.k, allowed.sum()))
         top = np.argsort(-sims, axis=1)[:, :k]
         st = np.take_along_axis(sims, top, axis=1)
-        w = np.exp((st - st[:, :1]) / TEMPERATURE)
+        w = np.exp((st - st[:, :1]) / TEMPERATURE) * self._weights(dim, y, allowed)[top]
         w /= w.sum(1, keepdims=True)
         return (w * y[top]).sum(1), top, st
 
-    def _ridge(self, z: np.ndarray, y: np.ndarray, allowed: np.ndarray) -> np.ndarray:
-        """Ridge regression on the standardised features; the penalty is picked by
-        leave-one-out (generalised) cross-validation on the allowed rows alone."""
+    def _ridge(
+        self, x: np.ndarray, z: np.ndarray, y: np.ndarray, w: np.ndarray, allowed: np.ndarray
+    ) -> np.ndarray:
+        """Ridge regression of ``y`` on the standardised rows ``x`` (weights ``w``); the
+        penalty is picked by leave-one-out (generalised) cross-validation on the allowed rows
+        alone."""
         from sklearn.linear_model import RidgeCV
 
-        assert self._features is not None
-        key = (allowed.tobytes(), np.nan_to_num(y[allowed]).tobytes())
+        key = (x.shape[1], allowed.tobytes(), np.nan_to_num(y[allowed]).tobytes(), w.tobytes())
         with self._lock:
             fit = self._ridge_cache.get(key)
         if fit is None:
             n = int(allowed.sum())
             fit = RidgeCV(alphas=n * np.logspace(-2, 3, 11))
-            fit.fit(self._features[allowed], y[allowed])
+            fit.fit(x[allowed], y[allowed], sample_weight=w[allowed])
             with self._lock:
                 if len(self._ridge_cache) > 512:
                     self._ridge_cache.clear()
@@ -199,26 +194,44 @@ class MemoryModel:
                 self._proto_cache[key] = clf
         return clf
 
-    def _proto(self, z: np.ndarray, y: np.ndarray, allowed: np.ndarray) -> np.ndarray:
+    def _proto(
+        self, z: np.ndarray, y: np.ndarray, w: np.ndarray, allowed: np.ndarray
+    ) -> np.ndarray:
         assert self.classes is not None
         z = np.atleast_2d(z)
         if len(np.unique(self.classes[allowed])) < 2:
-            return np.full(len(z), float(np.nanmean(y[allowed])))
+            return np.full(len(z), float(np.average(y[allowed], weights=w[allowed])))
         clf = self._prototype(allowed)
-        means = np.array([y[allowed & (self.classes == c)].mean() for c in clf.classes_])
+        rows = [allowed & (self.classes == c) for c in clf.classes_]
+        means = np.array([np.average(y[r], weights=w[r]) for r in rows])
         return clf.predict_proba(z) @ means
 
-    def _member(self, space: str, q: np.ndarray, y: np.ndarray, allowed: np.ndarray) -> np.ndarray:
+    def _member(
+        self, space: str, q: np.ndarray, y: np.ndarray, allowed: np.ndarray, dim: str
+    ) -> np.ndarray:
+        w = self._weights(dim, y, allowed)
         if space == "quality":
-            return self._ridge(q, y, allowed)
+            assert self._features is not None
+            return self._ridge(self._features, q, y, w, allowed)
+        if space == "camera":
+            assert self._camera is not None
+            return self._ridge(self._camera, q, y, w, allowed)
         if space == "prototype":
-            return self._proto(q, y, allowed)
-        return self._knn(space, q, y, allowed)[0]
+            return self._proto(q, y, w, allowed)
+        if space in RANKED:
+            assert self._features is not None
+            col = self._features[:, RANKED[space]]
+            return rank_predict(col[allowed], y[allowed], w[allowed], np.atleast_2d(q)[:, 0])
+        return self._knn(space, q, y, allowed, dim)[0]
 
     def _row_query(self, space: str, rows: np.ndarray) -> np.ndarray:
-        if space in ("quality", "prototype"):
+        if space in FEATURE_MEMBERS:
             assert self._features is not None
-            return self._features[rows]
+            x = self._features[rows]
+            return x[..., [RANKED[space]]] if space in RANKED else x
+        if space == "camera":
+            assert self._camera is not None
+            return self._camera[rows]
         return self.spaces[space][rows]
 
     # -- nested selection -------------------------------------------------------------------
@@ -226,7 +239,7 @@ class MemoryModel:
         """Per dimension, the predictor chosen and fitted on the exemplars not in
         ``exclude`` (cached in memory and under ``JUDGE_CACHE_DIR``)."""
         excluded = set(exclude) & set(self.ids)
-        key = f"{strategy()}-{exclusion_key(excluded)}"
+        key = f"{config_key()}-{exclusion_key(excluded)}"
         with self._lock:
             if key in self._choices:
                 return self._choices[key]
@@ -237,7 +250,10 @@ class MemoryModel:
                     return self._choices[key]
             path = cache_path(cache_dir(), self.memory.manifest.checksum, key)
             got = load_choices(shipped(self.memory, path))
-            if got is None or set(got) != set(self.memory.manifest.dimensions):
+            stale = got is not None and any(
+                s not in self.members for c in got.values() if c.usable for s in c.spaces
+            )
+            if got is None or stale or set(got) != set(self.memory.manifest.dimensions):
                 train = np.array([i not in excluded for i in self.ids])
                 got = {dim: self._select(dim, train) for dim in self.memory.manifest.dimensions}
                 save_choices(path, got)
@@ -252,10 +268,10 @@ class MemoryModel:
             return no_choice(int(rows.sum()))
 
         def member(space: str, allowed: np.ndarray, q: np.ndarray) -> np.ndarray:
-            return self._member(space, self._row_query(space, q), y, allowed)
+            return self._member(space, self._row_query(space, q), y, allowed, dim)
 
         oof = member_oof(member, self.members, self.groups, rows)
-        return STRATEGIES[strategy()](oof, y, rows)
+        return STRATEGIES[strategy()](oof, y, rows, self._weights(dim, y, rows))
 
     # -- queries ----------------------------------------------------------------------------
     def query_vectors(
@@ -268,9 +284,11 @@ class MemoryModel:
         if self._features is not None and image is not None and self.feature_stats is not None:
             mu, sd = self.feature_stats
             z = (image_features(image) - mu) / sd
-            q["quality"] = z
-            if self.classes is not None:
-                q["prototype"] = z
+            q["quality"] = q["prototype"] = z
+            for name, col in RANKED.items():
+                q[name] = z[[col]]
+        if self._camera is not None and image is not None and self.camera_stats is not None:
+            q["camera"] = (camera_features(image) - self.camera_stats[0]) / self.camera_stats[1]
         if "prompt" in self.spaces and prompt and self.text_encoder is not None:
             q["prompt"] = self.text_encoder.encode([prompt], role="query")[0]
         return q
@@ -291,12 +309,12 @@ class MemoryModel:
             choice = choices[dim]
             if not choice.usable or not all(s in query for s in choice.spaces) or not allowed.any():
                 continue
-            preds = [float(self._member(s, query[s], y, allowed)[0]) for s in choice.spaces]
+            preds = [float(self._member(s, query[s], y, allowed, dim)[0]) for s in choice.spaces]
             space = next((s for s in choice.spaces if s in self.spaces), None)
             space = space or next((s for s in self.spaces if s in query), None)
             neighbours: list[tuple[str, float]] = []
             if space is not None:
-                _, top, sims = self._knn(space, query[space], y, allowed)
+                _, top, sims = self._knn(space, query[space], y, allowed, dim)
                 neighbours = [
                     (self.ids[t], float(v)) for t, v in zip(top[0][:3], sims[0][:3], strict=True)
                 ]

@@ -33,7 +33,7 @@ import numpy as np
 from scipy.stats import spearmanr
 
 log = logging.getLogger("judge.local")
-SELECTION_VERSION = "s3"  # bump whenever selection or members change: it keys on-disk caches
+SELECTION_VERSION = "s4"  # bump whenever selection or members change: it keys on-disk caches
 MIN_ROWS = 5
 
 #: a member predictor: (space, training mask, query rows) -> one prediction per query row
@@ -83,6 +83,9 @@ LABELS = {
     "prompt": "k-NN on the exemplars' prompts",
     "quality": "ridge regression on image-quality features (incl. BRISQUE, NIQE)",
     "prototype": "generator-look classifier",
+    "brisque": "BRISQUE rank",
+    "niqe": "NIQE rank",
+    "camera": "ridge regression on camera statistics (sensor noise, JPEG grid)",
 }
 
 
@@ -109,8 +112,12 @@ def member_oof(
     return out
 
 
-def select(oof: dict[str, np.ndarray], y: np.ndarray, rows: np.ndarray) -> Choice:
-    """Keep the best of: each member alone, the mean of all members (inner Spearman ρ)."""
+def select(
+    oof: dict[str, np.ndarray], y: np.ndarray, rows: np.ndarray, w: np.ndarray | None = None
+) -> Choice:
+    """Keep the best of: each member alone, the mean of all members (inner Spearman ρ); the
+    map to the score scale is fitted with the row weights ``w`` (default: equal)."""
+    w = np.ones(len(y)) if w is None else w
     spaces = list(oof)
     stats = {}
     for s in spaces:
@@ -133,9 +140,9 @@ def select(oof: dict[str, np.ndarray], y: np.ndarray, rows: np.ndarray) -> Choic
         return no_choice(int(rows.sum()))
     rho, combo, pred = best
     ok = rows & ~np.isnan(pred)
-    slope, intercept = np.polyfit(pred[ok], y[ok], 1)
+    slope, intercept = np.polyfit(pred[ok], y[ok], 1, w=np.sqrt(w[ok]))
     if slope <= 0:  # never invert a ranking: a flat map says "no signal"
-        slope, intercept = 0.0, float(y[ok].mean())
+        slope, intercept = 0.0, float(np.average(y[ok], weights=w[ok]))
     resid = y[ok] - (intercept + slope * pred[ok])
     return Choice(
         combo,
@@ -149,12 +156,16 @@ def select(oof: dict[str, np.ndarray], y: np.ndarray, rows: np.ndarray) -> Choic
     )
 
 
-def stack(oof: dict[str, np.ndarray], y: np.ndarray, rows: np.ndarray) -> Choice:
+def stack(
+    oof: dict[str, np.ndarray], y: np.ndarray, rows: np.ndarray, w: np.ndarray | None = None
+) -> Choice:
     """Non-negative least squares of the label on the members' standardised out-of-group
-    predictions: each member gets a weight ≥ 0 (0 drops it), and weak members get small
-    weights, so a weak signal stays near the training mean."""
+    predictions, rows weighted by ``w`` (default: equal): each member gets a weight ≥ 0
+    (0 drops it), and weak members get small weights, so a weak signal stays near the
+    training mean."""
     from scipy.optimize import nnls
 
+    w = np.ones(len(y)) if w is None else w
     spaces = [s for s in oof if np.isfinite(oof[s][rows]).sum() >= MIN_ROWS]
     ok = rows.copy()
     for s in spaces:
@@ -166,12 +177,13 @@ def stack(oof: dict[str, np.ndarray], y: np.ndarray, rows: np.ndarray) -> Choice
     z = np.column_stack(
         [(oof[s][ok] - c) / sc for s, c, sc in zip(spaces, centre, scale, strict=True)]
     )
-    ybar = float(y[ok].mean())
-    w, _ = nnls(z, y[ok] - ybar)
-    keep = [i for i, v in enumerate(w) if v > 1e-9]
+    ybar = float(np.average(y[ok], weights=w[ok]))
+    root = np.sqrt(w[ok])
+    coef, _ = nnls(z * root[:, None], (y[ok] - ybar) * root)
+    keep = [i for i, v in enumerate(coef) if v > 1e-9]
     if not keep:
         return no_choice(int(ok.sum()))
-    pred = z[:, keep] @ w[keep]
+    pred = z[:, keep] @ coef[keep]
     rho = float(spearmanr(pred, y[ok])[0]) if np.std(pred) > 0 else float("nan")
     if not np.isfinite(rho):
         return no_choice(int(ok.sum()))
@@ -179,13 +191,13 @@ def stack(oof: dict[str, np.ndarray], y: np.ndarray, rows: np.ndarray) -> Choice
     return Choice(
         tuple(spaces[i] for i in keep),
         ybar,
-        float(w[keep].sum()),
+        float(coef[keep].sum()),
         round(rho, 4),
         int(ok.sum()),
         tuple(centre[i] for i in keep),
         tuple(scale[i] for i in keep),
         round(float(np.sqrt(np.mean(resid**2))), 4),
-        tuple(float(w[i]) for i in keep),
+        tuple(float(coef[i]) for i in keep),
     )
 
 
