@@ -13,17 +13,10 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import os
 import weakref
 from functools import lru_cache
 from typing import Any, Protocol, TypeVar
 
-os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
-# litellm otherwise fetches Anthropic's beta-header table from GitHub on the first Claude call
-# (a network round trip, and a stall where there is no internet); its bundled copy is used.
-os.environ.setdefault("LITELLM_LOCAL_ANTHROPIC_BETA_HEADERS", "True")
-
-import litellm
 from pydantic import BaseModel
 
 from judge.config import JudgeSettings
@@ -45,8 +38,8 @@ from skills.types import ModelCallError
 
 T = TypeVar("T", bound=BaseModel)
 log = logging.getLogger("judge.llm")
-# litellm's process-wide switches (quiet errors; prompts and images out of its logging)
-litellm_settings.apply()
+# litellm is imported on first need, with the judge's switches (quiet errors; prompts and
+# images out of its logging): the warm-up does it on its thread before the first call
 
 
 def reask_message(err: ReplyError) -> str:
@@ -83,7 +76,7 @@ def _cost(model: str, resp: Any) -> float:
     if model in _UNPRICED:
         return 0.0
     try:
-        return float(litellm.completion_cost(completion_response=resp) or 0.0)
+        return float(litellm_settings.load().completion_cost(completion_response=resp) or 0.0)
     except Exception:  # litellm raises for models missing from its price map
         _UNPRICED.add(model)
         return 0.0
@@ -178,7 +171,7 @@ class LLMGateway:
             try:
                 async with self._semaphore():
                     resp = await asyncio.wait_for(
-                        litellm.acompletion(
+                        litellm_settings.load().acompletion(
                             model=model,
                             messages=messages,
                             response_format=fmt,

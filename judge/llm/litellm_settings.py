@@ -15,9 +15,12 @@ pricing, error classes); only the HTTP client differs, and the SDK's per-call re
 building (about half of a call's CPU) is skipped. A value already in the environment wins:
 ``EXPERIMENTAL_OPENAI_BASE_LLM_HTTP_HANDLER=false`` keeps the OpenAI SDK client.
 
+litellm itself is imported on first need (:func:`load`): a run on the local backend, which
+calls no model, never pays its import (seconds of CPU). :mod:`judge.llm.warmup` loads it on
+its background thread before the first call, so the import never runs on the event loop.
+
 Example:
-    >>> import litellm
-    >>> apply()
+    >>> litellm = load()
     >>> litellm.suppress_debug_info
     True
 """
@@ -27,9 +30,9 @@ from __future__ import annotations
 import contextlib
 import os
 from collections.abc import Iterator, Mapping
+from functools import lru_cache
+from types import ModuleType
 from typing import Any
-
-import litellm
 
 #: litellm's switch for the OpenAI route's HTTP client (read from the environment per call)
 OPENAI_HTTP_HANDLER = "EXPERIMENTAL_OPENAI_BASE_LLM_HTTP_HANDLER"
@@ -60,13 +63,27 @@ def _is_env(name: str) -> bool:
     return name.isupper()
 
 
+@lru_cache(maxsize=1)
+def load() -> ModuleType:
+    """litellm, imported once per process with the judge's switches (:data:`TUNED`) applied."""
+    # litellm otherwise fetches its price map and Anthropic's beta-header table from GitHub
+    # (a network round trip, and a stall where there is no internet); bundled copies are used
+    os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+    os.environ.setdefault("LITELLM_LOCAL_ANTHROPIC_BETA_HEADERS", "True")
+    import litellm
+
+    apply(module=litellm)
+    return litellm
+
+
 def _current(name: str) -> Any:
-    return os.environ.get(name) if _is_env(name) else getattr(litellm, name)
+    return os.environ.get(name) if _is_env(name) else getattr(load(), name)
 
 
-def apply(values: Mapping[str, Any] = TUNED) -> None:
+def apply(values: Mapping[str, Any] = TUNED, module: ModuleType | None = None) -> None:
     """Set ``litellm.<name> = value`` (an upper-case name: the environment variable) for each
     entry (default: :data:`TUNED`)."""
+    litellm = module or load()
     for name, value in values.items():
         if _is_env(name):
             if value is None:

@@ -25,20 +25,27 @@ import random
 import socket
 import threading
 from collections.abc import Iterator
+from functools import lru_cache
 
-import litellm
+from judge.llm.litellm_settings import load
 
 log = logging.getLogger("judge.llm")
 
-TRANSIENT = (
-    litellm.RateLimitError,
-    litellm.InternalServerError,
-    litellm.ServiceUnavailableError,
-    litellm.BadGatewayError,
-    litellm.Timeout,
-    litellm.APIConnectionError,
-    asyncio.TimeoutError,
-)
+
+@lru_cache(maxsize=1)
+def transient_errors() -> tuple[type[BaseException], ...]:
+    """The error classes worth retrying (litellm's, loaded on first need)."""
+    litellm = load()
+    return (
+        litellm.RateLimitError,
+        litellm.InternalServerError,
+        litellm.ServiceUnavailableError,
+        litellm.BadGatewayError,
+        litellm.Timeout,
+        litellm.APIConnectionError,
+        asyncio.TimeoutError,
+    )
+
 
 #: what to check for each cause no retry can fix
 ADVICE = {
@@ -91,6 +98,7 @@ def fatal_cause(exc: BaseException) -> str | None:
     if cause:
         return cause
     status = getattr(exc, "status_code", None)
+    litellm = load()
     if isinstance(exc, litellm.AuthenticationError) or status == 401:
         return "authentication failed (HTTP 401)"
     if isinstance(exc, litellm.PermissionDeniedError) or status == 403:
@@ -106,7 +114,7 @@ def is_transient(exc: BaseException) -> bool:
     """True for 429, 5xx, timeouts and dropped connections, unless no retry can fix it."""
     if fatal_cause(exc) is not None:
         return False
-    if isinstance(exc, TRANSIENT):
+    if isinstance(exc, transient_errors()):
         return True
     status = getattr(exc, "status_code", None)
     return isinstance(status, int) and (status == 429 or status >= 500)
@@ -115,6 +123,7 @@ def is_transient(exc: BaseException) -> bool:
 def transient_cause(exc: BaseException, timeout_s: float | None = None) -> str:
     """A short name for a retried error: rate limited, server error, timeout, connection."""
     status = getattr(exc, "status_code", None)
+    litellm = load()
     if isinstance(exc, litellm.RateLimitError) or status == 429:
         return "rate limited (HTTP 429)"
     if isinstance(exc, litellm.Timeout | asyncio.TimeoutError):

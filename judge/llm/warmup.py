@@ -29,8 +29,7 @@ from collections.abc import Callable, Iterable
 from functools import lru_cache
 from typing import Any
 
-import litellm
-
+from judge.llm import litellm_settings
 from judge.llm.warm_stub import serve_canned_completion
 
 log = logging.getLogger("judge.llm")
@@ -81,7 +80,7 @@ _POOL = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix=
 def provider_of(model: str) -> str:
     """litellm's provider name for a model string (``"?"`` when it cannot tell)."""
     try:
-        return litellm.get_llm_provider(model)[1] or "?"
+        return litellm_settings.load().get_llm_provider(model)[1] or "?"
     except Exception:  # an unknown provider fails later, on the real call, with advice
         return "?"
 
@@ -110,7 +109,7 @@ def _warm(model: str, provider: str) -> None:
 
     async def call(base: str) -> None:
         with contextlib.suppress(Exception):  # a refused dry call is the expected outcome
-            await litellm.acompletion(
+            await litellm_settings.load().acompletion(
                 model=model,
                 messages=_MESSAGES,
                 response_format=_SCHEMA,
@@ -147,24 +146,31 @@ class OncePerProvider:
         self._warm = warm
         self._label = label
         self._lock = threading.Lock()
-        self._futures: dict[str, concurrent.futures.Future[None]] = {}
+        self._futures: dict[str, concurrent.futures.Future[None]] = {}  # by model
+        self._providers: set[str] = set()  # warmed (or being warmed) on the warm-up thread
         self._ready: set[str] = set()  # models known warm: the callers' fast path
 
-    def _run(self, model: str, provider: str) -> None:
+    def _run(self, model: str) -> None:
+        """On the warm-up thread (one worker: runs one at a time): litellm is imported here,
+        then each provider is warmed once."""
         try:
+            provider = provider_of(model)
+            if provider in self._providers:
+                return
+            self._providers.add(provider)
             self._warm(model, provider)
         except Exception as exc:  # warming is an optimisation, never a failure
             log.debug("%s of %s failed: %s", self._label, model, exc)
 
     def start(self, models: Iterable[str]) -> list[concurrent.futures.Future[None]]:
-        """Begin warming each model's provider (once per provider); never blocks."""
+        """Begin warming each model's provider (once per provider); never blocks, imports
+        nothing on the caller's thread."""
         futures = []
         with self._lock:
             for model in models:
-                provider = provider_of(model)
-                fut = self._futures.get(provider)
+                fut = self._futures.get(model)
                 if fut is None:
-                    fut = self._futures[provider] = _POOL.submit(self._run, model, provider)
+                    fut = self._futures[model] = _POOL.submit(self._run, model)
                 futures.append(fut)
         return futures
 

@@ -98,3 +98,45 @@ def test_engine_warm_up_builds_the_answer_schemas_before_any_request(make_judge)
     for schema in schemas:
         response_format(schema)
     assert response_format.cache_info().misses == misses  # every one already built
+
+
+async def test_warm_up_runs_once_per_provider_and_starts_without_work_on_the_caller() -> None:
+    """``start`` only queues (litellm and the provider look-up run on the warm-up thread);
+    two models of one provider are warmed once, another provider once more."""
+    import threading
+
+    seen: list[tuple[str, str, str]] = []
+
+    def record(model: str, provider: str) -> None:
+        seen.append((model, provider, threading.current_thread().name))
+
+    once = warmup.OncePerProvider(record, "test warm-up")
+    models = ["openai/a", "openai/b", "anthropic/claude-x", "openai/a"]
+    futures = once.start(models)
+    assert len(futures) == 4 and futures[0] is futures[3]
+    await once.ready(models)
+    assert [(m, p) for m, p, _ in seen] == [
+        ("openai/a", "openai"),
+        ("anthropic/claude-x", "anthropic"),
+    ]
+    assert all(name.startswith("judge-warmup") for _, _, name in seen)
+
+
+def test_a_local_score_never_imports_litellm(tmp_path) -> None:
+    """The local backend calls no model: a whole ``judge score`` leaves litellm unimported
+    (its import costs seconds of CPU)."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    repo = Path(__file__).resolve().parents[2]
+    code = (
+        "import sys; from judge.cli.main import main; "
+        "rc = main(['score', 'examples/co_106/submission.json', '--compact']); "
+        "print('LITELLM', 'litellm' in sys.modules, rc, file=sys.stderr)"
+    )
+    env = {k: v for k, v in __import__("os").environ.items() if not k.startswith("JUDGE_")}
+    proc = subprocess.run(
+        [sys.executable, "-c", code], cwd=repo, env=env, capture_output=True, text=True
+    )
+    assert "LITELLM False 0" in proc.stderr, proc.stderr[-2000:]

@@ -27,7 +27,6 @@ import statistics
 import sys
 import time
 from collections.abc import Sequence
-from pathlib import Path
 from typing import Any
 
 from judge.config import JudgeSettings
@@ -37,19 +36,6 @@ from judge.llm.images.spec import BackendSpec
 
 PROMPT = "three blue spheres on a red table, a sign that reads OPEN, soft morning light"
 TARGET_MS = 20.0
-
-
-def add_arguments(p: argparse.ArgumentParser) -> None:
-    """The benchmark's options (shared by ``judge t2i-bench`` and ``python -m``)."""
-    p.add_argument("--sizes", default="256x256,512x512", help="renderer sizes, comma list")
-    p.add_argument("--repeats", type=int, default=30, help="renderer images per size")
-    p.add_argument("--latency", type=float, default=0.2, help="fake provider seconds per call")
-    p.add_argument("--prompts", type=int, default=8, help="concurrent generations (litellm)")
-    p.add_argument("--images", type=int, default=4, help="images per generation")
-    p.add_argument("--size", default="256x256", help="image size asked of the fake")
-    p.add_argument("--concurrency", type=int, default=4, help="the backend's concurrency cap")
-    p.add_argument("--skip-litellm", action="store_true", help="only time the renderer")
-    p.add_argument("--out", type=Path, help="also write the JSON report here")
 
 
 def bench_builtin(sizes: list[tuple[int, int]], repeats: int) -> dict[str, Any]:
@@ -151,6 +137,8 @@ def cli(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="python -m judge.llm.images.bench", description=__doc__.split("\n\n")[0]
     )
+    from judge.cli.t2i_bench_cmd import add_arguments
+
     add_arguments(parser)
     return main(parser.parse_args(argv))
 
