@@ -2,11 +2,11 @@
 
 Every judge model call goes through ``litellm.acompletion``; its fixed CPU per call (request
 set-up, logging objects, redaction, pricing) is paid hundreds of times per study, all on one
-event loop. :data:`TUNED` lists the switches the judge applies when :mod:`judge.llm.gateway` is
-imported: public ``litellm`` module settings (lower-case names) and environment variables that
-litellm reads on every call (upper-case names); :func:`apply` sets them and :func:`applied`
-swaps a set in and out (the per-call benchmark compares litellm's defaults with the judge's
-settings this way).
+event loop. :data:`TUNED` lists the switches the judge applies when litellm is first
+loaded (:func:`load`): public ``litellm`` module settings (lower-case names) and environment
+variables that litellm reads on every call (upper-case names); :func:`apply` sets them and
+:func:`applied` swaps a set in and out (the per-call benchmark compares litellm's defaults
+with the judge's settings this way).
 
 ``EXPERIMENTAL_OPENAI_BASE_LLM_HTTP_HANDLER``: litellm sends ``openai/...`` calls through its
 own HTTP handler instead of the OpenAI SDK client. The request and the reply go through the
