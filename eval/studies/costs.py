@@ -12,11 +12,10 @@ from __future__ import annotations
 
 from typing import Any
 
-import litellm
-
 from eval.studies.config import StudyConfig, cfg_settings
 from eval.studies.journal import Journal
 from eval.studies.prompters.conditions import load_condition
+from judge.llm.litellm_settings import load as load_litellm
 from judge.modes.score.planning import plan_work
 from skills.registry import default_registry
 
@@ -30,7 +29,7 @@ PROMPTER_REPLY_TOKENS = {True: 500, False: 150}
 def token_cost(model: str, prompt_tokens: int, completion_tokens: int) -> float | None:
     """USD for one chat call, or ``None`` when the price map has no entry."""
     try:
-        p, c = litellm.cost_per_token(
+        p, c = load_litellm().cost_per_token(
             model=model, prompt_tokens=prompt_tokens, completion_tokens=completion_tokens
         )
     except Exception:  # litellm raises a bare Exception for unknown models
@@ -47,7 +46,7 @@ def image_cost(model: str, n: int, size: str | None) -> float | None:
     for name, prov in ((model, None), (bare, provider)) if bare else ((model, None),):
         try:
             return float(
-                litellm.cost_calculator.default_image_cost_calculator(
+                load_litellm().cost_calculator.default_image_cost_calculator(
                     model=name, custom_llm_provider=prov, n=n, size=size
                 )
             )

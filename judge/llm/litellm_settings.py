@@ -66,11 +66,7 @@ def _is_env(name: str) -> bool:
 @lru_cache(maxsize=1)
 def load() -> ModuleType:
     """litellm, imported once per process with the judge's switches (:data:`TUNED`) applied."""
-    # litellm otherwise fetches its price map and Anthropic's beta-header table from GitHub
-    # (a network round trip, and a stall where there is no internet); bundled copies are used
-    os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
-    os.environ.setdefault("LITELLM_LOCAL_ANTHROPIC_BETA_HEADERS", "True")
-    import litellm
+    import litellm  # the package ``judge.llm`` has set its offline defaults
 
     apply(module=litellm)
     return litellm

@@ -1,4 +1,5 @@
-"""The judge's litellm settings are applied on import and survive a benchmark's swap."""
+"""The judge's litellm settings are applied when litellm is first loaded and survive a
+benchmark's swap."""
 
 from __future__ import annotations
 
@@ -7,11 +8,12 @@ import os
 import litellm
 import pytest
 
-import judge.llm.gateway  # noqa: F401  (importing the gateway applies the settings)
 from judge.llm import call_bench, litellm_settings
 
+litellm_settings.load()  # what the warm-up thread does before a process's first model call
 
-def test_gateway_import_applies_the_judge_settings() -> None:
+
+def test_loading_litellm_applies_the_judge_settings() -> None:
     for name, value in litellm_settings.TUNED.items():
         current = os.environ.get(name) if name.isupper() else getattr(litellm, name)
         assert current == value, name
@@ -79,3 +81,24 @@ def test_call_bench_refuses_zero_calls() -> None:
     with pytest.raises(SystemExit) as exc:
         call_bench.main(["--calls", "0"])
     assert exc.value.code == 2
+
+
+def test_any_litellm_import_through_the_judge_is_offline_first() -> None:
+    """Whichever module of ``judge.llm`` imports litellm first (here the image path, before the
+    gateway), litellm's bundled price map is used, never a fetch from GitHub."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    env = {k: v for k, v in os.environ.items() if not k.startswith("LITELLM_LOCAL")}
+    code = (
+        "import os, judge.llm.images.pricing as p, litellm; "
+        "print(os.environ['LITELLM_LOCAL_MODEL_COST_MAP'], "
+        "os.environ['LITELLM_LOCAL_ANTHROPIC_BETA_HEADERS'], bool(litellm.model_cost))"
+    )
+    repo = Path(__file__).resolve().parents[2]
+    out = subprocess.run(
+        [sys.executable, "-c", code], cwd=repo, env=env, capture_output=True, text=True
+    )
+    assert out.stdout.split() == ["True", "True", "True"], out.stderr[-2000:]
