@@ -155,8 +155,12 @@ async def _load(store: ProbeStore, probe_id: str, key: str) -> dict[str, str]:
     return meta
 
 
+#: the options' defaults, for probes stored before an option existed
+_DEFAULTS = {k: f.default for k, f in ProbeParams.model_fields.items() if not f.is_required()}
+
+
 async def _status(store: ProbeStore, probe_id: str, meta: dict[str, str]) -> ProbeStatus:
-    params = json.loads(meta["params"])
+    params = {**_DEFAULTS, **json.loads(meta["params"])}
     snapshot = await store.tree(probe_id)
     tree = None
     if snapshot is not None:

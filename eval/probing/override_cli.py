@@ -75,8 +75,13 @@ def _read_json(path: Path, what: str) -> dict[str, Any]:
 
 
 def _stored_overrides(out: Path) -> dict[str, Any]:
-    path = out / "overrides.json"
-    return _read_json(path, "overrides") if path.exists() else {}
+    """The run's overrides as JSON, read (and validated) as a run reads them."""
+    from eval.probing.run_dir import read_overrides
+
+    try:
+        return {k: v.model_dump(mode="json") for k, v in read_overrides(out).items()}
+    except (OSError, UnicodeDecodeError, ValueError, AttributeError) as exc:
+        raise OverrideError(f"{out / 'overrides.json'} is not readable overrides ({exc})") from exc
 
 
 def _change(args: argparse.Namespace, tree: dict[str, Any]) -> tuple[str, dict[str, Any] | None]:
@@ -95,18 +100,6 @@ def _change(args: argparse.Namespace, tree: dict[str, Any]) -> tuple[str, dict[s
         problem = exc.errors()[0]
         raise OverrideError(f"--{problem['loc'][0]}: {problem['msg']}") from exc
     return key, ov.model_dump(mode="json")
-
-
-def _rewrite_finished_tree(out: Path, tree: dict[str, Any], overrides: dict[str, Any]) -> bool:
-    """A finished run's ``tree.json`` with the overrides applied; a running one applies them
-    itself at its next step."""
-    from eval.probing.engine import export_json
-    from eval.probing.run_dir import write_json
-
-    if tree.get("status") != "done":
-        return False
-    write_json(out / "tree.json", export_json(tree, overrides, tree.get("params") or {}))
-    return True
 
 
 def run_override_cli(args: argparse.Namespace) -> int:
@@ -130,10 +123,15 @@ def run_override_cli(args: argparse.Namespace) -> int:
                 del overrides[key]
             else:
                 overrides[key] = value
+            from eval.probing.engine import export_json
             from eval.probing.run_dir import write_json
 
             write_json(args.out / "overrides.json", overrides)
-            rewritten = _rewrite_finished_tree(args.out, tree, overrides)
+            # a finished run's tree is rewritten now; a running one applies them at its next step
+            rewritten = tree.get("status") == "done"
+            if rewritten:
+                params = tree.get("params") or {}
+                write_json(tree_path, export_json(tree, overrides, params))
     except OverrideError as exc:
         return _fail(str(exc))
     action = "cleared" if value is None else f"set to {args.verdict}"

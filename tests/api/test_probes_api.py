@@ -213,3 +213,23 @@ def test_probe_resumes_after_a_service_restart(tmp_path: Path, fakes) -> None:
     assert body["status"] == "done", body.get("error")
     assert len(walk(body["tree"]["root"])) == 3
     assert llm.calls > calls
+
+
+def test_a_probe_stored_before_an_option_existed_reads_with_its_default(
+    client: httpx.Client, service: LiveService
+) -> None:
+    import json
+
+    import redis
+
+    body = {"topic": "t", "backend": "refuser", "depth": 1, "inputs": 1, "images": 1}
+    probe_id = client.post("/v1/probes", json=body).json()["id"]
+    wait_done(client, probe_id)
+    r = redis.Redis.from_url(service.redis_url)
+    (key,) = r.keys(f"*probe:{probe_id}:meta")
+    stored = json.loads(r.hget(key, "params"))
+    del stored["criterion"]  # as written by a service from before the option
+    r.hset(key, "params", json.dumps(stored))
+    assert client.get(f"/v1/probes/{probe_id}").json()["params"]["criterion"] == (
+        "alignment_defects"
+    )

@@ -125,6 +125,7 @@ async def test_warm_up_runs_once_per_provider_and_starts_without_work_on_the_cal
 def test_a_local_score_never_imports_litellm(tmp_path) -> None:
     """The local backend calls no model: a whole ``judge score`` leaves litellm unimported
     (its import costs seconds of CPU)."""
+    import os
     import subprocess
     import sys
     from pathlib import Path
@@ -135,7 +136,7 @@ def test_a_local_score_never_imports_litellm(tmp_path) -> None:
         "rc = main(['score', 'examples/co_106/submission.json', '--compact']); "
         "print('LITELLM', 'litellm' in sys.modules, rc, file=sys.stderr)"
     )
-    env = {k: v for k, v in __import__("os").environ.items() if not k.startswith("JUDGE_")}
+    env = {k: v for k, v in os.environ.items() if not k.startswith("JUDGE_")}
     proc = subprocess.run(
         [sys.executable, "-c", code], cwd=repo, env=env, capture_output=True, text=True
     )
