@@ -14,12 +14,15 @@ Members (each fitted on the allowed exemplars only):
 - opt-in ``brisque``, ``niqe``: each classic score alone, by its rank among the training exemplars
   (:mod:`skills.local.rank_member`);
 - opt-in ``camera``: ridge regression on weight-free camera statistics (sensor noise, colour-filter
-  and JPEG-grid traces, :mod:`skills.local.camera`).
+  and JPEG-grid traces, :mod:`skills.local.camera`);
+- ``sibling``: k-NN in the memory's own vectors fitted on the scores of the most closely related
+  other dimension of the memory (:mod:`skills.local.sibling`): a scale whose own labels teach
+  poorly borrows the ordering of one that teaches well.
 
 Exemplars whose raters disagreed (``score_sd``/``score_n``) pull every fit less
 (:mod:`skills.local.agreement`) when ``JUDGE_LOCAL_WEIGHTS=agreement``. The default members
-are ``memory``, ``prompt``, ``quality`` and ``prototype``; ``JUDGE_LOCAL_MEMBERS`` names
-others (:mod:`skills.local.settings`).
+are ``memory``, ``prompt``, ``quality``, ``prototype`` and ``sibling``; ``JUDGE_LOCAL_MEMBERS``
+names others (:mod:`skills.local.settings`).
 
 A k-NN prediction is the softmax(similarity / T)-weighted mean of the k nearest exemplars'
 scores. Which member (or the mean of all) is used, and its map back to 1–5, are chosen by
@@ -66,6 +69,7 @@ from skills.local.selection import (
     stack,
 )
 from skills.local.settings import config_key, member_filter, strategy, weighting
+from skills.local.sibling import sibling_of
 
 STRATEGIES = {"stack": stack, "best": select}
 RANKED = {"brisque": FEATURE_NAMES.index("brisque"), "niqe": FEATURE_NAMES.index("niqe")}
@@ -114,6 +118,8 @@ class MemoryModel:
                 self.classes = labels
         allowed = member_filter()
         self.members = [s for s in self.spaces if s in allowed]
+        if "sibling" in allowed and len(memory.manifest.dimensions) > 1:
+            self.members.append("sibling")
         if self._features is not None:
             self.members += [s for s in ("quality", *RANKED) if s in allowed]
             if self.classes is not None and "prototype" in allowed:
@@ -130,6 +136,7 @@ class MemoryModel:
         self._lock = threading.Lock()
         self._key_locks: dict[str, threading.Lock] = {}
         self._ridge_cache: dict[tuple[bytes, bytes], Any] = {}
+        self._sibling_cache: dict[tuple[str, bytes], str | None] = {}
 
     # -- members ----------------------------------------------------------------------------
     def _y(self, dim: str) -> np.ndarray:
@@ -206,9 +213,39 @@ class MemoryModel:
         means = np.array([np.average(y[r], weights=w[r]) for r in rows])
         return clf.predict_proba(z) @ means
 
+    def sibling(self, dim: str, allowed: np.ndarray) -> str | None:
+        """The dimension that stands in for ``dim`` when fitted on the ``allowed`` rows."""
+        key = (dim, allowed.tobytes())
+        with self._lock:
+            if key in self._sibling_cache:
+                return self._sibling_cache[key]
+        ys = {d: self._y(d) for d in self.memory.manifest.dimensions}
+        got = sibling_of(dim, ys, allowed)
+        with self._lock:
+            if len(self._sibling_cache) > 4096:
+                self._sibling_cache.clear()
+            self._sibling_cache[key] = got
+        return got
+
+    def _sibling_member(
+        self, q: np.ndarray, y: np.ndarray, allowed: np.ndarray, dim: str
+    ) -> np.ndarray:
+        """k-NN on the memory's vectors, fitted on the sibling's scores of the allowed rows
+        (the training mean of ``dim`` when no dimension qualifies)."""
+        sib = self.sibling(dim, allowed)
+        if sib is not None:
+            ys = self._y(sib)
+            rows = allowed & ~np.isnan(ys)
+            if rows.sum() >= 2:
+                return self._knn("memory", q, ys, rows, sib)[0]
+        w = self._weights(dim, y, allowed)
+        return np.full(len(np.atleast_2d(q)), float(np.average(y[allowed], weights=w[allowed])))
+
     def _member(
         self, space: str, q: np.ndarray, y: np.ndarray, allowed: np.ndarray, dim: str
     ) -> np.ndarray:
+        if space == "sibling":
+            return self._sibling_member(q, y, allowed, dim)
         w = self._weights(dim, y, allowed)
         if space == "quality":
             assert self._features is not None
@@ -232,7 +269,7 @@ class MemoryModel:
         if space == "camera":
             assert self._camera is not None
             return self._camera[rows]
-        return self.spaces[space][rows]
+        return self.spaces["memory" if space == "sibling" else space][rows]
 
     # -- nested selection -------------------------------------------------------------------
     def choices(self, exclude: Iterable[str] = ()) -> dict[str, Choice]:
@@ -280,7 +317,7 @@ class MemoryModel:
         """The query in every space this memory has."""
         q: dict[str, np.ndarray] = {}
         if memory_vector is not None:
-            q["memory"] = _unit(memory_vector.reshape(1, -1))[0]
+            q["memory"] = q["sibling"] = _unit(memory_vector.reshape(1, -1))[0]
         if self._features is not None and image is not None and self.feature_stats is not None:
             mu, sd = self.feature_stats
             z = (image_features(image) - mu) / sd

@@ -14,7 +14,7 @@ nested leave-one-prompt-out (see the README's measured table); the others are op
 
 Example:
     >>> config_key()  # with no switch set
-    '3a9e2a71-stack'
+    'b3722ce0-stack'
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ import hashlib
 import os
 
 STRATEGY_NAMES = ("stack", "best")
-DEFAULT_MEMBERS = ("memory", "prompt", "quality", "prototype")
+DEFAULT_MEMBERS = ("memory", "prompt", "quality", "prototype", "sibling")
 ALL_MEMBERS = (*DEFAULT_MEMBERS, "brisque", "niqe", "camera")
 WEIGHTINGS = ("equal", "agreement")
 

@@ -68,10 +68,11 @@ def memory(tmp_path: Path):
 
 
 def test_every_member_predicts_and_has_a_label(memory, monkeypatch):
-    assert MemoryModel(memory).members == [m for m in DEFAULT_MEMBERS if m != "prompt"]
+    one_scale = ("prompt", "sibling")  # no text encoder given; the memory has one dimension
+    assert MemoryModel(memory).members == [m for m in DEFAULT_MEMBERS if m not in one_scale]
     monkeypatch.setenv("JUDGE_LOCAL_MEMBERS", ",".join(ALL_MEMBERS))
     model = MemoryModel(memory)
-    assert set(model.members) == set(ALL_MEMBERS) - {"prompt"}  # no text encoder given
+    assert set(model.members) == set(ALL_MEMBERS) - set(one_scale)
     assert set(ALL_MEMBERS) <= set(LABELS)
     y = model._y("appeal")
     train = model.groups != "p0"
@@ -87,7 +88,7 @@ def test_member_switch_restricts_members_and_keys_the_cache(memory, monkeypatch)
     assert MemoryModel(memory).members == ["quality", "brisque"]
     assert predictor_mod.config_key() != default_key and default_key.endswith("-stack")
     assert set(MemoryModel(memory).choices()["appeal"].spaces) <= {"quality", "brisque"}
-    monkeypatch.setenv("JUDGE_LOCAL_MEMBERS", "prototype,quality,prompt,memory")
+    monkeypatch.setenv("JUDGE_LOCAL_MEMBERS", "prototype,sibling,quality,prompt,memory")
     assert predictor_mod.config_key() == default_key  # the defaults, in any order
     assert default.members != ["quality", "brisque"]
     monkeypatch.setenv("JUDGE_LOCAL_MEMBERS", "quality,pixels")

@@ -1,0 +1,113 @@
+"""The ``sibling`` member: a dimension learns from the scores of its most closely related
+dimension, chosen and fitted on training rows only."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from memory.store import MemoryStore
+from skills.local.predictor import MemoryModel
+from skills.local.sibling import MIN_SIBLING_RHO, sibling_of
+from tests.local.test_local_subjective import records
+
+
+@pytest.fixture(autouse=True)
+def _env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("JUDGE_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.delenv("JUDGE_LOCAL_MEMBERS", raising=False)
+    monkeypatch.delenv("JUDGE_LOCAL_WEIGHTS", raising=False)
+    monkeypatch.delenv("JUDGE_LOCAL_SELECTION", raising=False)
+
+
+def two_scale_memory(root: Path, realism: dict[str, float], flip_group: str | None = None):
+    """The family memory with a second scale ``realism`` (per record id); ``flip_group``
+    mirrors both scales of one prompt group."""
+    recs = []
+    for r in records(root / "src"):
+        scores = {"appeal": r.scores["appeal"], "realism": realism[r.id]}
+        if r.meta["prompt_id"] == flip_group:
+            scores = {k: 6 - v for k, v in scores.items()}
+        recs.append(r.model_copy(update={"scores": scores}))
+    return MemoryStore(root / "store").build("two", recs, base_dir=root / "src")
+
+
+def follows_appeal(rid: str) -> float:
+    """A realism scale ordered like appeal but compressed, with one odd item per family."""
+    family, p = rid.split("-")
+    base = {"crisp": 3.2, "flat": 2.6, "noisy": 2.0}[family]
+    return base + (0.9 if p == "3" else 0.0)
+
+
+def test_sibling_is_the_most_correlated_scale_on_training_rows_only():
+    y = np.array([1.0, 2, 3, 4, 5, 6, 7])
+    ys = {"a": y, "close": y + np.array([0, 0.1, 0, 0.1, 0, 0.1, 0]), "loose": y[::-1].copy()}
+    rows = np.ones(7, bool)
+    assert sibling_of("a", ys, rows) == "close"
+    assert sibling_of("loose", ys, rows) is None  # negative relation: never a stand-in
+    # the labels of rows outside the training mask are never read
+    rows[-1] = False
+    spoiled = {**ys, "close": ys["close"].copy()}
+    spoiled["close"][-1] = -100.0
+    assert sibling_of("a", spoiled, rows) == sibling_of("a", ys, rows) == "close"
+    # a weak relation does not qualify
+    weak = {"a": y, "b": np.array([2.0, 1, 4, 3, 7, 5, 6])[::-1]}
+    assert sibling_of("a", weak, np.ones(7, bool)) is None
+    assert 0 < MIN_SIBLING_RHO < 1
+    # too few shared rows (the other scale is mostly unrated) do not qualify either
+    sparse = {"a": y, "b": np.array([1.0, 2, np.nan, np.nan, np.nan, np.nan, np.nan])}
+    assert sibling_of("a", sparse, np.ones(7, bool)) is None
+
+
+def test_sibling_member_is_knn_on_the_related_scale(tmp_path: Path):
+    mem = two_scale_memory(tmp_path, {r.id: follows_appeal(r.id) for r in records(tmp_path / "r")})
+    model = MemoryModel(mem)
+    assert "sibling" in model.members
+    train = model.groups != "p0"
+    held = np.where(~train)[0]
+    assert model.sibling("realism", train) == "appeal"
+    got = model._member(
+        "sibling", model._row_query("sibling", held), model._y("realism"), train, "realism"
+    )
+    want = model._knn(
+        "memory", model._row_query("memory", held), model._y("appeal"), train, "appeal"
+    )[0]
+    assert np.allclose(got, want)
+    choice = model.choices()["realism"]
+    assert choice.usable
+    q = {s: model._row_query(s, held[:1])[0] for s in model.members}
+    assert 1 <= model.predict(q, ["realism"], set())["realism"][0] <= 5
+
+
+def test_no_qualifying_sibling_gives_the_training_mean(tmp_path: Path):
+    recs = records(tmp_path / "r")
+    opposite = {r.id: 6 - r.scores["appeal"] for r in recs}  # a negative relation never qualifies
+    model = MemoryModel(two_scale_memory(tmp_path, opposite))
+    train = model.groups != "p1"
+    assert model.sibling("realism", train) is None
+    y = model._y("realism")
+    held = np.where(~train)[0]
+    pred = model._member("sibling", model._row_query("sibling", held), y, train, "realism")
+    assert np.allclose(pred, y[train].mean())
+
+
+def test_a_one_scale_memory_has_no_sibling_member(tmp_path: Path):
+    mem = MemoryStore(tmp_path / "store").build(
+        "one", records(tmp_path / "src"), base_dir=tmp_path / "src"
+    )
+    assert "sibling" not in MemoryModel(mem).members
+
+
+def test_excluded_group_reaches_neither_the_sibling_nor_its_fit(tmp_path: Path):
+    realism = {r.id: follows_appeal(r.id) for r in records(tmp_path / "r")}
+    a = MemoryModel(two_scale_memory(tmp_path / "a", realism))
+    b = MemoryModel(two_scale_memory(tmp_path / "b", realism, flip_group="p0"))
+    banned = {r.id for r in a.memory.records if r.meta["prompt_id"] == "p0"}
+    assert a.choices(banned) == b.choices(banned)
+    assert a.choices() != b.choices()  # with every exemplar allowed the flip is seen
+    for i, r in enumerate(a.memory.records):
+        if r.id in banned:
+            q = {s: a._row_query(s, np.array([i]))[0] for s in a.members}
+            assert a.predict(q, ["realism"], banned) == b.predict(q, ["realism"], banned)
