@@ -359,6 +359,13 @@ class MemoryModel:
             out[dim] = (round(min(5.0, max(1.0, est)), 2), choice, neighbours)
         return out
 
+    def related_scale(self, dim: str, exclude: Iterable[str] = ()) -> str | None:
+        """The dimension the ``sibling`` member of ``dim`` learns from, with ``exclude`` left
+        out (None when no dimension qualifies)."""
+        banned = set(exclude)
+        allowed = np.array([i not in banned for i in self.ids]) & ~np.isnan(self._y(dim))
+        return self.sibling(dim, allowed)
+
     def why_not(self, dim: str, exclude: Iterable[str] = ()) -> str:
         """Why ``dim`` gets no estimate from this memory."""
         choice = self.choices(exclude).get(dim)

@@ -86,7 +86,7 @@ LABELS = {
     "brisque": "BRISQUE rank",
     "niqe": "NIQE rank",
     "camera": "ridge regression on camera statistics (sensor noise, JPEG grid)",
-    "sibling": "k-NN on the memory's embeddings fitted on the closest related scale",
+    "sibling": "k-NN on a related scale",
 }
 
 

@@ -44,11 +44,13 @@ def _estimate(mc: MemoryContext, dims: list[str], prompt: str) -> SkillOutput:
         cv = f"{choice.cv_spearman:.2f}" if choice.cv_spearman is not None else "n/a"
         err = f", typical error ±{choice.rmse:.2f}" if choice.rmse is not None else ""
         near = ", ".join(f"{i} ({s:.2f})" for i, s in neighbours)
+        related = model.related_scale(dim, mc.exclude) if "sibling" in choice.spaces else None
+        related_note = f" (related scale: {related})" if related else ""
         out.scores[dim] = ScoreValue(
             score=value,
             rationale=(
-                f"Local estimate, no judge model: {choice.label}, chosen and fitted on "
-                f"{choice.n} expert-scored exemplars of memory {mem.name!r} "
+                f"Local estimate, no judge model: {choice.label}{related_note}, chosen and "
+                f"fitted on {choice.n} expert-scored exemplars of memory {mem.name!r} "
                 f"(leave-one-group-out Spearman {cv}; confidence {choice.confidence:.2f}{err}; "
                 f"weak evidence pulls the estimate toward the memory mean). "
                 f"Nearest exemplars: {near}."

@@ -68,6 +68,7 @@ def test_sibling_member_is_knn_on_the_related_scale(tmp_path: Path):
     train = model.groups != "p0"
     held = np.where(~train)[0]
     assert model.sibling("realism", train) == "appeal"
+    assert model.related_scale("realism") == model.related_scale("realism", {"flat-0"}) == "appeal"
     got = model._member(
         "sibling", model._row_query("sibling", held), model._y("realism"), train, "realism"
     )
