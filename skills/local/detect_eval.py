@@ -59,7 +59,11 @@ def read_labels(path: Path) -> list[dict]:
 def _image_path(ref: str, base: Path, avt_dir: Path) -> Path:
     path = avt_dir / "images" / ref[4:] if ref.startswith("avt:") else base / ref
     if not path.is_file():
-        raise LabelError(f"image not found: {path} (for avt: images pass --avt-dir)")
+        raise LabelError(
+            f"image not found: {path} (for avt: images pass --avt-dir; the photos/ images of "
+            "the shipped photos.jsonl are built by "
+            "tests/local/fixtures/objects/photos/make_photos.py)"
+        )
     return path
 
 
