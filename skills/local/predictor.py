@@ -1,7 +1,7 @@
 """Scores from an exemplar memory without a judge model: a few member predictors, chosen
 per dimension by cross-validation on the exemplars a prediction may learn from.
 
-Members (each fitted on the allowed exemplars only):
+Members (each fitted on the allowed exemplars only; their code is :mod:`skills.local.members`):
 - ``memory``: k-NN in the memory's own vectors (image or prompt embeddings, cosine);
 - ``prompt``: k-NN in text embeddings of the exemplars' prompts (image memories whose
   exemplars carry the prompt they were generated from);
@@ -47,7 +47,6 @@ from typing import Any
 import numpy as np
 
 from memory.memory import Memory
-from skills.local.agreement import agreement_weights
 from skills.local.camera import camera_features
 from skills.local.feature_cache import (
     cache_dir,
@@ -55,8 +54,8 @@ from skills.local.feature_cache import (
     exemplar_features,
     shipped,
 )
-from skills.local.image_features import FEATURE_NAMES, image_features
-from skills.local.rank_member import rank_predict
+from skills.local.image_features import image_features
+from skills.local.members import RANKED, MemberPredictors, unit_rows
 from skills.local.selection import (
     Choice,
     cache_path,
@@ -68,26 +67,18 @@ from skills.local.selection import (
     select,
     stack,
 )
-from skills.local.settings import config_key, member_filter, strategy, weighting
-from skills.local.sibling import sibling_of
+from skills.local.settings import config_key, member_filter, strategy
 
 STRATEGIES = {"stack": stack, "best": select}
-RANKED = {"brisque": FEATURE_NAMES.index("brisque"), "niqe": FEATURE_NAMES.index("niqe")}
-FEATURE_MEMBERS = ("quality", "prototype", *RANKED)
 
 __all__ = ["Choice", "MemoryModel", "cache_dir", "exemplar_features", "memory_model"]
 
 log = logging.getLogger("judge.local")
 GROUP_KEYS = ("prompt_id", "task_id", "group")
 CLASS_KEYS = ("generator", "backend")
-TEMPERATURE = 0.05
 
 
-def _unit(m: np.ndarray) -> np.ndarray:
-    return m / np.maximum(np.linalg.norm(m, axis=1, keepdims=True), 1e-12)
-
-
-class MemoryModel:
+class MemoryModel(MemberPredictors):
     """Per-memory member predictors, and per-dimension choices for each set of excluded
     exemplars (made once per exclusion, kept in memory and on disk)."""
 
@@ -99,7 +90,7 @@ class MemoryModel:
             [next((str(r.meta[k]) for k in GROUP_KEYS if k in r.meta), r.id) for r in recs]
         )
         self.k = int(min(20, max(3, len(recs) // 4)))
-        self.spaces: dict[str, np.ndarray] = {"memory": _unit(np.asarray(memory.vectors))}
+        self.spaces: dict[str, np.ndarray] = {"memory": unit_rows(np.asarray(memory.vectors))}
         self.feature_stats: tuple[np.ndarray, np.ndarray] | None = None
         self.text_encoder = text_encoder
         self._features: np.ndarray | None = None
@@ -109,7 +100,7 @@ class MemoryModel:
             self.feature_stats = (mu, sd)
             self._features = (feats - mu) / sd  # labels play no part in this standardisation
             if text_encoder is not None and all(r.prompt for r in recs):
-                self.spaces["prompt"] = _unit(text_encoder.encode([r.prompt for r in recs]))
+                self.spaces["prompt"] = unit_rows(text_encoder.encode([r.prompt for r in recs]))
         self.classes: np.ndarray | None = None
         if self._features is not None:
             key = next((k for k in CLASS_KEYS if all(k in r.meta for r in recs)), None)
@@ -135,141 +126,8 @@ class MemoryModel:
         self._choices: dict[str, dict[str, Choice]] = {}
         self._lock = threading.Lock()
         self._key_locks: dict[str, threading.Lock] = {}
-        self._ridge_cache: dict[tuple[bytes, bytes], Any] = {}
+        self._ridge_cache: dict[tuple[Any, ...], Any] = {}
         self._sibling_cache: dict[tuple[str, bytes], str | None] = {}
-
-    # -- members ----------------------------------------------------------------------------
-    def _y(self, dim: str) -> np.ndarray:
-        return np.array([r.scores.get(dim, np.nan) for r in self.memory.records], dtype=float)
-
-    def _weights(self, dim: str, y: np.ndarray, allowed: np.ndarray) -> np.ndarray:
-        """Rater-agreement weights of the ``allowed`` rows (all 1 unless
-        ``JUDGE_LOCAL_WEIGHTS=agreement`` and every allowed exemplar has its rater spread)."""
-        if weighting() != "agreement":
-            return np.ones(len(y))
-        var = [r.score_variance(dim) for r in self.memory.records]
-        v = np.array([np.nan if x is None else x for x in var], dtype=float)
-        return agreement_weights(v, y, allowed & ~np.isnan(y))
-
-    def _knn(
-        self, space: str, q: np.ndarray, y: np.ndarray, allowed: np.ndarray, dim: str
-    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """Softmax-weighted k-NN for a block of queries ``q`` (rows): predictions, and the
-        indices and similarities of each query's neighbours (best first)."""
-        sims = np.atleast_2d(q) @ self.spaces[space].T
-        sims = np.where(allowed[None, :], sims, -np.inf)
-        k = int(min(self.k, allowed.sum()))
-        top = np.argsort(-sims, axis=1)[:, :k]
-        st = np.take_along_axis(sims, top, axis=1)
-        w = np.exp((st - st[:, :1]) / TEMPERATURE) * self._weights(dim, y, allowed)[top]
-        w /= w.sum(1, keepdims=True)
-        return (w * y[top]).sum(1), top, st
-
-    def _ridge(
-        self, x: np.ndarray, z: np.ndarray, y: np.ndarray, w: np.ndarray, allowed: np.ndarray
-    ) -> np.ndarray:
-        """Ridge regression of ``y`` on the standardised rows ``x`` (weights ``w``); the
-        penalty is picked by leave-one-out (generalised) cross-validation on the allowed rows
-        alone."""
-        from sklearn.linear_model import RidgeCV
-
-        key = (x.shape[1], allowed.tobytes(), np.nan_to_num(y[allowed]).tobytes(), w.tobytes())
-        with self._lock:
-            fit = self._ridge_cache.get(key)
-        if fit is None:
-            n = int(allowed.sum())
-            fit = RidgeCV(alphas=n * np.logspace(-2, 3, 11))
-            fit.fit(x[allowed], y[allowed], sample_weight=w[allowed])
-            with self._lock:
-                if len(self._ridge_cache) > 512:
-                    self._ridge_cache.clear()
-                self._ridge_cache[key] = fit
-        return fit.predict(np.atleast_2d(z))
-
-    def _prototype(self, train: np.ndarray) -> Any:
-        """A classifier of the exemplars' source model, fitted on the ``train`` rows."""
-        from sklearn.linear_model import LogisticRegression
-
-        key = frozenset(np.where(train)[0].tolist())
-        with self._lock:
-            clf = self._proto_cache.get(key)
-        if clf is None:
-            assert self._features is not None and self.classes is not None
-            clf = LogisticRegression(C=1.0, max_iter=3000)
-            clf.fit(self._features[train], self.classes[train])
-            with self._lock:
-                self._proto_cache[key] = clf
-        return clf
-
-    def _proto(
-        self, z: np.ndarray, y: np.ndarray, w: np.ndarray, allowed: np.ndarray
-    ) -> np.ndarray:
-        assert self.classes is not None
-        z = np.atleast_2d(z)
-        if len(np.unique(self.classes[allowed])) < 2:
-            return np.full(len(z), float(np.average(y[allowed], weights=w[allowed])))
-        clf = self._prototype(allowed)
-        rows = [allowed & (self.classes == c) for c in clf.classes_]
-        means = np.array([np.average(y[r], weights=w[r]) for r in rows])
-        return clf.predict_proba(z) @ means
-
-    def sibling(self, dim: str, allowed: np.ndarray) -> str | None:
-        """The dimension that stands in for ``dim`` when fitted on the ``allowed`` rows."""
-        key = (dim, allowed.tobytes())
-        with self._lock:
-            if key in self._sibling_cache:
-                return self._sibling_cache[key]
-        ys = {d: self._y(d) for d in self.memory.manifest.dimensions}
-        got = sibling_of(dim, ys, allowed)
-        with self._lock:
-            if len(self._sibling_cache) > 4096:
-                self._sibling_cache.clear()
-            self._sibling_cache[key] = got
-        return got
-
-    def _sibling_member(
-        self, q: np.ndarray, y: np.ndarray, allowed: np.ndarray, dim: str
-    ) -> np.ndarray:
-        """k-NN on the memory's vectors, fitted on the sibling's scores of the allowed rows
-        (the training mean of ``dim`` when no dimension qualifies)."""
-        sib = self.sibling(dim, allowed)
-        if sib is not None:
-            ys = self._y(sib)
-            rows = allowed & ~np.isnan(ys)
-            if rows.sum() >= 2:
-                return self._knn("memory", q, ys, rows, sib)[0]
-        w = self._weights(dim, y, allowed)
-        return np.full(len(np.atleast_2d(q)), float(np.average(y[allowed], weights=w[allowed])))
-
-    def _member(
-        self, space: str, q: np.ndarray, y: np.ndarray, allowed: np.ndarray, dim: str
-    ) -> np.ndarray:
-        if space == "sibling":
-            return self._sibling_member(q, y, allowed, dim)
-        w = self._weights(dim, y, allowed)
-        if space == "quality":
-            assert self._features is not None
-            return self._ridge(self._features, q, y, w, allowed)
-        if space == "camera":
-            assert self._camera is not None
-            return self._ridge(self._camera, q, y, w, allowed)
-        if space == "prototype":
-            return self._proto(q, y, w, allowed)
-        if space in RANKED:
-            assert self._features is not None
-            col = self._features[:, RANKED[space]]
-            return rank_predict(col[allowed], y[allowed], w[allowed], np.atleast_2d(q)[:, 0])
-        return self._knn(space, q, y, allowed, dim)[0]
-
-    def _row_query(self, space: str, rows: np.ndarray) -> np.ndarray:
-        if space in FEATURE_MEMBERS:
-            assert self._features is not None
-            x = self._features[rows]
-            return x[..., [RANKED[space]]] if space in RANKED else x
-        if space == "camera":
-            assert self._camera is not None
-            return self._camera[rows]
-        return self.spaces["memory" if space == "sibling" else space][rows]
 
     # -- nested selection -------------------------------------------------------------------
     def choices(self, exclude: Iterable[str] = ()) -> dict[str, Choice]:
@@ -317,7 +175,7 @@ class MemoryModel:
         """The query in every space this memory has."""
         q: dict[str, np.ndarray] = {}
         if memory_vector is not None:
-            q["memory"] = q["sibling"] = _unit(memory_vector.reshape(1, -1))[0]
+            q["memory"] = q["sibling"] = unit_rows(memory_vector.reshape(1, -1))[0]
         if self._features is not None and image is not None and self.feature_stats is not None:
             mu, sd = self.feature_stats
             z = (image_features(image) - mu) / sd
