@@ -43,6 +43,7 @@ class MemberPredictors:
 
     memory: Memory
     ids: list[str]
+    k: int
     spaces: dict[str, np.ndarray]
     classes: np.ndarray | None
     _features: np.ndarray | None
@@ -127,7 +128,13 @@ class MemberPredictors:
         return clf.predict_proba(z) @ means
 
     def sibling(self, dim: str, allowed: np.ndarray) -> str | None:
-        """The dimension that stands in for ``dim`` when fitted on the ``allowed`` rows."""
+        """The dimension that stands in for ``dim`` when fitted on the ``allowed`` rows
+        (:func:`skills.local.sibling.sibling_of` on those rows only; cached per mask).
+
+        Example::
+
+            model.sibling("realism", model.groups != "p01")   # e.g. 'quality'
+        """
         key = (dim, allowed.tobytes())
         with self._lock:
             if key in self._sibling_cache:

@@ -219,7 +219,12 @@ class MemoryModel(MemberPredictors):
 
     def related_scale(self, dim: str, exclude: Iterable[str] = ()) -> str | None:
         """The dimension the ``sibling`` member of ``dim`` learns from, with ``exclude`` left
-        out (None when no dimension qualifies)."""
+        out (None when no dimension qualifies).
+
+        Example::
+
+            memory_model(avt_image).related_scale("realism")   # 'quality'
+        """
         banned = set(exclude)
         allowed = np.array([i not in banned for i in self.ids]) & ~np.isnan(self._y(dim))
         return self.sibling(dim, allowed)

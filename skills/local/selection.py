@@ -75,7 +75,19 @@ class Choice:
     @property
     def label(self) -> str:
         """Human-readable, e.g. ``memory k-NN + quality ridge``."""
-        return " + ".join(LABELS.get(s, s) for s in self.spaces)
+        return self.describe()
+
+    def describe(self, notes: dict[str, str] | None = None) -> str:
+        """The label with a note after a member's name, e.g. which scale ``sibling`` used.
+
+        Example:
+            >>> Choice(("memory", "sibling"), 3.0, 1.0, 0.5, 9).describe({"sibling": "quality"})
+            "k-NN on the memory's embeddings + k-NN on a related scale (quality)"
+        """
+        notes = notes or {}
+        return " + ".join(
+            LABELS.get(s, s) + (f" ({notes[s]})" if s in notes else "") for s in self.spaces
+        )
 
 
 LABELS = {

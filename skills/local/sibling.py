@@ -30,6 +30,8 @@ from __future__ import annotations
 import numpy as np
 from scipy.stats import spearmanr
 
+# Neither number is part of any cache key: changing one changes the choices, so bump
+# skills.local.selection.SELECTION_VERSION with it (and re-derive shipped choices).
 #: the weakest training-row correlation at which another scale may stand in
 MIN_SIBLING_RHO = 0.5
 MIN_SHARED_ROWS = 5

@@ -45,11 +45,11 @@ def _estimate(mc: MemoryContext, dims: list[str], prompt: str) -> SkillOutput:
         err = f", typical error ±{choice.rmse:.2f}" if choice.rmse is not None else ""
         near = ", ".join(f"{i} ({s:.2f})" for i, s in neighbours)
         related = model.related_scale(dim, mc.exclude) if "sibling" in choice.spaces else None
-        related_note = f" (related scale: {related})" if related else ""
+        label = choice.describe({"sibling": related} if related else None)
         out.scores[dim] = ScoreValue(
             score=value,
             rationale=(
-                f"Local estimate, no judge model: {choice.label}{related_note}, chosen and "
+                f"Local estimate, no judge model: {label}, chosen and "
                 f"fitted on {choice.n} expert-scored exemplars of memory {mem.name!r} "
                 f"(leave-one-group-out Spearman {cv}; confidence {choice.confidence:.2f}{err}; "
                 f"weak evidence pulls the estimate toward the memory mean). "

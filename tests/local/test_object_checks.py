@@ -287,7 +287,7 @@ def test_real_photo_set_decides_with_high_precision(tmp_path, capsys):
         [sys.executable, str(script), str(out)], capture_output=True, text=True, timeout=120
     )
     assert done.returncode == 0, done.stderr[-2000:]
-    built = [Path(line) for line in done.stdout.split()]
+    built = [Path(line) for line in done.stdout.splitlines()]
     assert len(built) == 13 and all(p.parent == out and p.stat().st_size > 10_000 for p in built)
     labels = tmp_path / "photos.jsonl"
     shutil.copy(OBJECTS / "photos.jsonl", labels)

@@ -7,6 +7,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from PIL import Image
+from scipy.stats import spearmanr
 
 from memory.store import MemoryStore
 from skills.local.predictor import MemoryModel
@@ -52,10 +54,15 @@ def test_sibling_is_the_most_correlated_scale_on_training_rows_only():
     spoiled = {**ys, "close": ys["close"].copy()}
     spoiled["close"][-1] = -100.0
     assert sibling_of("a", spoiled, rows) == sibling_of("a", ys, rows) == "close"
-    # a weak relation does not qualify
-    weak = {"a": y, "b": np.array([2.0, 1, 4, 3, 7, 5, 6])[::-1]}
+    # a weak positive relation does not qualify
+    weak = {"a": y, "b": np.array([5.0, 1, 7, 2, 3, 6, 4])}
+    assert 0 < spearmanr(weak["a"], weak["b"])[0] < MIN_SIBLING_RHO
     assert sibling_of("a", weak, np.ones(7, bool)) is None
-    assert 0 < MIN_SIBLING_RHO < 1
+    # of two qualifying scales the closer one wins, whatever their names
+    fair, close = np.array([2.0, 1, 3, 5, 4, 7, 6]), np.array([1.0, 2, 3, 4, 5, 7, 6])
+    assert MIN_SIBLING_RHO <= spearmanr(y, fair)[0] < spearmanr(y, close)[0]
+    assert sibling_of("a", {"a": y, "b": close, "c": fair}, np.ones(7, bool)) == "b"
+    assert sibling_of("a", {"a": y, "b": fair, "c": close}, np.ones(7, bool)) == "c"
     # too few shared rows (the other scale is mostly unrated) do not qualify either
     sparse = {"a": y, "b": np.array([1.0, 2, np.nan, np.nan, np.nan, np.nan, np.nan])}
     assert sibling_of("a", sparse, np.ones(7, bool)) is None
@@ -68,7 +75,6 @@ def test_sibling_member_is_knn_on_the_related_scale(tmp_path: Path):
     train = model.groups != "p0"
     held = np.where(~train)[0]
     assert model.sibling("realism", train) == "appeal"
-    assert model.related_scale("realism") == model.related_scale("realism", {"flat-0"}) == "appeal"
     got = model._member(
         "sibling", model._row_query("sibling", held), model._y("realism"), train, "realism"
     )
@@ -112,3 +118,46 @@ def test_excluded_group_reaches_neither_the_sibling_nor_its_fit(tmp_path: Path):
         if r.id in banned:
             q = {s: a._row_query(s, np.array([i]))[0] for s in a.members}
             assert a.predict(q, ["realism"], banned) == b.predict(q, ["realism"], banned)
+
+
+def three_scale_memory(root: Path):
+    """Scales where the held-out group decides the sibling: ``mirror`` equals realism on
+    groups p1-p3 but is inverted on p0; ``loose`` follows realism moderately everywhere. With
+    p0 in the training rows ``loose`` is the closer scale, without it ``mirror`` is."""
+    recs = records(root / "src")
+    level = {"crisp": 4.0, "flat": 3.0, "noisy": 2.0}
+    wobble = [0.3, -0.3, 0.5, -0.5]
+    out = []
+    for r in recs:
+        family, p = r.id.split("-")
+        realism = level[family] + 0.1 * int(p)
+        mirror = 6 - realism if p == "0" else realism
+        loose = realism + wobble[int(p)] * (1 if family == "flat" else -1)
+        scores = {"realism": realism, "mirror": mirror, "loose": loose}
+        out.append(r.model_copy(update={"scores": scores}))
+    return MemoryStore(root / "store").build("three", out, base_dir=root / "src")
+
+
+def test_the_sibling_is_chosen_without_the_excluded_group(tmp_path: Path):
+    model = MemoryModel(three_scale_memory(tmp_path))
+    banned = {i for i, g in zip(model.ids, model.groups, strict=True) if g == "p0"}
+    everyone = np.ones(len(model.ids), bool)
+    assert model.sibling("realism", everyone) == "loose"  # the test has teeth
+    assert model.sibling("realism", model.groups != "p0") == "mirror"
+    assert model.related_scale("realism") == "loose"
+    assert model.related_scale("realism", banned) == "mirror"
+
+
+def test_the_rationale_names_the_related_scale(tmp_path: Path):
+    from skills.local.subjective import _estimate
+    from skills.types import MemoryContext
+
+    mem = two_scale_memory(tmp_path, {r.id: follows_appeal(r.id) for r in records(tmp_path / "r")})
+    model = MemoryModel(mem)
+    assert "sibling" in model.choices()["realism"].spaces
+    i = model.ids.index("crisp-1")
+    image = Image.open(mem.image_path(mem.records[i])).convert("RGB")
+    ctx = MemoryContext(memory=mem, vector=np.asarray(mem.vectors)[i], image=image)
+    out = _estimate(ctx, ["realism"], mem.records[i].prompt or "")
+    why = out.scores["realism"].rationale or ""
+    assert "k-NN on a related scale (appeal)" in why, why

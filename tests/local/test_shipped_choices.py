@@ -1,0 +1,43 @@
+"""The packaged ``avt-image`` memory ships its predictor choices (read before any user cache):
+they must be the ones the current code computes under the default settings."""
+
+from __future__ import annotations
+
+import dataclasses
+import shutil
+from pathlib import Path
+
+import pytest
+
+from memory.encoders import DEFAULT_TEXT_ENCODER, get_encoder
+from memory.memory import Memory
+from skills.local.predictor import MemoryModel
+from skills.local.selection import cache_path, load_choices
+from skills.local.settings import config_key
+
+STORE = Path(__file__).resolve().parents[2] / "memory" / "store" / "avt-image"
+
+
+@pytest.fixture(autouse=True)
+def _defaults(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("JUDGE_CACHE_DIR", str(tmp_path / "cache"))
+    for var in ("JUDGE_LOCAL_MEMBERS", "JUDGE_LOCAL_WEIGHTS", "JUDGE_LOCAL_SELECTION"):
+        monkeypatch.delenv(var, raising=False)
+
+
+def test_shipped_choices_match_a_recomputation(tmp_path: Path):
+    version = STORE / (STORE / "CURRENT").read_text().strip()
+    shipped_memory = Memory.open(version)
+    name = cache_path(Path("."), shipped_memory.manifest.checksum, f"{config_key()}-all").name
+    shipped = load_choices(version / "derived" / name)
+    assert shipped is not None, f"{version}/derived lacks {name}: re-derive the shipped choices"
+    copy = tmp_path / version.name
+    shutil.copytree(version, copy, ignore=shutil.ignore_patterns("choices-*"))
+    fresh = MemoryModel(Memory.open(copy), get_encoder(DEFAULT_TEXT_ENCODER)).choices()
+    assert set(fresh) == set(shipped)
+    for dim, choice in fresh.items():
+        want = dataclasses.asdict(shipped[dim])
+        assert choice.spaces == shipped[dim].spaces, dim
+        for field, value in dataclasses.asdict(choice).items():
+            if field != "spaces":
+                assert value == pytest.approx(want[field], rel=1e-5, abs=1e-6), (dim, field)
