@@ -9,8 +9,9 @@ their own memories with nested cross-validation, e.g. ``judge meta-eval --cv lop
 * ``JUDGE_LOCAL_WEIGHTS``: ``equal`` (default) or ``agreement`` (exemplars whose raters
   disagreed pull the fits less, :mod:`skills.local.agreement`).
 
-The defaults are the configuration that scored best on the mean over the AVT scales under
-nested leave-one-prompt-out (see the README's measured table); the others are opt-in.
+The default members add ``sibling`` to the earlier four; that set scored best on the mean
+over the AVT scales under nested leave-one-prompt-out among the variants measured (the
+README's table says which were measured against which); the others are opt-in.
 
 Example:
     >>> config_key()  # with no switch set
