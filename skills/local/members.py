@@ -38,11 +38,18 @@ def unit_rows(m: np.ndarray) -> np.ndarray:
     return m / np.maximum(np.linalg.norm(m, axis=1, keepdims=True), 1e-12)
 
 
+def train_mean(y: np.ndarray, w: np.ndarray, allowed: np.ndarray, n: int) -> np.ndarray:
+    """The weighted mean score of the allowed rows, repeated for ``n`` queries: what a member
+    predicts when it has nothing better to go on."""
+    return np.full(n, float(np.average(y[allowed], weights=w[allowed])))
+
+
 class MemberPredictors:
     """Member predictors over one memory's exemplars (data set up by the subclass)."""
 
     memory: Memory
     ids: list[str]
+    labels: dict[str, np.ndarray]
     k: int
     spaces: dict[str, np.ndarray]
     classes: np.ndarray | None
@@ -54,7 +61,10 @@ class MemberPredictors:
     _sibling_cache: dict[tuple[str, bytes], str | None]
 
     def _y(self, dim: str) -> np.ndarray:
-        return np.array([r.scores.get(dim, np.nan) for r in self.memory.records], dtype=float)
+        """The exemplars' scores on ``dim`` (``nan`` where unscored; read-only)."""
+        got = self.labels.get(dim)
+        return got if got is not None else np.full(len(self.ids), np.nan)
+
 
     def _weights(self, dim: str, y: np.ndarray, allowed: np.ndarray) -> np.ndarray:
         """Rater-agreement weights of the ``allowed`` rows (all 1 unless
@@ -121,7 +131,7 @@ class MemberPredictors:
         assert self.classes is not None
         z = np.atleast_2d(z)
         if len(np.unique(self.classes[allowed])) < 2:
-            return np.full(len(z), float(np.average(y[allowed], weights=w[allowed])))
+            return train_mean(y, w, allowed, len(z))
         clf = self._prototype(allowed)
         rows = [allowed & (self.classes == c) for c in clf.classes_]
         means = np.array([np.average(y[r], weights=w[r]) for r in rows])
@@ -139,8 +149,7 @@ class MemberPredictors:
         with self._lock:
             if key in self._sibling_cache:
                 return self._sibling_cache[key]
-        ys = {d: self._y(d) for d in self.memory.manifest.dimensions}
-        got = sibling_of(dim, ys, allowed)
+        got = sibling_of(dim, self.labels, allowed)
         with self._lock:
             if len(self._sibling_cache) > 4096:
                 self._sibling_cache.clear()
@@ -158,8 +167,7 @@ class MemberPredictors:
             rows = allowed & ~np.isnan(ys)
             if rows.sum() >= 2:
                 return self._knn("memory", q, ys, rows, sib)[0]
-        w = self._weights(dim, y, allowed)
-        return np.full(len(np.atleast_2d(q)), float(np.average(y[allowed], weights=w[allowed])))
+        return train_mean(y, self._weights(dim, y, allowed), allowed, len(np.atleast_2d(q)))
 
     def _member(
         self, space: str, q: np.ndarray, y: np.ndarray, allowed: np.ndarray, dim: str

@@ -86,6 +86,11 @@ class MemoryModel(MemberPredictors):
         self.memory = memory
         recs = memory.records
         self.ids = [r.id for r in recs]
+        self.labels = {}
+        for dim in memory.manifest.dimensions:
+            y = np.array([r.scores.get(dim, np.nan) for r in recs], dtype=float)
+            y.setflags(write=False)  # shared by every member and fold
+            self.labels[dim] = y
         self.groups = np.array(
             [next((str(r.meta[k]) for k in GROUP_KEYS if k in r.meta), r.id) for r in recs]
         )
@@ -193,14 +198,13 @@ class MemoryModel(MemberPredictors):
     ) -> dict[str, tuple[float, Choice, list[tuple[str, float]]]]:
         """Per dimension: the 1–5 estimate, the predictor used, and its nearest exemplars.
         Selection and fit see only the exemplars not in ``exclude``."""
-        banned = np.array([i in exclude for i in self.ids])
         choices = self.choices(exclude)
         out = {}
         for dim in dims:
             if dim not in choices:
                 continue
             y = self._y(dim)
-            allowed = ~np.isnan(y) & ~banned
+            allowed = self._allowed(y, exclude)
             choice = choices[dim]
             if not choice.usable or not all(s in query for s in choice.spaces) or not allowed.any():
                 continue
@@ -225,9 +229,13 @@ class MemoryModel(MemberPredictors):
 
             memory_model(avt_image).related_scale("realism")   # 'quality'
         """
+        y = self._y(dim)
+        return self.sibling(dim, self._allowed(y, exclude))
+
+    def _allowed(self, y: np.ndarray, exclude: Iterable[str]) -> np.ndarray:
+        """Rows a prediction may learn from: scored, and not excluded."""
         banned = set(exclude)
-        allowed = np.array([i not in banned for i in self.ids]) & ~np.isnan(self._y(dim))
-        return self.sibling(dim, allowed)
+        return ~np.isnan(y) & np.array([i not in banned for i in self.ids])
 
     def why_not(self, dim: str, exclude: Iterable[str] = ()) -> str:
         """Why ``dim`` gets no estimate from this memory."""
