@@ -6,6 +6,7 @@ import base64
 import io
 import socket
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 from PIL import Image, ImageDraw, ImageFont
@@ -62,3 +63,13 @@ def offline(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[str]]:
     monkeypatch.setattr(socket, "create_connection", refuse_create)
     monkeypatch.setattr(litellm, "acompletion", refuse_llm)
     yield attempts
+
+
+@pytest.fixture
+def predictor_defaults(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """The local predictor with its default settings and a private cache folder (returned)."""
+    cache = tmp_path / "cache"
+    monkeypatch.setenv("JUDGE_CACHE_DIR", str(cache))
+    for var in ("JUDGE_LOCAL_MEMBERS", "JUDGE_LOCAL_WEIGHTS", "JUDGE_LOCAL_SELECTION"):
+        monkeypatch.delenv(var, raising=False)
+    return cache

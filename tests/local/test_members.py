@@ -18,12 +18,7 @@ from skills.local.selection import LABELS
 from skills.local.settings import ALL_MEMBERS, DEFAULT_MEMBERS
 from tests.local.test_local_subjective import records
 
-
-@pytest.fixture(autouse=True)
-def _env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("JUDGE_CACHE_DIR", str(tmp_path / "cache"))
-    monkeypatch.delenv("JUDGE_LOCAL_MEMBERS", raising=False)
-    monkeypatch.delenv("JUDGE_LOCAL_WEIGHTS", raising=False)
+pytestmark = pytest.mark.usefixtures("predictor_defaults")
 
 
 def test_rank_member_learns_the_direction_and_stays_in_the_training_range():

@@ -18,11 +18,7 @@ from skills.local.settings import config_key
 STORE = Path(__file__).resolve().parents[2] / "memory" / "store" / "avt-image"
 
 
-@pytest.fixture(autouse=True)
-def _defaults(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("JUDGE_CACHE_DIR", str(tmp_path / "cache"))
-    for var in ("JUDGE_LOCAL_MEMBERS", "JUDGE_LOCAL_WEIGHTS", "JUDGE_LOCAL_SELECTION"):
-        monkeypatch.delenv(var, raising=False)
+pytestmark = pytest.mark.usefixtures("predictor_defaults")
 
 
 def test_shipped_choices_match_a_recomputation(tmp_path: Path):

@@ -15,13 +15,7 @@ from skills.local.predictor import MemoryModel
 from skills.local.sibling import MIN_SIBLING_RHO, sibling_of
 from tests.local.test_local_subjective import records
 
-
-@pytest.fixture(autouse=True)
-def _env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("JUDGE_CACHE_DIR", str(tmp_path / "cache"))
-    monkeypatch.delenv("JUDGE_LOCAL_MEMBERS", raising=False)
-    monkeypatch.delenv("JUDGE_LOCAL_WEIGHTS", raising=False)
-    monkeypatch.delenv("JUDGE_LOCAL_SELECTION", raising=False)
+pytestmark = pytest.mark.usefixtures("predictor_defaults")
 
 
 def two_scale_memory(root: Path, realism: dict[str, float], flip_group: str | None = None):
