@@ -356,16 +356,21 @@ def test_worker_killed_mid_batch_loses_and_duplicates_nothing(tmp_path: Path) ->
         items = make_items(total, n_checks=2)
         batch_id = s.submit(items)
         keys = BatchKeys.of(batch_id)
+        def victim_in_flight() -> set[str]:
+            log = tail(victim.log_path, 1_000_000)  # type: ignore[attr-defined]
+            started = set(re.findall(rf"→ {batch_id}:(\d+):score_item", log))
+            return started - set(re.findall(rf"← {batch_id}:(\d+):score_item", log))
+
+        # kill mid-batch *and* mid-item: under load the victim may be between items at the
+        # moment the 12th result lands, so wait until its log shows an item started, not done
         deadline = time.monotonic() + 60
-        while s.r.hlen(keys.results) < 12:
+        while s.r.hlen(keys.results) < 12 or not victim_in_flight():
             assert time.monotonic() < deadline, s.logs()
             time.sleep(0.05)
         victim.send_signal(signal.SIGKILL)
         victim.wait(10)
         killed_at = time.monotonic()
-        log = tail(victim.log_path, 1_000_000)  # type: ignore[attr-defined]
-        started = set(re.findall(rf"→ {batch_id}:(\d+):score_item", log))
-        in_flight = started - set(re.findall(rf"← {batch_id}:(\d+):score_item", log))
+        in_flight = victim_in_flight()
         assert in_flight, "the killed worker had no item in flight"
         s.start_worker(wait=False)  # a replacement, as a supervisor would start
         info = s.wait_done(batch_id, timeout_s=60)
