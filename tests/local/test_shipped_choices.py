@@ -1,5 +1,12 @@
 """The packaged ``avt-image`` memory ships its predictor choices (read before any user cache):
-they must be the ones the current code computes under the default settings."""
+they must be the ones the current code computes under the default settings.
+
+The choices are derived from float32 encoder outputs (MiniLM text vectors, EfficientNet image
+features) whose last bits depend on the CPU's kernels, and the statistics fitted on them carry
+that through (a 4e-5 relative difference was seen between two machines). So the continuous
+fields are compared at 1e-3 relative: far tighter than any real change to the selection code
+moves them, and looser than what float32 kernels guarantee across machines. Which members are
+kept (``spaces``) is discrete and compared exactly."""
 
 from __future__ import annotations
 
@@ -36,4 +43,4 @@ def test_shipped_choices_match_a_recomputation(tmp_path: Path):
         assert choice.spaces == shipped[dim].spaces, dim
         for field, value in dataclasses.asdict(choice).items():
             if field != "spaces":
-                assert value == pytest.approx(want[field], rel=1e-5, abs=1e-6), (dim, field)
+                assert value == pytest.approx(want[field], rel=1e-3, abs=1e-4), (dim, field)
