@@ -9,7 +9,6 @@ Example::
 from __future__ import annotations
 
 import asyncio
-import importlib
 import json
 import logging
 import os
@@ -20,41 +19,47 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
 import redis.asyncio as aredis
-from fastapi import FastAPI, Request, Response
+from fastapi import APIRouter, FastAPI, Request, Response
 from fastapi.openapi.utils import get_openapi
 from pydantic.json_schema import models_json_schema
 from starlette.routing import Match
 
-from api import errors
-from api.engine import build_judge
-from api.limits import BodyLimit
-from api.metrics import LATENCY, REQUESTS
-from api.models import CompareRequest, ScoreRequest
-from api.readiness import reconcile_batches, warm
-from api.redis_embedded import EmbeddedRedis
-from api.settings import ServiceSettings
-from api.worker import start_inline_workers, stop_inline_workers
+from api.batches import routes as batch_routes
+from api.batches.worker import start_inline_workers, stop_inline_workers
+from api.core import errors
+from api.core.judge_factory import build_judge
+from api.core.limits import BodyLimit
+from api.core.models import CompareRequest, ScoreRequest
+from api.core.prometheus import LATENCY, REQUESTS
+from api.core.readiness import reconcile_batches, warm
+from api.core.redis_embedded import EmbeddedRedis
+from api.core.settings import ServiceSettings
+from api.probes import routes as probe_routes
+from api.routes import compare, health, memory, score, skills
+from api.studies import routes as study_routes
+from api.ui import auth, pages, probe_pages, results_pages, study_pages
 from judge.domain.submission import Submission
+from judge.io.pixel_budget import PixelBudget, pixel_ledger
 from judge.modes.compare.request import Comparison
-from judge.pixel_budget import PixelBudget, pixel_ledger
 
 log = logging.getLogger("judge.api")
 _REQUEST_ID = re.compile(r"[A-Za-z0-9._-]{1,64}")
-ROUTERS = [
-    "api.routers.score",
-    "api.routers.compare",
-    "api.routers.batches",
-    "api.routers.skills",
-    "api.routers.memory",
-    "api.routers.health",
-    "api.routers.studies",
-    "api.routers.probes",
-    "api.ui.pages",
-    "api.ui.study_pages",
-    "api.ui.auth",
-    "api.ui.probe_pages",
-    "api.ui.results_pages",
-]
+ROUTERS: tuple[APIRouter, ...] = (
+    score.router,
+    compare.router,
+    batch_routes.router,
+    skills.router,
+    memory.router,
+    health.router,
+    study_routes.router,
+    probe_routes.router,
+    pages.router,
+    study_pages.router,
+    auth.router,
+    probe_pages.router,
+    results_pages.router,
+)
+"""Every router of the service, explicitly: a missing module is an import error."""
 
 
 @asynccontextmanager
@@ -100,7 +105,7 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
 
 async def _resume_probes(app: FastAPI) -> None:
     """Run unfinished probes (``/v1/probes``) left by a stopped service."""
-    from api.probe_runner import ProbeRunner
+    from api.probes.runner import ProbeRunner
 
     if getattr(app.state, "probes", None) is None:
         app.state.probes = ProbeRunner(app)
@@ -144,7 +149,7 @@ def create_app(settings: ServiceSettings | None = None) -> FastAPI:
     app.state.settings = settings or ServiceSettings()
     app.state.inline_workers = app.state.settings.inline_workers
     # T2I backends for /v1/probes, read once here (never on a request's event loop)
-    from api.probe_runner import load_service_backends
+    from api.probes.runner import load_service_backends
 
     app.state.backends = load_service_backends(os.environ.get("JUDGE_BACKENDS"))
     app.state.study_runs = os.environ.get("JUDGE_STUDY_RUNS")  # study runs for /ui/results
@@ -201,12 +206,6 @@ def create_app(settings: ServiceSettings | None = None) -> FastAPI:
         return app.openapi_schema
 
     app.openapi = openapi  # type: ignore[method-assign]
-    for name in ROUTERS:
-        try:
-            module = importlib.import_module(name)
-        except ModuleNotFoundError as exc:
-            if exc.name != name:
-                raise
-            continue
-        app.include_router(module.router)
+    for router in ROUTERS:
+        app.include_router(router)
     return app

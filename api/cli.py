@@ -1,12 +1,9 @@
-"""The service's ``judge`` verbs: ``serve`` (the HTTP API), ``worker`` (batch jobs from
-Redis) and ``load-bench`` (concurrent clients against a live service).
-
-They are registered as ``t2i_judge.commands`` entry points (see :mod:`judge.cli.plugins`).
+"""The service's ``judge`` verbs: ``serve`` (the HTTP API) and ``worker`` (batch jobs from
+Redis); listed in :data:`judge.cli.verbs.VERBS`.
 
 Example:
     $ judge serve --port 8080          # loopback only unless JUDGE_API_KEYS is set
     $ REDIS_URL=redis://... judge worker
-    $ judge load-bench --clients 8 --requests 40 --workers 1
 """
 
 from __future__ import annotations
@@ -16,7 +13,7 @@ import sys
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from api.settings import ServiceSettings
+    from api.core.settings import ServiceSettings
 
 
 def register_serve(sub: argparse._SubParsersAction) -> None:
@@ -51,7 +48,7 @@ def serve(args: argparse.Namespace) -> int:
     import uvicorn
 
     from api.app import create_app
-    from api.settings import ServiceSettings
+    from api.core.settings import ServiceSettings
 
     overrides = {k: v for k, v in {"host": args.host, "port": args.port}.items() if v}
     settings = ServiceSettings(**overrides, inline_workers=args.workers_inline)
@@ -88,8 +85,8 @@ def _serve_processes(settings: ServiceSettings, workers: int) -> int:
 
     import uvicorn
 
-    from api.metrics import use_multiprocess_dir
-    from api.redis_embedded import EmbeddedRedis
+    from api.core.prometheus import use_multiprocess_dir
+    from api.core.redis_embedded import EmbeddedRedis
 
     use_multiprocess_dir(settings.data_dir)  # /metrics sums every worker process
     embedded = None
@@ -114,46 +111,6 @@ def _serve_processes(settings: ServiceSettings, workers: int) -> int:
 
 def worker(args: argparse.Namespace) -> int:
     """Run an arq worker until interrupted."""
-    from api.worker import run_worker
+    from api.batches.worker import run_worker
 
     return run_worker()
-
-
-def register_load_bench(sub: argparse._SubParsersAction) -> None:
-    """Add the ``load-bench`` verb (see :mod:`api.load_bench`)."""
-    p = sub.add_parser(
-        "load-bench",
-        help="concurrent clients against a live service (fake provider)",
-        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
-    )
-    p.add_argument("--latency", type=float, default=0.3, help="per-call provider latency L (s)")
-    p.add_argument("--clients", type=int, default=64, help="concurrent clients")
-    p.add_argument("--requests", type=int, default=640, help="requests per run")
-    p.add_argument("--workers", default="1,2", help="HTTP worker processes to compare")
-    p.add_argument("--checkpoints", type=int, default=6, help="checkpoints in the CO task")
-    p.add_argument(
-        "--batching",
-        choices=["per_checkpoint", "per_modality"],
-        default="per_checkpoint",
-        help="checkpoint batching of the scored requests",
-    )
-    p.add_argument(
-        "--rate",
-        type=float,
-        default=0.0,
-        help="open loop: requests per second (0: closed loop, clients resend at once)",
-    )
-    p.add_argument(
-        "--model",
-        default="openai/fake-judge",
-        help="litellm route to the fake provider (e.g. hosted_vllm/fake-judge)",
-    )
-    p.add_argument("--out", help="also write the report JSON here")
-    p.set_defaults(handler=load_bench)
-
-
-def load_bench(args: argparse.Namespace) -> int:
-    """Run :func:`api.load_bench.main`."""
-    from api.load_bench import main as load_main
-
-    return load_main(args)

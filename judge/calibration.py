@@ -1,6 +1,6 @@
 """Per-dimension score calibration maps, fitted on labelled data and applied at scoring time.
 
-Two methods (fitted by :mod:`eval.calibration`):
+Two methods (fitted by :mod:`eval.metaeval.calibration`):
 - ``meanvar``: mean–variance matching, ``h = mu_h + (p - mu_p) * sd_h / sd_p``;
 - ``isotonic``: a monotone piecewise-linear map through fitted points.
 Calibrated scores are clipped to [1, 5]; the raw score stays in the result.

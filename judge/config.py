@@ -11,46 +11,14 @@ Example:
 
 from __future__ import annotations
 
-import os
-from pathlib import Path
 from typing import Annotated, Any, Literal
 
 from pydantic import Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
-APP_DIR = "t2i-judge"
+from memory.paths import APP_DIR, USER_DIRS, data_home, user_data_dir
 
-
-def data_home() -> Path:
-    """Where user data goes: ``$JUDGE_HOME``, else ``$XDG_DATA_HOME/t2i-judge``, else
-    ``~/.local/share/t2i-judge``. Nothing is ever written inside the installed package.
-
-    Example:
-        >>> import os; os.environ["JUDGE_HOME"] = "/tmp/jh"
-        >>> str(data_home()), str(user_data_dir("runs"))
-        ('/tmp/jh', '/tmp/jh/runs')
-        >>> del os.environ["JUDGE_HOME"]
-    """
-    env = os.environ.get("JUDGE_HOME")
-    if env:
-        return Path(env).expanduser()
-    xdg = os.environ.get("XDG_DATA_HOME")
-    base = Path(xdg).expanduser() if xdg else Path.home() / ".local" / "share"
-    return base / APP_DIR
-
-
-USER_DIRS = {"service": "JUDGE_DATA_DIR", "memories": "JUDGE_MEMORY_DIR", "runs": None}
-"""Sub-folders of :func:`data_home` and the variable that overrides each one."""
-
-
-def user_data_dir(kind: str) -> Path:
-    """One folder of user data: ``service`` (the service's Redis and uploaded exemplar
-    images; ``JUDGE_DATA_DIR``), ``memories`` (memories you build; ``JUDGE_MEMORY_DIR``) or
-    ``runs`` (meta-evaluation outputs)."""
-    env = USER_DIRS[kind]
-    value = os.environ.get(env) if env else None
-    return Path(value).expanduser() if value else data_home() / kind
-
+__all__ = ["APP_DIR", "USER_DIRS", "JudgeSettings", "data_home", "user_data_dir"]
 
 Batching = Literal["per_checkpoint", "per_modality"]
 Retrieval = Literal["similarity", "random", "fixed", "none"]

@@ -31,7 +31,7 @@ from judge.domain.submission import Submission
 from judge.errors import ConfigError
 from judge.llm import warmup
 from judge.llm.cache import ResponseCache
-from judge.llm.gateway import LLMGateway, response_format
+from judge.llm.gateway import Deferrer, LLMGateway, response_format
 from judge.modes import get_mode, mode_of
 from memory.store import MemoryStore
 from skills.registry import SkillRegistry, default_registry
@@ -65,7 +65,10 @@ def _prepare_engine(registry: SkillRegistry, llm: bool) -> None:
 
 
 class Judge:
-    """Scores submissions; holds the process-wide gateway (cache, concurrency cap)."""
+    """Scores submissions; holds the process-wide gateway (cache, concurrency cap).
+
+    ``deferrer`` (a :class:`judge.llm.batch.ProviderBatch`) sends every model call of this
+    judge through the provider's batch API instead of calling it directly."""
 
     def __init__(
         self,
@@ -74,6 +77,7 @@ class Judge:
         registry: SkillRegistry | None = None,
         cache: ResponseCache | bool | None = None,
         store: MemoryStore | None = None,
+        deferrer: Deferrer | None = None,
         **overrides: Any,
     ):
         if isinstance(cache, bool):  # ``Judge(cache=False)`` means the setting, not a store
@@ -81,7 +85,7 @@ class Judge:
         base = settings or JudgeSettings()
         self.settings = base.merged(**overrides) if overrides else base
         self.registry = registry or default_registry()
-        self.gateway = LLMGateway(self.settings, cache=cache)
+        self.gateway = LLMGateway(self.settings, cache=cache, deferrer=deferrer)
         self.store = store or MemoryStore(
             Path(self.settings.memory_dir) if self.settings.memory_dir else None
         )

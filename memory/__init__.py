@@ -1,5 +1,9 @@
-"""Exemplar memories: encoders, FAISS store, builder; manifests as data (DESIGN.md §6).
+"""Exemplar memories: encoders, the FAISS store and builder, manifests as data (lowest floor).
 
-Filled in by the memory issue; the engine already carries exemplars through
-:class:`skills.types.Exemplar` and reports them in results.
+A memory is exemplars (JSONL) + an encoder + a FAISS index + a manifest; the engine retrieves
+the nearest exemplars to calibrate its scores. Modules: :mod:`memory.memory` (one memory),
+:mod:`memory.store` (named memories on disk), :mod:`memory.encoders` (registry),
+:mod:`memory.index`, :mod:`memory.retrieval`, :mod:`memory.sources` (dataset importers) and
+:mod:`memory.paths` (where user data lives). Never imports ``judge``, ``skills``, ``api`` or
+``eval``.
 """

@@ -31,11 +31,11 @@ from pathlib import Path
 
 import numpy as np
 
-from judge.config import user_data_dir
 from memory import index as faiss_index
 from memory.exemplar import ExemplarError, ExemplarRecord, dump_jsonl, parse_lines
 from memory.manifest import EncoderInfo, Manifest
 from memory.memory import Memory, MemoryDamaged, encode_records, encoder_for
+from memory.paths import user_data_dir
 
 KEEP_VERSIONS = 2
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,99}$")
@@ -47,7 +47,7 @@ SHIPPED_DIR = Path(__file__).parent / "store"
 
 def default_store_dir() -> Path:
     """Where memories are written: ``$JUDGE_MEMORY_DIR``, else ``memories`` under the user
-    data folder (:func:`judge.config.data_home`)."""
+    data folder (:func:`memory.paths.data_home`)."""
     return user_data_dir("memories")
 
 

@@ -19,7 +19,7 @@ from PIL import Image
 
 from judge.config import JudgeSettings
 from judge.engine import Judge
-from judge.fake_provider import FakeProvider
+from tests.fakes.provider import FakeProvider
 
 REPO = Path(__file__).resolve().parents[1]
 EXAMPLE = REPO / "examples" / "co_106" / "submission.json"

@@ -36,8 +36,8 @@ from pathlib import Path
 import httpx
 import pytest
 
-from judge.fake_provider import FakeProvider
 from memory.exemplar import parse_lines
+from tests.fakes.provider import FakeProvider
 
 REPO = Path(__file__).resolve().parents[1]
 README = REPO / "README.md"

@@ -16,8 +16,8 @@ from typing import Any
 
 from fastapi import HTTPException, Request
 
-from api.errors import error_body
-from api.limits import check_auth_failures, client_address
+from api.core.errors import error_body
+from api.core.limits import check_auth_failures, client_address
 from api.studies.codes import normalize_code
 from api.studies.models import STUDY_ID
 from api.studies.store import StudyStore

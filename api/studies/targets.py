@@ -18,8 +18,8 @@ from PIL import Image
 
 from judge.config import JudgeSettings
 from judge.errors import InputError
-from judge.images import decode_image, read_image_bytes
-from judge.pixel_budget import pixel_ledger
+from judge.io.images import decode_image, read_image_bytes
+from judge.io.pixel_budget import pixel_ledger
 
 MIME = {
     "PNG": "image/png",

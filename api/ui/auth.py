@@ -23,9 +23,9 @@ from urllib.parse import quote, urlsplit
 from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
-from api.deps import ANONYMOUS
-from api.limits import charge, check_auth_failures, client_address
-from api.settings import ServiceSettings
+from api.core.deps import ANONYMOUS
+from api.core.limits import charge, check_auth_failures, client_address
+from api.core.settings import ServiceSettings
 from api.ui import SECURITY_HEADERS, error_page, render
 
 router = APIRouter(prefix="/ui/key", include_in_schema=False)

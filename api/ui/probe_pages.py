@@ -24,9 +24,9 @@ from typing import Any
 from fastapi import APIRouter, HTTPException, Request
 from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
 
-from api.errors import error_body
-from api.probe_runner import BackendsError, service_backends
-from api.routers import probes as api_probes
+from api.core.errors import error_body
+from api.probes import routes as api_probes
+from api.probes.runner import BackendsError, service_backends
 from api.ui import SECURITY_HEADERS, add_nav_link, error_page, render
 from api.ui.auth import same_origin, sign_in_redirect, spend, ui_key
 from eval.probing.criteria import criteria

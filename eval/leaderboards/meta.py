@@ -36,10 +36,10 @@ from typing import Any
 import numpy as np
 from scipy.stats import kendalltau, spearmanr
 
-from eval.bootstrap import bootstrap_ci
 from eval.leaderboards.bt import fit_bt
 from eval.leaderboards.tally import Tally
 from eval.leaderboards.votes import Vote, comparison_votes, majority
+from eval.metaeval.bootstrap import bootstrap_ci
 
 TIE_POLICY = (
     "human majority per comparison and criterion, a shared top count being a tie; accuracy "

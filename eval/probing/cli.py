@@ -1,11 +1,10 @@
-"""``judge probe``: grow a DyEval-style topic tree against a T2I model; ``judge probe-bench``.
+"""``judge probe run``: grow a DyEval-style topic tree against a T2I model.
 
 Example:
-    $ judge probe --topic "spatial relations" --backend builtin/renderer --out runs/probe1
-    $ judge probe --topic counting --backend openai/dall-e-3 --model openai/gpt-4o \\
+    $ judge probe run --topic "spatial relations" --backend builtin/renderer --out runs/probe1
+    $ judge probe run --topic counting --backend openai/dall-e-3 --model openai/gpt-4o \\
         --depth 3 --topics 3 --inputs 5 --images 4 --threshold 0 --baseline --out runs/p2
-    $ judge probe --out runs/p2          # resume an interrupted run with its stored options
-    $ judge probe-bench --latency 0.5
+    $ judge probe run --out runs/p2      # resume an interrupted run with its stored options
 
 The run folder holds ``probe.json`` (the options), ``journal.jsonl`` (every finished step; a
 re-run resumes from it, also after ``kill -9``), ``images/`` and ``tree.json`` (rewritten as
@@ -48,8 +47,10 @@ PARAM_FLAGS = {
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    """Add the ``probe``, ``probe-bench`` and ``probe-override`` verbs."""
-    p = sub.add_parser("probe", help="adaptively probe a text-to-image model (topic tree)")
+    """Add the ``probe`` verb with its actions ``run`` and ``override``."""
+    group = sub.add_parser("probe", help="adaptively probe a text-to-image model (topic tree)")
+    actions = group.add_subparsers(dest="probe_command", required=True, metavar="ACTION")
+    p = actions.add_parser("run", help="grow a topic tree of tests against a T2I model")
     p.add_argument("--topic", help="root test topic (1-300 characters)")
     p.add_argument(
         "--backend",
@@ -95,25 +96,14 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--quiet", action="store_true", help="no progress bars")
     p.set_defaults(handler=run_probe_cli)
 
-    b = sub.add_parser("probe-bench", help="time a default-size probe against fakes")
-    b.add_argument("--latency", type=float, default=0.5, help="seconds per fake model call")
-    b.add_argument(
-        "--depth",
-        type=int,
-        default=3,
-        choices=[1, 2, 3],
-        help="levels of the tree (default 3: the paper's 13 nodes)",
-    )
-    b.add_argument("--json", action="store_true", help="print the report as JSON")
-    b.set_defaults(handler=run_bench_cli)
 
     from eval.probing.override_cli import register as register_override
 
-    register_override(sub)
+    register_override(actions)
 
 
 def _fail(message: str, code: int = EXIT_INPUT) -> int:
-    print(f"judge probe: {message}", file=sys.stderr)
+    print(f"judge probe run: {message}", file=sys.stderr)
     return code
 
 
@@ -149,7 +139,7 @@ def resolve_params(args: argparse.Namespace) -> tuple[Any, str | None]:
 
 def backend_spec(args: argparse.Namespace, name: str) -> Any:
     """The model under test: an id of ``JUDGE_BACKENDS`` or a model string with flags."""
-    from judge.llm.images import BackendSpec, load_backends
+    from eval.t2i import BackendSpec, load_backends
 
     path = os.environ.get("JUDGE_BACKENDS")
     if path:
@@ -195,24 +185,9 @@ def run_probe_cli(args: argparse.Namespace) -> int:
         reasons = sorted({f"{t['status']}: {t['reason']}" for t in tree["root"]["tests"]})
         why = "; ".join(reasons[:3]) or tree["root"].get("reason") or "no input was generated"
         print(
-            f"judge probe: no image was labelled ({why}); check the backend and the LLM, "
+            f"judge probe run: no image was labelled ({why}); check the backend and the LLM, "
             f"then run the same command again to resume",
             file=sys.stderr,
         )
         return 1
     return 0
-
-
-def run_bench_cli(args: argparse.Namespace) -> int:
-    """Run the probe benchmark and print its report."""
-    from eval.probing.bench import run_bench
-
-    if args.latency <= 0:
-        return _fail("--latency must be above 0 seconds")
-    report = run_bench(args.latency, args.depth)
-    if args.json:
-        print(json.dumps(report))
-    else:
-        for key, value in report.items():
-            print(f"{key}: {value}")
-    return 0 if report["within_target"] else 1

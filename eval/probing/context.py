@@ -3,7 +3,7 @@ the journal, the image sink, the overrides source, progress and per-stage call c
 
 Example::
 
-    ctx = ProbeContext(params, writer, render, labeller, MemoryJournal(), MemoryImages())
+    ctx = ProbeContext(params, writer, render, labeller, Journal(), MemoryImages())
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from eval.probing.journal import Journal, step
+from eval.kit.journal import Journal, step
 from eval.probing.labelling import Labeller
 from eval.probing.params import ProbeParams
 from eval.probing.storage import ImageSink
@@ -24,7 +24,7 @@ from eval.probing.writer import ProbeWriter
 
 
 class Rendered(Protocol):
-    """What a renderer answers (``judge.llm.images.Generation`` fits)."""
+    """What a renderer answers (``eval.t2i.Generation`` fits)."""
 
     status: str
     reason: str | None
@@ -89,7 +89,7 @@ class ProbeContext:
         self.graphs.clear()
 
     async def step(self, key: str, make: Callable[[], Awaitable[Any]]) -> Any:
-        """A journaled step (see :mod:`eval.probing.journal`)."""
+        """A journaled step (see :mod:`eval.kit.journal`)."""
         return await step(self.journal, key, make)
 
     async def call(self, stage: str, key: str, make: Callable[[], Awaitable[Any]]) -> Any:

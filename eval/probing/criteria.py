@@ -2,7 +2,7 @@
 
 A criterion names the checks every image gets on top of the checks written for its input
 (the default, ``alignment_defects``, adds one "no obvious defects" check). Add a criterion by
-adding a ``[criteria.NAME]`` table to the file; ``judge probe --criterion NAME`` and the
+adding a ``[criteria.NAME]`` table to the file; ``judge probe run --criterion NAME`` and the
 ``criterion`` field of ``POST /v1/probes`` choose it.
 
 Example:

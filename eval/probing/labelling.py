@@ -21,6 +21,7 @@ from __future__ import annotations
 import base64
 from typing import Any
 
+from eval.kit.client import LocalJudge
 from eval.probing.criteria import DEFAULT_CRITERION, check_criterion, criteria
 from judge.engine import Judge
 
@@ -35,17 +36,16 @@ def data_url(png: bytes) -> str:
     return "data:image/png;base64," + base64.b64encode(png).decode()
 
 
-def image_verdict(items: list[Any], pass_share: float) -> bool | None:
+def image_verdict(items: list[dict[str, Any]], pass_share: float) -> bool | None:
     """Pass when passed/scored >= ``pass_share``; None when nothing was scored.
 
     Example:
-        >>> from judge.domain.result import CheckItem
-        >>> image_verdict([CheckItem(id="a", verdict=True), CheckItem(id="b", verdict=False)], 1)
+        >>> image_verdict([{"id": "a", "verdict": True}, {"id": "b", "verdict": False}], 1)
         False
-        >>> image_verdict([CheckItem(id="a", verdict=None)], 1) is None
+        >>> image_verdict([{"id": "a", "reason": "no model"}], 1) is None
         True
     """
-    scored = [i.verdict for i in items if i.verdict is not None]
+    scored = [i["verdict"] for i in items if i.get("verdict") is not None]
     if not scored:
         return None
     return sum(scored) / len(scored) >= pass_share - 1e-9
@@ -59,6 +59,7 @@ class Labeller:
     ):
         check_criterion(criterion)
         self.judge = judge
+        self.client = LocalJudge(judge=judge, options=JUDGE_OPTIONS)
         self.llm_calls = 0
         self.pass_share = pass_share
         self.extra = list(criteria()[criterion]["extra_checks"])
@@ -86,14 +87,17 @@ class Labeller:
             "images": [data_url(png) for png in images],
             "prompter": {"id": "probe", "kind": "mllm"},
         }
-        result = await self.judge.ascore(submission, **JUDGE_OPTIONS)
-        self.llm_calls += result.usage.llm_calls
-        if result.status == "blocked":
-            return [None] * len(images), result.reason or "blocked by the safety gate"
+        result = await self.client.score(submission)  # JudgeCallError: recorded by the caller
+        self.llm_calls += int(result.get("usage", {}).get("llm_calls") or 0)
+        if result.get("status") == "blocked":
+            return [None] * len(images), result.get("reason") or "blocked by the safety gate"
         verdicts: list[bool | None] = [None] * len(images)
-        per_image = {img.index: img.objective.items for img in result.images}
+        per_image = {
+            img.get("index", 0): img.get("objective", {}).get("items", [])
+            for img in result.get("images", [])
+        }
         if not per_image and len(images) == 1:  # one image: the result's own image side
-            per_image = {0: result.objective["image"].items}
+            per_image = {0: result.get("objective", {}).get("image", {}).get("items", [])}
         for index, items in per_image.items():
             if 0 <= index < len(images):
                 verdicts[index] = image_verdict(items, self.pass_share)

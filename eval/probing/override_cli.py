@@ -1,4 +1,4 @@
-"""``judge probe-override``: a person's verdict on one image of a probe run in a folder.
+"""``judge probe override``: a person's verdict on one image of a probe run in a folder.
 
 The CLI twin of ``POST /v1/probes/{id}/overrides``. Overrides live in ``DIR/overrides.json``
 (``{"n0.1/2/0": {"verdict", "who", "when", "note"}}``); a run in progress reads them before its
@@ -8,9 +8,9 @@ on ``DIR/overrides.lock``, so two people correcting at once both land.
 
 Example::
 
-    $ judge probe-override --out runs/p1 --node n0.1 --test 2 --image 0 --verdict fail --who ana
-    $ judge probe-override --out runs/p1 --node n0.1 --test 2 --image 0 --clear
-    $ judge probe-override --out runs/p1 --list
+    $ judge probe override --out runs/p1 --node n0.1 --test 2 --image 0 --verdict fail --who ana
+    $ judge probe override --out runs/p1 --node n0.1 --test 2 --image 0 --clear
+    $ judge probe override --out runs/p1 --list
 """
 
 from __future__ import annotations
@@ -33,10 +33,8 @@ EXIT_INPUT = 2
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    """Add the ``probe-override`` verb."""
-    p = sub.add_parser(
-        "probe-override", help="override the judge's verdict on one image of a probe run"
-    )
+    """Add the ``override`` action to the ``probe`` verb."""
+    p = sub.add_parser("override", help="override the judge's verdict on one image of a probe run")
     p.add_argument("--out", type=Path, required=True, help="the probe's run folder")
     p.add_argument("--node", help="node id, as in tree.json (e.g. n0.1)")
     p.add_argument("--test", type=int, help="index of the input within the node (from 0)")
@@ -50,7 +48,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def _fail(message: str) -> int:
-    print(f"judge probe-override: {message}", file=sys.stderr)
+    print(f"judge probe override: {message}", file=sys.stderr)
     return EXIT_INPUT
 
 
@@ -106,7 +104,7 @@ def run_override_cli(args: argparse.Namespace) -> int:
     """Set, clear or list overrides; exit 2 naming the problem on bad input."""
     tree_path = args.out / "tree.json"
     if not tree_path.is_file():
-        return _fail(f"{tree_path} does not exist; run `judge probe --out {args.out}` first")
+        return _fail(f"{tree_path} does not exist; run `judge probe run --out {args.out}` first")
     try:
         if args.list:
             print(json.dumps(_stored_overrides(args.out), indent=1, ensure_ascii=False))
@@ -123,8 +121,8 @@ def run_override_cli(args: argparse.Namespace) -> int:
                 del overrides[key]
             else:
                 overrides[key] = value
-            from eval.probing.engine import export_json
             from eval.probing.run_dir import write_json
+            from eval.probing.runner import export_json
 
             write_json(args.out / "overrides.json", overrides)
             # a finished run's tree is rewritten now; a running one applies them at its next step

@@ -13,10 +13,10 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from eval.probing.engine import export, run_probe
-from eval.probing.journal import FileJournal
+from eval.kit.journal import Journal
 from eval.probing.overrides import apply_overrides
 from eval.probing.params import ProbeParams
+from eval.probing.runner import export, run_probe
 from eval.probing.setup import NO_LLM, build_context
 from eval.probing.storage import FileImages
 from eval.probing.tree import Override, ProbeNode
@@ -58,7 +58,7 @@ async def run_in_dir(
     """Run (or resume) the probe in ``out`` and return the exported tree."""
     from tqdm import tqdm
 
-    from judge.llm.images import ImageGenerator
+    from eval.t2i import ImageGenerator
 
     judge = make_judge(overrides, params)
     out.mkdir(parents=True, exist_ok=True)
@@ -77,7 +77,7 @@ async def run_in_dir(
         judge,
         ImageGenerator(judge.settings),
         spec,
-        FileJournal(out / "journal.jsonl"),
+        Journal(out / "journal.jsonl"),
         FileImages(out),
         overrides=current,
         progress=lambda stage, n: bar.update(n),

@@ -13,8 +13,8 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from typing import Any
 
+from eval.kit.journal import Journal
 from eval.probing.context import ProbeContext, no_overrides
-from eval.probing.journal import Journal
 from eval.probing.labelling import Labeller
 from eval.probing.params import ProbeParams
 from eval.probing.storage import ImageSink
@@ -51,7 +51,7 @@ def build_context(
     progress: Callable[[str, int], None] = lambda stage, n: None,
 ) -> ProbeContext:
     """A :class:`ProbeContext` whose renderer is ``generator.generate(spec, ...)``
-    (a :class:`judge.llm.images.ImageGenerator` and a ``BackendSpec``)."""
+    (a :class:`eval.t2i.ImageGenerator` and a ``BackendSpec``)."""
     client = judge.gateway.client(writer_model(params, judge), UsageMeter())
 
     async def render(prompt: str, n: int) -> Any:

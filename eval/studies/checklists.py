@@ -30,7 +30,7 @@ from eval.studies.suite import NOT_OBSERVABLE, SuiteTask, resolve_target
 from judge.domain.dependencies import apply_dependencies, dependency_problem
 from judge.domain.task import MAX_CHECK_CHARS, MAX_CHECKPOINTS, Category, Checkpoint, Primitive
 from judge.errors import InputError
-from judge.images import load_image
+from judge.io.images import load_image
 from skills.kinds.common import CATEGORY_NAMES
 from skills.rendering import data_block, image_part, messages, text_part
 from skills.types import ModelCallError, ModelClient

@@ -38,9 +38,9 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from eval.studies.prompters import PrompterSpec
 from eval.studies.prompters.conditions import available_conditions
+from eval.t2i import BackendSpec
 from judge.config import JudgeSettings
 from judge.domain.submission import MAX_IMAGES
-from judge.llm.images import BackendSpec
 
 #: judge settings a study may set under ``[judge.options]`` (those that change how it judges)
 JUDGE_OPTIONS = {

@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from eval.kit.journal import Journal, key
 from eval.studies.config import StudyConfig, cfg_settings
-from eval.studies.journal import Journal
 from eval.studies.prompters.conditions import load_condition
 from judge.llm.litellm_settings import load as load_litellm
 from judge.modes.score.planning import plan_work
@@ -82,8 +82,8 @@ def estimate(
 ) -> dict[str, Any]:
     """Calls and estimated cost per stage for the steps the journal does not hold yet."""
 
-    def done(kind: str, key: tuple[str, ...]) -> bool:
-        return journal is not None and journal.get(kind, key) is not None
+    def done(kind: str, parts: tuple[str, ...]) -> bool:
+        return journal is not None and journal.get(key(kind, *parts)) is not None
 
     n = cfg.study.images_per_prompt
     stages = {s: _Stage() for s in ("prompter", "generation", "judge")}

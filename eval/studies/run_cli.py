@@ -84,8 +84,8 @@ def _keys(cfg: object) -> str | None:
 
 def run(args: argparse.Namespace) -> int:
     """Load, check, then run (or dry-run) the study."""
+    from eval.kit.journal import Journal, JournalError
     from eval.studies.config import StudyError, cfg_settings, load_study
-    from eval.studies.journal import Journal, JournalError
     from eval.studies.prompters import PromptFileError, read_prompt_file
     from eval.studies.suite import SuiteError, load_suite
 
@@ -113,9 +113,11 @@ def run(args: argparse.Namespace) -> int:
     out: Path = args.out
     if args.dry_run:
         from eval.studies.costs import estimate, render_plan
+        from eval.studies.runner import journal_path
 
         try:
-            journal = Journal(out) if (out / "journal").is_dir() else None
+            path = journal_path(out)
+            journal = Journal(path) if path.exists() else None
         except JournalError as exc:
             return _fail(str(exc))
         print(render_plan(estimate(cfg, tasks, journal, local_judge=False if args.url else None)))
@@ -130,8 +132,8 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _execute(cfg, tasks, settings, args, out: Path, max_cost: float | None) -> int:
-    from eval.studies.journal import JournalError
-    from eval.studies.judging import make_judge_call
+    from eval.kit.client import make_client
+    from eval.kit.journal import JournalError
     from eval.studies.runner import LOCAL_JUDGE, RunOptions, StudyMismatch, StudyRunner
 
     opts = RunOptions(
@@ -145,13 +147,11 @@ def _execute(cfg, tasks, settings, args, out: Path, max_cost: float | None) -> i
     async def main() -> object:
         if args.provider_batch:
             return await _in_batches(cfg, opts, tasks, settings, args, out)
-        call = make_judge_call(settings, url=args.url, options=cfg.judge.options)
+        client = make_client(settings, url=args.url, options=cfg.judge.options)
         try:
-            return await StudyRunner(cfg, opts, tasks, call).run()
+            return await StudyRunner(cfg, opts, tasks, client).run()
         finally:
-            close = getattr(call, "aclose", None)
-            if close is not None:
-                await close()
+            await client.aclose()
 
     from judge.errors import JudgeError
     from judge.llm.batch.rounds import EXIT_BATCH_PENDING, BatchPending
@@ -184,28 +184,30 @@ def _execute(cfg, tasks, settings, args, out: Path, max_cost: float | None) -> i
 
 async def _in_batches(cfg, tasks_opts, tasks, settings, args, out: Path) -> object:
     """Passes of the runner until every judgment is answered (judge.llm.batch)."""
-    from eval.studies.batch_judging import BatchJudgeCall
+    from eval.kit.client import make_client
     from eval.studies.runner import StudyRunner
+    from judge.llm.batch.deferral import ProviderBatch
     from judge.llm.batch.rounds import run_in_rounds
 
-    call = BatchJudgeCall(
-        settings,
+    pb = ProviderBatch(
         out / "provider-batch",
+        settings,
         poll_s=args.batch_poll_s,
-        fallback=args.provider_batch_fallback,
+        fallback="direct" if args.provider_batch_fallback == "direct" else "batch",
     )
+    client = make_client(settings, batch=pb)
     summary: object = None
 
     async def one_pass() -> int:
         nonlocal summary
-        call.pb.begin_pass()
-        summary = await StudyRunner(cfg, tasks_opts, tasks, call).run()
-        return call.pb.waiting_items
+        pb.begin_pass()
+        summary = await StudyRunner(cfg, tasks_opts, tasks, client).run()
+        return pb.waiting_items
 
     try:
-        await run_in_rounds(call.pb, one_pass, wait=args.wait)
+        await run_in_rounds(pb, one_pass, wait=args.wait)
     finally:
-        call.pb.close()
+        pb.close()
     return summary
 
 

@@ -6,7 +6,7 @@ submission, keeping the image its selection rule picks (the Result's ``selected_
 Pipelines run concurrently; each stage has its own cap (per prompter entry, per backend in the
 image generator, and for the judge), so a slow stage never holds the others.
 
-Every finished step is journalled (:mod:`eval.studies.journal`) before the next begins:
+Every finished step is journalled (:mod:`eval.kit.journal`) before the next begins:
 a run killed at any point resumes where it stopped and never asks for a prompt, an image set
 or a judgment twice. ``results.jsonl`` is rewritten from the journal at the end of every run
 (also one stopped by ``--max-cost`` or Ctrl-C), in task × prompter × backend order.
@@ -29,15 +29,16 @@ from typing import Any
 
 from tqdm import tqdm
 
+from eval.kit.client import JudgeCallError, JudgeClient
+from eval.kit.journal import Journal, write_atomic
+from eval.kit.journal import key as key_of
 from eval.studies.config import StudyConfig
-from eval.studies.journal import Journal, write_atomic
-from eval.studies.judging import JudgeCall, JudgeCallError
 from eval.studies.prompters import PrompterSpec, PromptOutcome, write_prompt
 from eval.studies.results import base_line, scored_line
 from eval.studies.stages import CostGate, StageUsage, study_record
 from eval.studies.suite import SuiteTask, task_for_judge
+from eval.t2i import BackendSpec, ImageGenerator
 from judge.llm.batch.deferral import ItemWaiting
-from judge.llm.images import BackendSpec, ImageGenerator
 
 GEN_BLOCKED = {"refused", "blocked"}
 
@@ -84,6 +85,11 @@ class RunSummary:
     resumed: dict[str, int] = field(default_factory=dict)
 
 
+def journal_path(out: Path) -> Path:
+    """Where a study run's journal lives: ``OUT/journal/events.jsonl``."""
+    return out / "journal" / "events.jsonl"
+
+
 class StudyRunner:
     """Runs one study into one output folder (resuming what the folder already holds)."""
 
@@ -92,11 +98,11 @@ class StudyRunner:
         cfg: StudyConfig,
         opts: RunOptions,
         tasks: list[SuiteTask],
-        judge_call: JudgeCall,
+        judge: JudgeClient,
         generator: ImageGenerator | None = None,
     ):
         self.cfg, self.opts, self.tasks = cfg, opts, tasks
-        self.judge_call = judge_call
+        self.judge = judge
         self.generator = generator or ImageGenerator()
         self.out = Path(opts.out)
         cap = opts.concurrency
@@ -149,7 +155,7 @@ class StudyRunner:
     async def run(self) -> RunSummary:
         """Run (or resume) the study; returns the summary and writes ``results.jsonl``."""
         self._check_folder()
-        self.journal = j = Journal(self.out)
+        self.journal = j = Journal(journal_path(self.out))
         self.gate.spent = self._journalled_cost()
         pairs = [(t, p) for t in self.tasks for p in self.cfg.prompters]
         items = len(pairs) * len(self.backends)
@@ -176,7 +182,7 @@ class StudyRunner:
         assert self.journal is not None
         total = 0.0
         for kind in ("prompt", "generation", "item"):
-            for data in self.journal._done[kind].values():
+            for data in self.journal.values(kind):
                 usage = data.get("usage") or {}
                 if kind == "item":
                     usage = usage.get("judge") or {}
@@ -191,11 +197,11 @@ class StudyRunner:
 
     async def _prompt(self, task: SuiteTask, spec: PrompterSpec) -> PromptOutcome | None:
         assert self.journal is not None
-        key = (task.id, spec.id)
-        done = self.journal.get("prompt", key)
+        pair = (task.id, spec.id)
+        done = self.journal.get(key_of("prompt", *pair))
         if done is not None:
             return PromptOutcome.model_validate(done)
-        if all(self.journal.get("item", (*key, b.id)) for b in self.backends):
+        if all(self.journal.get(key_of("item", *pair, b.id)) for b in self.backends):
             return None
         async with self._prompt_sems[spec.id]:
             if not self.gate.open():
@@ -203,7 +209,7 @@ class StudyRunner:
             outcome = await write_prompt(spec, task, self.cfg.base_dir)
         self.usage.add("prompter", outcome.usage)
         self.gate.spend(outcome.usage.get("cost_usd", 0.0))
-        self.journal.record("prompt", key, outcome.model_dump(mode="json"))
+        self.journal.put(key_of("prompt", *pair), outcome.model_dump(mode="json"))
         self._bars["prompts"].update(1)
         return outcome
 
@@ -217,7 +223,7 @@ class StudyRunner:
     ) -> None:
         assert self.journal is not None
         key = (task.id, spec.id, backend.id)
-        if self.journal.get("item", key) is not None:
+        if self.journal.get(key_of("item", *key)) is not None:
             return
         line = base_line(task, spec, backend.id)
         line["prompt"] = outcome.prompt
@@ -225,7 +231,7 @@ class StudyRunner:
         if outcome.status != "ok":
             line.update(status="prompt_failed", reason=f"prompt {outcome.status}: {outcome.reason}")
             return self._finish(key, line, generated=True)
-        gen = self.journal.get("generation", key)
+        gen = self.journal.get(key_of("generation", *key))
         if gen is None:
             gen = await self._generate(index, task, spec, backend, outcome.prompt or "")
             if gen is None:
@@ -270,7 +276,7 @@ class StudyRunner:
         }
         self.usage.add("generation", usage)
         self.gate.spend(usage.get("cost_usd", 0.0))
-        self.journal.record("generation", (task.id, spec.id, backend.id), record)
+        self.journal.put(key_of("generation", task.id, spec.id, backend.id), record)
         self._bars["images"].update(1)
         return record
 
@@ -294,7 +300,7 @@ class StudyRunner:
             if not self.gate.open():
                 return
             try:
-                result = await self.judge_call(submission, self.out)
+                result = await self.judge.score(submission, self.out)
             except ItemWaiting:  # provider-batch mode: judged on a later pass
                 return
             except JudgeCallError as exc:
@@ -309,7 +315,7 @@ class StudyRunner:
         self, key: tuple[str, str, str], line: dict[str, Any], generated: bool = False
     ) -> None:
         assert self.journal is not None
-        self.journal.record("item", key, line)
+        self.journal.put(key_of("item", *key), line)
         if generated:
             self._bars["images"].update(1)
         self._bars["judged"].update(1)
@@ -323,7 +329,7 @@ class StudyRunner:
             for t in self.tasks
             for p in self.cfg.prompters
             for b in self.backends
-            if (line := self.journal.get("item", (t.id, p.id, b.id))) is not None
+            if (line := self.journal.get(key_of("item", t.id, p.id, b.id))) is not None
         ]
         text = "".join(json.dumps(line, ensure_ascii=False) + "\n" for line in lines)
         write_atomic(self.out / "results.jsonl", text.encode())

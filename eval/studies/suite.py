@@ -34,7 +34,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from judge.config import JudgeSettings
 from judge.domain.task import Category, Primitive, Task
 from judge.errors import InputError
-from judge.images import load_pil
+from judge.io.images import load_pil
 
 MAX_SUITE_BYTES = 64 * 1024 * 1024
 MAX_LINE_BYTES = 256 * 1024

@@ -21,7 +21,7 @@ import numpy as np
 from PIL import Image
 
 from judge.config import JudgeSettings
-from judge.images import to_payload
+from judge.io.images import to_payload
 from memory.exemplar import ExemplarError
 from memory.memory import Hit, Memory, open_image
 from memory.retrieval import retrieve

@@ -3,10 +3,11 @@
 Example:
     $ judge score examples/co_106/submission.json --format text
     $ judge skills
-    $ judge --help          # every verb, including those other packages register
+    $ judge --help          # every verb (judge/cli/verbs.py)
 
-The verbs come from :data:`judge.cli.commands.REGISTRY` (the engine's own) and from the
-``t2i_judge.commands`` entry points of installed packages (:mod:`judge.cli.plugins`).
+Only the verb being run is imported: ``judge --help`` lists :data:`judge.cli.verbs.VERBS`
+from the table alone, and ``judge score ...`` never imports the service or the evaluation
+workflows.
 """
 
 from __future__ import annotations
@@ -19,14 +20,14 @@ from collections.abc import Sequence
 
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
-from judge.cli import commands, plugins
+from judge.cli.verbs import VERBS
 
 EXIT_INPUT = 2
 EXIT_CONFIG = 3
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """The argument parser with one sub-command per verb."""
+def build_parser(verb: str | None = None) -> argparse.ArgumentParser:
+    """The argument parser: every verb listed, only ``verb`` (if any) fully registered."""
     parser = argparse.ArgumentParser(
         prog="judge",
         description=__doc__.splitlines()[0].removeprefix("judge: "),
@@ -34,11 +35,30 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--log-level", default="WARNING", help="DEBUG, INFO, WARNING, ERROR")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    for register in commands.REGISTRY:
-        register(sub)
-    plugins.register_all(sub)
+    for entry in VERBS:
+        if entry.name == verb:
+            entry.load()(sub)
+        else:
+            sub.add_parser(entry.name, help=entry.help, add_help=False)
     _remember_parsers(parser)
     return parser
+
+
+def _verb_in(argv: Sequence[str]) -> str | None:
+    """The verb named on the command line (the first word that is one), if any."""
+    names = {v.name for v in VERBS}
+    skip = False
+    for arg in argv:
+        if skip:
+            skip = False
+            continue
+        if arg == "--log-level":
+            skip = True
+            continue
+        if arg.startswith("-"):
+            continue
+        return arg if arg in names else None
+    return None
 
 
 def _remember_parsers(parser: argparse.ArgumentParser) -> None:
@@ -52,17 +72,31 @@ def _remember_parsers(parser: argparse.ArgumentParser) -> None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the console script; returns the exit code."""
-    parser = build_parser()
-    args, extra = parser.parse_known_args(argv)
-    if extra:
-        verb: argparse.ArgumentParser = getattr(args, "_parser", parser)
-        verb.error(f"unrecognized arguments: {' '.join(extra)}")
+    argv = list(sys.argv[1:] if argv is None else argv)
+    parser = build_parser(_verb_in(argv))
+    try:
+        args, extra = parser.parse_known_args(argv)
+        if extra:
+            verb: argparse.ArgumentParser = getattr(args, "_parser", parser)
+            verb.error(f"unrecognized arguments: {' '.join(extra)}")
+    except BrokenPipeError:  # `judge --help | head`
+        return _quiet_broken_pipe()
     logging.basicConfig(
         level=args.log_level.upper(),
         stream=sys.stderr,
         format="%(levelname)s %(name)s: %(message)s",
     )
-    return int(args.handler(args) or 0)
+    try:
+        return int(args.handler(args) or 0)
+    except BrokenPipeError:  # `judge skills | head`: the reader left; not an error of ours
+        return _quiet_broken_pipe()
+
+
+def _quiet_broken_pipe() -> int:
+    """Point stdout at /dev/null so the interpreter's final flush does not fail again."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    return 0
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -73,42 +73,6 @@ def register(sub: argparse._SubParsersAction) -> None:
     common(st)
     st.set_defaults(handler=stats)
 
-    bn = verbs.add_parser(
-        "bench",
-        help="benchmark index build, query latency, recall, memory and encoders",
-        description="Quick by default (1k and 10k vectors, about a minute); --full measures "
-        "1k, 100k and 1M vectors (several minutes, a few GB of RAM for the indexes).",
-        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
-    )
-    bn.add_argument(
-        "--full",
-        action="store_true",
-        help="the full run: --sizes 1000,100000,1000000 --queries 200 unless given",
-    )
-    bn.add_argument(
-        "--sizes", help="memory sizes, k and m suffixes ok (default 1000,10000; --full: 1k,100k,1m)"
-    )
-    bn.add_argument("--dim", type=int, default=384, help="vector dimension (MiniLM: 384)")
-    bn.add_argument(
-        "--queries", type=int, help="queries per size and kind (default 50; --full: 200)"
-    )
-    bn.add_argument("--k", type=int, default=3, help="top-k per query")
-    bn.add_argument("--kinds", default="flat,hnsw", help="index kinds, comma-separated")
-    bn.add_argument(
-        "--encoders",
-        action=argparse.BooleanOptionalAction,
-        default=True,
-        help="also time the default text and image encoders",
-    )
-    bn.add_argument(
-        "--ef-sweep",
-        default="64,128,256",
-        help="HNSW efSearch values for the trade-off table ('' for none)",
-    )
-    bn.add_argument("--seed", type=int, default=0)
-    bn.add_argument("--out", help="also write the report JSON here")
-    bn.set_defaults(handler=bench)
-
 
 def _fail(message: str) -> int:
     print(f"judge memory: {message}", file=sys.stderr)
@@ -227,10 +191,3 @@ def stats(args: argparse.Namespace) -> int:
     for key, value in info.items():
         print(f"{key}: {json.dumps(value) if isinstance(value, dict | list) else value}")
     return 0 if info.get("checksum_ok", True) else 1
-
-
-def bench(args: argparse.Namespace) -> int:
-    """Benchmark FAISS indexes on synthetic embeddings, and the default encoders."""
-    from memory.bench import main as bench_main
-
-    return bench_main(args)

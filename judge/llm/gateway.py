@@ -97,7 +97,12 @@ class Deferrer(Protocol):
 class LLMGateway:
     """Shared by every request of a process: one cache, one concurrency limit."""
 
-    def __init__(self, settings: JudgeSettings, cache: ResponseCache | None = None):
+    def __init__(
+        self,
+        settings: JudgeSettings,
+        cache: ResponseCache | None = None,
+        deferrer: Deferrer | None = None,
+    ):
         if cache is not None and not callable(getattr(cache, "get", None)):
             raise TypeError(
                 f"cache must be a ResponseCache (async get/set), not {type(cache).__name__}; "
@@ -110,8 +115,8 @@ class LLMGateway:
         self._semaphores: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, asyncio.Semaphore]
         self._semaphores = weakref.WeakKeyDictionary()
         #: provider-batch mode (:class:`judge.llm.batch.ProviderBatch`): calls are recorded for
-        #: a batch instead of sent, and answered from it on a later pass
-        self.deferrer: Deferrer | None = None
+        #: a batch instead of sent, and answered from it on a later pass; fixed at construction
+        self.deferrer = deferrer
 
     def client(
         self, model: str, meter: UsageMeter, settings: JudgeSettings | None = None

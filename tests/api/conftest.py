@@ -23,7 +23,7 @@ import httpx
 import pytest
 import uvicorn
 
-from api.settings import ServiceSettings
+from api.core.settings import ServiceSettings
 from judge.config import JudgeSettings
 
 REPO = Path(__file__).resolve().parents[2]

@@ -29,9 +29,9 @@ from pathlib import Path
 import httpx
 from PIL import Image
 
-from judge.fake_provider import spawn_fake_provider, stop_process
 from tests.api.conftest import REPO, free_port
 from tests.conftest import submission
+from tests.fakes.provider import spawn_fake_provider, stop_process
 
 COLORS = ["red", "green", "blue", "yellow", "white", "black", "gray", "orange"]
 

@@ -11,10 +11,10 @@ from pathlib import Path
 import httpx
 import pytest
 
-from judge.fake_provider import FakeProvider
 from judge.modes.compare.result import ComparisonResult
 from tests.api.conftest import LiveService, assert_error, live_service
 from tests.conftest import png_data_url, submission
+from tests.fakes.provider import FakeProvider
 from tests.modes.test_compare import is_pairwise, prefers_red
 
 RED, BLUE, GREEN = png_data_url("red"), png_data_url("blue"), png_data_url("green")

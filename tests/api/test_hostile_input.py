@@ -25,9 +25,9 @@ import httpx
 import pytest
 from PIL import Image
 
-from judge.fake_provider import FakeProvider
 from tests.api.conftest import LiveService, assert_error, copy_shipped_memory, live_service
 from tests.conftest import png_data_url, submission
+from tests.fakes.provider import FakeProvider
 
 MAX_BODY = 300_000
 MAX_IMAGE = 60_000

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from api.load_bench import render, run
+from benchmarks.load import render, run
 
 
 def test_load_bench_reports_every_run():

@@ -14,10 +14,10 @@ from pathlib import Path
 import httpx
 import pytest
 
-from judge.fake_provider import FakeProvider
 from tests.api.conftest import LiveService, assert_error, copy_shipped_memory, live_service
 from tests.api.test_service import fake_model_env
 from tests.conftest import png_data_url, submission
+from tests.fakes.provider import FakeProvider
 
 
 @pytest.fixture(scope="module")

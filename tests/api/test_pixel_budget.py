@@ -11,13 +11,13 @@ import time
 import pytest
 from PIL import Image
 
-from api.models import ScoreOptions
-from api.policy import check_options
-from api.settings import ServiceSettings
+from api.core.models import ScoreOptions
+from api.core.policy import check_options
+from api.core.settings import ServiceSettings
 from judge.config import JudgeSettings
 from judge.errors import InputError
-from judge.images import decode_image
-from judge.pixel_budget import DecodeBusy, PixelBudget, pixel_ledger
+from judge.io.images import decode_image
+from judge.io.pixel_budget import DecodeBusy, PixelBudget, pixel_ledger
 
 
 def png(side: int) -> bytes:
@@ -85,7 +85,7 @@ def test_the_local_backend_is_an_operator_opt_in(monkeypatch: pytest.MonkeyPatch
 
 def test_data_urls_are_charged_like_any_image() -> None:
     url = "data:image/png;base64," + base64.b64encode(png(50)).decode()
-    from judge.images import load_pil
+    from judge.io.images import load_pil
 
     with pixel_ledger(2_000), pytest.raises(InputError, match="pixels in total"):
         load_pil(url, field="images[0]")

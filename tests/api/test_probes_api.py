@@ -1,5 +1,5 @@
 """``/v1/probes`` on a live service with real Redis: a scripted fake LLM + judge
-(:mod:`eval.probing.fake_script`) and server-configured T2I backends (``JUDGE_BACKENDS``)."""
+(:mod:`tests.fakes.probing_script`) and server-configured T2I backends (``JUDGE_BACKENDS``)."""
 
 from __future__ import annotations
 
@@ -11,9 +11,9 @@ from pathlib import Path
 import httpx
 import pytest
 
-from eval.probing.fake_script import ProbeScript
-from judge.fake_provider import FakeProvider
 from tests.api.conftest import LiveService, assert_error, live_service
+from tests.fakes.probing_script import ProbeScript
+from tests.fakes.provider import FakeProvider
 
 SMALL = {"depth": 2, "topics": 2, "inputs": 2, "images": 1}
 

@@ -15,9 +15,9 @@ from typing import Any
 import httpx
 import pytest
 
-from judge import remote
 from judge.config import JudgeSettings
 from judge.errors import InputError
+from judge.io import remote
 
 REFUSED = [
     "::ffff:127.0.0.1",

@@ -16,7 +16,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from api.redis_embedded import PIDFILE, EmbeddedRedis, redis_binary
+from api.core.redis_embedded import PIDFILE, EmbeddedRedis, redis_binary
 from tests.api.conftest import REPO, free_port, metric_value
 
 

@@ -22,10 +22,9 @@ import httpx
 import pytest
 import redis
 
-from api.redis_embedded import EmbeddedRedis
+from api.core.redis_embedded import EmbeddedRedis
 from judge.cli.main import main as judge_main
 from judge.domain.result import Result
-from judge.fake_provider import FakeProvider
 from tests.api.conftest import (
     REPO,
     LiveService,
@@ -36,6 +35,7 @@ from tests.api.conftest import (
     metric_value,
 )
 from tests.conftest import png_data_url, submission
+from tests.fakes.provider import FakeProvider
 
 PROMPT_DIMS = {
     "creative_elaboration",

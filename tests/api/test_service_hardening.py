@@ -19,13 +19,13 @@ import pytest
 import redis.asyncio as aredis
 from PIL import Image
 
-from api import readiness
-from api.batches import BatchStore, owner_tag
-from judge.fake_provider import FakeProvider
+from api.batches.jobs import BatchStore, owner_tag
+from api.core import readiness
 from tests.api.conftest import LiveService, assert_error, live_service, metric_value
 from tests.api.test_batches import make_items
 from tests.api.test_service import fake_model_env
 from tests.conftest import submission
+from tests.fakes.provider import FakeProvider
 
 
 def png_url(side: int, color: str = "red") -> str:
@@ -196,7 +196,7 @@ def test_batches_cost_their_items_polling_has_its_own_budget_and_wrong_keys_are_
 
 def test_a_full_decoding_budget_answers_503_with_retry_after(svc: LiveService) -> None:
     """Another request holds the whole budget: this one waits ``decode_wait_s``, then 503."""
-    from judge.pixel_budget import PixelBudget
+    from judge.io.pixel_budget import PixelBudget
 
     app = svc.app
     saved_budget, saved_wait = app.state.pixel_budget, app.state.settings.decode_wait_s  # type: ignore[attr-defined]

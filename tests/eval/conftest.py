@@ -16,8 +16,8 @@ from typing import Any
 import pytest
 from PIL import Image
 
-from eval.meta_eval import MetaEvalConfig, run_meta_eval
-from judge.fake_provider import FakeProvider
+from eval.metaeval.meta_eval import MetaEvalConfig, run_meta_eval
+from tests.fakes.provider import FakeProvider
 
 AVT_DEV = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "avt-dev"
 EXPERT = Path(__file__).resolve().parent / "fixtures" / "expert"

@@ -1,4 +1,4 @@
-"""Calibration maps: fitting (eval.calibration) and applying (judge.calibration)."""
+"""Calibration maps: fitting (eval.metaeval.calibration) and applying (judge.calibration)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from eval.calibration import apply_map, fit_calibration, fit_map, save_calibration
+from eval.metaeval.calibration import apply_map, fit_calibration, fit_map, save_calibration
 from judge.calibration import Calibration, load_calibration
 from judge.errors import ConfigError
 

@@ -17,13 +17,12 @@ from scipy.stats import spearmanr
 
 from eval.datasets.avt import AvtDataset
 from eval.datasets.base import EvalItem
-from eval.meta_eval import REFERENCE, MetaEvalConfig, run_meta_eval
-from eval.scorers import InProcessScorer
+from eval.kit.client import LocalJudge
+from eval.metaeval.meta_eval import REFERENCE, MetaEvalConfig, run_meta_eval
 from judge.calibration import Calibration
 from judge.cli.main import main
 from judge.config import JudgeSettings
 from judge.engine import Judge
-from judge.fake_provider import FakeProvider
 from memory.store import MemoryStore
 from tests.eval.conftest import (
     AVT_SKILLS,
@@ -34,6 +33,7 @@ from tests.eval.conftest import (
     require_dev,
     write_csv,
 )
+from tests.fakes.provider import FakeProvider
 
 AVT_TARGETS = ["prompt_matching", "appeal", "realism", "quality", "appeal2"]
 METRIC_KEYS = {"spearman", "kendall", "pearson", "mae", "within1", "n", "ci95"}
@@ -408,7 +408,7 @@ def test_fit_and_apply_calibration(
         calibration=str(cal_path),
         retrieval="none",
     )
-    result = asyncio.run(InProcessScorer(Judge(settings)).score(item, {}))
+    result = asyncio.run(LocalJudge(judge=Judge(settings)).score(item.submission, item.base_dir))
     dims = result["subjective"]["image"]
     assert set(dims) == {"prompt_matching", "appeal", "realism", "quality"}
     for dim, d in dims.items():

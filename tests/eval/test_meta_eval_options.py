@@ -9,12 +9,12 @@ from pathlib import Path
 
 import pytest
 
-from eval.report import markdown
+from eval.metaeval.report import markdown
 from judge.cli.main import main
-from judge.fake_provider import FakeProvider
 from memory.exemplar import load_exemplars
 from memory.store import MemoryStore
 from tests.eval.conftest import EXPERT, cli_args
+from tests.fakes.provider import FakeProvider
 
 REPO = Path(__file__).resolve().parents[2]
 EXAMPLES = REPO / "examples" / "exemplars"

@@ -1,4 +1,4 @@
-"""Tests for eval.metrics, eval.agreement and eval.bootstrap."""
+"""Tests for eval.metaeval.stats, eval.metaeval.agreement and eval.metaeval.bootstrap."""
 
 from __future__ import annotations
 
@@ -11,9 +11,9 @@ import numpy as np
 import pytest
 from scipy.stats import kendalltau, pearsonr, spearmanr
 
-from eval.agreement import human_baseline, inter_rater, krippendorff_alpha
-from eval.bootstrap import bootstrap_ci
-from eval.metrics import (
+from eval.metaeval.agreement import human_baseline, inter_rater, krippendorff_alpha
+from eval.metaeval.bootstrap import bootstrap_ci
+from eval.metaeval.stats import (
     classification_metrics,
     macro_average,
     micro_objective,
@@ -415,7 +415,7 @@ def test_coverage_counts_scored_over_labelled_items():
 
 
 def test_paired_spearman_margin():
-    from eval.metrics import paired_spearman_margin
+    from eval.metaeval.stats import paired_spearman_margin
 
     rng = np.random.default_rng(0)
     human = rng.normal(size=60)

@@ -15,9 +15,9 @@ from pathlib import Path
 import pytest
 
 from judge.cli.main import main
-from judge.fake_provider import FakeProvider, OllamaFake
 from judge.llm.batch import EXIT_BATCH_PENDING
 from tests.eval.conftest import EXPERT, cli_args
+from tests.fakes.provider import FakeProvider, OllamaFake
 
 REPO = Path(__file__).resolve().parents[2]
 # safety first, and nothing else until it has passed: two rounds of batches

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from eval.datasets.base import EvalItem, Target
-from eval.runner import prediction_of, read_predictions, run_items
+from eval.metaeval.runner import prediction_of, read_predictions, run_items
 from judge.errors import InputError
 
 

@@ -11,7 +11,7 @@ import httpx
 import litellm
 import pytest
 
-from judge.fake_provider import FakeProvider, default_answer
+from tests.fakes.provider import FakeProvider, default_answer
 
 litellm.suppress_debug_info = True
 SCHEMA = {

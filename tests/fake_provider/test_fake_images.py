@@ -10,8 +10,8 @@ import httpx
 import pytest
 from PIL import Image
 
-from judge.fake_provider import FakeProvider
-from judge.fake_provider.faults import check_kinds
+from tests.fakes.provider import FakeProvider
+from tests.fakes.provider.faults import check_kinds
 
 
 def post(provider: FakeProvider, **body: object) -> httpx.Response:
@@ -91,7 +91,7 @@ def test_chat_calls_that_draw_image_faults_get_chat_equivalents(provider: FakePr
 
 
 def test_image_faults_from_the_command_line_and_a_random_rate() -> None:
-    from judge.fake_provider.__main__ import parse_args
+    from tests.fakes.provider.__main__ import parse_args
 
     args = parse_args(["--fault-kinds", "refusal,500", "--fault-rate", "0.2"])
     assert args.fault_kinds == ("refusal", "500") and args.fault_rate == 0.2

@@ -15,7 +15,7 @@ import litellm
 import pytest
 from pydantic import BaseModel, Field
 
-from judge.fake_provider import (
+from tests.fakes.provider import (
     FakeProvider,
     FakeProviderStartError,
     FaultInjector,
@@ -23,7 +23,7 @@ from judge.fake_provider import (
     spawn_fake_provider,
     stop_process,
 )
-from judge.fake_provider.__main__ import parse_args
+from tests.fakes.provider.__main__ import parse_args
 
 litellm.suppress_debug_info = True
 
@@ -312,8 +312,8 @@ async def test_openai_fake_proves_data_url_images(provider: FakeProvider) -> Non
 def test_a_repeated_image_payload_is_decoded_once_and_bad_ones_stay_refused() -> None:
     """The fake checks each payload once: the same bytes get the same verdict without a second
     decode, and a payload it refused is refused again (with where it was) every time."""
-    from judge.fake_provider import wire
     from tests.conftest import png_data_url
+    from tests.fakes.provider import wire
 
     url = png_data_url("blue", size=(40, 30))
     before = wire._decoded.cache_info()

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import asyncio
 
-import judge.fake_provider.base as base
-from judge.fake_provider import FakeProvider
+import tests.fakes.provider.base as base
+from tests.fakes.provider import FakeProvider
 
 
 async def _sleeps(monkeypatch, fake: FakeProvider, already_elapsed: float) -> list[float]:

@@ -1,16 +1,16 @@
-"""`judge bench --cold-start`: fresh `judge score` processes, model time as a multiple of L."""
+"""`python -m benchmarks.score --cold-start`: fresh `judge score` processes, model time in L."""
 
 from __future__ import annotations
 
 import json
 
-from judge.bench_cold import summarize
-from judge.cli.main import main
+from benchmarks.score import main
+from benchmarks.support.cold_start import summarize
 
 
 def test_cold_start_only_runs_fresh_processes(tmp_path, capsys):
     out = tmp_path / "bench.json"
-    args = ["bench", "--cold-start-only", "--cold-start", "1", "--latency", "0.05"]
+    args = ["--cold-start-only", "--cold-start", "1", "--latency", "0.05"]
     assert main([*args, "--checkpoints", "2", "--out", str(out)]) == 0
     printed = capsys.readouterr().out
     assert "cold start (1 fresh `judge score` processes" in printed
@@ -24,7 +24,7 @@ def test_cold_start_only_runs_fresh_processes(tmp_path, capsys):
 
 
 def test_cold_start_only_needs_processes(capsys):
-    assert main(["bench", "--cold-start-only", "--cold-start", "0"]) == 2
+    assert main(["--cold-start-only", "--cold-start", "0"]) == 2
     assert "--cold-start >= 1" in capsys.readouterr().err
 
 

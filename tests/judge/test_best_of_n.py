@@ -17,7 +17,7 @@ def image_url(body) -> str | None:
 
 def by_image(verdicts: dict[str, bool], scores: dict[str, int]):
     """Checkpoint verdicts and subjective scores chosen per image colour."""
-    from judge.images import load_image
+    from judge.io.images import load_image
 
     keys = {
         load_image(u, field="x").data_url: name

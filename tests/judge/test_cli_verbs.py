@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 from PIL import Image
 
+from benchmarks import score as score_bench
 from judge.cli.main import main
 from judge.domain.result import Result
 from judge.errors import InputError
@@ -111,7 +112,7 @@ def test_unknown_group_lists_only_groups_skills_accepts(provider, tmp_path, caps
 
 def test_bench_help_shows_its_defaults(capsys):
     with pytest.raises(SystemExit):
-        main(["bench", "--help"])
+        score_bench.main(["--help"])
     out = capsys.readouterr().out
     assert "default: 0.5" in out and "default: 12" in out and "default: 5" in out
 

@@ -16,8 +16,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-from judge.bench import bench_submission
-from judge.fake_provider import FakeProvider
+from benchmarks.score import bench_submission
+from tests.fakes.provider import FakeProvider
 
 REPO = Path(__file__).resolve().parents[2]
 

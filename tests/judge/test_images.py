@@ -1,4 +1,4 @@
-"""Image vetting (judge/images.py) and submission validation (judge/validation.py), in-process."""
+"""Image vetting (judge/io/images.py) and submission validation (judge/validation.py)."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from PIL import Image
 from judge.config import JudgeSettings
 from judge.domain.submission import Submission
 from judge.errors import InputError
-from judge.images import decode_image, load_image, read_image_bytes, to_payload
+from judge.io.images import decode_image, load_image, read_image_bytes, to_payload
 from judge.validation import load_submission_file, parse_submission
 from tests.conftest import png_data_url, submission
 

@@ -8,7 +8,8 @@ import os
 import litellm
 import pytest
 
-from judge.llm import call_bench, litellm_settings
+from benchmarks import llm_call as call_bench
+from judge.llm import litellm_settings
 
 litellm_settings.load()  # what the warm-up thread does before a process's first model call
 
@@ -93,7 +94,7 @@ def test_any_litellm_import_through_the_judge_is_offline_first() -> None:
 
     env = {k: v for k, v in os.environ.items() if not k.startswith("LITELLM_LOCAL")}
     code = (
-        "import os, judge.llm.images.pricing as p, litellm; "
+        "import os, eval.t2i.pricing as p, litellm; "
         "print(os.environ['LITELLM_LOCAL_MODEL_COST_MAP'], "
         "os.environ['LITELLM_LOCAL_ANTHROPIC_BETA_HEADERS'], bool(litellm.model_cost))"
     )

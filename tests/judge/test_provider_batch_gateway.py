@@ -12,7 +12,6 @@ from pydantic import BaseModel
 
 from judge.config import JudgeSettings
 from judge.engine import Judge
-from judge.fake_provider import FakeProvider
 from judge.llm.batch import (
     BatchPending,
     DeferredCall,
@@ -25,6 +24,7 @@ from judge.llm.gateway import LLMGateway
 from judge.llm.usage import UsageMeter
 from skills.types import ModelCallError
 from tests.conftest import submission
+from tests.fakes.provider import FakeProvider
 
 MESSAGES = [{"role": "system", "content": "answer"}, {"role": "user", "content": "hello"}]
 
@@ -64,9 +64,8 @@ async def ask_in_rounds(
 
 async def test_a_reask_goes_out_in_the_next_batch(provider: FakeProvider, tmp_path: Path) -> None:
     provider.on("hello", {"rationale": "x", "verdict": "maybe"}, times=1)  # not a bool
-    gw = LLMGateway(settings(provider))
-    pb = ProviderBatch(tmp_path / "pb", gw.settings, poll_s=0.01)
-    pb.attach(gw)
+    pb = ProviderBatch(tmp_path / "pb", settings(provider), poll_s=0.01)
+    gw = LLMGateway(pb.settings, deferrer=pb)
     answer, meter = await ask_in_rounds(gw, pb)
     assert isinstance(answer, Verdict) and answer.verdict is True
     assert meter.reasks == 1 and meter.llm_calls == 2  # both replies came from batches
@@ -78,9 +77,8 @@ async def test_a_line_that_keeps_failing_is_given_up_with_its_reason(
     provider: FakeProvider, tmp_path: Path
 ) -> None:
     provider.batches.fail_lines("hello", status=503, code="overloaded")
-    gw = LLMGateway(settings(provider))
-    pb = ProviderBatch(tmp_path / "pb", gw.settings, poll_s=0.01, max_attempts=3)
-    pb.attach(gw)
+    pb = ProviderBatch(tmp_path / "pb", settings(provider), poll_s=0.01, max_attempts=3)
+    gw = LLMGateway(pb.settings, deferrer=pb)
     answer, meter = await ask_in_rounds(gw, pb)
     assert isinstance(answer, ModelCallError)
     assert "overloaded" in str(answer) and "HTTP 503" in str(answer)
@@ -99,7 +97,7 @@ async def test_a_batch_created_before_a_crash_is_adopted_not_paid_twice(
             raise KeyboardInterrupt  # the process dies before the batch id is journaled
 
     pb = CrashAfterCreate(tmp_path / "pb", gw.settings)
-    pb.attach(gw)
+    gw = LLMGateway(gw.settings, deferrer=pb)
     with pb.item() as ticket, pytest.raises(DeferredCall):
         await gw.structured("openai/fake", MESSAGES, Verdict, tag="t", meter=UsageMeter())
     assert ticket.waiting == 1
@@ -109,7 +107,7 @@ async def test_a_batch_created_before_a_crash_is_adopted_not_paid_twice(
     assert provider.batches.stats()["batches_created"] == 1
 
     again = ProviderBatch(tmp_path / "pb", gw.settings, poll_s=0.01)
-    again.attach(gw)
+    gw = LLMGateway(gw.settings, deferrer=again)
     assert again.in_flight()  # journaled as being created
     answer, _ = await ask_in_rounds(gw, again)
     assert isinstance(answer, Verdict)
@@ -125,9 +123,9 @@ async def test_a_judge_scored_in_rounds_gives_the_direct_result(
     direct_calls = provider.calls
     provider.reset()
 
-    judge = make_judge(speculative_safety=False, safety_on_error="block")
-    pb = ProviderBatch(tmp_path / "pb", judge.settings, poll_s=0.01)
-    pb.attach(judge.gateway)
+    plain = make_judge(speculative_safety=False, safety_on_error="block")
+    pb = ProviderBatch(tmp_path / "pb", plain.settings, poll_s=0.01)
+    judge = make_judge(speculative_safety=False, safety_on_error="block", deferrer=pb)
     results = []
 
     async def one_pass() -> int:

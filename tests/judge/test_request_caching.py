@@ -3,7 +3,7 @@ encoding for the model, however many calls the request makes."""
 
 from __future__ import annotations
 
-import judge.images
+import judge.io.images
 from judge.modes.compare.request import Comparison
 from judge.modes.edit.request import EditSubmission
 from tests.conftest import png_data_url
@@ -50,13 +50,13 @@ async def test_edit_fingerprint_is_computed_once_per_request(make_judge, monkeyp
 
 async def test_each_view_is_encoded_once_per_request(make_judge, monkeypatch):
     encodes: list[tuple[int, int]] = []
-    original = judge.images.to_payload
+    original = judge.io.images.to_payload
 
     def counted(img, max_side):
         encodes.append(img.size)
         return original(img, max_side)
 
-    monkeypatch.setattr(judge.images, "to_payload", counted)
+    monkeypatch.setattr(judge.io.images, "to_payload", counted)
     comparison = {
         "id": "c1",
         "prompt": "a red fox in the snow",

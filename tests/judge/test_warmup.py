@@ -8,7 +8,7 @@ import json
 import litellm
 import pytest
 
-from judge.bench_spans import call_span, parse_marker, record_call_spans
+from benchmarks.support.spans import call_span, parse_marker, record_call_spans
 from judge.llm import warmup
 from judge.llm.warm_stub import serve_canned_completion
 from tests.conftest import png_data_url

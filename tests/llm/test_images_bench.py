@@ -1,4 +1,4 @@
-"""``judge t2i-bench``: every option used once; bad options exit 2."""
+"""``python -m benchmarks.t2i``: every option used once; bad options exit 2."""
 
 from __future__ import annotations
 
@@ -7,12 +7,12 @@ from pathlib import Path
 
 import pytest
 
-from judge.cli.main import main
+from benchmarks.t2i import main
 
 
 def test_bench_reports_renderer_and_litellm_path(tmp_path: Path, capsys) -> None:
     out = tmp_path / "bench.json"
-    code = main(["t2i-bench", "--sizes", "64x64,32x48", "--repeats", "3", "--latency", "0.05",
+    code = main(["--sizes", "64x64,32x48", "--repeats", "3", "--latency", "0.05",
                  "--prompts", "2", "--images", "2", "--size", "32x32", "--concurrency", "1",
                  "--out", str(out)])  # fmt: skip
     assert code == 0
@@ -26,7 +26,7 @@ def test_bench_reports_renderer_and_litellm_path(tmp_path: Path, capsys) -> None
 
 
 def test_bench_can_skip_the_litellm_part(capsys) -> None:
-    assert main(["t2i-bench", "--sizes", "32x32", "--repeats", "1", "--skip-litellm"]) == 0
+    assert main(["--sizes", "32x32", "--repeats", "1", "--skip-litellm"]) == 0
     assert "litellm" not in json.loads(capsys.readouterr().out)
 
 
@@ -35,5 +35,5 @@ def test_bench_can_skip_the_litellm_part(capsys) -> None:
     [["--sizes", "tiny"], ["--sizes", "8x8"], ["--repeats", "0"], ["--latency", "0"]],
 )
 def test_bad_options_exit_2(argv: list[str], capsys) -> None:
-    assert main(["t2i-bench", "--skip-litellm", *argv]) == 2
-    assert "t2i-bench:" in capsys.readouterr().err
+    assert main(["--skip-litellm", *argv]) == 2
+    assert "benchmarks.t2i:" in capsys.readouterr().err

@@ -6,7 +6,7 @@ import io
 
 from PIL import Image
 
-from judge.llm.images import LABEL, BackendSpec, ImageGenerator, render_card
+from eval.t2i import LABEL, BackendSpec, ImageGenerator, render_card
 
 
 def test_same_inputs_give_the_same_bytes() -> None:

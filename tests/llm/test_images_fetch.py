@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from judge.errors import InputError
-from judge.remote import check_url
+from judge.io.remote import check_url
 
 
 @pytest.mark.parametrize("url", ["http://127.0.0.1:9/a.png", "https://127.0.0.1:9/a.png",

@@ -9,9 +9,9 @@ from collections.abc import Callable, Iterator
 import pytest
 from PIL import Image
 
+from eval.t2i import BackendSpec, Generation, ImageGenerator
 from judge.config import JudgeSettings
-from judge.fake_provider import FakeProvider
-from judge.llm.images import BackendSpec, Generation, ImageGenerator
+from tests.fakes.provider import FakeProvider
 
 FAST = JudgeSettings(backoff_base_s=0.001, backoff_max_s=0.01)
 
@@ -206,7 +206,7 @@ async def test_concurrency_cap_is_honoured(gen, slow_provider) -> None:
 
 
 async def test_warm_up_runs_off_the_loop_once_per_provider(gen, backend, provider) -> None:
-    from judge.llm.images import warmup
+    from eval.t2i import warmup
 
     gen.warm([backend(), backend(model="builtin/renderer")])  # returns at once
     await warmup.ready(["openai/fake-image"])

@@ -7,8 +7,8 @@ import httpx
 import litellm
 import pytest
 
-from judge.llm.images import Generation
-from judge.llm.images.outcomes import classify
+from eval.t2i import Generation
+from eval.t2i.outcomes import classify
 
 
 def bad_request(message: str, body: dict | None = None) -> litellm.BadRequestError:

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from judge.llm.images import BackendConfigError, BackendSpec, backends_from_env, load_backends
+from eval.t2i import BackendConfigError, BackendSpec, backends_from_env, load_backends
 
 
 def write(tmp_path: Path, text: str) -> Path:

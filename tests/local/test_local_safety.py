@@ -8,7 +8,7 @@ import re
 import pytest
 from PIL import Image
 
-from judge.images import to_payload
+from judge.io.images import to_payload
 from skills.registry import default_registry
 from skills.types import SafetyValue, SkillInput
 

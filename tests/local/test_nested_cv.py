@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from eval.meta_eval import MetaEvalConfig, run_meta_eval
+from eval.metaeval.meta_eval import MetaEvalConfig, run_meta_eval
 from memory.store import MemoryStore
 from skills.local import predictor as predictor_mod
 from skills.local.predictor import MemoryModel

@@ -17,10 +17,10 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from judge.images import to_payload
+from benchmarks.detect_eval import main as eval_main
+from judge.io.images import to_payload
 from skills.local import NEEDS_VLM, detector
 from skills.local.colours import name_pixels
-from skills.local.detect_eval import main as eval_main
 from skills.local.detector import Detection, DetectorUnavailable, weights_dir
 from skills.local.image_checks import coco_objects, strategies
 from skills.local.object_claims import class_words, parse

@@ -7,7 +7,7 @@ import asyncio
 import pytest
 from PIL import Image, ImageDraw, ImageFont
 
-from judge.images import to_payload
+from judge.io.images import to_payload
 from skills.local import NEEDS_VLM
 from skills.registry import default_registry
 from skills.types import CheckSpec, SkillInput, SkillOutput

@@ -1,4 +1,4 @@
-"""``judge memory bench`` on tiny sizes: report structure, sanity of the numbers, the CLI."""
+"""``python -m benchmarks.memory`` on tiny sizes: report structure, sanity of numbers, CLI."""
 
 from __future__ import annotations
 
@@ -10,9 +10,7 @@ import faiss
 import numpy as np
 import pytest
 
-from judge.cli.main import main as cli_main
-from memory import index
-from memory.bench import (
+from benchmarks.memory import (
     BenchConfig,
     data_chunks,
     make_mixture,
@@ -23,6 +21,10 @@ from memory.bench import (
     render,
     run_bench,
 )
+from benchmarks.memory import (
+    main as cli_main,
+)
+from memory import index
 
 SIZES = (500, 2000)
 DIM = 32
@@ -119,7 +121,7 @@ def test_recall_and_recommendation_helpers() -> None:
 
 def test_cli(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     out = tmp_path / "bench.json"
-    argv = ["memory", "bench", "--sizes", "300", "--dim", "16", "--queries", "5"]
+    argv = ["--sizes", "300", "--dim", "16", "--queries", "5"]
     code = cli_main([*argv, "--kinds", "hnsw", "--no-encoders", "--out", str(out)])
     assert code == 0
     saved = json.loads(out.read_text())

@@ -1,13 +1,12 @@
-"""``judge memory bench`` is quick by default; ``--full`` is the large run."""
+"""``python -m benchmarks.memory`` is quick by default; ``--full`` is the large run."""
 
 from __future__ import annotations
 
-from judge.cli.main import build_parser
-from memory.bench import config_from_args
+from benchmarks.memory import config_from_args, parser
 
 
 def config(*argv: str):
-    return config_from_args(build_parser().parse_args(["memory", "bench", *argv]))
+    return config_from_args(parser().parse_args(argv))
 
 
 def test_quick_by_default_full_on_request_explicit_flags_win() -> None:

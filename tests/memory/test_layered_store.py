@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from api.settings import ServiceSettings
+from api.core.settings import ServiceSettings
 from judge.config import data_home, user_data_dir
 from memory.exemplar import load_exemplars
 from memory.store import SHIPPED_DIR, MemoryStore, default_store_dir

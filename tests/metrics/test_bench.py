@@ -1,4 +1,4 @@
-"""The shipped benchmark: `judge edit-bench` and `python -m skills.metrics.bench`."""
+"""The shipped benchmark ``python -m benchmarks.edit_metrics``."""
 
 from __future__ import annotations
 
@@ -7,14 +7,14 @@ from pathlib import Path
 
 import pytest
 
-from judge.cli.main import main
-from skills.metrics import bench, metric_names
+from benchmarks import edit_metrics as bench
+from skills.metrics import metric_names
 
 
 def test_cli_verb_reports_per_metric_medians(tmp_path: Path, capsys) -> None:
     out = tmp_path / "bench.json"
-    code = main(
-        ["edit-bench", "--size", "256", "--repeats", "1", "--torch-threads", "1", "--out", str(out)]
+    code = bench.main(
+        ["--size", "256", "--repeats", "1", "--torch-threads", "1", "--out", str(out)]
     )
     assert code == 0
     report = json.loads(out.read_text())
@@ -29,9 +29,8 @@ def test_cli_verb_reports_per_metric_medians(tmp_path: Path, capsys) -> None:
 
 
 def test_dinov2_option(tmp_path: Path, tiny_dinov2: Path, capsys) -> None:
-    code = main(
+    code = bench.main(
         [
-            "edit-bench",
             "--size",
             "128",
             "--repeats",
@@ -49,11 +48,11 @@ def test_dinov2_option(tmp_path: Path, tiny_dinov2: Path, capsys) -> None:
 
 @pytest.mark.parametrize("bad", [["--size", "8"], ["--repeats", "0"], ["--torch-threads", "-1"]])
 def test_bad_options_exit_2(bad: list[str], capsys) -> None:
-    assert main(["edit-bench", *bad]) == 2
-    assert "edit-bench:" in capsys.readouterr().err
+    assert bench.main(bad) == 2
+    assert "benchmarks.edit_metrics:" in capsys.readouterr().err
 
 
 def test_module_entry_point(capsys) -> None:
-    """``python -m skills.metrics.bench`` parses its own options (same ones)."""
-    assert bench.cli(["--size", "64", "--repeats", "1"]) == 0
+    """``python -m benchmarks.edit_metrics`` parses its own options (same ones)."""
+    assert bench.main(["--size", "64", "--repeats", "1"]) == 0
     assert json.loads(capsys.readouterr().out)["size"] == 64

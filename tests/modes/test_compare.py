@@ -9,8 +9,8 @@ import pytest
 from PIL import Image
 
 from judge.errors import ConfigError, InputError
-from judge.fake_provider.responder import messages_text
 from tests.conftest import png_data_url
+from tests.fakes.provider.responder import messages_text
 
 RED, BLUE = png_data_url("red"), png_data_url("blue")
 

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from benchmarks import compare as compare_bench
 from judge.cli.main import main
 from tests.conftest import REPO, png_data_url
 from tests.modes.test_compare import is_pairwise, prefers_red
@@ -110,13 +111,13 @@ def test_llm_backend_without_model_exits_3(capsys) -> None:
 
 
 def test_compare_bench_reports_model_time(capsys) -> None:
-    assert main(["compare-bench", "--latency", "0.05", "--repeats", "1", "--json"]) == 0
+    assert compare_bench.main(["--latency", "0.05", "--repeats", "1", "--json"]) == 0
     report = json.loads(capsys.readouterr().out)
     assert report["calls_per_comparison"] == 9 and report["model_time_x_L_median"] > 0
     span, graph, wall = (
         report[k] for k in ("call_span_x_L_median", "model_time_x_L_median", "wall_x_L_median")
     )
     assert 1.0 <= span <= graph <= wall and report["target_x_L"] == 1.3
-    assert main(["compare-bench", "--latency", "0.05", "--repeats", "1"]) == 0
+    assert compare_bench.main(["--latency", "0.05", "--repeats", "1"]) == 0
     assert "model-call span" in capsys.readouterr().out
-    assert main(["compare-bench", "--latency", "0"]) == 2
+    assert compare_bench.main(["--latency", "0"]) == 2

@@ -15,7 +15,7 @@ from skimage import data
 
 from judge.engine import Judge
 from judge.errors import InputError
-from judge.fake_provider.responder import messages_text
+from tests.fakes.provider.responder import messages_text
 
 ASTRONAUT = Image.fromarray(data.astronaut())
 

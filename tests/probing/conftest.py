@@ -1,5 +1,5 @@
 """Probing fixtures: the project's fake provider on loopback scripted as LLM + judge
-(:mod:`eval.probing.fake_script`), and a fake renderer standing for the model under test."""
+(:mod:`tests.fakes.probing_script`), and a fake renderer standing for the model under test."""
 
 from __future__ import annotations
 
@@ -11,17 +11,17 @@ from dataclasses import dataclass, field
 import pytest
 from PIL import Image
 
+from eval.kit.journal import Journal
 from eval.probing.context import ProbeContext
-from eval.probing.fake_script import ProbeScript
-from eval.probing.journal import MemoryJournal
 from eval.probing.labelling import Labeller
 from eval.probing.params import ProbeParams
 from eval.probing.storage import MemoryImages
 from eval.probing.writer import ProbeWriter
 from judge.config import JudgeSettings
 from judge.engine import Judge
-from judge.fake_provider import FakeProvider
 from judge.llm.usage import UsageMeter
+from tests.fakes.probing_script import ProbeScript
+from tests.fakes.provider import FakeProvider
 
 
 @dataclass
@@ -87,7 +87,7 @@ def make_ctx(probe_fake: FakeProvider, script: ProbeScript) -> Callable[..., Pro
             ProbeWriter(judge.gateway.client("openai/fake-judge", UsageMeter())),
             renderer or FakeRenderer(),
             Labeller(judge, pass_share=p.pass_share),
-            journal if journal is not None else MemoryJournal(),
+            journal if journal is not None else Journal(),
             MemoryImages(),
         )
         if overrides is not None:

@@ -1,5 +1,5 @@
-"""``judge probe`` and ``judge probe-bench`` as a user runs them: the project's renderer or the
-fake provider's images endpoint as the model under test, the scripted fake as LLM and judge."""
+"""``judge probe run`` and ``python -m benchmarks.probe`` as a user runs them: the project's
+renderer or the fake provider's images endpoint as the model under test, the scripted fake as LLM and judge."""
 
 from __future__ import annotations
 
@@ -13,8 +13,9 @@ from pathlib import Path
 
 import pytest
 
+from benchmarks import probe as probe_bench
 from judge.cli.main import main
-from judge.fake_provider import FakeProvider
+from tests.fakes.provider import FakeProvider
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -23,6 +24,7 @@ def probe(base: str, out: Path, *extra: str) -> int:
     return main(
         [
             "probe",
+            "run",
             "--model",
             "openai/fake",
             "--api-base",
@@ -118,7 +120,7 @@ def test_no_localise_flag(env, tmp_path: Path) -> None:
 
 @pytest.mark.timeout(300)
 def test_probe_bench_reports_calls_per_stage(capsys) -> None:
-    assert main(["probe-bench", "--latency", "0.01", "--depth", "1", "--json"]) in (0, 1)
+    assert probe_bench.main(["--latency", "0.01", "--depth", "1", "--json"]) in (0, 1)
     report = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
     assert report["nodes"] == 1 and report["inputs"] == 5 and report["bugs"] == 2
     assert report["calls_per_stage"]["scene_graph"] == 5  # asked ahead for every input
@@ -145,6 +147,7 @@ def test_no_llm_exits_3(tmp_path: Path, capsys, monkeypatch) -> None:
     code = main(
         [
             "probe",
+            "run",
             "--topic",
             "t",
             "--backend",
@@ -251,6 +254,7 @@ def test_sigkill_mid_probe_resumes_without_repeating(tmp_path: Path, script) -> 
             "-m",
             "judge.cli.main",
             "probe",
+            "run",
             "--model",
             "openai/fake",
             "--api-base",

@@ -8,11 +8,11 @@ import asyncio
 import json
 from pathlib import Path
 
-from eval.probing.engine import run_probe
-from eval.probing.fake_script import block, schema_name
-from eval.probing.journal import FileJournal
+from eval.kit.journal import Journal
 from eval.probing.overrides import make_override
-from judge.fake_provider.responder import messages_text
+from eval.probing.runner import run_probe
+from tests.fakes.probing_script import block, schema_name
+from tests.fakes.provider.responder import messages_text
 from tests.probing.conftest import FakeRenderer
 
 
@@ -131,14 +131,14 @@ def test_refused_renders_are_recorded_not_counted(make_ctx) -> None:
 def test_resume_repeats_no_finished_step(make_ctx, probe_fake, tmp_path: Path) -> None:
     path = tmp_path / "journal.jsonl"
     first = asyncio.run(
-        run_probe(make_ctx(journal=FileJournal(path), depth=2, topics=2, inputs=2, images=1))
+        run_probe(make_ctx(journal=Journal(path), depth=2, topics=2, inputs=2, images=1))
     )
     calls = probe_fake.calls
     renderer = FakeRenderer()
     again = asyncio.run(
         run_probe(
             make_ctx(
-                journal=FileJournal(path), renderer=renderer, depth=2, topics=2, inputs=2, images=1
+                journal=Journal(path), renderer=renderer, depth=2, topics=2, inputs=2, images=1
             )
         )
     )
@@ -148,6 +148,6 @@ def test_resume_repeats_no_finished_step(make_ctx, probe_fake, tmp_path: Path) -
     lines = path.read_text().splitlines()
     path.write_text("\n".join(lines[:-1]) + "\n" + lines[-1][: len(lines[-1]) // 2])
     asyncio.run(
-        run_probe(make_ctx(journal=FileJournal(path), depth=2, topics=2, inputs=2, images=1))
+        run_probe(make_ctx(journal=Journal(path), depth=2, topics=2, inputs=2, images=1))
     )
     assert 0 < probe_fake.calls - calls <= 12

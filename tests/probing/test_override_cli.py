@@ -26,7 +26,7 @@ def run(env: str, tmp_path: Path) -> Path:
 
 
 def override(out: Path, *args: str) -> int:
-    return main(["probe-override", "--out", str(out), *args])
+    return main(["probe", "override", "--out", str(out), *args])
 
 
 def tree(out: Path) -> dict:
@@ -110,7 +110,7 @@ def test_concurrent_writers_all_land(run: Path) -> None:
     """Four processes each override a different image at once: none is lost."""
     procs = [
         subprocess.Popen(
-            [sys.executable, "-m", "judge.cli.main", "probe-override", "--out", str(run),
+            [sys.executable, "-m", "judge.cli.main", "probe", "override", "--out", str(run),
              "--node", "n0", "--test", str(t), "--image", str(i), "--verdict", "pass",
              "--who", f"p{t}{i}"],
             cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,

@@ -10,8 +10,8 @@ import pytest
 
 from judge.config import JudgeSettings
 from judge.engine import Judge
-from judge.fake_provider import AnthropicFake, GeminiFake, LoopbackFake, OllamaFake
-from judge.fake_provider.wire import Body
+from tests.fakes.provider import AnthropicFake, GeminiFake, LoopbackFake, OllamaFake
+from tests.fakes.provider.wire import Body
 
 
 def _anthropic_tool(body: Body) -> bool:

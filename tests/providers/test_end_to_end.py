@@ -9,8 +9,8 @@ import pytest
 from judge.config import JudgeSettings
 from judge.domain.result import Result
 from judge.engine import Judge
-from judge.fake_provider import FakeProvider, LoopbackFake
 from tests.conftest import submission
+from tests.fakes.provider import FakeProvider, LoopbackFake
 from tests.providers.conftest import CASES, Case, provider_judge
 
 CASE_PARAMS = [pytest.param(c, id=c.id) for c in CASES]

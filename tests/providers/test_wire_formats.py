@@ -16,9 +16,9 @@ import pytest
 from PIL import Image
 from pydantic import BaseModel, Field
 
-from judge.fake_provider import FAKES, LoopbackFake, spawn_fake_provider, stop_process
-from judge.fake_provider.__main__ import parse_args
 from tests.conftest import png_data_url
+from tests.fakes.provider import FAKES, LoopbackFake, spawn_fake_provider, stop_process
+from tests.fakes.provider.__main__ import parse_args
 from tests.providers.conftest import CASES
 
 PNG = png_data_url().split(",", 1)[1]

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from judge.config import JudgeSettings
-from judge.fake_provider import FakeProvider
+from tests.fakes.provider import FakeProvider
 
 REPO = Path(__file__).resolve().parents[2]
 EXAMPLE = REPO / "examples" / "study"

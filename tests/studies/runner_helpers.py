@@ -8,8 +8,8 @@ import shutil
 from pathlib import Path
 from typing import Any
 
-from judge.fake_provider import FakeProvider
-from judge.fake_provider.responder import messages_text
+from tests.fakes.provider import FakeProvider
+from tests.fakes.provider.responder import messages_text
 
 REPO = Path(__file__).resolve().parents[2]
 EXAMPLE = REPO / "examples" / "study"
@@ -87,7 +87,7 @@ def script_prompter(
 ) -> None:
     """The fake MLLM answers each task with a prompt naming the task and the condition (an
     imitation task is recognised by its target image, as sent)."""
-    from judge.images import load_image
+    from judge.io.images import load_image
 
     targets = {
         load_image(t["target_image"], field="t", base_dir=folder).data_url: t["id"]

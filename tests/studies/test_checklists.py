@@ -13,8 +13,8 @@ from eval.studies.checklist_fill import fill_checklists
 from eval.studies.checklists import apply_dependencies, load_card
 from eval.studies.suite import SuiteTask, brief_sha256, load_suite
 from judge.domain.task import Checkpoint
-from judge.fake_provider import FakeProvider
-from judge.fake_provider.responder import messages_text
+from tests.fakes.provider import FakeProvider
+from tests.fakes.provider.responder import messages_text
 
 from .conftest import GOOD, check, is_checklist_call, reply, task, write_lines
 

@@ -19,7 +19,7 @@ from eval.studies.prompters import (
 )
 from eval.studies.prompters.conditions import available_conditions, load_condition
 from eval.studies.suite import SuiteTask
-from judge.fake_provider import FakeProvider
+from tests.fakes.provider import FakeProvider
 
 
 def task(tid: str = "co_1", category: str = "CO", target: str | None = None) -> SuiteTask:

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from judge.cli.main import main
-from judge.fake_provider import FakeProvider
 from judge.llm.batch import EXIT_BATCH_PENDING
+from tests.fakes.provider import FakeProvider
 from tests.studies.runner_helpers import (
     calls_by_model,
     copy_suite,

@@ -1,4 +1,4 @@
-"""``judge study report`` and ``judge study report-bench`` with every option and bad input."""
+"""``judge study report`` and ``python -m benchmarks.study_report``: every option, bad input."""
 
 from __future__ import annotations
 
@@ -6,6 +6,7 @@ import json
 
 import pytest
 
+from benchmarks import study_report
 from judge.cli.main import main
 
 from .report_data import rows, write_study
@@ -13,6 +14,12 @@ from .report_data import rows, write_study
 
 def run(capsys, *argv: str) -> tuple[int, str, str]:
     code = main(["study", *argv])
+    out = capsys.readouterr()
+    return code, out.out, out.err
+
+
+def bench(capsys, *argv: str) -> tuple[int, str, str]:
+    code = study_report.main(list(argv))
     out = capsys.readouterr()
     return code, out.out, out.err
 
@@ -218,7 +225,6 @@ def test_study_json_metadata_and_duplicates(tmp_path, capsys):
 
 def test_report_bench(capsys):
     args = [
-        "report-bench",
         "--rows",
         "240",
         "--prompters",
@@ -234,15 +240,15 @@ def test_report_bench(capsys):
         "--seed",
         "1",
     ]
-    code, out, _ = run(capsys, *args, "--no-plots", "--json")
+    code, out, _ = bench(capsys, *args, "--no-plots", "--json")
     res = json.loads(out)
     assert code == 0 and res["rows"] == 240 and res["tasks"] == 40 and res["repeats"] == 2
     assert res["plots"] is False and len(res["wall_s"]) == 2 and res["median_wall_s"] > 0
     assert res["bootstrap"] == 30 and res["permutations"] == 50
-    code, out, _ = run(capsys, *args, "--repeats", "1")
+    code, out, _ = bench(capsys, *args, "--repeats", "1")
     assert code == 0 and "report on 240 results" in out and "plots on" in out
-    assert run(capsys, "report-bench", "--rows", "0")[0] == 2
-    assert run(capsys, "report-bench", "--bootstrap", "-2")[0] == 2
+    assert bench(capsys, "--rows", "0")[0] == 2
+    assert bench(capsys, "--bootstrap", "-2")[0] == 2
 
 
 def test_only_failed_items_still_report(tmp_path, capsys):

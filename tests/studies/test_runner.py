@@ -16,11 +16,12 @@ from pathlib import Path
 import pytest
 from PIL import Image
 
-from eval.studies.journal import Journal, JournalError
+from benchmarks import study as study_bench
+from eval.kit.journal import Journal, JournalError, key
 from eval.studies.prompters.mllm import shared_gateway
 from judge.cli.main import main
-from judge.fake_provider import FakeProvider
-from judge.fake_provider.responder import messages_text
+from tests.fakes.provider import FakeProvider
+from tests.fakes.provider.responder import messages_text
 from tests.studies.runner_helpers import (
     REPO,
     calls_by_model,
@@ -165,7 +166,7 @@ def test_sigkill_mid_run_then_resume_repeats_nothing(
     deadline = time.monotonic() + 240
     journal = out / "journal" / "events.jsonl"
     while time.monotonic() < deadline and proc.poll() is None:
-        if journal.exists() and journal.read_text(encoding="utf-8").count('"kind": "item"') >= 4:
+        if journal.exists() and journal.read_text(encoding="utf-8").count('"k": "item') >= 4:
             break
         time.sleep(0.02)
     assert proc.poll() is None, "the run ended before it could be killed"
@@ -307,7 +308,7 @@ def test_max_cost_from_the_study_file(provider: FakeProvider, tmp_path: Path) ->
 
 
 def test_bench_command_reports_wall_over_latency(capsys: pytest.CaptureFixture[str]) -> None:
-    args = ["study", "bench", "--latency", "0.05", "--tasks", "3", "--images", "1", "--json"]
+    args = ["--latency", "0.05", "--tasks", "3", "--images", "1", "--json"]
     args += ["--size", "128x128", "--route", "hosted_vllm"]
     assert main(args) == 0
     out = json.loads(capsys.readouterr().out)
@@ -315,7 +316,7 @@ def test_bench_command_reports_wall_over_latency(capsys: pytest.CaptureFixture[s
     assert (out["size"], out["route"]) == ("128x128", "hosted_vllm")
     assert abs(out["wall_over_latency"] - out["wall_s"] / 0.05) < 0.2 and out["cpu_s"] > 0
     assert out["usage"]["generation"]["calls"] == 6 and out["usage"]["prompter"]["calls"] == 6
-    assert main(["study", "bench", "--latency", "0"]) == 2
+    assert study_bench.main(["--latency", "0"]) == 2
 
 
 def test_a_changed_study_does_not_resume_into_an_old_folder(
@@ -359,21 +360,21 @@ def test_judging_through_the_service(provider: FakeProvider, tmp_path: Path) -> 
 
 
 def test_journal_drops_a_torn_last_line_and_refuses_real_damage(tmp_path: Path) -> None:
-    j = Journal(tmp_path)
-    j.record("prompt", ("oe_1", "p"), {"status": "ok", "prompt": "a"})
-    j.close()
     path = tmp_path / "journal" / "events.jsonl"
+    j = Journal(path)
+    j.put(key("prompt", "oe_1", "p"), {"status": "ok", "prompt": "a"})
+    j.close()
     with path.open("a") as fh:
-        fh.write('{"kind": "item", "key": ["oe_1", "p", "b"], "da')  # killed mid-write
-    j2 = Journal(tmp_path)
-    assert j2.torn and j2.get("prompt", ("oe_1", "p")) and j2.count("item") == 0
-    j2.record("item", ("oe_1", "p", "b"), {"status": "scored"})
+        fh.write('{"k": "item\\u001foe_1\\u001fp\\u001fb", "v": {"sta')  # killed mid-write
+    j2 = Journal(path)
+    assert j2.torn and j2.get(key("prompt", "oe_1", "p")) and j2.count("item") == 0
+    j2.put(key("item", "oe_1", "p", "b"), {"status": "scored"})
     j2.close()
-    assert Journal(tmp_path).count("item") == 1
+    assert Journal(path).count("item") == 1
     lines = path.read_text().splitlines()
     path.write_text("\n".join([lines[0], "garbage", *lines[1:]]) + "\n")
     with pytest.raises(JournalError, match=r"events.jsonl:2: unreadable journal entry"):
-        Journal(tmp_path)
+        Journal(path)
 
 
 def test_the_same_study_from_another_folder_has_the_same_fingerprint(tmp_path: Path) -> None:

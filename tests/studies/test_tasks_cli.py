@@ -9,7 +9,7 @@ import pytest
 
 from eval.studies.suite import load_suite
 from judge.cli.main import main
-from judge.fake_provider import FakeProvider
+from tests.fakes.provider import FakeProvider
 
 from .conftest import EXAMPLE, GOOD, check, is_checklist_call, reply, task, write_lines
 

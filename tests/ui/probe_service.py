@@ -1,5 +1,5 @@
 """A live service for the probe and results pages: keys, the scripted fake LLM/judge of
-:mod:`eval.probing.fake_script`, server-configured T2I backends and a study runs directory."""
+:mod:`tests.fakes.probing_script`, server-configured T2I backends and a study runs directory."""
 
 from __future__ import annotations
 
@@ -13,9 +13,9 @@ from urllib.parse import quote
 import httpx
 from playwright.sync_api import Page, expect
 
-from eval.probing.fake_script import ProbeScript
-from judge.fake_provider import FakeProvider
 from tests.api.conftest import LiveService, live_service
+from tests.fakes.probing_script import ProbeScript
+from tests.fakes.provider import FakeProvider
 
 KEY = "reader"
 OTHER_KEY = "someone-else"

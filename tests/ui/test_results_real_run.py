@@ -8,8 +8,8 @@ from pathlib import Path
 
 from eval.studies.prompters.mllm import shared_gateway
 from judge.cli.main import main
-from judge.fake_provider import FakeProvider
 from tests.api.conftest import live_service
+from tests.fakes.provider import FakeProvider
 from tests.studies.runner_helpers import copy_suite, read_jsonl, script_prompter, study_file
 from tests.ui.probe_service import KEY
 

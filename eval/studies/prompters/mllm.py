@@ -27,7 +27,7 @@ from eval.studies.prompters.base import PrompterSpec, PromptOutcome, check_promp
 from eval.studies.prompters.conditions import ConditionCard, load_condition
 from judge.config import JudgeSettings
 from judge.errors import InputError
-from judge.images import load_image
+from judge.io.images import load_image
 from judge.llm.gateway import LLMGateway
 from judge.llm.usage import UsageMeter
 from skills.rendering import data_block, image_part, messages, text_part

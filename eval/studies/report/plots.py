@@ -1,4 +1,4 @@
-"""Report figures (PNG, matplotlib's Agg backend, as :mod:`eval.plots`).
+"""Report figures (PNG, matplotlib's Agg backend, as :mod:`eval.metaeval.plots`).
 
 * ``bars.png`` — one panel per measure: for every prompter a group of bars, one per backend
   (all tasks), each with its 95% bootstrap CI as a whisker;

@@ -9,8 +9,8 @@ Names are imported on first use, so a CLI can read the exit code without loading
 
 Example::
 
-    pb = ProviderBatch(out / "provider-batch", judge.settings, poll_s=30)
-    pb.attach(judge.gateway)
+    pb = ProviderBatch(out / "provider-batch", settings, poll_s=30)
+    judge = Judge(settings, deferrer=pb)
     await run_in_rounds(pb, one_pass, wait=True)
 """
 

@@ -19,8 +19,8 @@ several dependent calls (a re-ask, safety before skills) take several rounds.
 
 Example::
 
-    pb = ProviderBatch(run_dir / "provider-batch", judge.settings)
-    pb.attach(judge.gateway)
+    pb = ProviderBatch(run_dir / "provider-batch", settings)
+    judge = Judge(settings, deferrer=pb)      # every call of this judge goes through pb
     with pb.item() as ticket:
         result = await judge.ascore(submission)
     if ticket.waiting:
@@ -44,7 +44,7 @@ from pathlib import Path
 from typing import Any, Literal, TypeVar
 
 from judge.config import JudgeSettings
-from judge.llm.batch.journal import Journal
+from judge.llm.batch.ledger import Journal
 from judge.llm.batch.provider import TERMINAL, BatchTarget, read_lines, request_line
 from judge.llm.cache import _strip_images
 from judge.llm.usage import UsageMeter
@@ -116,10 +116,6 @@ class ProviderBatch:
         if model not in self._targets:
             self._targets[model] = BatchTarget.of(model, self.settings)
         return self._targets[model]
-
-    def attach(self, gateway: Any) -> None:
-        """Route ``gateway``'s calls through this batch (see the module docstring)."""
-        gateway.deferrer = self
 
     # -- the item side -----------------------------------------------------------------------
     @contextlib.contextmanager

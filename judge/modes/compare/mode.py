@@ -62,7 +62,7 @@ class CompareMode(Mode):
     def load_views(
         self, request: BaseModel, settings: JudgeSettings, base_dir: Path | None
     ) -> Views:
-        from judge.images import load_pil, to_payload
+        from judge.io.images import load_pil, to_payload
 
         assert isinstance(request, Comparison)
         payloads, pil = {}, {}

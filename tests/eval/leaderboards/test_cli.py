@@ -1,10 +1,11 @@
-"""``judge leaderboard`` and ``judge leaderboard-bench`` with every option."""
+"""``judge leaderboard`` and ``python -m benchmarks.leaderboard`` with every option."""
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
 
+from benchmarks import leaderboard as leaderboard_bench
 from eval.leaderboards import write_votes
 from judge.cli.main import main
 
@@ -20,7 +21,7 @@ def test_table_by_default_one_per_criterion(tmp_path, capsys, strengths):
         strengths, 200, seed=2, criterion="alignment"
     )
     path = write_votes(votes, tmp_path / "votes.csv")
-    assert main(["leaderboard", str(path), "--bootstrap", "50"]) == 0
+    assert main(["leaderboard", "rank", str(path), "--bootstrap", "50"]) == 0
     out = capsys.readouterr().out
     assert "bt leaderboard · criterion 'preference' · 300 votes" in out
     assert "criterion 'alignment' · 200 votes" in out
@@ -32,7 +33,16 @@ def test_json_criterion_method_seed_bootstrap_plots(tmp_path, capsys, strengths)
         strengths, 100, seed=2, criterion="alignment"
     )
     path = write_votes(votes, tmp_path / "votes.jsonl")
-    args = ["leaderboard", str(path), "--criterion", "preference", "--bootstrap", "40", "--json"]
+    args = [
+        "leaderboard",
+        "rank",
+        str(path),
+        "--criterion",
+        "preference",
+        "--bootstrap",
+        "40",
+        "--json",
+    ]
     for method in ("bt", "elo", "winrate"):
         plots = tmp_path / f"plots-{method}"
         argv = [*args, "--method", method, "--seed", "3", "--plots", str(plots)]
@@ -66,21 +76,23 @@ def test_json_criterion_method_seed_bootstrap_plots(tmp_path, capsys, strengths)
 
 def test_bootstrap_zero_and_prior(tmp_path, capsys, strengths):
     path = write_votes(draw_votes(strengths, 200, seed=1), tmp_path / "v.csv")
-    assert main(["leaderboard", str(path), "--bootstrap", "0", "--json"]) == 0
+    assert main(["leaderboard", "rank", str(path), "--bootstrap", "0", "--json"]) == 0
     plain = boards(capsys.readouterr().out)[0]
     assert plain["models"][0]["ci95"] is None and "rank_probabilities" not in plain["models"][0]
-    assert main(["leaderboard", str(path), "--bootstrap", "0", "--prior", "30", "--json"]) == 0
+    assert (
+        main(["leaderboard", "rank", str(path), "--bootstrap", "0", "--prior", "30", "--json"]) == 0
+    )
     shrunk = boards(capsys.readouterr().out)[0]
     assert shrunk["prior"] == 30 and shrunk["regularised"] is True
     assert shrunk["models"][0]["score"] < plain["models"][0]["score"]
-    assert main(["leaderboard", str(path), "--prior", "-1"]) == 2
+    assert main(["leaderboard", "rank", str(path), "--prior", "-1"]) == 2
     assert "--prior must be 0 or more" in capsys.readouterr().err
-    assert main(["leaderboard", str(path), "--bootstrap", "-5"]) == 2
+    assert main(["leaderboard", "rank", str(path), "--bootstrap", "-5"]) == 2
 
 
 def test_unknown_criterion_names_the_existing_ones(tmp_path, capsys, strengths):
     path = write_votes(draw_votes(strengths, 50, seed=1), tmp_path / "v.csv")
-    assert main(["leaderboard", str(path), "--criterion", "style"]) == 2
+    assert main(["leaderboard", "rank", str(path), "--criterion", "style"]) == 2
     assert "unknown criterion 'style'; the votes have ['preference']" in capsys.readouterr().err
 
 
@@ -91,19 +103,18 @@ def test_several_files_and_notes_on_stderr(tmp_path, capsys):
     b.write_text(
         '{"prompt_id": "p3", "model_a": "u", "model_b": "v", "winner": "tie", "criterion": "c"}\n'
     )
-    assert main(["leaderboard", str(a), str(b), "--bootstrap", "10", "--json"]) == 0
+    assert main(["leaderboard", "rank", str(a), str(b), "--bootstrap", "10", "--json"]) == 0
     cap = capsys.readouterr()
     board = boards(cap.out)[0]
     assert board["n_votes"] == 3 and board["models"][0]["model"] == "x"
     assert "never compared" in cap.err and "never lost: x" in cap.err
-    assert main(["leaderboard", str(a), str(b), "--bootstrap", "10"]) == 0
+    assert main(["leaderboard", "rank", str(a), str(b), "--bootstrap", "10"]) == 0
     assert "note: the models form 2 groups" in capsys.readouterr().out
 
 
 def test_leaderboard_bench_small(tmp_path, capsys):
     out = tmp_path / "synthetic.jsonl"
     argv = [
-        "leaderboard-bench",
         "--votes",
         "3000",
         "--models",
@@ -118,11 +129,11 @@ def test_leaderboard_bench_small(tmp_path, capsys):
         str(out),
         "--json",
     ]
-    assert main(argv) == 0
+    assert leaderboard_bench.main(argv) == 0
     report = json.loads(capsys.readouterr().out)
     assert report["n_votes"] == 3000 and report["n_models"] == 6 and report["bootstrap"] == 50
     assert report["spearman_vs_truth"] > 0.8 and report["total_s"] > 0
     assert len(out.read_text().splitlines()) == 3000
-    assert main(argv[:-3]) == 0
+    assert leaderboard_bench.main(argv[:-3]) == 0
     assert "3000 votes, 6 models, 100 prompts, 50 resamples" in capsys.readouterr().out
-    assert main(["leaderboard-bench", "--models", "1"]) == 2
+    assert leaderboard_bench.main(["--models", "1"]) == 2

@@ -95,6 +95,7 @@ def test_cli_pseudo_then_leaderboard(tmp_path, capsys, rows):
     src.write_text("\n".join(json.dumps(r) for r in rows) + "\n")
     out = tmp_path / "votes.csv"
     argv = [
+        "leaderboard",
         "votes",
         "pseudo",
         str(src),
@@ -109,7 +110,7 @@ def test_cli_pseudo_then_leaderboard(tmp_path, capsys, rows):
     assert "3 votes from 11 results" in capsys.readouterr().out
     votes = read_votes(out)
     assert {v.criterion for v in votes} == {"appeal"}
-    assert main(["leaderboard", str(out), "--method", "winrate", "--bootstrap", "0"]) == 0
+    assert main(["leaderboard", "rank", str(out), "--method", "winrate", "--bootstrap", "0"]) == 0
     assert capsys.readouterr().out.splitlines()[2].split()[:2] == ["1", "x"]
     # a metric nobody scored gives no votes: exit 2 with the reason
     argv[4] = "image:nonexistent"
@@ -130,7 +131,16 @@ def test_bad_results_files(tmp_path, capsys):
     nores.write_text('{"prompt_id": "p", "model": "x"}\n')
     assert (
         main(
-            ["votes", "pseudo", str(nores), "--metric", "score", "--out", str(tmp_path / "o.jsonl")]
+            [
+                "leaderboard",
+                "votes",
+                "pseudo",
+                str(nores),
+                "--metric",
+                "score",
+                "--out",
+                str(tmp_path / "o.jsonl"),
+            ]
         )
         == 2
     )

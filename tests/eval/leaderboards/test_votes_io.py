@@ -137,13 +137,18 @@ def test_votes_convert_cli(tmp_path, capsys):
         + "\n",
     )
     out = tmp_path / "votes.csv"
-    assert main(["votes", "convert", str(src), "--out", str(out)]) == 0
+    assert main(["leaderboard", "votes", "convert", str(src), "--out", str(out)]) == 0
     assert "1 votes" in capsys.readouterr().out
     assert out.read_text().splitlines() == [
         "prompt_id,model_a,model_b,winner,criterion,annotator",
         "c1,x,y,b,preference,",
     ]
-    assert main(["votes", "convert", str(tmp_path / "missing.jsonl"), "--out", str(out)]) == 2
+    assert (
+        main(
+            ["leaderboard", "votes", "convert", str(tmp_path / "missing.jsonl"), "--out", str(out)]
+        )
+        == 2
+    )
 
 
 def test_jsonl_error_on_a_later_line_and_non_objects(tmp_path):

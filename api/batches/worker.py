@@ -1,0 +1,321 @@
+"""Batch workers on arq: ``judge worker`` processes, or inline workers inside ``judge serve``.
+
+A job scores one batch item (:func:`score_item`). Delivery is at-least-once, results are
+exactly-once: the job skips an item that already has an outcome and writes its own with an
+atomic set-if-absent (:meth:`api.batches.jobs.BatchStore.record`).
+
+Failure handling:
+
+- provider faults (429/5xx/timeouts/malformed JSON) are retried inside the engine's gateway;
+- bad input found at scoring time (an unreadable image, ...) fails the item for good, at once;
+- anything else raises :class:`arq.Retry` (back-off 1, 2, 4, 8 s) and fails the item with its
+  error on try :data:`ITEM_MAX_TRIES`;
+- a worker killed mid-item (``kill -9``, OOM, lost machine) leaves arq's in-progress lock in
+  Redis and the job in the queue; another worker runs it again once the lock expires. Plain
+  arq takes that lock for ``job_timeout + 10 s`` (910 s by default). :class:`BatchWorker`
+  takes it for a short lease instead (``JUDGE_WORKER_LEASE_S``, default 30 s) and the running
+  job renews it every ``lease / 3``, so a killed item runs again within ``lease + poll delay``
+  (~31 s by default). An event loop blocked for longer than the lease lets a second worker
+  start the same item: wasted work, never a second result.
+
+Run::
+
+    $ REDIS_URL=redis://127.0.0.1:6379/0 JUDGE_MODEL=openai/gpt-4o judge worker
+    $ arq api.batches.worker.WorkerSettings          # the same, through arq's own CLI
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import logging.config
+import sys
+from typing import Any
+
+from arq import Retry
+from arq.connections import RedisSettings
+from arq.constants import in_progress_key_prefix
+from arq.logs import default_log_config
+from arq.worker import Function, Worker, func
+from fastapi import FastAPI
+from pydantic import Field, ValidationError
+from pydantic_settings import BaseSettings, SettingsConfigDict
+from redis.exceptions import RedisError
+
+from api.batches.jobs import JOB_FUNCTION, QUEUE_NAME, BatchStore
+from api.core.errors import error_body
+from api.core.judge_factory import build_judge
+from api.core.requests import parse_options, parse_request
+from api.core.settings import ServiceSettings
+from judge.engine import Judge
+from judge.errors import ConfigError, InputError
+from judge.io.pixel_budget import PixelBudget, pixel_ledger
+
+log = logging.getLogger("judge.worker")
+
+ITEM_MAX_TRIES = 5
+"""Executions of one item (crashes included) before it is recorded as failed."""
+ARQ_MAX_TRIES = ITEM_MAX_TRIES + 3
+"""arq's own cap, above ours so that our code — not arq — records the final failure."""
+RETRY_BASE_S = 1.0
+"""Back-off before re-running an item that raised: 1, 2, 4, 8 s."""
+NO_REDIS = (
+    "judge worker: no Redis configured: set REDIS_URL (or JUDGE_REDIS_URL) to the Redis the "
+    "service uses, e.g. REDIS_URL=redis://127.0.0.1:6379/0 judge worker (a `judge serve` "
+    "without REDIS_URL runs a private Redis that outside workers cannot reach; give it one)"
+)
+
+
+class WorkerTuning(BaseSettings):
+    """Knobs of the batch workers that the service settings do not cover (``JUDGE_WORKER_*``)."""
+
+    model_config = SettingsConfigDict(env_prefix="JUDGE_WORKER_", extra="ignore")
+
+    lease_s: float = Field(
+        default=30.0, ge=2, description="in-progress lock lease while an item runs"
+    )
+    queue_read_limit: int = Field(
+        default=1000,
+        ge=10,
+        description="job ids read per poll; keep above the fleet's total concurrency",
+    )
+    poll_delay_s: float = Field(default=0.5, gt=0)
+
+
+def scoring_timeout(settings: ServiceSettings) -> float:
+    """Time allowed to score one item: inside arq's job timeout, so a slow item is retried by
+    us (arq would fail a timed-out job for good without calling our code)."""
+    margin = max(settings.job_timeout_s * 0.2, 2.0)
+    return min(settings.score_timeout_s, settings.job_timeout_s - margin)
+
+
+async def _hold_lease(redis: Any, job: str, lease_s: float) -> None:
+    """Keep arq's in-progress lock of ``job`` at ``lease_s`` seconds while the item runs."""
+    key = in_progress_key_prefix + job
+    while True:
+        try:
+            await redis.pexpire(key, int(lease_s * 1000))
+        except RedisError as exc:  # a Redis hiccup must not kill the item
+            log.warning("could not renew the lease of job %s: %s", job, exc)
+        await asyncio.sleep(lease_s / 3)
+
+
+def _item_request(item_json: str, options_json: str) -> tuple[Any, str, dict[str, Any]]:
+    """The request, its mode and engine overrides of a stored item (batch options < item
+    options)."""
+    parsed = parse_request(json.loads(item_json))
+    batch = parse_options(parsed.mode, json.loads(options_json)).overrides()  # type: ignore[attr-defined]
+    return parsed.request, parsed.mode.name, {**batch, **parsed.overrides}
+
+
+async def score_item(ctx: dict[str, Any], batch_id: str, index: int) -> str:
+    """The arq job: score item ``index`` of ``batch_id`` unless it already has an outcome.
+
+    Holds the item's lease for as long as it runs. Returns what happened (``"result"``,
+    ``"failed"``, ``"duplicate"``, ``"finished"``, ``"gone"``) for arq's log.
+    """
+    lease = asyncio.create_task(_hold_lease(ctx["redis"], ctx["job_id"], ctx["lease_s"]))
+    try:
+        return await _score_item(ctx, batch_id, index)
+    finally:
+        lease.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await lease
+
+
+async def _score_item(ctx: dict[str, Any], batch_id: str, index: int) -> str:
+    store: BatchStore = ctx["batch_store"]
+    judge: Judge = ctx["judge"]
+    settings: ServiceSettings = ctx["settings"]
+    job_try = int(ctx.get("job_try") or 1)
+    begun = await store.begin(batch_id, index)
+    if begun == 0:
+        return "gone"
+    if begun == 1:
+        return "finished"
+    assert isinstance(begun, tuple)
+    item_json, options_json = begun
+
+    async def fail(code: str, message: str, field: str | None = None) -> str:
+        body = error_body(code, message, field)["error"]
+        won = await store.record(batch_id, index, json.dumps(body), "error")
+        return "failed" if won == 1 else "duplicate"
+
+    if job_try > ITEM_MAX_TRIES:
+        return await fail(
+            "gave_up",
+            f"no result after {ITEM_MAX_TRIES} attempts "
+            "(the worker stopped or timed out each time)",
+        )
+    try:
+        request, mode, overrides = _item_request(item_json, options_json)
+        with pixel_ledger(settings.max_request_pixels, ctx.get("pixel_budget")):
+            result = await asyncio.wait_for(
+                judge.arun_request(request, mode=mode, **overrides),
+                timeout=scoring_timeout(settings),
+            )
+    except InputError as exc:
+        return await fail("invalid_input", str(exc), exc.field)
+    except ConfigError as exc:
+        return await fail("not_configured", str(exc))
+    except ValidationError as exc:
+        return await fail("invalid_options", str(exc).replace("\n", " ")[:500])
+    except Exception as exc:
+        reason = f"{type(exc).__name__}: {exc}"[:500] or type(exc).__name__
+        if job_try >= ITEM_MAX_TRIES:
+            log.error("batch %s item %d failed for good: %s", batch_id, index, reason)
+            return await fail("scoring_failed", f"after {job_try} attempts: {reason}")
+        log.warning("batch %s item %d try %d: %s; retrying", batch_id, index, job_try, reason)
+        raise Retry(defer=RETRY_BASE_S * 2 ** (job_try - 1)) from exc
+    won = await store.record(batch_id, index, result.model_dump_json(exclude_none=True), "result")
+    return {1: "result", 0: "duplicate"}.get(won, "gone")
+
+
+async def startup(ctx: dict[str, Any]) -> None:
+    """arq ``on_startup``: the settings, a Judge like the API's, and the batch store."""
+    settings: ServiceSettings = ctx.setdefault("settings", ServiceSettings())
+    redis = ctx["redis"]
+    if "judge" not in ctx:  # inline workers share the API's Judge
+        ctx["judge"] = build_judge(settings, redis)
+    ctx["batch_store"] = BatchStore(redis, ttl_s=settings.batch_ttl_s)
+    total = max(settings.decode_budget_pixels, settings.max_request_pixels)
+    ctx.setdefault("pixel_budget", PixelBudget(total))
+    ctx.setdefault("lease_s", WorkerTuning().lease_s)
+
+
+async def shutdown(ctx: dict[str, Any]) -> None:
+    """arq ``on_shutdown``: drop what :func:`startup` built (arq closes its Redis pool)."""
+    for name in ("batch_store", "judge"):
+        ctx.pop(name, None)
+
+
+class BatchWorker(Worker):
+    """arq's :class:`~arq.worker.Worker` whose in-progress lock starts as the short lease.
+
+    arq takes the lock for ``job_timeout + 10 s`` before the job runs; a worker killed in that
+    window would hold the item for that long. Here the lock starts at ``ctx["lease_s"]`` and
+    the running job renews it (:func:`score_item`), so recovery never waits for the timeout.
+    """
+
+    def __init__(self, *args: Any, **kwargs: Any):
+        super().__init__(*args, **kwargs)
+        lease = self.ctx.get("lease_s")
+        if lease:
+            self.in_progress_timeout_s = float(lease)
+
+
+def worker_options(settings: ServiceSettings, redis_url: str) -> dict[str, Any]:
+    """Keyword arguments of :class:`arq.worker.Worker` for batch jobs.
+
+    Example::
+
+        BatchWorker(**worker_options(ServiceSettings(), "redis://127.0.0.1:6379/0")).run()
+    """
+    tuning = WorkerTuning()
+    function: Function = func(
+        score_item,
+        name=JOB_FUNCTION,
+        timeout=settings.job_timeout_s,
+        max_tries=ARQ_MAX_TRIES,
+        keep_result=0,
+    )
+    return {
+        "functions": [function],
+        "queue_name": QUEUE_NAME,
+        "redis_settings": RedisSettings.from_dsn(redis_url),
+        "max_jobs": settings.worker_concurrency,
+        "job_timeout": settings.job_timeout_s,
+        "keep_result": 0,
+        "max_tries": ARQ_MAX_TRIES,
+        "poll_delay": tuning.poll_delay_s,
+        "queue_read_limit": max(tuning.queue_read_limit, settings.worker_concurrency * 5),
+        "expires_extra_ms": settings.batch_ttl_s * 1000,
+        "health_check_interval": 60,
+        "on_startup": startup,
+        "on_shutdown": shutdown,
+        "ctx": {
+            "settings": settings,
+            "lease_s": min(tuning.lease_s, settings.job_timeout_s + 10),
+        },
+    }
+
+
+def __getattr__(name: str) -> Any:
+    """``WorkerSettings`` for arq's CLI (``arq api.batches.worker.WorkerSettings``), built on
+    first use from the environment so that importing this module reads no settings."""
+    if name != "WorkerSettings":
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    settings = ServiceSettings()
+    if not settings.redis_url:
+        raise RuntimeError(NO_REDIS)
+    return type("WorkerSettings", (), worker_options(settings, settings.redis_url))
+
+
+def run_worker() -> int:
+    """Run one worker until SIGINT/SIGTERM (jobs in flight are cancelled and re-queued).
+
+    Example::
+
+        $ REDIS_URL=redis://127.0.0.1:6379/0 judge worker
+    """
+    settings = ServiceSettings()
+    if not settings.redis_url:
+        print(NO_REDIS, file=sys.stderr)
+        return 2
+    config = default_log_config(verbose=False)
+    config["loggers"]["arq"]["propagate"] = False  # the CLI's root handler would log twice
+    config["loggers"]["judge.worker"] = {
+        "handlers": ["arq.standard"],
+        "level": "INFO",
+        "propagate": False,
+    }
+    logging.config.dictConfig(config)
+    options = worker_options(settings, settings.redis_url)
+    log.info("batch worker: %d concurrent items, queue %s", options["max_jobs"], QUEUE_NAME)
+    BatchWorker(**options).run()
+    return 0
+
+
+async def _run_inline(worker: Worker) -> None:
+    try:
+        await worker.async_run()
+    finally:
+        with contextlib.suppress(Exception, asyncio.CancelledError):
+            await worker.close()
+
+
+async def start_inline_workers(app: FastAPI) -> list[asyncio.Task[None]]:
+    """Start ``app.state.inline_workers`` arq workers as tasks of the API's event loop.
+
+    They share the API's Judge (and so its gateway's concurrency cap and response cache).
+
+    Example (in the lifespan, once ``app.state.redis_url`` and ``app.state.judge`` exist)::
+
+        tasks = await start_inline_workers(app)
+        ...
+        await stop_inline_workers(tasks)
+    """
+    count = int(getattr(app.state, "inline_workers", 0) or 0)
+    tasks: list[asyncio.Task[None]] = []
+    if count <= 0:
+        return tasks
+    settings: ServiceSettings = app.state.settings
+    for n in range(count):
+        options = worker_options(settings, app.state.redis_url)
+        options["ctx"]["judge"] = app.state.judge
+        if getattr(app.state, "pixel_budget", None) is not None:
+            options["ctx"]["pixel_budget"] = app.state.pixel_budget
+        worker = BatchWorker(**options, handle_signals=False)
+        tasks.append(asyncio.create_task(_run_inline(worker), name=f"batch-worker-{n}"))
+    log.info("started %d inline batch worker(s)", count)
+    return tasks
+
+
+async def stop_inline_workers(tasks: list[asyncio.Task[None]], timeout_s: float = 10.0) -> None:
+    """Stop inline workers: items in flight are cancelled, and arq re-queues them at once."""
+    for task in tasks:
+        task.cancel()
+    if tasks:
+        await asyncio.wait(tasks, timeout=timeout_s)

@@ -1,0 +1,119 @@
+"""``Annotated`` dependency aliases shared by the routers: settings, engine, Redis, and the
+caller's key (authentication, admin rights and rate limits).
+
+Example::
+
+    @router.post("/v1/memories/{name}/exemplars")
+    async def add(name: str, key: AdminKeyDep) -> ...: ...
+"""
+
+from __future__ import annotations
+
+import hmac
+from typing import Annotated
+
+import redis.asyncio as aredis
+from fastapi import Depends, HTTPException, Request
+
+from api.core.errors import error_body
+from api.core.limits import charge, check_auth_failures, client_address
+from api.core.settings import ServiceSettings
+from judge.engine import Judge
+
+ANONYMOUS = "anonymous"
+
+
+def get_settings(request: Request) -> ServiceSettings:
+    return request.app.state.settings
+
+
+def get_judge(request: Request) -> Judge:
+    return request.app.state.judge
+
+
+def get_redis(request: Request) -> aredis.Redis:
+    return request.app.state.redis
+
+
+async def _identify(request: Request) -> str:
+    """The caller's key (``"anonymous"`` when auth is off); 401 when missing or wrong, 429
+    when the caller's address sent too many wrong keys this minute."""
+    settings: ServiceSettings = request.app.state.settings
+    if not settings.auth_required:
+        return ANONYMOUS
+    redis = request.app.state.redis
+    address = client_address(request)
+    await check_auth_failures(redis, address, settings.auth_failures_per_minute, count=False)
+    key = _bearer(request, settings)
+    if key is None:
+        await check_auth_failures(redis, address, settings.auth_failures_per_minute, count=True)
+        raise HTTPException(
+            401,
+            error_body(
+                "unauthorized",
+                "send 'Authorization: Bearer <key>' with a key from JUDGE_API_KEYS",
+                "Authorization",
+            ),
+            headers={"WWW-Authenticate": "Bearer"},
+        )
+    return key
+
+
+async def require_key(request: Request) -> str:
+    """The caller's key; one unit of the per-key rate limit (429 when over)."""
+    key = await _identify(request)
+    settings: ServiceSettings = request.app.state.settings
+    await charge(request.app.state.redis, key, settings.rate_limit_per_minute)
+    return key
+
+
+async def require_poll_key(request: Request) -> str:
+    """The caller's key, charged to the separate (larger) budget of batch polling."""
+    key = await _identify(request)
+    settings: ServiceSettings = request.app.state.settings
+    await charge(request.app.state.redis, key, settings.poll_limit, bucket="poll")
+    return key
+
+
+async def require_admin(request: Request) -> str:
+    """The caller's key when it may change what the service stores (memories, studies,
+    participant codes): with keys configured, one of ``JUDGE_ADMIN_KEYS``; without keys, only
+    on a loopback-only service. 403 otherwise."""
+    key = await require_key(request)
+    settings: ServiceSettings = request.app.state.settings
+    if not settings.auth_required:
+        if settings.loopback_only:
+            return key
+        message = (
+            "admin routes (memories, studies) are disabled on a public service without keys; "
+            "set JUDGE_ADMIN_KEYS and send one of them"
+        )
+    elif any(hmac.compare_digest(key.encode(), k.encode()) for k in settings.admin_keys):
+        return key
+    elif settings.admin_keys:
+        message = "this route needs an admin key (one of JUDGE_ADMIN_KEYS); this key may read"
+    else:
+        message = (
+            "admin routes (memories, studies) are disabled: no JUDGE_ADMIN_KEYS are configured"
+        )
+    raise HTTPException(403, error_body("forbidden", message, "Authorization"))
+
+
+def _bearer(request: Request, settings: ServiceSettings) -> str | None:
+    header = request.headers.get("authorization", "")
+    scheme, _, token = header.partition(" ")
+    given = token.strip().encode()
+    known = False
+    for k in settings.all_keys:  # compare with every key: no early exit
+        known |= hmac.compare_digest(given, k.encode())
+    if scheme.lower() != "bearer" or not known:
+        return None
+    return token.strip()
+
+
+SettingsDep = Annotated[ServiceSettings, Depends(get_settings)]
+JudgeDep = Annotated[Judge, Depends(get_judge)]
+RedisDep = Annotated[aredis.Redis, Depends(get_redis)]
+KeyDep = Annotated[str, Depends(require_key)]
+PollKeyDep = Annotated[str, Depends(require_poll_key)]
+AdminKeyDep = Annotated[str, Depends(require_admin)]

@@ -1,0 +1,120 @@
+"""Every error is JSON naming what went wrong: ``{"error": {"code", "field", "message"}}``.
+
+Bad input is always a 4xx; the catch-all 500 exists only for bugs and says so.
+
+Example:
+    >>> error_body("invalid_input", "images[0]: not readable", "images[0]")["error"]["field"]
+    'images[0]'
+"""
+
+from __future__ import annotations
+
+import logging
+
+from fastapi import FastAPI, HTTPException, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+from pydantic import BaseModel
+from starlette.exceptions import HTTPException as StarletteHTTPException
+
+from judge.errors import ConfigError, InputError
+from judge.io.pixel_budget import DecodeBusy
+
+log = logging.getLogger("judge.api")
+
+
+class ErrorDetail(BaseModel):
+    """What went wrong and where."""
+
+    code: str
+    field: str | None = None
+    message: str
+
+
+class ErrorBody(BaseModel):
+    """The body of every error response."""
+
+    error: ErrorDetail
+
+
+ERROR_RESPONSES: dict[int | str, dict] = {
+    code: {"model": ErrorBody, "description": text}
+    for code, text in [
+        (400, "invalid input (the field is named)"),
+        (401, "missing or wrong API key"),
+        (413, "body too large"),
+        (422, "invalid request shape"),
+        (429, "rate limited"),
+    ]
+}
+
+
+class TooLarge(HTTPException):
+    """A body over the configured limit (raised while reading it)."""
+
+    def __init__(self, limit: int):
+        super().__init__(
+            413, error_body("too_large", f"the request body is over {limit} bytes", "(body)")
+        )
+
+
+def error_body(code: str, message: str, field: str | None = None) -> dict:
+    """The JSON shape of every error."""
+    return {"error": {"code": code, "field": field, "message": message}}
+
+
+def _loc(loc: tuple) -> str:
+    parts = [str(p) for p in loc if p not in ("body",)]
+    out = ""
+    for p in parts:
+        out += f"[{p}]" if p.isdigit() else (f".{p}" if out else p)
+    return out or "(body)"
+
+
+def install(app: FastAPI) -> None:
+    """Register the handlers on ``app``."""
+
+    @app.exception_handler(RequestValidationError)
+    async def _validation(request: Request, exc: RequestValidationError) -> JSONResponse:
+        err = exc.errors()[0] if exc.errors() else {"loc": (), "msg": "invalid request"}
+        field = _loc(tuple(err.get("loc", ())))
+        msg = err.get("msg", "invalid")
+        if err.get("type") == "json_invalid":
+            field, msg = "(body)", "the body is not valid JSON"
+        elif err.get("type") == "missing":
+            msg = "this field is required"
+        elif err.get("type") == "extra_forbidden":
+            msg = "unknown field"
+        more = len(exc.errors()) - 1
+        suffix = f" (and {more} more problem(s))" if more > 0 else ""
+        return JSONResponse(error_body("invalid_input", f"{field}: {msg}{suffix}", field), 422)
+
+    @app.exception_handler(InputError)
+    async def _input(request: Request, exc: InputError) -> JSONResponse:
+        return JSONResponse(error_body("invalid_input", str(exc), exc.field), 400)
+
+    @app.exception_handler(ConfigError)
+    async def _config(request: Request, exc: ConfigError) -> JSONResponse:
+        return JSONResponse(error_body("not_configured", str(exc)), 400)
+
+    @app.exception_handler(DecodeBusy)
+    async def _busy(request: Request, exc: DecodeBusy) -> JSONResponse:
+        return JSONResponse(error_body("busy", str(exc)), 503, headers={"Retry-After": "5"})
+
+    @app.exception_handler(StarletteHTTPException)
+    async def _http(request: Request, exc: StarletteHTTPException) -> JSONResponse:
+        if isinstance(exc.detail, dict):
+            detail = exc.detail
+        elif exc.status_code == 400:  # body parsing (bad JSON, bad encoding, too deep)
+            detail = error_body("invalid_input", f"(body): {exc.detail}", "(body)")
+        else:
+            detail = error_body("http_error", str(exc.detail))
+        return JSONResponse(detail, exc.status_code, headers=getattr(exc, "headers", None))
+
+    @app.exception_handler(Exception)
+    async def _bug(request: Request, exc: Exception) -> JSONResponse:
+        rid = getattr(request.state, "request_id", "?")
+        log.exception("unhandled error (request %s)", rid)
+        return JSONResponse(
+            error_body("internal_error", f"an internal error occurred; request id {rid}"), 500
+        )

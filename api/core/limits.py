@@ -1,0 +1,140 @@
+"""Request limits: body size (413, checked while reading) and a per-key rate limit (429).
+
+Example::
+
+    app.add_middleware(BodyLimit, max_bytes=48 * 1024 * 1024)
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import time
+
+import redis.asyncio as aredis
+from fastapi import HTTPException, Request
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from api.core.errors import TooLarge, error_body
+
+
+class BodyLimit:
+    """Reject bodies over ``max_bytes`` with 413, without buffering more than that."""
+
+    def __init__(self, app: ASGIApp, max_bytes: int):
+        self.app = app
+        self.max_bytes = max_bytes
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        declared = dict(scope.get("headers", [])).get(b"content-length")
+        if declared is not None and declared.isdigit() and int(declared) > self.max_bytes:
+            await _too_large(send, self.max_bytes)
+            return
+        seen = 0
+        started = False
+
+        async def counted() -> Message:
+            nonlocal seen
+            message = await receive()
+            if message["type"] == "http.request":
+                seen += len(message.get("body", b""))
+                if seen > self.max_bytes:
+                    raise TooLarge(self.max_bytes)  # FastAPI re-raises HTTPExceptions
+            return message
+
+        async def tracked(message: Message) -> None:
+            nonlocal started
+            if message["type"] == "http.response.start":
+                started = True
+            await send(message)
+
+        try:
+            await self.app(scope, counted, tracked)
+        except TooLarge:
+            if not started:
+                await _too_large(send, self.max_bytes)
+
+
+async def _too_large(send: Send, limit: int) -> None:
+    body = json.dumps(
+        error_body("too_large", f"the request body is over {limit} bytes", "(body)")
+    ).encode()
+    await send(
+        {
+            "type": "http.response.start",
+            "status": 413,
+            "headers": [
+                (b"content-type", b"application/json"),
+                (b"content-length", str(len(body)).encode()),
+            ],
+        }
+    )
+    await send({"type": "http.response.body", "body": body})
+
+
+def _over(limit: int, what: str) -> HTTPException:
+    return HTTPException(
+        429,
+        error_body("rate_limited", f"over {limit} {what} per minute; retry after the minute"),
+        headers={"Retry-After": str(60 - int(time.time()) % 60)},
+    )
+
+
+def _window_key(kind: str, ident: str) -> str:
+    window = int(time.time() // 60)
+    return f"judge:rate:{kind}:{hashlib.sha256(ident.encode()).hexdigest()[:16]}:{window}"
+
+
+async def charge(
+    client: aredis.Redis, key: str, per_minute: int, cost: int = 1, bucket: str = "req"
+) -> None:
+    """Spend ``cost`` units of ``key``'s budget in this one-minute window (counted in Redis,
+    shared by all API processes); 429 when that goes over ``per_minute`` (the units are then
+    given back, so a refused request costs nothing). ``per_minute`` 0 = no limit.
+
+    Example::
+
+        await charge(redis, "key-1", 600, cost=len(items))     # a batch of N costs N
+    """
+    if per_minute <= 0 or cost <= 0:
+        return
+    name = _window_key(bucket, key)
+    count = await client.incrby(name, cost)
+    if count == cost:
+        await client.expire(name, 120)
+    if count > per_minute:
+        if cost > 1:
+            await client.decrby(name, cost)
+        raise _over(per_minute, "requests (batch items count one each)")
+
+
+async def check_rate(client: aredis.Redis, key: str, per_minute: int) -> None:
+    """One unit of ``key``'s request budget (see :func:`charge`)."""
+    await charge(client, key, per_minute)
+
+
+def client_address(request: Request) -> str:
+    """The peer address of the connection (what wrong-key throttling counts by)."""
+    return request.client.host if request.client else "unknown"
+
+
+async def check_auth_failures(
+    client: aredis.Redis, address: str, per_minute: int, *, count: bool
+) -> None:
+    """429 once ``address`` sent more than ``per_minute`` wrong or missing keys this minute;
+    ``count=True`` records one more failure."""
+    if per_minute <= 0:
+        return
+    name = _window_key("authfail", address)
+    if count:
+        seen = await client.incr(name)
+        if seen == 1:
+            await client.expire(name, 120)
+    else:
+        raw = await client.get(name)
+        seen = int(raw or 0)
+    if seen > per_minute:
+        raise _over(per_minute, "failed authentications from this address")

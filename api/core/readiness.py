@@ -1,0 +1,69 @@
+"""Start-up work that decides readiness, and the batch reconciler.
+
+``/readyz`` answers 200 only once :func:`warm_engine` has finished (the graph compiled, the
+model gateway's provider code imported) and Redis answers. :func:`reconcile_batches` runs in
+every API process and re-queues batches whose queueing a crash interrupted.
+
+Example (inside the lifespan)::
+
+    app.state.engine_ready = False
+    tasks = [asyncio.create_task(warm(app)), asyncio.create_task(reconcile_batches(app))]
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from typing import Any
+
+from fastapi import FastAPI
+
+from api.batches.jobs import BatchStore
+from judge.agent.graph import compiled_graph
+
+log = logging.getLogger("judge.api")
+
+
+def warm_engine(judge: Any) -> None:
+    """Blocking warm-up: compile the graph and load the gateway's provider code."""
+    compiled_graph()
+    warm = getattr(judge, "wait_warm", None)
+    if callable(warm):
+        result = warm()
+        if asyncio.iscoroutine(result):  # an async warm-up runs on its own loop here
+            asyncio.run(result)
+        return
+    models = judge.settings.models()
+    if models:
+        import litellm
+
+        for model in models:
+            with contextlib.suppress(Exception):  # an unknown provider fails at call time
+                litellm.get_llm_provider(model)
+
+
+async def warm(app: FastAPI) -> None:
+    """Run :func:`warm_engine` off the event loop, then mark the engine ready."""
+    try:
+        await asyncio.to_thread(warm_engine, app.state.judge)
+    except Exception as exc:  # readiness reports it; the process stays up
+        log.exception("engine warm-up failed")
+        app.state.engine_ready = f"error: {type(exc).__name__}"
+        return
+    app.state.engine_ready = True
+
+
+async def reconcile_batches(app: FastAPI) -> None:
+    """Every ``reconcile_interval_s``: queue the jobs of batches stored but never queued."""
+    settings = app.state.settings
+    interval = settings.reconcile_interval_s
+    store = BatchStore(app.state.redis, ttl_s=settings.batch_ttl_s)
+    while True:
+        try:
+            healed = await store.requeue_stalled(app.state.queue, older_than_s=interval)
+            if healed:
+                log.warning("re-queued %d batch(es) left unqueued: %s", len(healed), healed)
+        except Exception as exc:  # Redis down: try again next round
+            log.warning("batch reconciler: %s", exc)
+        await asyncio.sleep(interval)

@@ -1,0 +1,246 @@
+"""``/v1/probes``: adaptive probing of a T2I backend configured on the server.
+
+- ``POST /v1/probes`` → 202 ``{"id", "status": "running"}``. JSON fields as ``judge probe``'s
+  options: ``topic``, ``backend`` (an id of the server's ``JUDGE_BACKENDS`` file), ``model``,
+  ``depth``, ``topics``, ``inputs``, ``images``, ``threshold``, plus ``bug_threshold``,
+  ``strategy``, ``baseline``, ``rounds``, ``localise``, ``max_split_tests``, ``pass_share``,
+  ``seed``, ``criterion``. Endpoints and keys are never accepted from clients (400
+  ``forbidden_field``).
+- ``GET /v1/probes/{id}`` → ``{"id", "status": "running|done|failed", "error", "params",
+  "tree": {"root", "metrics", ...}}``; human overrides applied, metrics recomputed.
+- ``POST /v1/probes/{id}/overrides`` → ``{"node": "n0.1", "test": 0, "image": 2,
+  "verdict": false, "who": "ana", "note": "..."}`` (or ``{"overrides": [...]}``); answers the
+  tree's metrics with the judge–human agreement.
+- ``GET /v1/probes/{id}/images/{name}`` → the PNG of one rendered image (a test's image entry
+  ``images/<name>`` read as a path under ``/v1/probes/{id}/``).
+- ``GET /v1/probes`` → ``{"probes": [{"id", "status", "topic", "backend", "created_at"}]}``,
+  the caller's probes, newest first (browsing needs no model).
+
+Example::
+
+    $ curl -X POST localhost:8080/v1/probes -d '{"topic": "counting", "backend": "flux"}'
+    {"id": "9b1e...", "status": "running"}
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Literal
+
+from fastapi import APIRouter, HTTPException, Request, Response
+from fastapi.responses import JSONResponse
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from api.batches.jobs import owner_tag
+from api.core.deps import KeyDep, PollKeyDep, RedisDep, SettingsDep
+from api.core.errors import error_body
+from api.probes.runner import BackendsError, ProbeRunner, service_backends
+from api.probes.store import ProbeStore, is_probe_id
+from eval.probing.overrides import OverrideError, make_override, target_key
+from eval.probing.params import ProbeParams
+from eval.probing.runner import export_json
+from eval.probing.setup import writer_model
+
+router = APIRouter(prefix="/v1/probes", tags=["probes"])
+FORBIDDEN = {
+    "api_base",
+    "api_key",
+    "api_key_env",
+    "backend_api_base",
+    "backend_api_key_env",
+    "endpoint",
+    "url",
+    "base_url",
+    "key",
+    "headers",
+}
+MAX_OVERRIDES = 500
+
+
+class OverrideIn(BaseModel):
+    """One person's verdict on one image."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    node: str = Field(min_length=1, max_length=64)
+    test: int = Field(ge=0)
+    image: int = Field(ge=0)
+    verdict: bool
+    who: str | None = Field(default=None, min_length=1, max_length=128)
+    note: str | None = Field(default=None, max_length=2000)
+
+
+class ProbeStatus(BaseModel):
+    """The answer to ``GET /v1/probes/{id}``."""
+
+    id: str
+    status: Literal["running", "done", "failed"]
+    error: str | None = None
+    params: dict[str, Any]
+    created_at: float | None = None
+    finished_at: float | None = None
+    tree: dict[str, Any] | None = None
+
+
+def _bad(status: int, code: str, message: str, field: str | None = None) -> HTTPException:
+    return HTTPException(status, error_body(code, message, field))
+
+
+def _runner(request: Request) -> ProbeRunner:
+    runner = getattr(request.app.state, "probes", None)
+    if runner is None:
+        runner = request.app.state.probes = ProbeRunner(request.app)
+    return runner
+
+
+@router.post("", status_code=202)
+async def create_probe(
+    request: Request, key: KeyDep, settings: SettingsDep, redis: RedisDep
+) -> JSONResponse:
+    """Start a probe of a server-configured backend."""
+    try:
+        body = json.loads(await request.body() or b"null")
+    except (json.JSONDecodeError, UnicodeDecodeError):
+        raise _bad(400, "invalid_input", "(body): not valid JSON", "(body)") from None
+    if not isinstance(body, dict):
+        raise _bad(400, "invalid_input", "(body): send a JSON object of probe options", "(body)")
+    sent = sorted(k for k in body if k.lower() in FORBIDDEN)
+    if sent:
+        raise _bad(
+            400,
+            "forbidden_field",
+            f"{sent[0]}: clients never send endpoints or keys; name a backend the server "
+            "configures (JUDGE_BACKENDS) in 'backend'",
+            sent[0],
+        )
+    try:
+        params = ProbeParams.model_validate(body)
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        field = ".".join(str(p) for p in err["loc"]) or "(body)"
+        msg = "unknown field" if err["type"] == "extra_forbidden" else err["msg"]
+        raise _bad(422, "invalid_input", f"{field}: {msg}", field) from None
+    try:
+        backends = service_backends(request.app)
+    except BackendsError as exc:
+        raise _bad(400, "not_configured", str(exc), "backend") from None
+    if params.backend not in backends:
+        raise _bad(
+            400,
+            "unknown_backend",
+            f"backend: {params.backend!r} is not configured here; known: {sorted(backends)}",
+            "backend",
+        )
+    try:
+        writer_model(params, request.app.state.judge)
+    except ValueError as exc:
+        raise _bad(400, "not_configured", str(exc), "model") from None
+    store = ProbeStore(redis, settings.batch_ttl_s)
+    probe_id = await store.create(params.model_dump(), params.backend, owner_tag(key))
+    await _runner(request).start(probe_id)
+    return JSONResponse({"id": probe_id, "status": "running"}, 202)
+
+
+@router.get("")
+async def list_probes(key: PollKeyDep, settings: SettingsDep, redis: RedisDep) -> dict[str, Any]:
+    """The caller's probes, newest first."""
+    store = ProbeStore(redis, settings.batch_ttl_s)
+    return {"probes": await store.listing(owner_tag(key))}
+
+
+async def _load(store: ProbeStore, probe_id: str, key: str) -> dict[str, str]:
+    meta = await store.meta(probe_id, owner_tag(key)) if is_probe_id(probe_id) else None
+    if meta is None:
+        raise _bad(404, "not_found", f"no probe {probe_id!r} (unknown, expired or not yours)")
+    return meta
+
+
+#: the options' defaults, for probes stored before an option existed
+_DEFAULTS = {k: f.default for k, f in ProbeParams.model_fields.items() if not f.is_required()}
+
+
+async def _status(store: ProbeStore, probe_id: str, meta: dict[str, str]) -> ProbeStatus:
+    params = {**_DEFAULTS, **json.loads(meta["params"])}
+    snapshot = await store.tree(probe_id)
+    tree = None
+    if snapshot is not None:
+        tree = export_json(snapshot, await store.overrides(probe_id), params)
+    return ProbeStatus(
+        id=probe_id,
+        status=meta.get("status", "running"),  # type: ignore[arg-type]
+        error=meta.get("error"),
+        params=params,
+        created_at=float(meta["created_at"]) if meta.get("created_at") else None,
+        finished_at=float(meta["finished_at"]) if meta.get("finished_at") else None,
+        tree=tree,
+    )
+
+
+@router.get("/{probe_id}", response_model=ProbeStatus)
+async def get_probe(
+    probe_id: str, key: PollKeyDep, settings: SettingsDep, redis: RedisDep
+) -> ProbeStatus:
+    """Status and tree of one probe."""
+    store = ProbeStore(redis, settings.batch_ttl_s)
+    meta = await _load(store, probe_id, key)
+    return await _status(store, probe_id, meta)
+
+
+@router.post("/{probe_id}/overrides")
+async def add_overrides(
+    probe_id: str, request: Request, key: KeyDep, settings: SettingsDep, redis: RedisDep
+) -> dict[str, Any]:
+    """Record people's verdicts; later inputs and reflections of a running probe use them."""
+    store = ProbeStore(redis, settings.batch_ttl_s)
+    meta = await _load(store, probe_id, key)
+    try:
+        body = json.loads(await request.body() or b"null")
+    except (json.JSONDecodeError, UnicodeDecodeError):
+        raise _bad(400, "invalid_input", "(body): not valid JSON", "(body)") from None
+    raw = body.get("overrides") if isinstance(body, dict) and "overrides" in body else [body]
+    if not isinstance(raw, list) or not raw or len(raw) > MAX_OVERRIDES:
+        raise _bad(
+            400,
+            "invalid_input",
+            f"(body): send one override or 'overrides': a list of 1-{MAX_OVERRIDES}",
+            "overrides",
+        )
+    snapshot = await store.tree(probe_id)
+    if snapshot is None:
+        raise _bad(409, "not_ready", "the probe has no labelled images yet; try again shortly")
+    from eval.probing.tree import ProbeNode
+
+    root = ProbeNode.from_json(snapshot["root"])
+    staged = []
+    for i, item in enumerate(raw):
+        try:
+            ov = OverrideIn.model_validate(item)
+            address = target_key(root, ov.node, ov.test, ov.image)
+        except ValidationError as exc:
+            err = exc.errors()[0]
+            field = f"overrides[{i}]." + ".".join(str(p) for p in err["loc"])
+            raise _bad(422, "invalid_input", f"{field}: {err['msg']}", field) from None
+        except OverrideError as exc:
+            raise _bad(404, "not_found", f"overrides[{i}]: {exc}", f"overrides[{i}]") from None
+        staged.append((address, make_override(ov.verdict, ov.who or owner_tag(key), note=ov.note)))
+    for address, override in staged:
+        await store.put_override(probe_id, address, override)
+    status = await _status(store, probe_id, meta)
+    return {
+        "id": probe_id,
+        "recorded": len(staged),
+        "metrics": status.tree["metrics"] if status.tree else None,
+    }
+
+
+@router.get("/{probe_id}/images/{name}")
+async def probe_image(
+    probe_id: str, name: str, key: PollKeyDep, settings: SettingsDep, redis: RedisDep
+) -> Response:
+    """One rendered image of a probe (PNG)."""
+    store = ProbeStore(redis, settings.batch_ttl_s)
+    await _load(store, probe_id, key)
+    png = await store.image(probe_id, f"images/{name}")
+    if png is None:
+        raise _bad(404, "not_found", f"no image {name!r} in probe {probe_id}")
+    return Response(png, media_type="image/png")

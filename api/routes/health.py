@@ -1,0 +1,47 @@
+"""``/healthz`` (alive), ``/readyz`` (Redis and engine ready), ``/metrics`` (Prometheus)."""
+
+from __future__ import annotations
+
+import contextlib
+
+from fastapi import APIRouter, Request
+from fastapi.responses import JSONResponse, Response
+
+from api.core.models import Health
+from api.core.prometheus import QUEUE_DEPTH, render
+
+router = APIRouter(tags=["health"])
+
+
+@router.get("/healthz", response_model=Health)
+async def healthz() -> Health:
+    """The process is up."""
+    return Health(status="ok")
+
+
+@router.get("/readyz", response_model=Health)
+async def readyz(request: Request) -> JSONResponse:
+    """Ready to take work: Redis answers and the engine is warm (graph compiled, model
+    gateway loaded); 503 with the failing check otherwise."""
+    checks = {}
+    try:
+        await request.app.state.redis.ping()
+        checks["redis"] = "ok"
+    except Exception as exc:  # any connection problem means not ready
+        checks["redis"] = f"error: {type(exc).__name__}"
+    ready = getattr(request.app.state, "engine_ready", False)
+    if getattr(request.app.state, "judge", None) is None:
+        checks["engine"] = "starting"
+    else:
+        checks["engine"] = "ok" if ready is True else (ready or "warming")
+    ok = all(v == "ok" for v in checks.values())
+    body = Health(status="ok" if ok else "unavailable", checks=checks)
+    return JSONResponse(body.model_dump(), status_code=200 if ok else 503)
+
+
+@router.get("/metrics")
+async def metrics(request: Request) -> Response:
+    """Prometheus text exposition."""
+    with contextlib.suppress(Exception):  # metrics must not fail because Redis is down
+        QUEUE_DEPTH.set(await request.app.state.redis.zcard("arq:queue"))
+    return Response(render(), media_type="text/plain; version=0.0.4")

@@ -1,0 +1,85 @@
+"""``POST /v1/score``: one submission in, its Result out."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import APIRouter, Body
+from fastapi.responses import JSONResponse
+
+from api.core.deps import JudgeDep, KeyDep, SettingsDep
+from api.core.errors import ERROR_RESPONSES
+from api.core.judging import judge_body
+from api.core.models import ScoreOptions
+from api.core.requests import parse_request as parse_any
+from judge.domain.result import Result
+
+router = APIRouter(prefix="/v1", tags=["score"])
+
+EXAMPLE = {
+    "task": {
+        "id": "oe_1",
+        "category": "OE",
+        "brief": "A calm harbour at dawn.",
+        "checklist": [
+            {
+                "id": "c1",
+                "primitive": "implicit_style",
+                "prompt_check": "The prompt asks for a photograph.",
+                "image_check": "The image looks like a photograph.",
+            }
+        ],
+    },
+    "prompt": "Photograph of a quiet harbour at dawn, mist over the water",
+    "images": ["data:image/png;base64,..."],
+}
+
+
+def parse_request(body: Any) -> tuple[Any, ScoreOptions]:
+    """A bare Submission, or ``{"submission": ..., "options": ...}``; errors name the field.
+
+    Kept for callers of the ``score`` mode only; :func:`api.core.requests.parse_request` handles
+    every mode.
+    """
+    parsed = parse_any(body, "score")
+    return parsed.request, ScoreOptions.model_validate(parsed.overrides)
+
+
+REQUEST_SCHEMA = {
+    "requestBody": {
+        "required": True,
+        "content": {
+            "application/json": {
+                "schema": {
+                    "oneOf": [
+                        {"$ref": "#/components/schemas/Submission"},
+                        {"$ref": "#/components/schemas/ScoreRequest"},
+                    ]
+                }
+            }
+        },
+    }
+}
+
+
+@router.post(
+    "/score",
+    response_model=Result,
+    response_model_exclude_none=True,
+    summary="Score one submission",
+    openapi_extra=REQUEST_SCHEMA,
+    responses=ERROR_RESPONSES,
+)
+async def score(
+    judge: JudgeDep,
+    settings: SettingsDep,
+    _key: KeyDep,
+    body: Any = Body(..., examples=[EXAMPLE]),  # noqa: B008 - FastAPI's idiom
+) -> Any:
+    """Safety gate, subjective scores and checklist verdicts for one submission.
+
+    Images must be ``data:`` URLs (or https URLs when the service allows them). A body with
+    ``"mode"`` runs that mode (e.g. ``edit``) and returns that mode's result.
+    """
+    result = await judge_body(judge, settings, body, "score")
+    return JSONResponse(result.model_dump(mode="json", exclude_none=True))

@@ -1,0 +1,320 @@
+"""``python -m benchmarks.load``: N concurrent clients against a running service, with the fake
+provider at a per-call latency L, for 1 and 2 HTTP worker processes.
+
+Reports throughput, p50/p95 latency as multiples of L, and CPU per request (the service's
+processes; the fake provider's separately).
+
+Example::
+
+    $ python -m benchmarks.load --clients 64 --latency 0.3 --requests 640
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import base64
+import io
+import json
+import os
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+import httpx
+import numpy as np
+import psutil
+from PIL import Image
+from tqdm import tqdm
+
+from tests.fakes.provider import spawn_fake_provider, stop_process
+
+
+def oe_submission(checkpoints: int = 6, side: int = 1024) -> dict:
+    """An OE submission with ``checkpoints`` paired checks and one ``side``² PNG."""
+    y, x = np.mgrid[0:side, 0:side] / side
+    rgb = np.stack([220 * x + 20, 160 * y + 40, 200 * (1 - x * y) + 30], axis=-1)
+    rgb += np.random.default_rng(1).normal(0, 3, rgb.shape)
+    buf = io.BytesIO()
+    Image.fromarray(np.clip(rgb, 0, 255).astype(np.uint8)).save(buf, "PNG")
+    checks = [
+        {
+            "id": f"c{i}",
+            "primitive": "implicit_style",
+            "prompt_check": f"The prompt names visual cue {i}.",
+            "image_check": f"The image shows visual cue {i}.",
+        }
+        for i in range(checkpoints)
+    ]
+    return {
+        "task": {
+            "id": "oe_load",
+            "category": "OE",
+            "checklist": checks,
+            "brief": "A travel poster that feels like a warm evening by the sea.",
+        },
+        "prompt": "Travel poster, warm evening light over a calm sea, soft gradients",
+        "images": ["data:image/png;base64," + base64.b64encode(buf.getvalue()).decode()],
+    }
+
+
+def _port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _cpu(pid: int) -> float:
+    try:
+        proc = psutil.Process(pid)
+        procs = [proc, *proc.children(recursive=True)]
+    except psutil.NoSuchProcess:
+        return 0.0
+    total = 0.0
+    for p in procs:
+        try:
+            t = p.cpu_times()
+            total += t.user + t.system
+        except psutil.NoSuchProcess:
+            continue
+    return total
+
+
+def _start_service(
+    workers: int, provider_url: str, data_dir: Path, model: str = "openai/fake-judge"
+) -> tuple[subprocess.Popen, str]:
+    port = _port()
+    env = {
+        **os.environ,
+        "JUDGE_MODEL": model,
+        "JUDGE_API_BASE": provider_url,
+        "JUDGE_API_KEY": "bench",
+        "JUDGE_DATA_DIR": str(data_dir),
+        "LITELLM_LOCAL_MODEL_COST_MAP": "True",
+        "JUDGE_LLM_CONCURRENCY": "512",
+    }
+    env.pop("REDIS_URL", None)
+    cmd = [
+        sys.executable,
+        "-m",
+        "judge.cli.main",
+        "serve",
+        "--port",
+        str(port),
+        "--workers",
+        str(workers),
+        "--workers-inline",
+        "0",
+    ]
+    proc = subprocess.Popen(
+        cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True
+    )
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 90
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise RuntimeError(f"service exited: {proc.stderr.read().decode()[-2000:]}")
+        try:
+            if httpx.get(f"{url}/readyz", timeout=1).status_code == 200:
+                return proc, url
+        except httpx.HTTPError:
+            pass
+        time.sleep(0.3)
+    proc.kill()
+    raise RuntimeError("service did not become ready in 90 s")
+
+
+async def _drive(
+    url: str, body: bytes, clients: int, total: int, rate: float = 0.0
+) -> tuple[list[float], int]:
+    """Closed loop (each client sends again as soon as it is answered) or, with ``rate`` > 0,
+    open loop: request ``i`` leaves at ``i / rate`` seconds, at most ``clients`` in flight."""
+    latencies: list[float] = []
+    errors = 0
+    sent = 0
+    start = time.perf_counter()
+    bar = tqdm(total=total, desc="requests", file=sys.stderr, leave=False)
+    limits = httpx.Limits(max_connections=clients, max_keepalive_connections=clients)
+    async with httpx.AsyncClient(timeout=300, limits=limits) as client:
+
+        async def one_client() -> None:
+            nonlocal sent, errors
+            while sent < total:
+                sent += 1
+                if rate > 0:
+                    await asyncio.sleep(max(0.0, start + (sent - 1) / rate - time.perf_counter()))
+                t = time.perf_counter()
+                resp = await client.post(
+                    f"{url}/v1/score", content=body, headers={"content-type": "application/json"}
+                )
+                if resp.status_code == 200:
+                    latencies.append(time.perf_counter() - t)
+                else:
+                    errors += 1
+                bar.update(1)
+
+        await asyncio.gather(*(one_client() for _ in range(clients)))
+    bar.close()
+    return latencies, errors
+
+
+def run(
+    latency: float,
+    clients: int,
+    total: int,
+    workers: list[int],
+    checkpoints: int,
+    batching: str = "per_checkpoint",
+    rate: float = 0.0,
+    model: str = "openai/fake-judge",
+) -> dict:
+    """The benchmark; returns the report."""
+    sub = oe_submission(checkpoints)
+    options = {"cache": False, "checkpoint_batching": batching}
+    if batching == "per_modality":  # the cheap configuration batches subjective skills too
+        options["subjective_batching"] = "per_modality"
+    body = json.dumps({"submission": sub, "options": options}).encode()
+    fake, provider_url = spawn_fake_provider(latency=latency)
+    report: dict[str, Any] = {
+        "latency_L_s": latency,
+        "clients": clients,
+        "requests": total,
+        "checkpoints": checkpoints,
+        "batching": batching,
+        "rate_per_s": rate or None,
+        "model": model,
+        "body_bytes": len(body),
+        "runs": {},
+    }
+    try:
+        for w in workers:
+            with tempfile.TemporaryDirectory() as tmp:
+                proc, url = _start_service(w, provider_url, Path(tmp), model)
+                try:
+                    asyncio.run(_drive(url, body, min(clients, 4), 8))  # warm-up
+                    cpu0, fcpu0, t0 = _cpu(proc.pid), _cpu(fake.pid), time.perf_counter()
+                    lat, errors = asyncio.run(_drive(url, body, clients, total, rate))
+                    wall = time.perf_counter() - t0
+                    cpu, fcpu = _cpu(proc.pid) - cpu0, _cpu(fake.pid) - fcpu0
+                finally:
+                    os.killpg(proc.pid, 15)
+                    proc.wait(timeout=30)
+            lat.sort()
+            report["runs"][f"{w}_worker{'s' if w > 1 else ''}"] = {
+                "ok": len(lat),
+                "errors": errors,
+                "wall_s": round(wall, 2),
+                "throughput_per_s": round(len(lat) / wall, 2),
+                "p50_x_L": round(statistics.median(lat) / latency, 2) if lat else None,
+                "p95_x_L": round(lat[int(0.95 * (len(lat) - 1))] / latency, 2) if lat else None,
+                "service_cpu_ms_per_request": round(1000 * cpu / max(1, len(lat)), 1),
+                "provider_cpu_ms_per_request": round(1000 * fcpu / max(1, len(lat)), 1),
+            }
+    finally:
+        stop_process(fake)
+    return report
+
+
+COLUMNS = [
+    ("ok", "ok"),
+    ("errors", "errors"),
+    ("throughput_per_s", "req/s"),
+    ("p50_x_L", "p50 ×L"),
+    ("p95_x_L", "p95 ×L"),
+    ("service_cpu_ms_per_request", "svc CPU ms/req"),
+    ("provider_cpu_ms_per_request", "fake CPU ms/req"),
+    ("wall_s", "wall s"),
+]
+"""Report keys and their short column headings (the JSON keeps the long names)."""
+
+
+def render(report: dict) -> str:
+    """A table under 100 characters wide, headed by the run's settings.
+
+    Example:
+        >>> run = {"ok": 8, "errors": 0, "throughput_per_s": 3.1, "p50_x_L": 1.2,
+        ...        "p95_x_L": 1.9, "service_cpu_ms_per_request": 40.0,
+        ...        "provider_cpu_ms_per_request": 2.0, "wall_s": 2.6}
+        >>> rep = {"clients": 4, "requests": 8, "latency_L_s": 0.3, "checkpoints": 6,
+        ...        "body_bytes": 100, "batching": "per_checkpoint", "rate_per_s": 0,
+        ...        "model": "openai/fake-judge", "runs": {"1_worker": run}}
+        >>> max(len(line) for line in render(rep).splitlines()) <= 100
+        True
+    """
+    loop = f"open loop at {report['rate_per_s']}/s" if report["rate_per_s"] else "closed loop"
+    lines = [
+        f"benchmarks.load: {report['clients']} clients, {report['requests']} requests, "
+        f"L = {report['latency_L_s']} s, {loop}",
+        f"  OE task, {report['checkpoints']} checkpoints, one 1024² image "
+        f"({report['body_bytes']:,} byte bodies), {report['batching']}, cache off",
+        f"  model route {report['model']}",
+        "",
+        f"{'run':10}" + "".join(f"{title:>{max(8, len(title) + 2)}}" for _, title in COLUMNS),
+    ]
+    for name, r in report["runs"].items():
+        lines.append(
+            f"{name:10}"
+            + "".join(f"{r[key]!s:>{max(8, len(title) + 2)}}" for key, title in COLUMNS)
+        )
+    return "\n".join(lines)
+
+
+def parser() -> argparse.ArgumentParser:
+    """The benchmark's options."""
+    p = argparse.ArgumentParser(
+        prog="python -m benchmarks.load",
+        description="concurrent clients against a live service (fake provider)",
+        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
+    )
+    p.add_argument("--latency", type=float, default=0.3, help="per-call provider latency L (s)")
+    p.add_argument("--clients", type=int, default=64, help="concurrent clients")
+    p.add_argument("--requests", type=int, default=640, help="requests per run")
+    p.add_argument("--workers", default="1,2", help="HTTP worker processes to compare")
+    p.add_argument("--checkpoints", type=int, default=6, help="checkpoints in the CO task")
+    p.add_argument(
+        "--batching",
+        choices=["per_checkpoint", "per_modality"],
+        default="per_checkpoint",
+        help="checkpoint batching of the scored requests",
+    )
+    p.add_argument(
+        "--rate",
+        type=float,
+        default=0.0,
+        help="open loop: requests per second (0: closed loop, clients resend at once)",
+    )
+    p.add_argument(
+        "--model",
+        default="openai/fake-judge",
+        help="litellm route to the fake provider (e.g. hosted_vllm/fake-judge)",
+    )
+    p.add_argument("--out", help="also write the report JSON here")
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the load benchmark and print its report; returns the exit code."""
+    args = parser().parse_args(argv)
+    report = run(
+        args.latency,
+        args.clients,
+        args.requests,
+        [int(w) for w in args.workers.split(",")],
+        args.checkpoints,
+        args.batching,
+        args.rate,
+        args.model,
+    )
+    print(render(report))
+    if args.out:
+        Path(args.out).write_text(json.dumps(report, indent=2))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

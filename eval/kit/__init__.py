@@ -1,0 +1,3 @@
+"""What every workflow shares: one way to get a judgment (:mod:`eval.kit.client`: in-process,
+over HTTP to the service, or through a provider's batch API) and one crash-safe journal of
+finished steps (:mod:`eval.kit.journal`)."""

@@ -1,0 +1,123 @@
+"""``judge leaderboard``: rank models from votes (``rank``) and make votes files (``votes``).
+
+Example:
+    $ judge leaderboard rank votes.csv --method bt --bootstrap 1000 --plots plots/
+    $ judge leaderboard rank comparisons.jsonl --criterion alignment --json > board.json
+    $ judge leaderboard votes pseudo results.jsonl --metric subjective_image_mean --out votes.jsonl
+    $ judge leaderboard votes convert comparisons.jsonl --out votes.csv
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    """Add the ``leaderboard`` verb and its actions ``rank`` and ``votes``."""
+    group = sub.add_parser("leaderboard", help="rank models from pairwise votes; make votes files")
+    actions = group.add_subparsers(dest="leaderboard_command", required=True, metavar="ACTION")
+    p = actions.add_parser("rank", help="rank models from pairwise votes (BT, Elo, win rate)")
+    p.add_argument("votes", type=Path, nargs="+", help="votes CSV/JSONL or ComparisonResults")
+    p.add_argument("--method", choices=["bt", "elo", "winrate"], default="bt")
+    p.add_argument("--criterion", help="only this criterion (default: one board per criterion)")
+    p.add_argument("--bootstrap", type=int, default=1000, help="resamples of the prompts")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument(
+        "--prior",
+        type=float,
+        help="bt: pseudo-games per model against a virtual average opponent "
+        "(default: 1, only when the plain fit has no finite solution)",
+    )
+    p.add_argument("--json", action="store_true", help="one JSON leaderboard per line")
+    p.add_argument("--plots", type=Path, help="write score and win-rate PNGs to this folder")
+    p.set_defaults(handler=run_leaderboard)
+
+    v = actions.add_parser("votes", help="make votes files (pseudo-pairwise, conversions)")
+    vsub = v.add_subparsers(dest="votes_command", required=True, metavar="ACTION")
+    ps = vsub.add_parser("pseudo", help="pseudo-pairwise votes from pointwise Results")
+    ps.add_argument("results", type=Path, help="JSONL of {prompt_id, model, judge, result}")
+    ps.add_argument("--metric", required=True, help="e.g. subjective_image_mean, image:appeal")
+    ps.add_argument("--criterion", help="criterion name of the votes (default: the metric)")
+    ps.add_argument("--out", type=Path, required=True, help="votes file (.jsonl or .csv)")
+    ps.set_defaults(handler=run_pseudo)
+    cv = vsub.add_parser("convert", help="read votes or ComparisonResults, write votes")
+    cv.add_argument("source", type=Path)
+    cv.add_argument("--out", type=Path, required=True, help="votes file (.jsonl or .csv)")
+    cv.set_defaults(handler=run_convert)
+
+
+def _fail(verb: str, exc: Exception) -> int:
+    print(f"judge {verb}: {exc}", file=sys.stderr)
+    return 2
+
+
+def run_leaderboard(args: argparse.Namespace) -> int:
+    """Print one leaderboard per criterion (table or JSON lines)."""
+    from eval.leaderboards import VotesError, build_leaderboards, read_votes, render_table
+
+    if args.bootstrap < 0:
+        return _fail("leaderboard rank", ValueError("--bootstrap must be 0 or more"))
+    if args.prior is not None and args.prior < 0:
+        return _fail("leaderboard rank", ValueError("--prior must be 0 or more"))
+    try:
+        votes = [v for path in args.votes for v in read_votes(path)]
+        boards = build_leaderboards(
+            votes,
+            criterion=args.criterion,
+            method=args.method,
+            n_boot=args.bootstrap,
+            seed=args.seed,
+            prior=args.prior,
+        )
+    except (VotesError, ValueError) as exc:
+        return _fail("leaderboard rank", exc)
+    for board in boards:
+        if args.plots:
+            from eval.leaderboards.plots import write_plots
+
+            board["plots"] = [str(p) for p in write_plots(board, args.plots)]
+        if args.json:
+            print(json.dumps(board))
+            for note in board["notes"]:
+                print(f"note: {note}", file=sys.stderr)
+        else:
+            print(render_table(board) + "\n")
+    return 0
+
+
+def run_pseudo(args: argparse.Namespace) -> int:
+    """Write pseudo-pairwise votes derived from pointwise Results."""
+    from eval.leaderboards import VotesError, write_votes
+    from eval.leaderboards.pseudo import pseudo_votes, read_results
+
+    try:
+        rows = read_results(args.results)
+        votes = pseudo_votes(rows, metric=args.metric, criterion=args.criterion)
+    except (VotesError, ValueError) as exc:
+        return _fail("leaderboard votes pseudo", exc)
+    if not votes:
+        return _fail(
+            "votes pseudo",
+            ValueError(
+                f"no pair of models was scored on the same prompt with metric {args.metric!r}"
+            ),
+        )
+    write_votes(votes, args.out)
+    print(f"{len(votes)} votes from {len(rows)} results -> {args.out}")
+    return 0
+
+
+def run_convert(args: argparse.Namespace) -> int:
+    """Rewrite a votes / ComparisonResults file as votes."""
+    from eval.leaderboards import VotesError, read_votes, write_votes
+
+    try:
+        votes = read_votes(args.source)
+    except VotesError as exc:
+        return _fail("leaderboard votes convert", exc)
+    write_votes(votes, args.out)
+    print(f"{len(votes)} votes -> {args.out}")
+    return 0

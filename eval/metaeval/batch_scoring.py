@@ -1,0 +1,90 @@
+"""Scoring in provider-batch mode: passes of :func:`eval.metaeval.runner.run_items` until
+every item is answered (see :mod:`judge.llm.batch`). The journal lives in
+``RUN/provider-batch`` and is shared by the main run and its ablation variants (an
+identical request is paid once).
+
+Example::
+
+    preds = await score_in_batches(items, settings, dataset, out / "predictions.jsonl",
+                                   BatchOptions(out, poll_s=30, wait=True))
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from eval.datasets.base import Dataset, EvalItem
+from eval.kit.client import LocalJudge
+from eval.metaeval.runner import run_items
+from judge.config import JudgeSettings
+from judge.llm.batch.deferral import ProviderBatch
+from judge.llm.batch.ledger import Journal
+from judge.llm.batch.rounds import run_in_rounds
+
+FOLDER = "provider-batch"
+
+
+@dataclass(frozen=True)
+class BatchOptions:
+    """Where the journal lives and how the run waits."""
+
+    run_dir: Path
+    poll_s: float = 30.0
+    wait: bool = False
+    fallback: str = "batch"
+
+
+async def score_in_batches(
+    items: list[EvalItem],
+    settings: JudgeSettings,
+    dataset: Dataset,
+    out_path: Path,
+    options: BatchOptions,
+    *,
+    concurrency: int = 4,
+    overrides: Callable[[EvalItem], dict[str, Any]] = lambda item: {},
+    progress: bool = True,
+) -> list[dict]:
+    """Score ``items`` in passes; raises :class:`judge.llm.batch.BatchPending` when batches
+    are still running and ``options.wait`` is off."""
+    pb = ProviderBatch(
+        options.run_dir / FOLDER,
+        settings,
+        poll_s=options.poll_s,
+        fallback="direct" if options.fallback == "direct" else "batch",
+    )
+    client = LocalJudge(settings, batch=pb)
+    predictions: list[dict] = []
+
+    async def one_pass() -> int:
+        nonlocal predictions
+        pb.begin_pass()
+        predictions = await run_items(
+            items,
+            client,
+            dataset,
+            out_path,
+            concurrency=concurrency,
+            overrides=overrides,
+            progress=progress,
+        )
+        return pb.waiting_items
+
+    try:
+        await run_in_rounds(pb, one_pass, wait=options.wait)
+    finally:
+        pb.close()
+    return predictions
+
+
+def batch_summary(run_dir: Path, fallback: str) -> dict[str, Any]:
+    """The run's batch accounting for the report: requests by state and route, batches,
+    tokens, cost at the batch price, the list price and what the batch discount saved."""
+    journal = Journal(run_dir / FOLDER / "journal.sqlite")
+    try:
+        return {"fallback": fallback, **journal.summary()}
+    finally:
+        journal.close()

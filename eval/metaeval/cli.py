@@ -1,0 +1,188 @@
+"""``judge meta-eval``: agreement of the judge with expert or crowd labels.
+
+Registered as a ``t2i_judge.commands`` entry point (see :mod:`judge.cli.plugins`).
+
+Example:
+    $ judge meta-eval --dataset avt --data HELDOUT --out /tmp/test \\
+          --memory-from ../shared/data/avt-dev --model openai/gpt-4o
+    $ judge meta-eval --dataset avt --data ../shared/data/avt-dev --cv lopo
+    $ judge meta-eval --dataset avt --data HELDOUT --out runs/b --provider-batch  # exit 75
+    $ judge meta-eval --dataset avt --data HELDOUT --out runs/b --provider-batch  # collects
+
+Exit codes: 0 done, 2 bad input, 75 provider batches submitted or still running (re-run).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+from judge.llm.batch.rounds import EXIT_BATCH_PENDING
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    """Add the ``meta-eval`` verb."""
+    p = sub.add_parser("meta-eval", help="score a labelled dataset and report agreement")
+    p.add_argument(
+        "--dataset",
+        required=True,
+        help="avt, expert-jsonl, csv, votes (compare mode) or edit-ratings (edit mode)",
+    )
+    p.add_argument("--data", type=Path, required=True, help="the split to score")
+    p.add_argument(
+        "--out",
+        type=Path,
+        help="output folder (resumable; default: runs/DATASET-TIME under the user data "
+        "folder, ~/.local/share/t2i-judge or $JUDGE_HOME)",
+    )
+    p.add_argument(
+        "--memory-from",
+        type=Path,
+        help="build the exemplar memory from this (other) labelled split",
+    )
+    p.add_argument(
+        "--memory-dir",
+        type=Path,
+        help="score with the memories of this store (one you vouch for: not built from "
+        "the scored split)",
+    )
+    p.add_argument(
+        "--cv",
+        choices=["lopo"],
+        help="leave-one-group-out on the scored split (AVT: leave-one-prompt-out)",
+    )
+    p.add_argument("--model", help="judge model (env JUDGE_MODEL)")
+    p.add_argument("--api-base")
+    p.add_argument("--api-key")
+    p.add_argument("--url", help="score through a running service instead of in-process")
+    p.add_argument("--ablation", choices=["retrieval", "k", "encoder"])
+    p.add_argument("--encoders", default="", help="for --ablation encoder: SPEC,SPEC")
+    p.add_argument(
+        "--fit-calibration",
+        choices=["meanvar", "isotonic"],
+        help="fit per-target calibration on this run; saved as calibration.json",
+    )
+    p.add_argument("--calibration", help="apply a calibration JSON at scoring time")
+    p.add_argument("--columns", default="", help="csv dataset: key=COLUMN pairs")
+    p.add_argument("--skills", help="subjective cards to run (default: the dataset's)")
+    p.add_argument("--retrieval", choices=["similarity", "random", "fixed", "none"])
+    p.add_argument("--k", type=int, dest="retrieval_k")
+    p.add_argument("--concurrency", type=int, default=4)
+    p.add_argument("--limit", type=int, help="score only the first N items")
+    p.add_argument("--n-boot", type=int, default=1000, help="bootstrap resamples for CIs")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--no-safety", action="store_true", help="skip the safety filter calls")
+    b = p.add_argument_group(
+        "provider batch",
+        "send the judge calls through the provider's batch API (about half the price; "
+        "answers arrive later). Without --wait the command submits, exits with code "
+        f"{EXIT_BATCH_PENDING}, and the same command run again collects and resumes",
+    )
+    b.add_argument("--provider-batch", action="store_true", help="use the provider's batch API")
+    b.add_argument(
+        "--batch-poll-s",
+        type=float,
+        default=30.0,
+        help="with --wait: seconds between polls of the provider (default 30)",
+    )
+    b.add_argument(
+        "--wait", action="store_true", help="poll until every batch is answered, then report"
+    )
+    b.add_argument(
+        "--provider-batch-fallback",
+        choices=["batch", "direct"],
+        default="batch",
+        help="what failed or expired batch lines become: a new batch (default, up to 3 tries) "
+        "or direct calls",
+    )
+    p.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run and print where the report went."""
+    from eval.metaeval.meta_eval import MetaEvalConfig, run_meta_eval
+    from judge.config import user_data_dir
+    from judge.errors import JudgeError
+    from judge.llm.batch.rounds import BatchPending
+
+    if args.memory_dir is not None and (args.memory_from or args.cv):
+        print(
+            "judge meta-eval: --memory-dir scores with an existing store; --memory-from and "
+            "--cv build one from labels instead: give only one of them",
+            file=sys.stderr,
+        )
+        return 2
+    if args.memory_dir is not None and not args.memory_dir.is_dir():
+        print(f"judge meta-eval: --memory-dir {args.memory_dir} is not a folder", file=sys.stderr)
+        return 2
+    if args.out is None:
+        stamp = time.strftime("%Y%m%d-%H%M%S")
+        args.out = user_data_dir("runs") / f"{args.dataset}-{stamp}"
+
+    overrides = {
+        "api_base": args.api_base,
+        "api_key": args.api_key,
+        "calibration": args.calibration,
+        "retrieval": args.retrieval,
+        "retrieval_k": args.retrieval_k,
+        "skills": args.skills.split(",") if args.skills else None,
+        "safety": False if args.no_safety else None,
+    }
+    options = (
+        {"columns": args.columns, "skills": args.skills or ""} if args.dataset == "csv" else {}
+    )
+    cfg = MetaEvalConfig(
+        dataset=args.dataset,
+        data=args.data,
+        out=args.out,
+        memory_from=args.memory_from,
+        memory_dir=args.memory_dir,
+        cv=args.cv,
+        model=args.model,
+        url=args.url,
+        ablation=args.ablation,
+        encoders=[e for e in args.encoders.split(",") if e],
+        fit_calibration=args.fit_calibration,
+        dataset_options=options,
+        overrides={k: v for k, v in overrides.items() if v is not None},
+        concurrency=args.concurrency,
+        limit=args.limit,
+        n_boot=args.n_boot,
+        seed=args.seed,
+        provider_batch=args.provider_batch,
+        batch_poll_s=args.batch_poll_s,
+        batch_wait=args.wait,
+        batch_fallback=args.provider_batch_fallback,
+    )
+    if (args.wait or args.provider_batch_fallback != "batch") and not args.provider_batch:
+        print(
+            "judge meta-eval: --wait and --provider-batch-fallback apply to --provider-batch; "
+            "add it or drop them",
+            file=sys.stderr,
+        )
+        return 2
+    try:
+        report = run_meta_eval(cfg)
+    except BatchPending as pending:
+        print(f"judge meta-eval: {pending}", file=sys.stderr)
+        return EXIT_BATCH_PENDING
+    except (KeyError, ValueError, FileNotFoundError, JudgeError) as exc:
+        msg = exc.args[0] if isinstance(exc, KeyError) and exc.args else exc
+        print(f"judge meta-eval: {msg}", file=sys.stderr)
+        return 2
+    print(
+        f"{report['n_predicted']}/{report['n_items']} items scored; report: "
+        f"{args.out / 'report.md'}"
+    )
+    for t, m in report["targets"].items():
+        rho = m.get("spearman")
+        print(f"  {t:18} spearman {rho if rho is None else round(rho, 3)}  n={m['n']}")
+    if "provider_batch" in report:
+        pb = report["provider_batch"]
+        print(
+            f"  provider batch: {pb['batches']} batch(es), {pb['requests']} requests, "
+            f"${pb['cost_usd']} (list price ${pb['list_price_usd']})"
+        )
+    return 0

@@ -1,0 +1,293 @@
+"""``judge meta-eval``: score a labelled dataset with the judge and report agreement.
+
+Scoring never reads the labels of the split being scored: items carry their labels aside,
+and only the submission reaches the engine. ``--memory-from DIR`` builds the dataset's
+exemplar memory from *another* split's labels; ``--cv lopo`` instead builds it from the
+scored split and, for every item, leaves out the exemplars of the item's own group
+(AVT: its prompt), i.e. leave-one-prompt-out cross-validation.
+
+Example::
+
+    report = run_meta_eval(MetaEvalConfig(dataset="avt", data=Path("heldout"),
+                                          out=Path("runs/test"),
+                                          memory_from=Path("../shared/data/avt-dev")))
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from eval.datasets import get_dataset
+from eval.datasets.base import Dataset, EvalItem
+from eval.kit.client import JudgeClient, make_client
+from eval.metaeval.ablations import Variant, summary_row, variants
+from eval.metaeval.baselines import best_baseline, iqa_baselines, margin_vs_best
+from eval.metaeval.batch_scoring import BatchOptions, batch_summary, score_in_batches
+from eval.metaeval.calibration import fit_calibration, save_calibration
+from eval.metaeval.evaluate import evaluate, pairs_by_target
+from eval.metaeval.report import write_report
+from eval.metaeval.runner import run_items
+from judge.config import JudgeSettings
+from memory.store import MemoryStore
+
+REFERENCE = Path(__file__).with_name("reference.json")
+_LOCAL_ONLY = {"api_key", "api_base", "memory_dir", "model"}
+
+
+@dataclass
+class MetaEvalConfig:
+    """Everything one run needs (the CLI fills it from flags)."""
+
+    dataset: str
+    data: Path
+    out: Path
+    memory_from: Path | None = None
+    memory_dir: Path | None = None
+    cv: str | None = None
+    model: str | None = None
+    url: str | None = None
+    ablation: str | None = None
+    encoders: list[str] = field(default_factory=list)
+    fit_calibration: str | None = None
+    dataset_options: dict[str, Any] = field(default_factory=dict)
+    overrides: dict[str, Any] = field(default_factory=dict)
+    concurrency: int = 4
+    limit: int | None = None
+    n_boot: int = 1000
+    seed: int = 0
+    progress: bool = True
+    provider_batch: bool = False
+    batch_poll_s: float = 30.0
+    batch_wait: bool = False
+    batch_fallback: str = "batch"
+
+
+def _labels_file(dataset: Dataset, data: Path) -> Path:
+    """The file a split's labels are read from (a folder and its labels file are the same
+    split)."""
+    return dataset.labels_path(data).resolve()
+
+
+def build_memories(
+    dataset: Dataset, source: Path, store_dir: Path, encoder: str | None = None
+) -> dict[str, str]:
+    """Build the dataset's memories from ``source``'s labels into a fresh store."""
+    store = MemoryStore(store_dir)
+    built = {}
+    for name, (records, base) in dataset.memories(source).items():
+        if records:
+            mem = store.build(name, records, base_dir=base, encoder=encoder, source=str(source))
+            built[name] = mem.manifest.version_label
+    return built
+
+
+def _client(cfg: MetaEvalConfig, overrides: dict[str, Any]) -> JudgeClient:
+    if cfg.url:
+        return make_client(url=cfg.url)
+    return make_client(JudgeSettings().merged(**overrides))
+
+
+def _score(
+    cfg: MetaEvalConfig,
+    dataset: Dataset,
+    items: list[EvalItem],
+    out: Path,
+    overrides: dict[str, Any],
+) -> list[dict]:
+    group_key = dataset.group_key if cfg.cv == "lopo" else None
+
+    def per_item(item: EvalItem) -> dict[str, Any]:
+        # a service gets the scoring options only: never our provider key or local paths
+        extra = {k: v for k, v in overrides.items() if k not in _LOCAL_ONLY} if cfg.url else {}
+        if group_key and item.group is not None:
+            extra["exclude_exemplars"] = {group_key: item.group}
+        return extra
+
+    if not cfg.provider_batch:
+        return asyncio.run(
+            run_items(
+                items,
+                _client(cfg, overrides),
+                dataset,
+                out / "predictions.jsonl",
+                concurrency=cfg.concurrency,
+                overrides=per_item,
+                progress=cfg.progress,
+            )
+        )
+    return asyncio.run(
+        score_in_batches(
+            items,
+            JudgeSettings().merged(**overrides),
+            dataset,
+            out / "predictions.jsonl",
+            BatchOptions(cfg.out, cfg.batch_poll_s, cfg.batch_wait, cfg.batch_fallback),
+            concurrency=cfg.concurrency,
+            overrides=per_item,
+            progress=cfg.progress,
+        )
+    )
+
+
+def _check_config(cfg: MetaEvalConfig, dataset: Dataset) -> Path | None:
+    """The folder to build memories from, refusing to reuse the scored split's labels and
+    option combinations that cannot work; checked before anything is scored."""
+    if cfg.cv not in (None, "lopo"):
+        raise ValueError(f"unknown --cv {cfg.cv!r}; use lopo")
+    if cfg.provider_batch and cfg.url:
+        raise ValueError(
+            "--provider-batch batches this process's own judge calls; with --url the service "
+            "makes them: drop one of the two"
+        )
+    if cfg.batch_fallback not in ("batch", "direct"):
+        raise ValueError(
+            f"unknown --provider-batch-fallback {cfg.batch_fallback!r}; use batch or direct"
+        )
+    if cfg.batch_poll_s <= 0:
+        raise ValueError(f"--batch-poll-s must be positive, got {cfg.batch_poll_s}")
+    if cfg.url and (cfg.memory_from or cfg.cv or cfg.ablation == "encoder"):
+        raise ValueError(
+            "--memory-from, --cv and --ablation encoder build local memories; "
+            "with --url the service scores with its own memories"
+        )
+    if cfg.ablation:
+        variants(cfg.ablation, cfg.encoders)  # raises on an unknown kind or missing encoders
+    source = (cfg.memory_from or cfg.data) if cfg.cv == "lopo" else cfg.memory_from
+    if cfg.ablation == "encoder" and source is None:
+        raise ValueError("--ablation encoder needs --memory-from or --cv lopo")
+    if cfg.ablation in ("retrieval", "k") and not cfg.url and source is None:
+        store = MemoryStore(cfg.memory_dir) if cfg.memory_dir is not None else None
+        if store is None or not store.names():
+            raise ValueError(
+                f"--ablation {cfg.ablation} varies the exemplars that calibrate the judge, but "
+                "this run has no exemplar memory (zero-shot), so every variant would score "
+                "alike: add --memory-from OTHER_SPLIT, --cv lopo, or --memory-dir STORE"
+            )
+    if (
+        cfg.cv is None
+        and cfg.memory_from is not None
+        and _labels_file(dataset, cfg.memory_from) == _labels_file(dataset, cfg.data)
+    ):
+        raise ValueError(
+            "--memory-from is the split being scored: its own labels would "
+            "calibrate its predictions. Use another split, or --cv lopo."
+        )
+    return source
+
+
+def run_meta_eval(cfg: MetaEvalConfig) -> dict[str, Any]:
+    """Score, evaluate, write ``predictions.jsonl``, ``report.json``, ``report.md``, plots."""
+    dataset = get_dataset(cfg.dataset, **cfg.dataset_options)
+    items = dataset.load(cfg.data)[: cfg.limit] if cfg.limit else dataset.load(cfg.data)
+    if not items:
+        raise ValueError(f"no items found in {cfg.data}")
+    cfg.out.mkdir(parents=True, exist_ok=True)
+    source = _check_config(cfg, dataset)
+    overrides = {k: v for k, v in {"model": cfg.model, **cfg.overrides}.items() if v is not None}
+    if dataset.skills and "skills" not in overrides:
+        overrides["skills"] = dataset.skills
+    if (
+        cfg.ablation in ("retrieval", "k")
+        and not cfg.url
+        and JudgeSettings().merged(**overrides).resolved_backend() == "local"
+    ):
+        raise ValueError(
+            f"--ablation {cfg.ablation} varies the exemplars shown to a judge model; the local "
+            "backend (no model configured) does not use them, so every variant would score "
+            "alike: give --model (or JUDGE_MODEL)"
+        )
+    memories: dict[str, str] = {}
+    if source is not None:
+        memories = build_memories(dataset, source, cfg.out / "memory")
+        overrides["memory_dir"] = str(cfg.out / "memory")
+    elif cfg.memory_dir is not None:
+        overrides["memory_dir"] = str(cfg.memory_dir)  # the user's own, vouched-for store
+    elif not cfg.url:
+        # Never fall back to the default store: it may hold memories built from this very
+        # split (the shipped avt-image is the AVT dev split). No source means zero-shot.
+        (cfg.out / "no-memory").mkdir(exist_ok=True)
+        overrides["memory_dir"] = str(cfg.out / "no-memory")
+    predictions = _score(cfg, dataset, items, cfg.out, overrides)
+    report: dict[str, Any] = {
+        "dataset": cfg.dataset,
+        "data": str(cfg.data),
+        "out": str(cfg.out),
+        "config": {
+            "memory_from": str(source) if source else None,
+            "cv": cfg.cv,
+            "url": cfg.url,
+            "memories": memories,
+            "settings": {k: v for k, v in overrides.items() if k != "api_key"},
+        },
+        **evaluate(dataset, items, predictions, n_boot=cfg.n_boot, seed=cfg.seed),
+    }
+    extra = getattr(dataset, "extra_report", None)
+    if extra is not None:  # pairwise agreement for votes, success agreement for edits
+        report.update(extra(cfg.data, items, predictions, cfg.n_boot, cfg.seed))
+    baselines = iqa_baselines(cfg.data, items, n_boot=cfg.n_boot, seed=cfg.seed)
+    if baselines:
+        report["baselines"] = {
+            "iqa": baselines,
+            "best_iqa": best_baseline(baselines),
+            "margin": margin_vs_best(
+                cfg.data, items, {p["id"]: p for p in predictions}, n_boot=cfg.n_boot, seed=cfg.seed
+            ),
+        }
+    reference = json.loads(REFERENCE.read_text())
+    if cfg.dataset in reference["applies_to"]:
+        report["reference"] = reference
+    if cfg.fit_calibration:
+        pairs = pairs_by_target(dataset, items, {p["id"]: p for p in predictions})
+        clean = {
+            t: (
+                [a for a, b in zip(p, h, strict=True) if a is not None],
+                [b for a, b in zip(p, h, strict=True) if a is not None],
+            )
+            for t, (p, h) in pairs.items()
+        }
+        cal = fit_calibration(
+            clean, cfg.fit_calibration, dimension_of={t.name: t.dimension for t in dataset.targets}
+        )
+        save_calibration(cal, cfg.out / "calibration.json")
+        report["calibration"] = {
+            "fitted": str(cfg.out / "calibration.json"),
+            "method": cfg.fit_calibration,
+            "maps": cal["maps"],
+        }
+    if cfg.ablation:
+        report["ablation"] = _ablation(cfg, dataset, items, overrides, source)
+    if cfg.provider_batch:  # requests, batches, tokens, cost at batch and at list prices
+        report["provider_batch"] = batch_summary(cfg.out, cfg.batch_fallback)
+    write_report(report, items, predictions, dataset, cfg.out)
+    return report
+
+
+def _ablation(
+    cfg: MetaEvalConfig,
+    dataset: Dataset,
+    items: list[EvalItem],
+    overrides: dict[str, Any],
+    source: Path | None,
+) -> dict[str, Any]:
+    rows = {}
+    for v in variants(cfg.ablation or "", cfg.encoders):
+        out = cfg.out / "ablations" / v.name.replace("=", "-").replace(":", "_").replace("/", "_")
+        out.mkdir(parents=True, exist_ok=True)
+        ov = {**overrides, **v.overrides}
+        if v.encoder:
+            if source is None:
+                raise ValueError("--ablation encoder needs --memory-from or --cv lopo")
+            build_memories(dataset, source, out / "memory", encoder=v.encoder)
+            ov["memory_dir"] = str(out / "memory")
+        preds = _score(cfg, dataset, items, out, ov)
+        rep = evaluate(dataset, items, preds, n_boot=0, seed=cfg.seed)
+        rows[v.name] = summary_row(rep) | {"variant": _describe(v)}
+    return {"kind": cfg.ablation, "rows": rows}
+
+
+def _describe(v: Variant) -> str:
+    return v.encoder or ", ".join(f"{k}={val}" for k, val in v.overrides.items())

@@ -1,0 +1,116 @@
+"""PNG plots for reports: judge vs human scatter, objective confusion matrices, ablation bars,
+calibration curves. Uses matplotlib's non-interactive backend.
+
+Example::
+
+    scatter(pairs, Path("out/scatter.png"))
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt
+import numpy as np
+
+
+def _clean(p: list, h: list) -> tuple[np.ndarray, np.ndarray]:
+    keep = [(a, b) for a, b in zip(p, h, strict=True) if a is not None and b is not None]
+    if not keep:
+        return np.zeros(0), np.zeros(0)
+    a, b = zip(*keep, strict=True)
+    return np.asarray(a, float), np.asarray(b, float)
+
+
+def scatter(pairs: dict[str, tuple[list, list]], path: Path, metrics: dict | None = None) -> Path:
+    """One panel per target: judge score (x) against the human mean (y)."""
+    names = [t for t, (p, _) in pairs.items() if any(v is not None for v in p)] or list(pairs)
+    cols = min(3, max(1, len(names)))
+    rows = (len(names) + cols - 1) // cols
+    fig, axes = plt.subplots(rows, cols, figsize=(4.2 * cols, 4 * rows), squeeze=False)
+    for ax, name in zip(axes.flat, names, strict=False):
+        x, y = _clean(*pairs[name])
+        ax.scatter(x, y, s=18, alpha=0.7)
+        ax.plot([1, 5], [1, 5], color="grey", lw=0.8, ls="--")
+        ax.set_xlim(0.8, 5.2)
+        ax.set_ylim(0.8, 5.2)
+        rho = (metrics or {}).get(name, {}).get("spearman")
+        ax.set_title(f"{name}  (n={len(x)}, ρ={rho:.2f})" if rho is not None else name)
+        ax.set_xlabel("judge")
+        ax.set_ylabel("human mean")
+    for ax in list(axes.flat)[len(names) :]:
+        ax.axis("off")
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path
+
+
+def confusion(objective: dict, path: Path) -> Path | None:
+    """Confusion matrices of the objective checks per modality."""
+    sides = [s for s in ("prompt", "image", "overall") if s in objective]
+    if not sides:
+        return None
+    fig, axes = plt.subplots(1, len(sides), figsize=(3.6 * len(sides), 3.4), squeeze=False)
+    for ax, side in zip(axes.flat, sides, strict=True):
+        m = objective[side]
+        grid = np.array([[m["tp"], m["fn"]], [m["fp"], m["tn"]]])
+        ax.imshow(grid, cmap="Blues")
+        for (r, c), v in np.ndenumerate(grid):
+            ax.text(c, r, str(v), ha="center", va="center")
+        ax.set_xticks([0, 1], ["judge: pass", "judge: fail"])
+        ax.set_yticks([0, 1], ["expert: pass", "expert: fail"])
+        acc = m.get("accuracy")
+        ax.set_title(f"{side} (acc {acc:.3f})" if acc is not None else side)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path
+
+
+def ablation_bars(ablation: dict, path: Path) -> Path:
+    """MAE, within-1 and Spearman per variant."""
+    rows = ablation["rows"]
+    names = list(rows)
+    metrics = ["mae", "within1", "spearman"]
+    x = np.arange(len(names))
+    fig, ax = plt.subplots(figsize=(max(5, 1.6 * len(names)), 3.8))
+    for i, metric in enumerate(metrics):
+        vals = [rows[n].get(metric) or 0.0 for n in names]
+        ax.bar(x + (i - 1) * 0.27, vals, width=0.27, label=metric)
+    ax.set_xticks(x, names)
+    ax.set_title(f"ablation: {ablation['kind']}")
+    ax.legend()
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path
+
+
+def calibration_curve(pairs: dict[str, tuple[list, list]], maps: dict, path: Path) -> Path:
+    """Binned human mean against judge score, with each fitted map drawn over it."""
+    from eval.metaeval.calibration import apply_map
+
+    fig, ax = plt.subplots(figsize=(5, 4.5))
+    grid = np.linspace(1, 5, 41)
+    for name, (p, h) in pairs.items():
+        x, y = _clean(p, h)
+        if len(x) == 0:
+            continue
+        bins = np.clip(np.round(x * 2) / 2, 1, 5)
+        centers = sorted(set(bins))
+        ax.plot(centers, [y[bins == c].mean() for c in centers], "o-", label=f"{name} (binned)")
+        m = next((v for v in maps.values() if v.get("target") == name), None)
+        if m:
+            ax.plot(grid, apply_map(m, list(grid)), "--", label=f"{name} map ({m['method']})")
+    ax.plot([1, 5], [1, 5], color="grey", lw=0.8)
+    ax.set_xlabel("judge score")
+    ax.set_ylabel("human mean")
+    ax.legend(fontsize=7)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path

@@ -1,0 +1,82 @@
+"""Every top-level verb of the ``judge`` command, listed explicitly.
+
+A verb is a user's job; where a job has several actions the verb is a noun group
+(``judge memory build``, ``judge leaderboard rank``). The table names each verb's module by
+string and imports it only when that verb runs, so ``judge --help`` imports nothing heavy and
+this package never imports ``api`` or ``eval`` at import time (the layering stays one-way:
+the CLI is the front door of the whole distribution, and only this table points upward).
+Benchmarks are not verbs: they are ``python -m benchmarks.<name>`` (harness, not product).
+
+How to add a verb: write a module with ``register(sub)`` (it adds one sub-parser named like
+the verb and sets ``handler``), then add one :class:`Verb` line here.
+
+Example:
+    >>> [v.name for v in VERBS][:3]
+    ['score', 'compare', 'skills']
+    >>> len(VERBS) <= 12
+    True
+    >>> find("probe").target
+    'eval.probing.cli:register'
+"""
+
+from __future__ import annotations
+
+import argparse
+import difflib
+import importlib
+from collections.abc import Callable
+from dataclasses import dataclass
+
+Register = Callable[[argparse._SubParsersAction], None]
+
+
+@dataclass(frozen=True)
+class Verb:
+    """One verb: its name, one line of help, and ``module:function`` that registers it."""
+
+    name: str
+    help: str
+    target: str
+
+    def load(self) -> Register:
+        """Import the verb's module and return its register function."""
+        module, _, attr = self.target.partition(":")
+        return getattr(importlib.import_module(module), attr)
+
+
+VERBS: tuple[Verb, ...] = (
+    Verb("score", "score submissions (prompt-image or edit) and print Results",
+         "judge.cli.score_cmd:register"),
+    Verb("compare", "judge pairwise comparisons (both orders) and print ComparisonResults",
+         "judge.cli.compare_cmd:register"),
+    Verb("skills", "list skill cards (name, kind, modality, categories)",
+         "judge.cli.skills_cmd:register"),
+    Verb("memory", "exemplar memories: build, add, search, list, stats",
+         "judge.cli.memory_cmd:register"),
+    Verb("meta-eval", "score a labelled dataset and report agreement with its labels",
+         "eval.metaeval.cli:register"),
+    Verb("leaderboard", "rank models from pairwise votes (rank); make votes files (votes)",
+         "eval.leaderboards.cli:register"),
+    Verb("study", "run prompt-proficiency studies and report on them",
+         "eval.studies.cli:register"),
+    Verb("tasks", "check task suites, generate checklists",
+         "eval.studies.tasks_cli:register"),
+    Verb("probe", "adaptively probe a text-to-image model (run, override)",
+         "eval.probing.cli:register"),
+    Verb("serve", "run the HTTP service (embedded Redis unless REDIS_URL)",
+         "api.cli:register_serve"),
+    Verb("worker", "run a job worker (needs the service's REDIS_URL)",
+         "api.cli:register_worker"),
+)  # fmt: skip
+"""The verbs in the order ``judge --help`` lists them."""
+
+
+def find(name: str) -> Verb:
+    """The verb called ``name``; a ``KeyError`` suggests the closest names on a typo."""
+    for verb in VERBS:
+        if verb.name == name:
+            return verb
+    names = [v.name for v in VERBS]
+    close = difflib.get_close_matches(name, names, n=2)
+    hint = f"; did you mean {' or '.join(close)}?" if close else ""
+    raise KeyError(f"unknown verb {name!r}{hint} (available: {', '.join(names)})")

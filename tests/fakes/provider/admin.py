@@ -1,0 +1,98 @@
+"""Runtime settings of a fake provider and its ``/_admin`` endpoints (to steer a fake that
+runs in another process, see :mod:`tests.fakes.provider.process`).
+
+- ``GET /_admin/stats`` → ``{"api", "calls", "rejected", "fault_counts", "config"}``;
+- ``POST /_admin/config`` with any of latency, jitter, hang_s, fault_rate, fault_kinds, seed;
+- ``POST /_admin/reset`` forgets calls, scripted replies and faults.
+
+Example::
+
+    fake.configure(latency=0.2, fault_rate=0.1, fault_kinds="429,529")
+    fake.config()["fault_kinds"]  # ["429", "529"]
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from aiohttp import web
+
+from tests.fakes.provider.faults import FaultInjector
+
+_CONFIG_KEYS = {"latency", "jitter", "hang_s", "fault_rate", "fault_kinds", "seed"}
+
+
+class AdminMixin:
+    """Settings and admin routes of :class:`~tests.fakes.provider.base.LoopbackFake`."""
+
+    api: str
+    latency: float
+    jitter: float
+    hang_s: float
+    faults: FaultInjector
+    _seed: int
+    calls: int
+    rejected: list[tuple[str, str]]
+    fault_counts: dict[str, int]
+
+    def reset(self) -> None:  # pragma: no cover - LoopbackFake overrides it
+        raise NotImplementedError
+
+    def _error(self, status: int, kind: str, message: str) -> web.Response:  # pragma: no cover
+        raise NotImplementedError
+
+    def config(self) -> dict[str, Any]:
+        """Current latency, jitter, hang and fault settings."""
+        return {
+            "latency": self.latency,
+            "jitter": self.jitter,
+            "hang_s": self.hang_s,
+            **self.faults.settings,
+        }
+
+    def configure(self, **changes: Any) -> dict[str, Any]:
+        """Change any of latency, jitter, hang_s, fault_rate, fault_kinds, seed; return config."""
+        unknown = set(changes) - _CONFIG_KEYS
+        if unknown:
+            raise ValueError(f"unknown setting(s) {sorted(unknown)}; known: {sorted(_CONFIG_KEYS)}")
+        for key in ("latency", "jitter", "hang_s"):
+            if key in changes:
+                setattr(self, key, float(changes[key]))
+        if {"fault_rate", "fault_kinds", "seed"} & set(changes):
+            current = self.faults.settings
+            kinds = changes.get("fault_kinds", current["fault_kinds"])
+            if isinstance(kinds, str):
+                kinds = [k.strip() for k in kinds.split(",") if k.strip()]
+            self._seed = int(changes.get("seed", current["seed"]))
+            rate = float(changes.get("fault_rate", current["fault_rate"]))
+            self.faults.set_rate(rate, kinds, self._seed)
+        return self.config()
+
+    def _add_admin_routes(self, app: web.Application) -> None:
+        app.router.add_get("/_admin/stats", self._stats)
+        app.router.add_post("/_admin/config", self._config)
+        app.router.add_post("/_admin/reset", self._reset)
+
+    async def _stats(self, request: web.Request) -> web.Response:
+        stats = {
+            "api": self.api,
+            "calls": self.calls,
+            "rejected": len(self.rejected),
+            "fault_counts": self.fault_counts,
+            "config": self.config(),
+        }
+        return web.json_response(stats)
+
+    async def _config(self, request: web.Request) -> web.Response:
+        try:
+            changes = json.loads(await request.text() or "{}")
+            if not isinstance(changes, dict):
+                raise ValueError("config body must be a JSON object")
+            return web.json_response(self.configure(**changes))
+        except (ValueError, TypeError) as exc:
+            return self._error(400, "invalid_request_error", str(exc))
+
+    async def _reset(self, request: web.Request) -> web.Response:
+        self.reset()
+        return web.json_response({"ok": True})
