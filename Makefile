@@ -40,7 +40,7 @@ test: setup chromium
 	$(BIN)/python -m pytest
 
 bench: setup
-	$(BIN)/judge bench
+	$(BIN)/python -m benchmarks.score
 
 # What make created: the venv, the editable install's metadata, test and lint caches.
 # User data (memories you built, service data, runs) lives outside the checkout

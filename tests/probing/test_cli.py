@@ -1,5 +1,6 @@
 """``judge probe run`` and ``python -m benchmarks.probe`` as a user runs them: the project's
-renderer or the fake provider's images endpoint as the model under test, the scripted fake as LLM and judge."""
+renderer or the fake provider's images endpoint as the model under test, the scripted fake as
+LLM and judge."""
 
 from __future__ import annotations
 
