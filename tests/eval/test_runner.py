@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 import json
 from pathlib import Path
-from typing import Any
 
 from eval.datasets.base import EvalItem, Target
 from eval.metaeval.runner import prediction_of, read_predictions, run_items
@@ -26,11 +25,14 @@ class StubScorer:
         self.fail = set(fail)
         self.seen: list[str] = []
 
-    async def score(self, item: EvalItem, overrides: dict[str, Any]) -> dict:
-        self.seen.append(item.id)
-        if item.id in self.fail:
+    async def score(
+        self, submission: dict, base_dir: Path | None = None, options: dict | None = None
+    ) -> dict:
+        n = len(submission["prompt"])  # items(): item k has a prompt of k characters
+        item_id = f"img/{n}.png"
+        self.seen.append(item_id)
+        if item_id in self.fail:
             raise InputError("images[0]", "not an image")
-        n = len(item.submission["prompt"])
         return {
             "status": "scored",
             "subjective": {
@@ -57,7 +59,7 @@ def items(n: int = 5) -> list[EvalItem]:
 
 def test_prediction_line_has_the_key_and_scores_but_no_label() -> None:
     item = items(2)[1]
-    result = asyncio.run(StubScorer().score(item, {}))
+    result = asyncio.run(StubScorer().score(item.submission))
     row = prediction_of(item, StubDataset(), result)
     assert row == {
         "image": "img/1.png",

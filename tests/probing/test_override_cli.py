@@ -1,4 +1,4 @@
-"""``judge probe-override``: people correct image verdicts of a probe run in a folder — set,
+"""``judge probe override``: people correct image verdicts of a probe run in a folder — set,
 clear, list; bad addresses and files named; concurrent writers all land."""
 
 from __future__ import annotations
@@ -95,7 +95,7 @@ def test_bad_overrides_exit_2_naming_the_problem(run: Path, capsys, args, messag
 
 def test_missing_or_damaged_files_are_named(run: Path, tmp_path: Path, capsys) -> None:
     assert override(tmp_path / "nowhere", "--list") == 2
-    assert "tree.json does not exist; run `judge probe --out" in capsys.readouterr().err
+    assert "tree.json does not exist; run `judge probe run --out" in capsys.readouterr().err
     with pytest.raises(SystemExit):  # argparse: an unknown verdict word
         override(run, "--node", "n0", "--test", "0", "--image", "0", "--verdict", "maybe")
     capsys.readouterr()

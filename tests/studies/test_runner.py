@@ -140,7 +140,8 @@ def _journal_kinds(out: Path) -> dict[str, set[tuple[str, ...]]]:
             event = json.loads(line)
         except ValueError:
             continue  # a torn last line
-        kinds[event["kind"]].add(tuple(event["key"]))
+        kind, *parts = event["k"].split("\x1f")
+        kinds[kind].add(tuple(parts))
     return kinds
 
 
@@ -310,7 +311,7 @@ def test_max_cost_from_the_study_file(provider: FakeProvider, tmp_path: Path) ->
 def test_bench_command_reports_wall_over_latency(capsys: pytest.CaptureFixture[str]) -> None:
     args = ["--latency", "0.05", "--tasks", "3", "--images", "1", "--json"]
     args += ["--size", "128x128", "--route", "hosted_vllm"]
-    assert main(args) == 0
+    assert study_bench.main(args) == 0
     out = json.loads(capsys.readouterr().out)
     assert out["items"] == 6 and out["statuses"] == {"scored": 6}
     assert (out["size"], out["route"]) == ("128x128", "hosted_vllm")

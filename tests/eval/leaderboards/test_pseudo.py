@@ -113,7 +113,7 @@ def test_cli_pseudo_then_leaderboard(tmp_path, capsys, rows):
     assert main(["leaderboard", "rank", str(out), "--method", "winrate", "--bootstrap", "0"]) == 0
     assert capsys.readouterr().out.splitlines()[2].split()[:2] == ["1", "x"]
     # a metric nobody scored gives no votes: exit 2 with the reason
-    argv[4] = "image:nonexistent"
+    argv[5] = "image:nonexistent"
     assert main(argv) == 2
     assert "no pair of models was scored" in capsys.readouterr().err
 

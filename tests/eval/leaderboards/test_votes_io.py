@@ -103,16 +103,16 @@ def test_bad_votes_exit_2_naming_file_line_field(tmp_path, capsys, name, text, e
     path = write(tmp_path / name, text)
     with pytest.raises(VotesError, match=expected):
         read_votes(path)
-    assert main(["leaderboard", str(path)]) == 2
+    assert main(["leaderboard", "rank", str(path)]) == 2
     err = capsys.readouterr().err
-    assert err.startswith("judge leaderboard: ")
+    assert err.startswith("judge leaderboard rank: ")
     assert str(tmp_path) in err
 
 
 def test_missing_and_empty_files(tmp_path, capsys):
-    assert main(["leaderboard", str(tmp_path / "nope.csv")]) == 2
+    assert main(["leaderboard", "rank", str(tmp_path / "nope.csv")]) == 2
     assert "no such votes file" in capsys.readouterr().err
-    assert main(["leaderboard", str(write(tmp_path / "e.csv", HEADER))]) == 2
+    assert main(["leaderboard", "rank", str(write(tmp_path / "e.csv", HEADER))]) == 2
     assert "no votes found" in capsys.readouterr().err
 
 
