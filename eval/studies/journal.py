@@ -35,11 +35,11 @@ def _key(parts: tuple[str, ...]) -> str:
 class Journal:
     """Append-only, fsynced record of finished steps; replayed on open."""
 
-    def __init__(self, out_dir: Path):
+    def __init__(self, out_dir: Path, kinds: tuple[str, ...] = KINDS):
         self.folder = Path(out_dir) / "journal"
         self.folder.mkdir(parents=True, exist_ok=True)
         self.path = self.folder / "events.jsonl"
-        self._done: dict[str, dict[str, dict[str, Any]]] = {k: {} for k in KINDS}
+        self._done: dict[str, dict[str, dict[str, Any]]] = {k: {} for k in kinds}
         self.torn = False
         self._replay()
         self._fh = self.path.open("a", encoding="utf-8")
