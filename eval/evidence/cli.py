@@ -64,6 +64,8 @@ def register(actions: argparse._SubParsersAction) -> None:
     r.add_argument("--human-rankings", type=Path, help="JSONL {prompt_id?, ranking: [models]}")
     r.add_argument("--bootstrap", type=int, default=1000, help="bootstrap resamples")
     r.add_argument("--metric", default="auto", help="pseudo-pairwise metric (default: auto)")
+    r.add_argument("--suite-dir", type=Path, help="from-posts output: add its failures and "
+                   "shift metrics to the report")
     r.add_argument("--json", action="store_true", help="print the report as JSON")
     r.set_defaults(handler=run_report_cmd)
 
@@ -135,7 +137,8 @@ def run_report_cmd(args: argparse.Namespace) -> int:
 
     try:
         report = build_run_report(args.results, args.out, human=args.human_rankings,
-                                  n_boot=args.bootstrap, metric=args.metric)
+                                  n_boot=args.bootstrap, metric=args.metric,
+                                  suite_dir=args.suite_dir)
     except RunReportError as exc:
         return _fail("run-report", str(exc))
     if args.json:
