@@ -14,7 +14,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import os
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -77,22 +76,13 @@ def _fail(action: str, message: str) -> int:
 
 def settings_from(args: argparse.Namespace) -> JudgeSettings:
     """Judge settings from the command's model options (the model is required)."""
-    from judge.config import JudgeSettings
+    from eval.studies.tasks_cli import _settings
 
-    overrides: dict = {"max_tokens": 4096, "llm_concurrency": max(1, args.concurrency)}
-    if args.model:
-        overrides["model"] = args.model
-    if args.api_base:
-        overrides["api_base"] = args.api_base
-    if args.api_key_env:
-        key = os.environ.get(args.api_key_env)
-        if not key:
-            raise ValueError(f"--api-key-env: the variable {args.api_key_env} is not set")
-        overrides["api_key"] = key
-    settings = JudgeSettings(**overrides)
-    if not settings.model:
-        raise ValueError("no model: pass --model (or set JUDGE_MODEL)")
-    return settings
+    try:  # model, endpoint and key as `judge tasks checklist` reads them
+        settings = _settings(args)
+    except ValueError as exc:
+        raise ValueError(str(exc).replace("no model to write checklists", "no model")) from None
+    return settings.model_copy(update={"llm_concurrency": max(1, args.concurrency)})
 
 
 def run_from_posts(args: argparse.Namespace) -> int:

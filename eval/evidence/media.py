@@ -8,7 +8,7 @@ by the project.
 
 Example:
     >>> check_box([0, 0, 10, 10], (20, 20)), check_box([5, 5, 30, 10], (20, 20))[:22]
-    (None, 'box [5, 5, 30, 10] does')
+    (None, 'box [5, 5, 30, 10] doe')
 """
 
 from __future__ import annotations

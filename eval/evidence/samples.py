@@ -7,7 +7,7 @@ from the parsed screenshot. Every sample records which stage produced its prompt
 
 Example:
     >>> sample_id("p1", 0, 2)
-    'ev-c4ac9a4dfd4a'
+    'ev-082632ad9dce'
 """
 
 from __future__ import annotations
@@ -15,6 +15,8 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass, field
 from typing import Any
+
+from PIL import Image
 
 from eval.evidence.answers import ExtractedSample
 from eval.evidence.calls import EvidenceCard, JournalledCalls
@@ -80,15 +82,22 @@ def _known(tree: Tree, ex: ExtractedSample, ctx: Context) -> tuple[list[str], li
     return list(dict.fromkeys(used + [_post_of(i) for i in images])), images
 
 
+async def _open(ctx: Context, iid: str) -> Image.Image | None:
+    """The vetted image, or ``None`` with the problem noted."""
+    try:
+        return await ctx.store.open(iid)
+    except InputError as exc:
+        ctx.problems.append(f"{iid}: {exc}")
+        return None
+
+
 async def _templates(tree: Tree, k: int, ex: ExtractedSample, ctx: Context) -> list[Sample]:
     stage = ctx.card.stage("template_fill")
     posts, images = _known(tree, ex, ctx)
     out: list[Sample] = []
     for sub, iid in enumerate(images):
-        try:
-            img = await ctx.store.open(iid)
-        except InputError as exc:
-            ctx.problems.append(f"{iid}: {exc}")
+        img = await _open(ctx, iid)
+        if img is None:
             continue
         key = f"{tree.root}|{k}|{iid}"
         fill = await fill_template(ctx.calls, stage, key, ex.prompt, iid, img, ctx.store.settings)
@@ -116,10 +125,8 @@ async def resolve(tree: Tree, k: int, ex: ExtractedSample, ctx: Context) -> list
     role_stage, shot_stage = ctx.card.stage("image_role"), ctx.card.stage("screenshot")
     settings = ctx.store.settings
     for iid in images:
-        try:
-            img = await ctx.store.open(iid)
-        except InputError as exc:
-            ctx.problems.append(f"{iid}: {exc}")
+        img = await _open(ctx, iid)
+        if img is None:
             continue
         key = f"{tree.root}|{k}|{iid}"
         shot = ex.kind == "screenshot"
