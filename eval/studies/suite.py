@@ -89,6 +89,12 @@ class SuiteTask(Task):
 
     tags: TaskTags = Field(default_factory=TaskTags)
     checklist_source: ChecklistSource | None = None
+    source_image: str | None = Field(
+        default=None, description="image-to-image (edit) tasks: the input image, a path"
+    )
+    provenance: dict[str, Any] | None = Field(
+        default=None, description="where a built task came from (e.g. post ids, stages)"
+    )
 
     @model_validator(mode="after")
     def _suite_rules(self) -> SuiteTask:

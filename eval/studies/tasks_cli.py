@@ -47,6 +47,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     g.add_argument("--no-progress", action="store_true", help="no progress bar")
     g.set_defaults(handler=run_checklist)
 
+    from eval.evidence.cli import register as register_evidence  # from-posts, edits, run-report
+
+    register_evidence(actions)
+
 
 def _fail(action: str, message: str) -> int:
     print(f"judge tasks {action}: {message}", file=sys.stderr)
