@@ -54,6 +54,8 @@ ROUTERS = [
     "api.ui.auth",
     "api.ui.probe_pages",
     "api.ui.results_pages",
+    "api.campaigns.routes",
+    "api.campaigns.pages",
 ]
 
 
