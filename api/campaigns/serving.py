@@ -22,6 +22,7 @@ import random
 import secrets
 import time
 from datetime import UTC, datetime
+from collections.abc import Callable
 from typing import Any
 
 from eval.campaigns.models import Answer
@@ -53,8 +54,15 @@ def _width(record: dict[str, Any], item: dict[str, Any]) -> int:
     )
 
 
-async def next_task(store: Any, record: dict[str, Any], who: str) -> dict[str, Any] | None:
-    """The annotator's current task (stored form), a new one, or None when done."""
+async def next_task(
+    store: Any,
+    record: dict[str, Any],
+    who: str,
+    clock: Callable[[], float] = time.time,
+    rng: random.Random = _RNG,
+) -> dict[str, Any] | None:
+    """The annotator's current task (stored form), a new one, or None when done; ``rng``
+    (display orders, ties) and ``clock`` are replaceable for reproducible simulations."""
     cid = record["id"]
     state = await store.state(cid, who)
     if state["pending"] is not None:
@@ -68,7 +76,7 @@ async def next_task(store: Any, record: dict[str, Any], who: str) -> dict[str, A
     if is_validation_turn(who, state["served"], int(record.get("validation_every", 4))):
         pool = [i["id"] for i in record["items"] if i.get("validation") and i["id"] not in seen]
         if pool:
-            item_id, validation = _RNG.choice(sorted(pool)), True
+            item_id, validation = rng.choice(sorted(pool)), True
     if item_id is None:
         planned = await store.planned(cid)
         extra = int(record.get("extra_votes", 0))
@@ -77,7 +85,7 @@ async def next_task(store: Any, record: dict[str, Any], who: str) -> dict[str, A
             planned,
             seen=seen,
             target=int(record["votes_per_item"]),
-            rng=_RNG,
+            rng=rng,
             extra=extra,
             outcomes=outcomes,
         )
@@ -89,8 +97,8 @@ async def next_task(store: Any, record: dict[str, Any], who: str) -> dict[str, A
         "id": "t" + secrets.token_hex(8),
         "item": item_id,
         "validation": validation,
-        "order": shown_order(_width(record, item), _RNG),
-        "served_at": time.time(),
+        "order": shown_order(_width(record, item), rng),
+        "served_at": clock(),
         "number": state["served"],
         "session": {
             "index": state["served"] % size + 1,
@@ -165,8 +173,15 @@ def _decode(
     return {"order": [item["outputs"][task["order"][p]]["model"] for p in body.order]}
 
 
-async def answer(store: Any, record: dict[str, Any], who: str, body: Answer) -> dict[str, Any]:
-    """``{"accepted", "penalty_s"}`` for one answer (see the module docstring)."""
+async def answer(
+    store: Any,
+    record: dict[str, Any],
+    who: str,
+    body: Answer,
+    clock: Callable[[], float] = time.time,
+) -> dict[str, Any]:
+    """``{"accepted", "penalty_s"}`` for one answer (see the module docstring); ``clock``
+    (seconds) is replaceable so simulations need not wait out real time floors."""
     cid = record["id"]
     state = await store.state(cid, who)
     task = state["pending"]
@@ -174,7 +189,7 @@ async def answer(store: Any, record: dict[str, Any], who: str, body: Answer) -> 
         raise InputError("task", "this task is not open for this invitation; load the next task")
     item = _items(record)[task["item"]]
     decoded = _decode(record, item, task, body)
-    now = time.time()
+    now = clock()
     entry: dict[str, Any] = {
         "task": task["id"],
         "item": item["id"],

@@ -11,7 +11,7 @@ Example:
     ...     "a": {"model": "m1", "image": "data:image/png;base64,AA=="},
     ...     "b": {"model": "m2", "image": "data:image/png;base64,AA=="}}]})
     >>> c.votes_per_item, c.session_size, c.qc.min_validation_accuracy
-    (5, 3, 0.7)
+    (5, 3, 0.8)
 """
 
 from __future__ import annotations
@@ -86,7 +86,7 @@ class Item(_Strict):
 class QualityBars(_Strict):
     """The bars below which an annotator is flagged (their labels are then excluded)."""
 
-    min_validation_accuracy: float = Field(default=0.7, ge=0, le=1)
+    min_validation_accuracy: float = Field(default=0.8, ge=0, le=1)
     min_validation_answers: int = Field(default=2, ge=1, description="before accuracy counts")
     max_fast_share: float = Field(
         default=0.25, ge=0, le=1, description="share of answers under min_seconds"

@@ -25,7 +25,7 @@ Example:
     >>> rows = [{"annotator": "x", "item": f"v{i}", "accepted": True, "fast": False,
     ...          "seconds": 3.0, "validation": True, "correct": i == 0} for i in range(3)]
     >>> assess(rows, "rating", QualityBars())["x"]["reasons"]
-    ['validation: 1 of 3 validation tasks right (33%, bar 70%)']
+    ['validation: 1 of 3 validation tasks right (33%, bar 80%)']
 """
 
 from __future__ import annotations
