@@ -7,7 +7,8 @@ ranking's outputs) is drawn per task and kept with it. None when nothing is left
 
 ``answer``: checks the answer fits the pending task, then — answered during a penalty pause:
 not accepted, the pause's remaining seconds returned; faster than ``min_seconds``: not
-accepted, a pause of ``penalty_s`` starts and the task's clock restarts after it; otherwise
+accepted, a pause of ``penalty_s`` starts (it counts as time spent looking, so an answer
+right after it meets the floor); otherwise
 accepted, logged and the task closed. Every attempt is logged (append-only).
 
 Example::
@@ -21,8 +22,8 @@ from __future__ import annotations
 import random
 import secrets
 import time
-from datetime import UTC, datetime
 from collections.abc import Callable
+from datetime import UTC, datetime
 from typing import Any
 
 from eval.campaigns.models import Answer
@@ -206,7 +207,8 @@ async def answer(
         return {"accepted": False, "penalty_s": wait}
     if now - task["served_at"] < float(record["min_seconds"]):
         pause = float(record["penalty_s"])
-        task = {**task, "served_at": now + pause}
+        # the pause counts as looking time: right after it the floor is met
+        task = {**task, "served_at": now + pause - float(record["min_seconds"])}
         await store.update_pending(cid, who, task, now + pause)
         await store.log(cid, {**entry, "accepted": False, "fast": True})
         return {"accepted": False, "penalty_s": pause}

@@ -157,7 +157,9 @@ def textbook_alpha_nominal(units: dict[str, dict[str, str]]) -> float:
     d_o = 0.0
     for vals in pairable.values():
         m = len(vals)
-        d_o += sum(1 for i, j in itertools.permutations(range(m), 2) if vals[i] != vals[j]) / (m - 1)
+        d_o += sum(1 for i, j in itertools.permutations(range(m), 2) if vals[i] != vals[j]) / (
+            m - 1
+        )
     d_o /= n
     all_vals = [x for v in pairable.values() for x in v]
     counts = {c: all_vals.count(c) for c in set(all_vals)}
@@ -185,7 +187,7 @@ def test_alpha_and_cis_match_an_independent_recomputation(simulated: tuple) -> N
 
 
 def test_the_simulated_record_holds_every_attempt(simulated: tuple, tmp_path: Path) -> None:
-    _, attempts, report = simulated
+    _, attempts, _ = simulated
     fast = [a for a in attempts if a["fast"]]
     assert fast and all(not a["accepted"] for a in fast)
     assert all(a["annotator"].startswith("s") for a in attempts)
