@@ -1,0 +1,1 @@
+"""Benchmarks (harness, not product): ``python -m benchmarks.<name>``."""
