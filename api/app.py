@@ -26,6 +26,8 @@ from starlette.routing import Match
 
 from api.batches import routes as batch_routes
 from api.batches.worker import start_inline_workers, stop_inline_workers
+from api.campaigns import pages as campaign_pages
+from api.campaigns import routes as campaign_routes
 from api.core import errors
 from api.core.judge_factory import build_judge
 from api.core.limits import BodyLimit
@@ -58,6 +60,8 @@ ROUTERS: tuple[APIRouter, ...] = (
     auth.router,
     probe_pages.router,
     results_pages.router,
+    campaign_routes.router,
+    campaign_pages.router,
 )
 """Every router of the service, explicitly: a missing module is an import error."""
 

@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from eval.datasets.base import EvalItem, Target
-from eval.leaderboards.votes import Vote, VotesError, majority, make_vote
+from eval.leaderboards.votes import Vote, VotesError, excluded, majority, make_vote
 from memory.exemplar import ExemplarRecord
 
 FILES = ("votes.csv", "votes.jsonl")
@@ -86,6 +86,8 @@ class VotesDataset:
                 raw = [(row, f"{path}:{reader.line_num}") for row in reader]
         out = []
         for row, where in raw:
+            if excluded(row):
+                continue  # set aside by a campaign's quality control
             for col in ("prompt", "image_a", "image_b"):
                 ref = str(row.get(col) or "").strip()
                 if not ref:

@@ -5,7 +5,8 @@ A vote says which of two models won one prompt on one criterion::
     prompt_id,model_a,model_b,winner,criterion,annotator
     p1,flux,sd3,a,preference,rater-7
 
-``winner`` is ``a``, ``b`` or ``tie`` (case-insensitive); ``annotator`` is optional. A JSONL file
+``winner`` is ``a``, ``b`` or ``tie`` (case-insensitive); ``annotator`` is optional; rows
+with ``excluded`` true (labels a campaign's quality control set aside) are skipped. A JSONL file
 holds one such object per line, or ComparisonResults (DESIGN §10): every criterion with a winner
 becomes one vote, its prompt id being the row's ``prompt_id`` when present, else its
 ``comparison_id``. Blocked results and criteria without a winner are skipped.
@@ -32,6 +33,11 @@ from typing import Any
 WINNERS = ("a", "b", "tie")
 COLUMNS = ("prompt_id", "model_a", "model_b", "winner", "criterion")
 OPTIONAL = ("annotator",)
+
+
+def excluded(row: dict[str, Any]) -> bool:
+    """Whether a row is marked ``excluded`` (a campaign export keeps such rows, flagged)."""
+    return row.get("excluded") in (True, "true", "True", "1")
 
 
 class VotesError(ValueError):
@@ -139,6 +145,8 @@ def _jsonl(path: Path) -> Iterator[Vote]:
         where = f"{path}:{n}"
         if not isinstance(row, dict):
             raise VotesError(f"{where}: expected a JSON object")
+        if excluded(row):
+            continue
         if "criteria" in row or "comparison_id" in row:
             yield from comparison_votes(row, where)
         else:
@@ -157,7 +165,8 @@ def _csv(path: Path) -> Iterator[Vote]:
             )
         reader.fieldnames = header
         for row in reader:
-            yield make_vote(row, f"{path}:{reader.line_num}")
+            if not excluded(row):
+                yield make_vote(row, f"{path}:{reader.line_num}")
 
 
 def read_votes(path: str | Path) -> list[Vote]:

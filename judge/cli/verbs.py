@@ -63,6 +63,8 @@ VERBS: tuple[Verb, ...] = (
          "eval.studies.tasks_cli:register"),
     Verb("probe", "adaptively probe a text-to-image model (run, override)",
          "eval.probing.cli:register"),
+    Verb("campaign", "collect human labels in the browser, with quality control",
+         "eval.campaigns.cli:register"),
     Verb("serve", "run the HTTP service (embedded Redis unless REDIS_URL)",
          "api.cli:register_serve"),
     Verb("worker", "run a job worker (needs the service's REDIS_URL)",

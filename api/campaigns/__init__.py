@@ -1,0 +1,1 @@
+"""Human label campaigns in the service (DESIGN §13): Redis storage, routes, the annotator page."""

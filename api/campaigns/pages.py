@@ -1,0 +1,79 @@
+"""The annotator page: ``/ui/label/<token>``.
+
+A server-rendered shell (``label.html``) whose script (``/ui/static/label.js``) drives the
+two annotator routes — ``GET /v1/label/<token>/next`` and ``POST .../answers`` — so the page
+and an API client see exactly the same tasks. Its strings come from the gettext catalog of
+the annotator's language (:mod:`api.campaigns.i18n`) and reach the script as a JSON data
+block (no inline script: the UI's CSP refuses it).
+
+Example::
+
+    GET /ui/label/<token>?lang=en  → the page; an unknown token → a 404 page (throttled)
+"""
+
+from __future__ import annotations
+
+import json
+
+from fastapi import APIRouter, HTTPException, Request
+from fastapi.responses import HTMLResponse
+
+from api.campaigns.i18n import pick_language, translations
+from api.campaigns.routes import invitation_or_404
+from api.ui import render
+
+router = APIRouter(prefix="/ui/label", include_in_schema=False)
+
+STRINGS = {
+    "loading": "Loading the next task…",
+    "progress": "Task {index} of {size} · session {number}",
+    "prompt": "Prompt",
+    "instruction": "Instruction",
+    "read_hint": "Read the prompt as it appears, then confirm.",
+    "read_confirm": "I have read the prompt (Enter)",
+    "left": "Left",
+    "right": "Right",
+    "pair_hint": "Choose with ← or 1 (left), → or 2 (right), or tap an image.",
+    "rating_hint": "Rate with the keys 1–5 or the buttons.",
+    "ranking_hint": "Press the image numbers from best to worst (or tap them), Backspace to "
+    "undo, Enter to send.",
+    "undo": "Undo",
+    "send_ranking": "Send ranking",
+    "image_n": "Image {n}",
+    "before": "Before",
+    "after": "After",
+    "reason": "Why? (optional)",
+    "too_fast": "That was faster than this task allows. Please look carefully: you can answer "
+    "again in {s} s.",
+    "session_done": "Session complete. Take a breath.",
+    "continue": "Continue (Enter)",
+    "all_done": "All done — thank you! There is nothing left for you to label.",
+    "error": "Something went wrong: {message}",
+}
+
+
+@router.get("/{token}", response_class=HTMLResponse)
+async def label_page(token: str, request: Request) -> HTMLResponse:
+    """The labelling page of one invitation."""
+    lang = pick_language(request.query_params.get("lang"), request.headers.get("accept-language"))
+    tr = translations(lang)
+    try:
+        rec, _ = await invitation_or_404(request, token)
+    except HTTPException as exc:
+        message = tr.gettext("This invitation link is not valid. Check the link you were given.")
+        return render(request, "label_invalid.html", {"title": tr.gettext("Labelling"),
+                                                       "message": message, "lang": lang},
+                      exc.status_code)  # fmt: skip
+    strings = {k: tr.gettext(v) for k, v in STRINGS.items()}
+    return render(
+        request,
+        "label.html",
+        {
+            "title": rec.get("title") or tr.gettext("Labelling"),
+            "instructions": rec.get("instructions") or "",
+            "lang": lang,
+            "token": token,
+            "strings": json.dumps(strings, ensure_ascii=False).replace("</", "<\\/"),
+            "loading": strings["loading"],
+        },
+    )

@@ -1,0 +1,289 @@
+"""Campaign routes (DESIGN §13): the admin's (``/v1/campaigns``, admin key) and the
+annotator's (``/v1/label/{token}``, authorised by the invitation token alone).
+
+Example::
+
+    POST /v1/campaigns {"id": "c1", "kind": "pairwise", "criterion": "preference", "items": [...]}
+    POST /v1/campaigns/c1/invitations {"count": 40}
+    GET  /v1/label/<token>/next        → 200 {"task": {...}} | 204
+    POST /v1/label/<token>/answers     {"task": "t…", "choice": "a"} → {"accepted", "penalty_s"}
+    GET  /v1/campaigns/c1/votes        → JSONL (``?format=csv`` for CSV)
+    GET  /v1/campaigns/c1/report
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+import secrets
+from typing import Annotated, Any, Literal
+
+from fastapi import APIRouter, HTTPException, Query, Request
+from fastapi.responses import Response
+from pydantic import BaseModel, ConfigDict
+
+from api.campaigns.serving import answer, next_task, public_task
+from api.campaigns.store import CampaignStore
+from api.core.deps import AdminKeyDep
+from api.core.errors import ERROR_RESPONSES, error_body
+from api.core.limits import check_auth_failures, client_address
+from eval.campaigns.exports import (
+    RATING_FIELDS,
+    VOTE_FIELDS,
+    edit_ratings_lines,
+    rating_rows,
+    to_csv,
+    to_jsonl,
+)
+from eval.campaigns.exports import vote_rows as make_vote_rows
+from eval.campaigns.ingest import ingest
+from eval.campaigns.models import CAMPAIGN_ID, Answer, CampaignCreate, CampaignCreated, Invitations
+from eval.campaigns.report import annotator_flags, build_report
+from judge.errors import InputError
+
+router = APIRouter(tags=["campaigns"], responses=ERROR_RESPONSES)
+_ID = re.compile(CAMPAIGN_ID)
+_TOKEN = re.compile(r"^[A-Za-z0-9_-]{32}$")
+_IMAGE = re.compile(r"^[0-9a-f]{24}$")
+Format = Literal["jsonl", "csv"]
+
+
+def store_of(request: Request) -> CampaignStore:
+    """The app's campaign store (made on first use, on the app's Redis client)."""
+    state = request.app.state
+    if getattr(state, "campaign_store", None) is None:
+        state.campaign_store = CampaignStore(state.redis)
+    return state.campaign_store
+
+
+async def campaign_or_404(request: Request, cid: str) -> dict[str, Any]:
+    rec = await store_of(request).record(cid) if _ID.fullmatch(cid) else None
+    if rec is None:
+        raise HTTPException(404, error_body("not_found", f"no campaign {cid[:80]!r} here", "id"))
+    return rec
+
+
+async def invitation_or_404(request: Request, token: str) -> tuple[dict[str, Any], str]:
+    """The campaign and annotator of a token; 404 (one failure counted, 429 past the
+    address's budget) when it is not a live invitation."""
+    redis = request.app.state.redis
+    per_minute = request.app.state.settings.auth_failures_per_minute
+    address = client_address(request)
+    await check_auth_failures(redis, address, per_minute, count=False)
+    owner = await store_of(request).token_owner(token) if _TOKEN.fullmatch(token) else None
+    rec = await store_of(request).record(owner["campaign"]) if owner else None
+    if rec is None:
+        await check_auth_failures(redis, address, per_minute, count=True)
+        raise HTTPException(
+            404,
+            error_body(
+                "not_found",
+                "this invitation link is not valid; check the link you were given",
+                "token",
+            ),
+        )
+    return rec, owner["annotator"]  # type: ignore[index]
+
+
+@router.post("/v1/campaigns", status_code=201)
+async def create_campaign(
+    body: CampaignCreate, request: Request, _: AdminKeyDep
+) -> CampaignCreated:
+    """Register a campaign; images are checked and stored once each (off the event loop)."""
+    settings = request.app.state.judge.settings
+    record, images = await asyncio.to_thread(ingest, body, settings)
+    if not await store_of(request).create(record, images):
+        raise HTTPException(
+            409, error_body("conflict", f"a campaign {body.id!r} exists already", "id")
+        )
+    items = record["items"]
+    n_val = sum(1 for i in items if i.get("validation"))
+    return CampaignCreated(
+        id=body.id,
+        status="open",
+        kind=body.kind,
+        criterion=body.criterion,
+        n_items=len(items) - n_val,
+        n_validation=n_val,
+        n_images=len(images),
+        target_votes=(len(items) - n_val) * body.votes_per_item,
+    )
+
+
+@router.get("/v1/campaigns/{cid}")
+async def campaign_status(cid: str, request: Request, _: AdminKeyDep) -> dict[str, Any]:
+    """Status and progress: items, planned votes, annotators."""
+    rec = await campaign_or_404(request, cid)
+    store = store_of(request)
+    planned = await store.planned(cid)
+    outcomes = await store.outcomes(cid)
+    target = int(rec["votes_per_item"])
+    done = {i: len(o) for i, o in outcomes.items()}
+    return {
+        "id": cid,
+        "status": rec["status"],
+        "kind": rec["kind"],
+        "criterion": rec["criterion"],
+        "n_items": len(planned),
+        "target_votes": target * len(planned),
+        "labels": sum(done.values()),
+        "served": sum(planned.values()),
+        "items_complete": sum(1 for i in planned if done.get(i, 0) >= target),
+        "annotators": await store.annotators(cid),
+    }
+
+
+class StatusChange(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    status: Literal["open", "closed"]
+
+
+@router.post("/v1/campaigns/{cid}/status")
+async def set_status(
+    cid: str, body: StatusChange, request: Request, _: AdminKeyDep
+) -> dict[str, str]:
+    """Close a campaign (no new tasks; pending ones can still be answered) or reopen it."""
+    await campaign_or_404(request, cid)
+    await store_of(request).set_status(cid, body.status)
+    return {"id": cid, "status": body.status}
+
+
+@router.post("/v1/campaigns/{cid}/invitations", status_code=201)
+async def invite(cid: str, body: Invitations, request: Request, _: AdminKeyDep) -> dict[str, Any]:
+    """``count`` new annotators (``<prefix>01``, …) with their unguessable links."""
+    await campaign_or_404(request, cid)
+    store = store_of(request)
+    existing = await store.annotators(cid)
+    if len(existing) + body.count > 5_000:
+        raise InputError("count", f"a campaign has at most 5000 annotators; it has {len(existing)}")
+    start = len(existing) + 1
+    width = max(2, len(str(start + body.count)))
+    people = {
+        f"{body.prefix}{n:0{width}d}": secrets.token_urlsafe(24)
+        for n in range(start, start + body.count)
+    }
+    taken = await store.invite(cid, people)
+    if taken:
+        raise HTTPException(
+            409,
+            error_body("conflict", f"annotator {taken[0]!r} exists; use another prefix", "prefix"),
+        )
+    return {
+        "invitations": [
+            {"annotator": name, "token": tok, "url": f"/ui/label/{tok}"}
+            for name, tok in people.items()
+        ]
+    }
+
+
+def _table(rows: list[dict[str, Any]], fields: tuple[str, ...], fmt: str) -> Response:
+    if fmt == "csv":
+        return Response(to_csv(rows, fields).encode(), media_type="text/csv; charset=utf-8")
+    return Response(to_jsonl(rows).encode(), media_type="application/x-ndjson; charset=utf-8")
+
+
+async def _attempts_and_flags(request: Request, rec: dict[str, Any]) -> tuple[list[dict], set[str]]:
+    attempts = await store_of(request).attempts(rec["id"])
+    people = await asyncio.to_thread(annotator_flags, rec, attempts)
+    return attempts, {a for a, p in people.items() if p["flagged"]}
+
+
+@router.get("/v1/campaigns/{cid}/votes", response_class=Response)
+async def export_votes(
+    cid: str, request: Request, _: AdminKeyDep, format: Annotated[Format, Query()] = "jsonl"
+) -> Response:
+    """Votes (rankings as pairwise votes), excluded ones flagged; never validation tasks."""
+    rec = await campaign_or_404(request, cid)
+    if rec["kind"] == "rating":
+        raise InputError(
+            "id", f"campaign {cid!r} collects ratings: use /v1/campaigns/{cid}/ratings"
+        )
+    attempts, excluded = await _attempts_and_flags(request, rec)
+    rows = await asyncio.to_thread(make_vote_rows, rec, attempts, excluded)
+    return _table(rows, VOTE_FIELDS, format)
+
+
+@router.get("/v1/campaigns/{cid}/ratings", response_class=Response)
+async def export_ratings(
+    cid: str,
+    request: Request,
+    _: AdminKeyDep,
+    format: Annotated[Literal["jsonl", "csv", "edit-ratings"], Query()] = "jsonl",
+) -> Response:
+    """Ratings, one per line (``edit-ratings``: kept ratings of edits grouped per item)."""
+    rec = await campaign_or_404(request, cid)
+    if rec["kind"] != "rating":
+        raise InputError("id", f"campaign {cid!r} collects {rec['kind']} answers: use /votes")
+    attempts, excluded = await _attempts_and_flags(request, rec)
+    rows = await asyncio.to_thread(rating_rows, rec, attempts, excluded)
+    if format == "edit-ratings":
+        return _table(edit_ratings_lines(rows), (), "jsonl")
+    return _table(rows, RATING_FIELDS, format)
+
+
+@router.get("/v1/campaigns/{cid}/attempts", response_class=Response)
+async def export_attempts(cid: str, request: Request, _: AdminKeyDep) -> Response:
+    """Everything annotators sent, accepted or not, oldest first (JSONL)."""
+    await campaign_or_404(request, cid)
+    return _table(await store_of(request).attempts(cid), (), "jsonl")
+
+
+@router.get("/v1/campaigns/{cid}/report")
+async def report(
+    cid: str,
+    request: Request,
+    _: AdminKeyDep,
+    bootstrap: Annotated[int, Query(ge=0, le=10_000)] = 1000,
+) -> dict[str, Any]:
+    """Progress, exclusions and why, α, agreement, leaderboard, judge agreement."""
+    rec = await campaign_or_404(request, cid)
+    attempts = await store_of(request).attempts(cid)
+    return await asyncio.to_thread(build_report, rec, attempts, n_boot=bootstrap)
+
+
+async def _image(request: Request, cid: str, key: str) -> Response:
+    got = await store_of(request).image(cid, key) if _IMAGE.fullmatch(key) else None
+    if got is None:
+        raise HTTPException(404, error_body("not_found", "no such image in this campaign", "image"))
+    return Response(
+        got[0],
+        media_type=got[1],
+        headers={"Cache-Control": "private, max-age=3600", "X-Content-Type-Options": "nosniff"},
+    )
+
+
+@router.get("/v1/campaigns/{cid}/images/{key}", response_class=Response)
+async def admin_image(cid: str, key: str, request: Request, _: AdminKeyDep) -> Response:
+    """One of the campaign's images (exports name them ``images/<key>.<ext>``)."""
+    await campaign_or_404(request, cid)
+    return await _image(request, cid, key)
+
+
+@router.get("/v1/label/{token}/next", responses={204: {"description": "nothing left"}})
+async def label_next(token: str, request: Request) -> Response:
+    """The annotator's current or next task; 204 when there is nothing left."""
+    rec, who = await invitation_or_404(request, token)
+    task = await next_task(store_of(request), rec, who)
+    if task is None:
+        return Response(status_code=204)
+    shown = public_task(rec, task, lambda key: f"/v1/label/{token}/images/{key}")
+    return Response(
+        json.dumps({"task": shown}),
+        media_type="application/json",
+        headers={"Cache-Control": "no-store"},
+    )
+
+
+@router.post("/v1/label/{token}/answers")
+async def label_answer(token: str, body: Answer, request: Request) -> dict[str, Any]:
+    """One answer to the pending task: ``{"accepted", "penalty_s"}``."""
+    rec, who = await invitation_or_404(request, token)
+    return await answer(store_of(request), rec, who, body)
+
+
+@router.get("/v1/label/{token}/images/{key}", response_class=Response)
+async def label_image(token: str, key: str, request: Request) -> Response:
+    """An image of the invitation's campaign."""
+    rec, _ = await invitation_or_404(request, token)
+    return await _image(request, rec["id"], key)

@@ -1,0 +1,240 @@
+"""``judge campaign``: run a human label campaign on the service from the command line.
+
+Example:
+    $ judge campaign create runs/pilot --url http://127.0.0.1:8080 --id pilot-pref \\
+          --kind pairwise --criterion preference --votes-per-item 5
+    $ judge campaign invite pilot-pref --url http://127.0.0.1:8080 --count 40 --out links.csv
+    $ judge campaign status pilot-pref --url http://127.0.0.1:8080
+    $ judge campaign close pilot-pref --url http://127.0.0.1:8080
+    $ judge campaign votes pilot-pref --url http://127.0.0.1:8080 --out runs/pilot-votes
+    $ judge leaderboard rank runs/pilot-votes/votes.jsonl --method bt
+    $ judge campaign report pilot-pref --url http://127.0.0.1:8080 --out runs/pilot-report
+
+The admin key is read from the variable named by ``--admin-key-env`` (default
+``JUDGE_ADMIN_KEY``). ``votes`` writes ``votes.jsonl`` (or ``ratings.jsonl`` and, for edits,
+``edits.jsonl``) with the images under ``images/``: the folder is what ``meta-eval --dataset
+votes`` (or ``edit-ratings``) reads.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from eval.studies.participants.cli import _admin_key
+from eval.studies.participants.client import StudyClient, StudyClientError
+
+DEFAULT_KEY_ENV = "JUDGE_ADMIN_KEY"
+
+
+class CampaignClient(StudyClient):
+    """Admin calls to ``/v1/campaigns`` (errors as :class:`StudyClientError`)."""
+
+    def get(self, path: str, **params: Any) -> Any:
+        r = self._call("GET", f"/v1/campaigns/{path}", params=params)
+        return r.json() if r.headers.get("content-type", "").startswith("application/json") else r
+
+
+def _common(p: argparse.ArgumentParser, campaign: bool = True) -> None:
+    if campaign:
+        p.add_argument("campaign", help="the campaign id")
+    p.add_argument("--url", required=True, help="the service, e.g. http://127.0.0.1:8080")
+    p.add_argument("--admin-key-env", help=f"variable holding an admin key ({DEFAULT_KEY_ENV})")
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    """Add the ``campaign`` verb and its actions."""
+    verb = sub.add_parser("campaign", help="collect human votes, ratings or rankings")
+    actions = verb.add_subparsers(dest="campaign_command", required=True, metavar="ACTION")
+    c = actions.add_parser("create", help="create a campaign from a study/probe run or images")
+    c.add_argument("source", type=Path, help="study run, probe run, image folder or manifest")
+    _common(c, campaign=False)
+    c.add_argument("--id", required=True, help="the new campaign's id")
+    c.add_argument("--kind", choices=("pairwise", "rating", "ranking"), default="pairwise")
+    c.add_argument("--criterion", default="preference", help="a compare card or 1–5 dimension")
+    c.add_argument("--votes-per-item", type=int)
+    c.add_argument("--extra-votes", type=int, help="more votes where votes disagree most")
+    c.add_argument("--pairs-per-model", type=int, help="balanced subset of pairs per prompt")
+    c.add_argument("--session-size", type=int)
+    c.add_argument("--min-seconds", type=float)
+    c.add_argument("--penalty-seconds", type=float)
+    c.add_argument("--validation", choices=("auto", "none"))
+    c.add_argument("--title", help="shown to annotators")
+    c.add_argument("--instructions", help="shown to annotators")
+    c.set_defaults(handler=run_create)
+    i = actions.add_parser("invite", help="issue invitation links")
+    _common(i)
+    i.add_argument("--count", type=int, required=True)
+    i.add_argument("--out", type=Path, help="CSV annotator,url,token (else printed)")
+    i.set_defaults(handler=run_invite)
+    for name, helptext, handler in (
+        ("status", "progress of a campaign", run_status),
+        ("close", "stop serving new tasks", run_close),
+    ):
+        s = actions.add_parser(name, help=helptext)
+        _common(s)
+        s.set_defaults(handler=handler)
+    v = actions.add_parser("votes", help="export votes (or ratings) with their images")
+    _common(v)
+    v.add_argument("--out", type=Path, required=True, help="folder to write")
+    v.add_argument("--format", choices=("jsonl", "csv"), default="jsonl")
+    v.set_defaults(handler=run_votes)
+    r = actions.add_parser("report", help="the campaign report with figures")
+    _common(r)
+    r.add_argument("--out", type=Path, required=True, help="folder to write")
+    r.add_argument("--bootstrap", type=int, default=1000)
+    r.set_defaults(handler=run_report)
+
+
+def _fail(action: str, message: str, code: int = 2) -> int:
+    print(f"judge campaign {action}: {message}", file=sys.stderr)
+    return code
+
+
+def _client(args: argparse.Namespace) -> CampaignClient:
+    return CampaignClient(args.url, _admin_key(args))
+
+
+def _guarded(action: str, args: argparse.Namespace, work: Any) -> int:
+    try:
+        return work(_client(args))
+    except (ValueError, OSError) as exc:
+        return _fail(action, str(exc))
+    except StudyClientError as exc:
+        return _fail(action, str(exc), 2 if exc.bad_input else 1)
+
+
+def run_create(args: argparse.Namespace) -> int:
+    """Build the items from the source and register the campaign."""
+    from eval.campaigns.sources import campaign_body
+
+    def work(client: CampaignClient) -> int:
+        body = campaign_body(
+            args.source, campaign_id=args.id, kind=args.kind, criterion=args.criterion,
+            per_model=args.pairs_per_model, votes_per_item=args.votes_per_item,
+            extra_votes=args.extra_votes, session_size=args.session_size,
+            min_seconds=args.min_seconds, penalty_s=args.penalty_seconds,
+            validation=args.validation, title=args.title, instructions=args.instructions,
+        )  # fmt: skip
+        made = client._call("POST", "/v1/campaigns", json=body).json()
+        print(
+            f"campaign {made['id']!r}: {made['n_items']} items, {made['n_validation']} "
+            f"validation tasks, {made['target_votes']} labels planned"
+        )
+        return 0
+
+    return _guarded("create", args, work)
+
+
+def run_invite(args: argparse.Namespace) -> int:
+    def work(client: CampaignClient) -> int:
+        path = f"/v1/campaigns/{args.campaign}/invitations"
+        got = client._call("POST", path, json={"count": args.count}).json()["invitations"]
+        base = args.url.rstrip("/")
+        lines = ["annotator,url,token"] + [
+            f"{g['annotator']},{base}{g['url']},{g['token']}" for g in got
+        ]
+        if args.out:
+            args.out.write_text("\n".join(lines) + "\n", encoding="utf-8")
+            print(f"wrote {len(got)} invitations to {args.out} (keep it private: links are keys)")
+        else:
+            print("\n".join(lines))
+        return 0
+
+    return _guarded("invite", args, work)
+
+
+def run_status(args: argparse.Namespace) -> int:
+    def work(client: CampaignClient) -> int:
+        s = client.get(args.campaign)
+        print(
+            f"{s['id']} ({s['status']}): {s['labels']} of {s['target_votes']} labels, "
+            f"{s['items_complete']} of {s['n_items']} items complete, "
+            f"{len(s['annotators'])} annotators"
+        )
+        return 0
+
+    return _guarded("status", args, work)
+
+
+def run_close(args: argparse.Namespace) -> int:
+    def work(client: CampaignClient) -> int:
+        client._call("POST", f"/v1/campaigns/{args.campaign}/status", json={"status": "closed"})
+        print(f"{args.campaign}: closed (no new tasks are served)")
+        return 0
+
+    return _guarded("close", args, work)
+
+
+def _download_images(client: CampaignClient, campaign: str, rows: list[dict], out: Path) -> int:
+    from tqdm import tqdm
+
+    wanted = sorted({r[k] for r in rows for k in ("image_a", "image_b", "image", "source_image")
+                     if r.get(k)})  # fmt: skip
+    for rel in tqdm(wanted, desc="images", unit="img", disable=None):
+        target = out / rel
+        if not target.is_file():
+            key = Path(rel).stem
+            raw = client.get(f"{campaign}/images/{key}").content
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_bytes(raw)
+    return len(wanted)
+
+
+def run_votes(args: argparse.Namespace) -> int:
+    """Votes (or ratings) with images, ready for leaderboards and meta-eval."""
+
+    def work(client: CampaignClient) -> int:
+        kind = client.get(args.campaign)["kind"]
+        what = "ratings" if kind == "rating" else "votes"
+        jsonl = client.get(f"{args.campaign}/{what}").text
+        rows = [json.loads(x) for x in jsonl.splitlines() if x.strip()]
+        args.out.mkdir(parents=True, exist_ok=True)
+        if args.format == "csv":
+            (args.out / f"{what}.csv").write_text(
+                client.get(f"{args.campaign}/{what}", format="csv").text, encoding="utf-8"
+            )
+        else:
+            (args.out / f"{what}.jsonl").write_text(jsonl, encoding="utf-8")
+        if kind == "rating":
+            edits = client.get(f"{args.campaign}/ratings", format="edit-ratings").text
+            if edits.strip():
+                (args.out / "edits.jsonl").write_text(edits, encoding="utf-8")
+        n_img = _download_images(client, args.campaign, rows, args.out)
+        kept = sum(1 for r in rows if not r["excluded"])
+        print(f"wrote {len(rows)} {what} ({kept} kept) and {n_img} images to {args.out}/")
+        return 0
+
+    return _guarded("votes", args, work)
+
+
+def run_report(args: argparse.Namespace) -> int:
+    """The report (JSON, Markdown, figures) of a campaign."""
+    from eval.campaigns.plots import write_report
+
+    def work(client: CampaignClient) -> int:
+        report = client.get(f"{args.campaign}/report", bootstrap=args.bootstrap)
+        paths = write_report(report, args.out)
+        flagged = sum(1 for a in report["annotators"] if a["flagged"])
+        print(
+            f"{args.campaign}: {report['progress']['labels']} labels, {flagged} annotators "
+            f"excluded, alpha {report['alpha']['value']}; wrote {len(paths)} files to {args.out}/"
+        )
+        return 0
+
+    return _guarded("report", args, work)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m eval.campaigns.cli ACTION ...`` (the same as ``judge campaign ACTION ...``)."""
+    parser = argparse.ArgumentParser(prog="judge")
+    register(parser.add_subparsers(dest="verb", required=True))
+    args = parser.parse_args(["campaign", *(argv if argv is not None else sys.argv[1:])])
+    return int(args.handler(args))
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,226 @@
+"""Campaign labels in the formats the rest of the project reads.
+
+* :func:`vote_rows` — pairwise votes (rankings split into one vote per pair of outputs, the
+  better-ranked output winning), one dict per vote::
+
+      {"prompt_id", "model_a", "model_b", "winner", "criterion", "annotator", "shown_left",
+       "seconds", "excluded", "item", "prompt", "image_a", "image_b", "at"}
+
+  the §13 fields plus ``item``, ``prompt``, ``image_a``/``image_b`` (paths
+  ``images/<key>.<ext>``, written next to the file by ``judge campaign votes``) and ``at``.
+  ``judge leaderboard`` and ``meta-eval --dataset votes`` read it and skip ``excluded``
+  rows. Validation tasks never appear.
+  ``shown_left`` is the item side (``a``/``b``) shown on the left (rankings: null).
+* :func:`rating_rows` — one rating per line: ``item``, ``model``, ``annotator``, ``rating``,
+  ``criterion``, ``seconds``, ``reason``, ``excluded``, ``at``.
+* :func:`edit_ratings_lines` — kept ratings grouped per item in the ``edit-ratings`` format
+  (``meta-eval --dataset edit-ratings``).
+
+Example:
+    >>> rec = {"kind": "pairwise", "criterion": "preference",
+    ...        "image_ext": {"k1": "png", "k2": "png"},
+    ...        "items": [{"id": "i1", "prompt": "p", "a": {"model": "x", "image": "k1"},
+    ...                   "b": {"model": "y", "image": "k2"}, "validation": None}]}
+    >>> ans = [{"item": "i1", "annotator": "a01", "accepted": True, "choice": "b",
+    ...         "shown_left": "a", "seconds": 3.0, "at": "t", "validation": False}]
+    >>> row = vote_rows(rec, ans, excluded=set())[0]
+    >>> row["winner"], row["model_b"], row["image_b"]
+    ('b', 'y', 'images/k2.png')
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import itertools
+import json
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+VOTE_FIELDS = (
+    "prompt_id",
+    "model_a",
+    "model_b",
+    "winner",
+    "criterion",
+    "annotator",
+    "shown_left",
+    "seconds",
+    "excluded",
+    "item",
+    "prompt",
+    "image_a",
+    "image_b",
+    "at",
+)
+RATING_FIELDS = (
+    "item",
+    "model",
+    "annotator",
+    "rating",
+    "criterion",
+    "seconds",
+    "reason",
+    "excluded",
+    "at",
+    "prompt",
+    "image",
+    "source_image",
+    "instruction",
+)
+
+
+def image_path(record: Mapping[str, Any], key: str | None) -> str | None:
+    """Where an export puts an image: ``images/<key>.<ext>``."""
+    if not key:
+        return None
+    return f"images/{key}.{record.get('image_ext', {}).get(key, 'png')}"
+
+
+def _items(record: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
+    return {i["id"]: i for i in record["items"]}
+
+
+def _kept_answers(answers: Iterable[Mapping[str, Any]]) -> Iterable[Mapping[str, Any]]:
+    return (a for a in answers if a.get("accepted") and not a.get("validation"))
+
+
+def vote_rows(
+    record: Mapping[str, Any], answers: Iterable[Mapping[str, Any]], excluded: set[str]
+) -> list[dict[str, Any]]:
+    """Votes of a pairwise or ranking campaign (validation answers left out)."""
+    items = _items(record)
+    out: list[dict[str, Any]] = []
+    for ans in _kept_answers(answers):
+        item = items.get(ans["item"])
+        if item is None:
+            continue
+        base = {
+            "prompt_id": item["id"],
+            "criterion": record["criterion"],
+            "annotator": ans["annotator"],
+            "seconds": ans.get("seconds"),
+            "excluded": ans["annotator"] in excluded,
+            "item": item["id"],
+            "prompt": item.get("prompt") or "",
+            "at": ans.get("at"),
+        }
+        if record["kind"] == "pairwise":
+            out.append(
+                {
+                    **base,
+                    "model_a": item["a"]["model"],
+                    "model_b": item["b"]["model"],
+                    "winner": ans["choice"],
+                    "shown_left": ans.get("shown_left"),
+                    "image_a": image_path(record, item["a"]["image"]),
+                    "image_b": image_path(record, item["b"]["image"]),
+                }
+            )
+        else:
+            image_of = {o["model"]: o["image"] for o in item["outputs"]}
+            for better, worse in itertools.combinations(ans["order"], 2):
+                a, b = sorted((better, worse))
+                out.append(
+                    {
+                        **base,
+                        "model_a": a,
+                        "model_b": b,
+                        "winner": "a" if better == a else "b",
+                        "shown_left": None,
+                        "image_a": image_path(record, image_of[a]),
+                        "image_b": image_path(record, image_of[b]),
+                    }
+                )
+    return [{k: row.get(k) for k in VOTE_FIELDS} for row in out]
+
+
+def rating_rows(
+    record: Mapping[str, Any], answers: Iterable[Mapping[str, Any]], excluded: set[str]
+) -> list[dict[str, Any]]:
+    """Ratings of a rating campaign (validation answers left out)."""
+    items = _items(record)
+    out = []
+    for ans in _kept_answers(answers):
+        item = items.get(ans["item"])
+        if item is None:
+            continue
+        out.append(
+            {
+                "item": item["id"],
+                "model": item.get("model"),
+                "annotator": ans["annotator"],
+                "rating": ans["rating"],
+                "criterion": record["criterion"],
+                "seconds": ans.get("seconds"),
+                "reason": ans.get("reason"),
+                "excluded": ans["annotator"] in excluded,
+                "at": ans.get("at"),
+                "prompt": item.get("prompt"),
+                "image": image_path(record, item["image"]),
+                "source_image": image_path(record, item.get("source_image")),
+                "instruction": item.get("instruction"),
+            }
+        )
+    return out
+
+
+def edit_ratings_lines(rows: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """Kept ratings of edits (items with a source image) in the ``edit-ratings`` format."""
+    grouped: dict[str, dict[str, Any]] = {}
+    for r in rows:
+        if r.get("excluded") or not r.get("source_image"):
+            continue
+        line = grouped.setdefault(
+            r["item"],
+            {
+                "id": r["item"],
+                "instruction": r["instruction"],
+                "source_image": r["source_image"],
+                "edited_image": r["image"],
+                "editor": r["model"],
+                "ratings": {},
+            },
+        )
+        line["ratings"].setdefault(r["criterion"], {})[r["annotator"]] = r["rating"]
+    return list(grouped.values())
+
+
+def to_jsonl(rows: Iterable[Mapping[str, Any]]) -> str:
+    """One JSON object per line."""
+    return "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows)
+
+
+def to_csv(rows: list[Mapping[str, Any]], fields: Iterable[str]) -> str:
+    """A CSV table with a header (None as empty, booleans as true/false)."""
+    buf = io.StringIO()
+    writer = csv.DictWriter(buf, fieldnames=list(fields), extrasaction="ignore")
+    writer.writeheader()
+    for r in rows:
+        writer.writerow(
+            {
+                k: ("" if v is None else str(v).lower() if isinstance(v, bool) else v)
+                for k, v in r.items()
+            }
+        )
+    return buf.getvalue()
+
+
+def vote_units(rows: Iterable[Mapping[str, Any]]) -> dict[str, dict[str, str]]:
+    """Kept votes as agreement units: ``{prompt_id|model_a|model_b: {annotator: winner}}``."""
+    units: dict[str, dict[str, str]] = {}
+    for r in rows:
+        if not r.get("excluded"):
+            units.setdefault(f"{r['prompt_id']}|{r['model_a']}|{r['model_b']}", {})[
+                r["annotator"]
+            ] = r["winner"]
+    return units
+
+
+def rating_units(rows: Iterable[Mapping[str, Any]]) -> dict[str, dict[str, float]]:
+    """Kept ratings as agreement units: ``{item: {annotator: rating}}``."""
+    units: dict[str, dict[str, float]] = {}
+    for r in rows:
+        if not r.get("excluded"):
+            units.setdefault(r["item"], {})[r["annotator"]] = float(r["rating"])
+    return units

@@ -1,0 +1,177 @@
+"""The campaign report: progress, who was excluded and why, agreement, the human leaderboard
+and — where the judge answered the same items — judge–human next to human–human agreement.
+
+Shape (``GET /v1/campaigns/{id}/report``; DESIGN §13 plus additive fields)::
+
+    {"campaign", "kind", "criterion",
+     "progress": {"items", "target_votes", "labels", "items_complete", "share", "annotators"},
+     "annotators": [{"id", "flagged", "reasons", "validation_accuracy", "median_seconds",
+                     "left_share", "fast_share", "answers", ...}],
+     "exclusions": {"annotators": 2, "labels": 40, "rules": {...the bars...}},
+     "alpha": {"level": "nominal", "value": 0.41, "units": 200},
+     "agreement": {"rate", "ci95", "pairs", "units"} (+ "within_one" for ratings),
+     "leaderboard": {...eval.leaderboards contract...}
+                    | {"models": [{"model", "mean", "ci95", "n"}]} (ratings),
+     "judge_agreement": {"rule", "judge_human": {...}, "human_human": {...}}}   # when judged
+
+Example::
+
+    report = build_report(record, attempts, excluded_extra=None)
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+
+from eval.campaigns.agreement import alpha, judge_vs_humans, pairwise_rate
+from eval.campaigns.exports import rating_rows, rating_units, vote_rows, vote_units
+from eval.campaigns.models import QualityBars
+from eval.campaigns.qc import apply_consensus, assess, consensus_exclusions
+from eval.leaderboards.board import build_leaderboard
+from eval.leaderboards.votes import Vote
+from eval.metaeval.bootstrap import bootstrap_ci
+
+
+def annotator_flags(
+    record: Mapping[str, Any], attempts: Sequence[Mapping[str, Any]]
+) -> dict[str, dict[str, Any]]:
+    """QC of every annotator, the consensus rule included for rating campaigns."""
+    bars = QualityBars.model_validate(record.get("qc") or {})
+    people = assess(attempts, record["kind"], bars)
+    if record["kind"] == "rating":
+        flagged = {a for a, p in people.items() if p["flagged"]}
+        rows = [a for a in attempts if a.get("accepted") and not a.get("validation")]
+        apply_consensus(people, consensus_exclusions(rows, bars, flagged), bars.min_consensus_r)
+    return people
+
+
+def _rating_board(rows: list[dict[str, Any]], n_boot: int, seed: int) -> dict[str, Any]:
+    by_model: dict[str, list[float]] = defaultdict(list)
+    for r in rows:
+        if not r["excluded"]:
+            by_model[str(r["model"])].append(float(r["rating"]))
+    models = []
+    for model, vals in by_model.items():
+        x = np.asarray(vals)
+        lo, hi = (
+            bootstrap_ci(lambda a: a.mean(axis=-1), x, n_boot=n_boot, seed=seed, vectorized=True)
+            if n_boot and len(x) > 1
+            else (np.nan, np.nan)
+        )
+        ci = None if not np.isfinite(lo) else [round(float(lo), 3), round(float(hi), 3)]
+        models.append({"model": model, "mean": round(float(x.mean()), 3), "ci95": ci, "n": len(x)})
+    models.sort(key=lambda m: -m["mean"])
+    for rank, m in enumerate(models, start=1):
+        m["rank"] = rank
+    return {"method": "mean rating", "models": models}
+
+
+def _judge_units(record: Mapping[str, Any]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for item in record["items"]:
+        j = item.get("judge") or {}
+        if item.get("validation") or not j:
+            continue
+        if record["kind"] == "pairwise" and j.get("winner") in ("a", "b"):
+            out[f"{item['id']}|{item['a']['model']}|{item['b']['model']}"] = j["winner"]
+        elif record["kind"] == "rating" and j.get("score") is not None:
+            out[item["id"]] = float(j["score"])
+    return out
+
+
+def build_report(
+    record: Mapping[str, Any],
+    attempts: Sequence[Mapping[str, Any]],
+    *,
+    n_boot: int = 1000,
+    seed: int = 0,
+    judge: Mapping[str, Any] | None = None,
+) -> dict[str, Any]:
+    """The report from the campaign record and every attempt (see the module docstring).
+
+    ``judge`` overrides the judge answers carried by the items: ``{unit: answer}`` with
+    units as in :mod:`eval.campaigns.agreement` (e.g. from a file of judge results)."""
+    people = annotator_flags(record, attempts)
+    excluded = {a for a, p in people.items() if p["flagged"]}
+    accepted = [a for a in attempts if a.get("accepted")]
+    real = [i for i in record["items"] if not i.get("validation")]
+    per_item: dict[str, int] = defaultdict(int)
+    for a in accepted:
+        if not a.get("validation"):
+            per_item[a["item"]] += 1
+    target = int(record["votes_per_item"])
+    report: dict[str, Any] = {
+        "campaign": record["id"],
+        "kind": record["kind"],
+        "criterion": record["criterion"],
+        "status": record.get("status", "open"),
+        "progress": {
+            "items": len(real),
+            "target_votes": target * len(real),
+            "labels": sum(per_item.values()),
+            "items_complete": sum(1 for i in real if per_item[i["id"]] >= target),
+            "share": round(
+                min(
+                    1.0,
+                    sum(min(per_item[i["id"]], target) for i in real) / max(1, target * len(real)),
+                ),
+                4,
+            ),
+            "annotators": len(people),
+        },
+        "annotators": list(people.values()),
+    }
+    numeric = record["kind"] == "rating"
+    if numeric:
+        rows = rating_rows(record, attempts, excluded)
+        units = rating_units(rows)
+        report["alpha"] = {
+            "level": "interval",
+            "value": alpha(units, "interval"),
+            "units": len(units),
+        }
+        report["agreement"] = {
+            "exact": pairwise_rate(units, n_boot=n_boot, seed=seed),
+            "within_one": pairwise_rate(units, within=1.0, n_boot=n_boot, seed=seed),
+        }
+        report["leaderboard"] = _rating_board(rows, n_boot, seed)
+    else:
+        rows = vote_rows(record, attempts, excluded)
+        units = vote_units(rows)
+        report["alpha"] = {
+            "level": "nominal",
+            "value": alpha(units, "nominal"),
+            "units": len(units),
+        }
+        report["agreement"] = pairwise_rate(units, n_boot=n_boot, seed=seed)
+        kept = [
+            Vote(
+                r["prompt_id"],
+                r["model_a"],
+                r["model_b"],
+                r["winner"],
+                r["criterion"],
+                r["annotator"],
+            )
+            for r in rows
+            if not r["excluded"]
+        ]
+        report["leaderboard"] = (
+            build_leaderboard(kept, method="bt", n_boot=n_boot, seed=seed) if kept else None
+        )
+    report["exclusions"] = {
+        "annotators": len(excluded),
+        "labels": sum(1 for r in rows if r["excluded"]),
+        "rules": QualityBars.model_validate(record.get("qc") or {}).model_dump(),
+        "min_seconds": record.get("min_seconds"),
+    }
+    judged = dict(judge) if judge is not None else _judge_units(record)
+    if judged:
+        report["judge_agreement"] = judge_vs_humans(
+            units, judged, numeric=numeric, n_boot=n_boot, seed=seed
+        )
+    return report
