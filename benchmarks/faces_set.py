@@ -70,8 +70,10 @@ def _photo_pixels(name: str) -> Image.Image:
 def photo(name: str) -> tuple[Image.Image, Faces, list[list[float]]]:
     """A base photo as RGB with copies of its face labels and ignore boxes."""
     spec = photos()[name]
-    faces = [{"person": f["person"], "box": list(map(float, f["box"])), "rotation": 0.0}
-             for f in spec["faces"]]
+    faces = [
+        {"person": f["person"], "box": list(map(float, f["box"])), "rotation": 0.0}
+        for f in spec["faces"]
+    ]
     return _photo_pixels(name).copy(), faces, [list(map(float, b)) for b in spec.get("ignore", [])]
 
 
@@ -95,8 +97,7 @@ def _rotation(size: tuple[int, int], degrees: float, scale: float = 1.0):
 
 def _rotate(image: Image.Image, faces: Faces, ignore: list, degrees: float, scale: float = 1.0):
     warp, size = _rotation(image.size, degrees, scale)
-    out = cv2.warpAffine(np.asarray(image), warp, size, flags=cv2.INTER_LINEAR,
-                         borderValue=FILL)
+    out = cv2.warpAffine(np.asarray(image), warp, size, flags=cv2.INTER_LINEAR, borderValue=FILL)
     for f in faces:
         f["box"], f["rotation"] = _move(f["box"], warp, scale), f["rotation"] + degrees
     return Image.fromarray(out), faces, [_move(b, warp, scale) for b in ignore]
@@ -110,8 +111,13 @@ def _paste(canvas: Image.Image, faces: Faces, ignore: list, op: dict[str, Any]):
     inner = [f for f in inner if _inside(f["box"], op["region"])]
     inner_ignore = [b for b in inner_ignore if _inside(b, op["region"])]
     warp, size = _rotation(patch.size, op.get("rotate", 0.0), op["scale"])
-    pixels = cv2.warpAffine(np.asarray(patch), warp, size, flags=cv2.INTER_AREA
-                            if op["scale"] < 1 else cv2.INTER_LINEAR, borderValue=(0, 0, 0, 0))
+    pixels = cv2.warpAffine(
+        np.asarray(patch),
+        warp,
+        size,
+        flags=cv2.INTER_AREA if op["scale"] < 1 else cv2.INTER_LINEAR,
+        borderValue=(0, 0, 0, 0),
+    )
     at = (round(op["at"][0] - size[0] / 2), round(op["at"][1] - size[1] / 2))
     canvas.paste(Image.fromarray(pixels), at, Image.fromarray(pixels[..., 3]))
     place = np.array([[1.0, 0, at[0]], [0, 1.0, at[1]]])
@@ -123,7 +129,9 @@ def _paste(canvas: Image.Image, faces: Faces, ignore: list, op: dict[str, Any]):
 
 
 def _inside(box: list[float], region: list[float]) -> bool:
-    return box[0] >= region[0] and box[1] >= region[1] and box[2] <= region[2] and box[3] <= region[3]
+    return (
+        box[0] >= region[0] and box[1] >= region[1] and box[2] <= region[2] and box[3] <= region[3]
+    )
 
 
 def _canvas(op: dict[str, Any]) -> Image.Image:
@@ -131,8 +139,9 @@ def _canvas(op: dict[str, Any]) -> Image.Image:
     image = _photo_pixels(op["photo"])
     w, h = op["size"]
     k = max(w / image.width, h / image.height)
-    image = image.resize((math.ceil(image.width * k), math.ceil(image.height * k)),
-                         Image.Resampling.BICUBIC)
+    image = image.resize(
+        (math.ceil(image.width * k), math.ceil(image.height * k)), Image.Resampling.BICUBIC
+    )
     x, y = (image.width - w) // 2, (image.height - h) // 2
     return image.crop((x, y, x + w, y + h))
 
@@ -182,12 +191,22 @@ def apply(state: tuple[Image.Image, Faces, list], op: dict[str, Any]):
         for f in faces:
             if not _inside(f["box"], op["box"]):
                 raise ValueError(f"crop {op['box']} cuts the face of {f['person']}")
-            f["box"] = [f["box"][0] - left, f["box"][1] - top, f["box"][2] - left, f["box"][3] - top]
+            f["box"] = [
+                f["box"][0] - left,
+                f["box"][1] - top,
+                f["box"][2] - left,
+                f["box"][3] - top,
+            ]
         kept = [[b[0] - left, b[1] - top, b[2] - left, b[3] - top] for b in ignore]
         return image.crop(tuple(op["box"])), faces, kept
     if kind == "mirror":
         for f in faces:
-            f["box"] = [image.width - f["box"][2], f["box"][1], image.width - f["box"][0], f["box"][3]]
+            f["box"] = [
+                image.width - f["box"][2],
+                f["box"][1],
+                image.width - f["box"][0],
+                f["box"][3],
+            ]
         flipped = [[image.width - b[2], b[1], image.width - b[0], b[3]] for b in ignore]
         return image.transpose(Image.Transpose.FLIP_LEFT_RIGHT), faces, flipped
     if kind == "paste":

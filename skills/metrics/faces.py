@@ -33,6 +33,7 @@ from skills.local.common import shared_model
 from skills.metrics.mtcnn import MTCNN
 
 DLIB_SAME_PERSON = 0.6
+SAME_PERSON_COSINE = 0.93  # cosine of descriptors at or above which two faces count as one person
 MIN_SCORE = 0.9  # MTCNN output-stage probability kept as a face
 MIN_FACE = 36  # smallest face searched for, in input-image pixels
 DETECT_SIDE = 1024  # larger images are downscaled to this for detection
@@ -95,8 +96,13 @@ def _upright(rgb: np.ndarray, marks: np.ndarray, box: np.ndarray) -> tuple[np.nd
     centre = ((box[0] + box[2]) / 2, (box[1] + box[3]) / 2)
     warp = cv2.getRotationMatrix2D(centre, roll, CHIP_FACE / width)
     warp[:, 2] += np.array([CHIP_FACE, CHIP_FACE]) - np.array(centre)
-    chip = cv2.warpAffine(rgb, warp, (2 * CHIP_FACE, 2 * CHIP_FACE), flags=cv2.INTER_AREA,
-                          borderMode=cv2.BORDER_REPLICATE)
+    chip = cv2.warpAffine(
+        rgb,
+        warp,
+        (2 * CHIP_FACE, 2 * CHIP_FACE),
+        flags=cv2.INTER_AREA,
+        borderMode=cv2.BORDER_REPLICATE,
+    )
     return np.ascontiguousarray(chip), roll
 
 
@@ -123,7 +129,7 @@ def find_faces(rgb: np.ndarray) -> list[Face]:
             descriptor = recogniser.compute_face_descriptor(chip, shape)
             faces.append(
                 Face(
-                    box=tuple(int(round(v)) for v in box),
+                    box=tuple(round(v) for v in box),
                     score=round(det.score, 3),
                     descriptor=np.asarray(descriptor, dtype=np.float64),
                     roll=round(roll, 1),

@@ -114,8 +114,9 @@ class MTCNN:
     @torch.inference_mode()
     def detect(self, rgb: np.ndarray, min_face: int = 40) -> list[Detection]:
         """Faces at least ``min_face`` px wide in an ``(h, w, 3)`` uint8 RGB array."""
-        image = (torch.from_numpy(np.ascontiguousarray(rgb)).permute(2, 0, 1)[None].float()
-                 - 127.5) * 0.0078125
+        image = (
+            torch.from_numpy(np.array(rgb, dtype=np.uint8)).permute(2, 0, 1)[None].float() - 127.5
+        ) * 0.0078125
         boxes = self._propose(image, min_face)
         if len(boxes):
             boxes = self._refine(image, boxes, 1, 24)
@@ -138,8 +139,9 @@ class MTCNN:
             if len(ys):
                 cells = torch.stack([xs, ys], 1).float().numpy()
                 x1y1, x2y2 = np.floor((2 * cells + 1) / scale), np.floor((2 * cells + 12) / scale)
-                level = np.hstack([x1y1, x2y2, prob[0, ys, xs, None].numpy(),
-                                   reg[0][:, ys, xs].T.numpy()])
+                level = np.hstack(
+                    [x1y1, x2y2, prob[0, ys, xs, None].numpy(), reg[0][:, ys, xs].T.numpy()]
+                )
                 found.append(level[_nms(level[:, :4], level[:, 4], 0.5)])
             scale *= PYRAMID_STEP
         if not found:
@@ -160,7 +162,9 @@ class MTCNN:
             return _square(_regress(boxes[kept], reg[kept]))
         pts = out[2].numpy()[keep]
         w, h = boxes[:, 2:3] - boxes[:, 0:1] + 1, boxes[:, 3:4] - boxes[:, 1:2] + 1
-        marks = np.stack([w * pts[:, :5] + boxes[:, 0:1] - 1, h * pts[:, 5:] + boxes[:, 1:2] - 1], 2)
+        marks = np.stack(
+            [w * pts[:, :5] + boxes[:, 0:1] - 1, h * pts[:, 5:] + boxes[:, 1:2] - 1], 2
+        )
         return _regress(boxes, reg[keep]), marks
 
 
