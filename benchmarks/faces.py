@@ -55,7 +55,7 @@ def bench_images() -> dict[str, np.ndarray]:
         recipes["composite"].append(
             {"op": "paste", "photo": name, "region": region, "scale": scale, "at": at}
         )
-    recipes["face_free"] = [{"op": "canvas", "photo": "motorcycle", "size": [SIDE, SIDE]}]
+    recipes["face_free"] = [{"op": "canvas", "photo": "flower", "size": [SIDE, SIDE]}]
     return {k: np.asarray(render(r)[0]) for k, r in recipes.items()}
 
 

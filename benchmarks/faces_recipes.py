@@ -15,9 +15,8 @@ The choices are drawn from a fixed seed, and the labels follow by construction, 
 ``labels.jsonl`` is made before any detector looks at the images.
 
 Example:
-    >>> entries = make_entries()
-    >>> sum(e["group"] == "face_free" for e in entries) > 100
-    True
+    >>> [name for name, _, _ in _face_regions()].count("friends")
+    6
 """
 
 from __future__ import annotations

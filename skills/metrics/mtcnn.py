@@ -19,6 +19,7 @@ import importlib.util
 from dataclasses import dataclass
 from pathlib import Path
 
+import cv2
 import numpy as np
 import torch
 from torch import nn
@@ -114,9 +115,7 @@ class MTCNN:
     @torch.inference_mode()
     def detect(self, rgb: np.ndarray, min_face: int = 40) -> list[Detection]:
         """Faces at least ``min_face`` px wide in an ``(h, w, 3)`` uint8 RGB array."""
-        image = (
-            torch.from_numpy(np.array(rgb, dtype=np.uint8)).permute(2, 0, 1)[None].float() - 127.5
-        ) * 0.0078125
+        image = (np.asarray(rgb, dtype=np.float32) - 127.5) * 0.0078125
         boxes = self._propose(image, min_face)
         if len(boxes):
             boxes = self._refine(image, boxes, 1, 24)
@@ -129,20 +128,22 @@ class MTCNN:
             for i in keep
         ]
 
-    def _propose(self, image: torch.Tensor, min_face: int) -> np.ndarray:
-        h, w = image.shape[2:]
+    def _propose(self, image: np.ndarray, min_face: int) -> np.ndarray:
+        h, w = image.shape[:2]
         scale, found = 12.0 / min_face, []
         while min(h, w) * scale >= 12:
-            size = (int(h * scale + 1), int(w * scale + 1))
-            prob, reg = self.nets[0](F.interpolate(image, size=size, mode="area"))
+            level = cv2.resize(
+                image, (int(w * scale + 1), int(h * scale + 1)), interpolation=cv2.INTER_AREA
+            )
+            prob, reg = self.nets[0](torch.from_numpy(level).permute(2, 0, 1)[None])
             ys, xs = torch.nonzero(prob[0] >= THRESHOLDS[0], as_tuple=True)
             if len(ys):
                 cells = torch.stack([xs, ys], 1).float().numpy()
                 x1y1, x2y2 = np.floor((2 * cells + 1) / scale), np.floor((2 * cells + 12) / scale)
-                level = np.hstack(
+                cand = np.hstack(
                     [x1y1, x2y2, prob[0, ys, xs, None].numpy(), reg[0][:, ys, xs].T.numpy()]
                 )
-                found.append(level[_nms(level[:, :4], level[:, 4], 0.5)])
+                found.append(cand[_nms(cand[:, :4], cand[:, 4], 0.5)])
             scale *= PYRAMID_STEP
         if not found:
             return np.zeros((0, 5))
@@ -150,7 +151,7 @@ class MTCNN:
         boxes = boxes[_nms(boxes[:, :4], boxes[:, 4], 0.7)]
         return _square(_regress(boxes[:, :5], boxes[:, 5:9]))
 
-    def _refine(self, image: torch.Tensor, boxes: np.ndarray, stage: int, side: int):
+    def _refine(self, image: np.ndarray, boxes: np.ndarray, stage: int, side: int):
         crops = _crops(image, boxes, side)
         out = self.nets[stage](crops)
         score, reg = out[0].numpy(), out[1].numpy()
@@ -185,18 +186,18 @@ def _square(boxes: np.ndarray) -> np.ndarray:
     return out
 
 
-def _crops(image: torch.Tensor, boxes: np.ndarray, side: int) -> torch.Tensor:
-    """Each box cut out (zero-padded outside the image) and resized to ``side``²."""
-    h, w = image.shape[2:]
-    out = []
-    for x1, y1, x2, y2 in np.floor(boxes[:, :4]).astype(int):
+def _crops(image: np.ndarray, boxes: np.ndarray, side: int) -> torch.Tensor:
+    """Each box cut out (zero outside the image) and resized to ``side``², as NCHW."""
+    h, w = image.shape[:2]
+    out = np.zeros((len(boxes), side, side, 3), np.float32)
+    for k, (x1, y1, x2, y2) in enumerate(np.floor(boxes[:, :4]).astype(int)):
         x2, y2 = max(x2, x1 + 1), max(y2, y1 + 1)
-        patch = torch.zeros((1, 3, y2 - y1, x2 - x1))
+        patch = np.zeros((y2 - y1, x2 - x1, 3), np.float32)
         sx, sy, ex, ey = max(x1, 0), max(y1, 0), min(x2, w), min(y2, h)
         if ex > sx and ey > sy:
-            patch[:, :, sy - y1 : ey - y1, sx - x1 : ex - x1] = image[:, :, sy:ey, sx:ex]
-        out.append(F.interpolate(patch, size=(side, side), mode="area"))
-    return torch.cat(out)
+            patch[sy - y1 : ey - y1, sx - x1 : ex - x1] = image[sy:ey, sx:ex]
+        out[k] = cv2.resize(patch, (side, side), interpolation=cv2.INTER_AREA)
+    return torch.from_numpy(out).permute(0, 3, 1, 2)
 
 
 def _nms(boxes: np.ndarray, scores: np.ndarray, limit: float, by_min: bool = False) -> list[int]:
