@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 from PIL import Image, ImageDraw
@@ -88,3 +90,16 @@ def test_new_person_in_the_edit_is_reported(astronaut: Image.Image) -> None:
 def test_no_face_reports_the_count() -> None:
     value = ident(photo("coffee")[0], photo("chelsea")[0])
     assert not value.applicable and value.details["source_faces"] == 0
+
+
+def test_docs_python_example_runs(group: Image.Image, tmp_path, monkeypatch, capsys) -> None:
+    """The Python example of docs/faces.md, run as written on the packaged group photo."""
+    text = (Path(__file__).resolve().parents[2] / "docs" / "faces.md").read_text()
+    code = text.split("```python\n", 1)[1].split("```", 1)[0]
+    group.save(tmp_path / "group.png")
+    jpeg(group, 70).save(tmp_path / "group-edited.png")
+    monkeypatch.chdir(tmp_path)
+    exec(compile(code, "docs/faces.md", "exec"), {})
+    value, summary = capsys.readouterr().out.split(" ", 1)
+    assert float(value) > SAME_PERSON_COSINE
+    assert summary.startswith("6 faces in the source, 6 in the edit")
