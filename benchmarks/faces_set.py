@@ -17,7 +17,6 @@ Example:
 
 from __future__ import annotations
 
-import importlib.util
 import io
 import json
 import math
@@ -29,16 +28,11 @@ import cv2
 import numpy as np
 from PIL import Image, ImageFilter
 
+from skills.metrics.packaged import packaged_file
+
 PHOTOS_FILE = Path(__file__).parent / "data" / "faces" / "photos.json"
 FILL = (118, 118, 118)  # grey for the corners a rotation uncovers
 Faces = list[dict[str, Any]]
-
-
-def _package_dir(package: str) -> Path:
-    spec = importlib.util.find_spec(package)
-    if spec is None or not spec.submodule_search_locations:
-        raise ImportError(f"the face evaluation set needs the installed package {package!r}")
-    return Path(next(iter(spec.submodule_search_locations)))
 
 
 _ROOTS = {
@@ -60,7 +54,8 @@ def _photo_pixels(name: str) -> Image.Image:
     spec = photos()[name]
     package, file = spec["source"].split(":")
     root, sub = _ROOTS[package]
-    image = Image.open(_package_dir(root) / sub / file)
+    install = f"pip install {root}, as pinned in requirements.lock"
+    image = Image.open(packaged_file(root, f"{sub}/{file}", install))
     if image.mode == "1":
         image = image.convert("L")
     image = image.convert("RGB")

@@ -13,17 +13,15 @@ reported in input-image pixels. dlib's descriptors are meant to be compared by E
 distance: below :data:`DLIB_SAME_PERSON` (0.6) dlib calls two faces the same person.
 
 Example:
-    >>> Path(model_file("shape_predictor_5_face_landmarks.dat")).name
-    'shape_predictor_5_face_landmarks.dat'
+    >>> model_file("shape_predictor_5_face_landmarks.dat").endswith("landmarks.dat")
+    True
 """
 
 from __future__ import annotations
 
-import importlib.util
 import math
 import threading
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import cv2
@@ -31,6 +29,7 @@ import numpy as np
 
 from skills.local.common import shared_model
 from skills.metrics.mtcnn import MTCNN
+from skills.metrics.packaged import packaged_file
 
 DLIB_SAME_PERSON = 0.6
 SAME_PERSON_COSINE = 0.93  # cosine of descriptors at or above which two faces count as one person
@@ -54,16 +53,8 @@ class Face:
 
 def model_file(name: str) -> str:
     """Path of a model file inside the ``face_recognition_models`` package."""
-    spec = importlib.util.find_spec("face_recognition_models")
-    if spec is None or not spec.submodule_search_locations:
-        raise ImportError(
-            "face_identity needs the packaged dlib models: pip install "
-            "face_recognition_models==0.3.0 dlib-bin==20.0.1.post1"
-        )
-    path = Path(next(iter(spec.submodule_search_locations))) / "models" / name
-    if not path.is_file():
-        raise FileNotFoundError(f"{path} is missing: reinstall face_recognition_models")
-    return str(path)
+    hint = "pip install face_recognition_models==0.3.0 dlib-bin==20.0.1.post1"
+    return str(packaged_file("face_recognition_models", f"models/{name}", hint))
 
 
 def _dlib() -> Any:

@@ -9,15 +9,13 @@ centres, nose tip, mouth corners). Inputs are uint8 RGB arrays; boxes come back 
 ``(left, top, right, bottom)`` floats with scores and ``(5, 2)`` landmark arrays.
 
 Example:
-    >>> Path(weight_file("pnet.pt")).name
-    'pnet.pt'
+    >>> weight_file("pnet.pt").endswith("pnet.pt")
+    True
 """
 
 from __future__ import annotations
 
-import importlib.util
 from dataclasses import dataclass
-from pathlib import Path
 
 import cv2
 import numpy as np
@@ -25,22 +23,16 @@ import torch
 from torch import nn
 from torch.nn import functional as F
 
+from skills.metrics.packaged import packaged_file
+
 THRESHOLDS = (0.6, 0.7, 0.8)  # proposal, refine, output stage score cut-offs
 PYRAMID_STEP = 0.709  # each pyramid level is this fraction of the previous one
 
 
 def weight_file(name: str) -> str:
     """Path of an MTCNN weight file inside the installed ``facenet-pytorch`` wheel."""
-    spec = importlib.util.find_spec("facenet_pytorch")
-    if spec is None or not spec.submodule_search_locations:
-        raise ImportError(
-            "face detection needs the MTCNN weights of facenet-pytorch: "
-            "pip install --no-deps facenet-pytorch==2.6.0"
-        )
-    path = Path(next(iter(spec.submodule_search_locations))) / "data" / name
-    if not path.is_file():
-        raise FileNotFoundError(f"{path} is missing: reinstall facenet-pytorch")
-    return str(path)
+    hint = "pip install --no-deps facenet-pytorch==2.6.0"
+    return str(packaged_file("facenet_pytorch", f"data/{name}", hint))
 
 
 class _Proposal(nn.Module):
