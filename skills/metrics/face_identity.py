@@ -1,11 +1,16 @@
-"""``face_identity``: best cosine similarity of dlib identity descriptors, source vs edit.
+"""``face_identity``: best cosine similarity of identity descriptors, source vs edit.
 
-Faces are found and embedded in both images (:mod:`skills.metrics.faces`); the value is the
-highest cosine similarity over all (source face, edited face) pairs, as ECHO does with its
-face embeddings. Larger = same person. dlib descriptors are usually compared by Euclidean
-distance (same person below 0.6); that distance for the best pair and dlib's verdict are
-in ``details``. With these descriptors the same person typically gives a cosine above
-0.95 and different people below 0.93 (see tests/metrics/test_face_identity.py).
+Faces are found and embedded in both images (:mod:`skills.metrics.faces`: MTCNN detection,
+upright alignment, dlib's 128-d descriptors). The value is the highest cosine similarity
+over all (source face, edited face) pairs, as ECHO does with its face embeddings; larger =
+same person. With several people, ``details`` also pairs the faces one to one (each source
+face with the edited face that fits it best, by the assignment maximising the summed
+cosine) and lists the faces left unmatched on either side; ``details.lowest_pair`` is the
+worst-kept identity among the pairs and ``details.summary`` says it all in a sentence.
+A pair counts as the same person from :data:`~skills.metrics.faces.SAME_PERSON_COSINE`
+(0.93; on the evaluation set of docs/faces.md, 1% of same-person pairs fall below it and
+0.01% of different-person pairs reach it). dlib's Euclidean distance for the best pair
+and dlib's own verdict (below 0.6) are in ``details`` too.
 
 Not applicable when the source has no detectable face, or the instruction asks for a
 different person, to remove the person, or for a stylisation. When the source has a face
@@ -25,6 +30,7 @@ import numpy as np
 
 from skills.metrics.applicability import rule_applies
 from skills.metrics.cache import memo
+from skills.metrics.face_pairs import pair_faces
 from skills.metrics.faces import DLIB_SAME_PERSON, find_faces
 from skills.metrics.registry import Metric, MetricOptions, register
 from skills.metrics.types import ImagePair, MetricValue
@@ -37,7 +43,7 @@ def cosine(a: np.ndarray, b: np.ndarray) -> float:
 
 @register
 class FaceIdentity(Metric):
-    """Best source–edit face pair by cosine of dlib descriptors."""
+    """Best source–edit face pair by cosine of identity descriptors; faces paired one to one."""
 
     name = "face_identity"
     direction = "cosine in [-1, 1], larger = same person"
@@ -52,10 +58,13 @@ class FaceIdentity(Metric):
     ) -> MetricValue:
         source_faces = memo("faces", pair.source, lambda im: find_faces(np.asarray(im)))
         if not source_faces:
-            return MetricValue.not_applicable("no face detected in the source image")
+            return MetricValue.not_applicable(
+                "no face detected in the source image", source_faces=0
+            )
         edited_faces = memo("faces", pair.edited, lambda im: find_faces(np.asarray(im)))
         details: dict[str, Any] = {
-            "model": "dlib face_recognition_resnet_model_v1 (128-d), 5-point alignment",
+            "model": "MTCNN detection; dlib face_recognition_resnet_model_v1 (128-d) "
+            "on upright 5-point-aligned faces",
             "source_faces": len(source_faces),
             "edited_faces": len(edited_faces),
             "source_boxes": [f.box for f in source_faces],
@@ -63,15 +72,21 @@ class FaceIdentity(Metric):
         }
         if not edited_faces:
             details["note"] = "the source has a face and the edit none: identity counted as lost"
+            details["summary"] = (
+                f"{len(source_faces)} face(s) in the source, none in the edit: identity lost"
+            )
+            details["unmatched_source"] = [f.box for f in source_faces]
             return MetricValue(value=0.0, details=details)
-        pairs = [
-            (cosine(s.descriptor, e.descriptor), s, e) for s in source_faces for e in edited_faces
-        ]
-        best, s, e = max(pairs, key=lambda p: p[0])
+        sims = np.array(
+            [[cosine(s.descriptor, e.descriptor) for e in edited_faces] for s in source_faces]
+        )
+        i, j = np.unravel_index(int(sims.argmax()), sims.shape)
+        s, e = source_faces[i], edited_faces[j]
         distance = float(np.linalg.norm(s.descriptor - e.descriptor))
         details.update(
             euclidean_distance=round(distance, 4),
             dlib_same_person=distance < DLIB_SAME_PERSON,
             best_pair={"source": s.box, "edited": e.box},
+            **pair_faces(source_faces, edited_faces, sims),
         )
-        return MetricValue(value=round(best, 4), details=details)
+        return MetricValue(value=round(float(sims[i, j]), 4), details=details)

@@ -1,62 +1,60 @@
-"""dlib face detection and 128-d identity descriptors from the packaged models.
+"""Faces in real photographs: MTCNN detection, upright alignment, dlib identity descriptors.
 
-Models: dlib's HOG frontal face detector, the 5-point landmark predictor and the ResNet
-face-recognition model, whose files ship in the ``face_recognition_models`` wheel (CC0; the
-package is located without importing it, since its ``__init__`` needs ``pkg_resources``);
-dlib itself comes from ``dlib-bin``. Each model is loaded once per process (lazily,
-thread-safe; calls into dlib are serialised).
-Images are downscaled to at most :data:`FACE_SIDE` px for detection (HOG finds
-faces from about 80 px, so ≥ 110 px in a 1024 px image); images under :data:`SMALL_SIDE` are
-upsampled once instead. Boxes are reported in working-image pixels. dlib's descriptors are
-meant to be compared by Euclidean distance: below :data:`DLIB_SAME_PERSON` (0.6) dlib calls
-two faces the same person.
+Detection uses MTCNN (:mod:`skills.metrics.mtcnn`, weights from the ``facenet-pytorch``
+wheel), which finds tilted (beyond ±45°), three-quarter and many profile faces from about
+20 px; images are searched at most :data:`DETECT_SIDE` px on the long side for faces of at
+least :data:`MIN_FACE` source pixels, and detections scoring under :data:`MIN_SCORE` are
+dropped. Each face is then turned upright with its eye line (from MTCNN's landmarks), and
+dlib's 5-point landmark predictor and ResNet recogniser (files from the
+``face_recognition_models`` wheel, CC0; located without importing it, since its
+``__init__`` needs ``pkg_resources``) give a 128-d identity descriptor on that upright crop.
+Models load once per process; calls into dlib and the detector are serialised. Boxes are
+reported in input-image pixels. dlib's descriptors are meant to be compared by Euclidean
+distance: below :data:`DLIB_SAME_PERSON` (0.6) dlib calls two faces the same person.
 
 Example:
-    >>> Path(model_file("shape_predictor_5_face_landmarks.dat")).name
-    'shape_predictor_5_face_landmarks.dat'
+    >>> model_file("shape_predictor_5_face_landmarks.dat").endswith("landmarks.dat")
+    True
 """
 
 from __future__ import annotations
 
-import importlib.util
+import math
 import threading
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
+import cv2
 import numpy as np
-from PIL import Image
 
 from skills.local.common import shared_model
+from skills.metrics.mtcnn import MTCNN
+from skills.metrics.packaged import packaged_file
 
 DLIB_SAME_PERSON = 0.6
-MIN_SCORE = 0.5  # detector score threshold: true faces score > 1, false hits on badges ≈ 0.1
-SMALL_SIDE = 400  # images smaller than this are upsampled once for detection
+SAME_PERSON_COSINE = 0.93  # cosine of descriptors at or above which two faces count as one person
+MIN_SCORE = 0.9  # MTCNN output-stage probability kept as a face
+MIN_FACE = 36  # smallest face searched for, in input-image pixels
+DETECT_SIDE = 1024  # larger images are downscaled to this for detection
+CHIP_FACE = 150  # face width in the upright crop the recogniser reads
 _LOCK = threading.Lock()  # dlib's networks keep per-call buffers: one call at a time
-FACE_SIDE = 768  # larger images are downscaled to this for detection and embedding
 
 
 @dataclass(frozen=True)
 class Face:
-    """A detected face: box ``(left, top, right, bottom)``, detector score, descriptor."""
+    """A face: box ``(left, top, right, bottom)``, score, 128-d descriptor, roll in degrees."""
 
     box: tuple[int, int, int, int]
     score: float
     descriptor: np.ndarray
+    roll: float = 0.0
+    landmarks: tuple[tuple[float, float], ...] = ()
 
 
 def model_file(name: str) -> str:
     """Path of a model file inside the ``face_recognition_models`` package."""
-    spec = importlib.util.find_spec("face_recognition_models")
-    if spec is None or not spec.submodule_search_locations:
-        raise ImportError(
-            "face_identity needs the packaged dlib models: pip install "
-            "face_recognition_models==0.3.0 dlib-bin==20.0.1.post1"
-        )
-    path = Path(next(iter(spec.submodule_search_locations))) / "models" / name
-    if not path.is_file():
-        raise FileNotFoundError(f"{path} is missing: reinstall face_recognition_models")
-    return str(path)
+    hint = "pip install face_recognition_models==0.3.0 dlib-bin==20.0.1.post1"
+    return str(packaged_file("face_recognition_models", f"models/{name}", hint))
 
 
 def _dlib() -> Any:
@@ -70,41 +68,63 @@ def _dlib() -> Any:
 def _models() -> tuple[Any, Any, Any]:
     dlib = _dlib()
     return (
-        dlib.get_frontal_face_detector(),
+        MTCNN(),
         dlib.shape_predictor(model_file("shape_predictor_5_face_landmarks.dat")),
         dlib.face_recognition_model_v1(model_file("dlib_face_recognition_resnet_model_v1.dat")),
     )
 
 
 def models() -> tuple[Any, Any, Any]:
-    """Detector, 5-point predictor, recogniser (loaded once per process)."""
-    return shared_model("metrics:dlib-faces", _models)
+    """Detector (MTCNN), dlib 5-point predictor, dlib recogniser (loaded once per process)."""
+    return shared_model("metrics:faces", _models)
+
+
+def _upright(rgb: np.ndarray, marks: np.ndarray, box: np.ndarray) -> tuple[np.ndarray, float]:
+    """The face turned so its eyes are level, scaled to :data:`CHIP_FACE` px, centred."""
+    (lx, ly), (rx, ry) = marks[0], marks[1]
+    roll = math.degrees(math.atan2(ry - ly, rx - lx))
+    width = max(box[2] - box[0], box[3] - box[1], 1.0)
+    centre = ((box[0] + box[2]) / 2, (box[1] + box[3]) / 2)
+    warp = cv2.getRotationMatrix2D(centre, roll, CHIP_FACE / width)
+    warp[:, 2] += np.array([CHIP_FACE, CHIP_FACE]) - np.array(centre)
+    chip = cv2.warpAffine(
+        rgb,
+        warp,
+        (2 * CHIP_FACE, 2 * CHIP_FACE),
+        flags=cv2.INTER_AREA,
+        borderMode=cv2.BORDER_REPLICATE,
+    )
+    return np.ascontiguousarray(chip), roll
 
 
 def find_faces(rgb: np.ndarray) -> list[Face]:
     """Faces in an ``(h, w, 3)`` uint8 RGB array, each with its identity descriptor."""
     detector, predictor, recogniser = models()
     dlib = _dlib()
-    scale = 1.0
-    if max(rgb.shape[:2]) > FACE_SIDE:
-        scale = FACE_SIDE / max(rgb.shape[:2])
-        size = (round(rgb.shape[1] * scale), round(rgb.shape[0] * scale))
-        rgb = np.asarray(Image.fromarray(rgb).resize(size, Image.Resampling.BOX))
-    upsample = 1 if max(rgb.shape[:2]) < SMALL_SIDE else 0
     rgb = np.ascontiguousarray(rgb, dtype=np.uint8)
+    scale = min(1.0, DETECT_SIDE / max(rgb.shape[:2]))
+    small = rgb
+    if scale < 1.0:
+        size = (round(rgb.shape[1] * scale), round(rgb.shape[0] * scale))
+        small = cv2.resize(rgb, size, interpolation=cv2.INTER_AREA)
+    half = CHIP_FACE // 2
     with _LOCK:
-        boxes, scores, _ = detector.run(rgb, upsample, MIN_SCORE)
-        if not boxes:
-            return []
-        shapes = dlib.full_object_detections()
-        for box in boxes:
-            shapes.append(predictor(rgb, box))
-        descriptors = recogniser.compute_face_descriptor(rgb, shapes)
-    return [
-        Face(
-            box=tuple(round(v / scale) for v in (b.left(), b.top(), b.right(), b.bottom())),
-            score=round(float(s), 3),
-            descriptor=np.asarray(d, dtype=np.float64),
-        )
-        for b, s, d in zip(boxes, scores, descriptors, strict=True)
-    ]
+        found = detector.detect(small, max(20, round(MIN_FACE * scale)))
+        faces = []
+        for det in found:
+            if det.score < MIN_SCORE:
+                continue
+            box, marks = np.array(det.box) / scale, det.landmarks / scale
+            chip, roll = _upright(rgb, marks, box)
+            shape = predictor(chip, dlib.rectangle(half, half, 3 * half, 3 * half))
+            descriptor = recogniser.compute_face_descriptor(chip, shape)
+            faces.append(
+                Face(
+                    box=tuple(round(v) for v in box),
+                    score=round(det.score, 3),
+                    descriptor=np.asarray(descriptor, dtype=np.float64),
+                    roll=round(roll, 1),
+                    landmarks=tuple((round(float(x), 1), round(float(y), 1)) for x, y in marks),
+                )
+            )
+    return faces
