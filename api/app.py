@@ -152,9 +152,11 @@ def create_app(settings: ServiceSettings | None = None) -> FastAPI:
     app.state.settings = settings or ServiceSettings()
     app.state.inline_workers = app.state.settings.inline_workers
     # T2I backends for /v1/probes, read once here (never on a request's event loop)
+    from api.probes.budget import ProbeBudget
     from api.probes.runner import load_service_backends
 
     app.state.backends = load_service_backends(os.environ.get("JUDGE_BACKENDS"))
+    app.state.probe_budget = ProbeBudget()  # JUDGE_PROBE_*: bounds and budget of /v1/probes
     app.state.study_runs = os.environ.get("JUDGE_STUDY_RUNS")  # study runs for /ui/results
     errors.install(app)
     app.add_middleware(BodyLimit, max_bytes=app.state.settings.max_body_bytes)

@@ -218,6 +218,7 @@ def worker_options(settings: ServiceSettings, redis_url: str) -> dict[str, Any]:
     from api.probes.runner import PROBE_FUNCTION, PROBE_MAX_TRIES, run_probe_job
 
     tuning = WorkerTuning()
+    budget = ProbeBudget()
     function: Function = func(
         score_item,
         name=JOB_FUNCTION,
@@ -228,7 +229,7 @@ def worker_options(settings: ServiceSettings, redis_url: str) -> dict[str, Any]:
     probes: Function = func(  # long jobs: a probe renews its lease while it runs
         run_probe_job,
         name=PROBE_FUNCTION,
-        timeout=ProbeBudget().timeout_s,
+        timeout=budget.timeout_s,
         max_tries=PROBE_MAX_TRIES + 3,
         keep_result=0,
     )
@@ -249,6 +250,7 @@ def worker_options(settings: ServiceSettings, redis_url: str) -> dict[str, Any]:
         "ctx": {
             "settings": settings,
             "lease_s": min(tuning.lease_s, settings.job_timeout_s + 10),
+            "probe_budget": budget,
         },
     }
 
@@ -318,6 +320,8 @@ async def start_inline_workers(app: FastAPI) -> list[asyncio.Task[None]]:
         options["ctx"]["judge"] = app.state.judge
         if getattr(app.state, "backends", None) is not None:
             options["ctx"]["probe_backends"] = app.state.backends
+        if getattr(app.state, "probe_budget", None) is not None:
+            options["ctx"]["probe_budget"] = app.state.probe_budget
         if getattr(app.state, "pixel_budget", None) is not None:
             options["ctx"]["pixel_budget"] = app.state.pixel_budget
         worker = BatchWorker(**options, handle_signals=False)

@@ -116,6 +116,19 @@ async def requeue_probes(queue: ArqRedis, store: ProbeStore) -> int:
     return len(ids)
 
 
+def run_limits(meta: dict[str, str], budget: ProbeBudget) -> dict[str, float]:
+    """The limits a run enforces: those the probe was admitted with, each lowered to this
+    worker's own setting (an operator can tighten the budget of running probes).
+
+    Example:
+        >>> run_limits({"plan": '{"limits": {"images": 10}}'}, ProbeBudget())["images"]
+        10.0
+    """
+    stored = json.loads(meta.get("plan") or "{}").get("limits") or {}
+    own = budget.limits()
+    return {k: min(float(stored.get(k, v)), v) for k, v in own.items()}
+
+
 class ProbeJob:
     """One run of one probe inside a worker."""
 
@@ -176,7 +189,7 @@ class ProbeJob:
 
     async def _run(self, params: ProbeParams, spec: Any, meta: dict[str, str]) -> str:
         judge = self.ctx["judge"]
-        budget = ProbeBudget()
+        budget = self.ctx.get("probe_budget") or ProbeBudget()
         try:  # the writer comes from the server's configuration only
             server_side = params.model_copy(update={"model": None})
             writer = budget.writer_model or writer_model(server_side, judge)
@@ -189,7 +202,7 @@ class ProbeJob:
             prices_for, budget, spec, writer, judge_models[0] if judge_models else None
         )
         meter = Meter(
-            budget.limits(),
+            run_limits(meta, budget),
             prices,
             params.images,
             json.loads(meta.get("spent") or "{}"),
