@@ -90,17 +90,26 @@ class Background:
             time.sleep(0.2)
 
     def stop(self) -> None:
-        with_signal = [signal.SIGTERM, signal.SIGKILL]
-        for sig in with_signal:
+        """SIGTERM to every process of the block, SIGKILL to any still there 20 s later."""
+        for sig in (signal.SIGTERM, signal.SIGKILL):
             try:
                 os.killpg(self.proc.pid, sig)
             except ProcessLookupError:
-                return
-            try:
-                self.proc.wait(20)
-                return
-            except subprocess.TimeoutExpired:
-                continue
+                break
+            deadline = time.monotonic() + 20
+            while self._group_alive() and time.monotonic() < deadline:
+                time.sleep(0.1)
+            if not self._group_alive():
+                break
+        self.proc.wait(20)
+
+    def _group_alive(self) -> bool:
+        self.proc.poll()  # reap the shell itself
+        try:
+            os.killpg(self.proc.pid, 0)
+        except ProcessLookupError:
+            return False
+        return True
 
 
 def wait_status(base: str, probe_id: str) -> dict:
