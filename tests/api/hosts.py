@@ -23,6 +23,19 @@ import subprocess
 from dataclasses import dataclass
 
 
+def stop_all(procs: list[subprocess.Popen], grace_s: float = 20.0) -> None:
+    """SIGTERM every process still running, then SIGKILL those not gone after ``grace_s``."""
+    for proc in procs:
+        if proc.poll() is None:
+            proc.terminate()
+    for proc in procs:
+        try:
+            proc.wait(grace_s)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+
+
 @dataclass(frozen=True)
 class Host:
     """One host: its namespace (None = the test's own), its address as seen from the test,

@@ -27,7 +27,7 @@ import redis
 
 from api.core.redis_embedded import redis_binary
 from tests.api.conftest import free_port
-from tests.api.hosts import Host, Hosts
+from tests.api.hosts import Host, Hosts, stop_all
 from tests.api.test_batches import check_results, make_items, tail
 
 REPO = Path(__file__).resolve().parents[2]
@@ -161,15 +161,7 @@ class Cluster:
         return proc
 
     def close(self) -> None:
-        for proc in reversed(self.procs):
-            if proc.poll() is None:
-                proc.terminate()
-        for proc in self.procs:
-            try:
-                proc.wait(20)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait()
+        stop_all(list(reversed(self.procs)))  # workers first, Redis last
         if hasattr(self, "r"):
             self.r.close()
 
