@@ -1,7 +1,7 @@
 """Workers on arq: ``judge worker`` processes, or inline workers inside ``judge serve``.
 
 A job scores one batch item (:func:`score_item`) or runs one probe
-(:func:`api.probes.runner.run_probe_job`, a long job). Delivery is at-least-once, results are
+(:func:`api.probes.job.run_probe_job`, a long job). Delivery is at-least-once, results are
 exactly-once: the job skips an item that already has an outcome and writes its own with an
 atomic set-if-absent (:meth:`api.batches.jobs.BatchStore.record`).
 
@@ -215,7 +215,7 @@ def worker_options(settings: ServiceSettings, redis_url: str) -> dict[str, Any]:
         BatchWorker(**worker_options(ServiceSettings(), "redis://127.0.0.1:6379/0")).run()
     """
     from api.probes.budget import ProbeBudget
-    from api.probes.runner import PROBE_FUNCTION, PROBE_MAX_TRIES, run_probe_job
+    from api.probes.job import PROBE_FUNCTION, PROBE_MAX_TRIES, run_probe_job
 
     tuning = WorkerTuning()
     budget = ProbeBudget()

@@ -26,7 +26,6 @@ from dataclasses import asdict, dataclass
 from pydantic import Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-from eval.probing.generation import ATTEMPTS
 from eval.probing.params import ProbeParams
 
 BOUNDED = ("depth", "topics", "inputs", "images", "rounds", "max_split_tests")
@@ -111,6 +110,8 @@ class Plan:
 
 def plan_probe(params: ProbeParams, image_price: float | None, call_price: float | None) -> Plan:
     """What ``params`` may spend at most (see :class:`Plan`)."""
+    from eval.probing.generation import ATTEMPTS  # the writer's tries per generation round
+
     n, k = params.images, params.inputs
     nodes = params.node_count()
     splits = params.max_split_tests if params.localise else 0

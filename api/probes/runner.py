@@ -1,6 +1,6 @@
 """Probes as jobs on the worker pool: ``POST /v1/probes`` queues one arq job (function
-:data:`PROBE_FUNCTION`, job id ``probe:{id}``) that any ``judge worker`` — or the inline
-worker of a single ``judge serve`` — runs with :func:`run_probe_job`.
+:data:`api.probes.job.PROBE_FUNCTION`, job id ``probe:{id}``) that any ``judge worker`` — or
+the inline worker of a single ``judge serve`` — runs (:class:`ProbeJob`).
 
 - **Crash-safe.** Every step is journaled in Redis (:class:`api.probes.store.RedisJournal`);
   a worker killed mid-probe leaves arq's in-progress lock to expire (the job renews it every
@@ -38,6 +38,7 @@ from redis.exceptions import RedisError
 
 from api.batches.jobs import QUEUE_NAME
 from api.probes.budget import ProbeBudget
+from api.probes.job import PROBE_FUNCTION, PROBE_MAX_TRIES, probe_job_id
 from api.probes.meter import BudgetExceeded, Meter, prices_for
 from api.probes.store import ProbeStore, RedisImages, RedisJournal
 from eval.probing.overrides import apply_overrides
@@ -47,10 +48,6 @@ from eval.probing.setup import build_context, writer_model
 from eval.probing.tree import ProbeNode
 
 log = logging.getLogger("judge.api.probes")
-PROBE_FUNCTION = "run_probe"
-"""The arq function name of a probe job."""
-PROBE_MAX_TRIES = 10
-"""Runs of one probe job (worker crashes included) before the probe is failed."""
 WATCH_S = 1.0
 """How often a running probe job renews its lease and looks for a cancellation."""
 
@@ -84,16 +81,6 @@ def service_backends(app: FastAPI) -> dict[str, Any]:
     if isinstance(loaded, BackendsError):
         raise loaded
     return loaded
-
-
-def probe_job_id(probe_id: str) -> str:
-    """The arq job id of a probe (arq refuses a second job with the same id).
-
-    Example:
-        >>> probe_job_id("ab12")
-        'probe:ab12'
-    """
-    return f"probe:{probe_id}"
 
 
 async def enqueue_probe(queue: ArqRedis, probe_id: str, ttl_s: int) -> None:
@@ -275,8 +262,3 @@ class ProbeJob:
 
             generator = self.ctx["probe_generator"] = ImageGenerator(judge.settings)
         return generator
-
-
-async def run_probe_job(ctx: dict[str, Any], probe_id: str) -> str:
-    """The arq job: run (or resume) probe ``probe_id``; returns what happened for arq's log."""
-    return await ProbeJob(ctx, probe_id).run()

@@ -205,7 +205,7 @@ async def test_a_running_probe_stops_at_its_budget_and_keeps_its_tree(
 
     from api.core.redis_embedded import EmbeddedRedis
     from api.core.settings import ServiceSettings
-    from api.probes.runner import run_probe_job
+    from api.probes.job import run_probe_job
     from api.probes.store import ProbeStore
     from eval.probing.params import ProbeParams
     from eval.t2i import load_backends
