@@ -90,7 +90,7 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
 
         app.state.queue = await create_pool(RedisSettings.from_dsn(url))
         background.append(asyncio.create_task(reconcile_batches(app), name="batch-reconciler"))
-        background.append(asyncio.create_task(_resume_probes(app), name="probe-resumer"))
+        background.append(asyncio.create_task(_requeue_probes(app), name="probe-requeuer"))
         app.state.inline_tasks = await start_inline_workers(app)
         yield
     finally:
@@ -98,8 +98,6 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
             task.cancel()
         await asyncio.gather(*background, return_exceptions=True)
         await stop_inline_workers(getattr(app.state, "inline_tasks", []))
-        if getattr(app.state, "probes", None) is not None:
-            await app.state.probes.stop()
         if app.state.queue is not None:
             await app.state.queue.aclose()
         await app.state.redis.aclose()
@@ -107,13 +105,18 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
             embedded.stop()
 
 
-async def _resume_probes(app: FastAPI) -> None:
-    """Run unfinished probes (``/v1/probes``) left by a stopped service."""
-    from api.probes.runner import ProbeRunner
+async def _requeue_probes(app: FastAPI) -> None:
+    """Queue a job for running probes whose job is missing (``/v1/probes``; idempotent)."""
+    from api.probes.runner import requeue_probes
+    from api.probes.store import ProbeStore
 
-    if getattr(app.state, "probes", None) is None:
-        app.state.probes = ProbeRunner(app)
-    await app.state.probes.resume_forever()
+    store = ProbeStore(app.state.redis, app.state.settings.batch_ttl_s)
+    while True:
+        try:
+            await requeue_probes(app.state.queue, store)
+        except Exception as exc:  # Redis down: next round
+            log.warning("probe requeuer: %s", exc)
+        await asyncio.sleep(app.state.settings.reconcile_interval_s)
 
 
 def request_id(given: str | None) -> str:
@@ -153,9 +156,11 @@ def create_app(settings: ServiceSettings | None = None) -> FastAPI:
     app.state.settings = settings or ServiceSettings()
     app.state.inline_workers = app.state.settings.inline_workers
     # T2I backends for /v1/probes, read once here (never on a request's event loop)
+    from api.probes.budget import ProbeBudget
     from api.probes.runner import load_service_backends
 
     app.state.backends = load_service_backends(os.environ.get("JUDGE_BACKENDS"))
+    app.state.probe_budget = ProbeBudget()  # JUDGE_PROBE_*: bounds and budget of /v1/probes
     app.state.study_runs = os.environ.get("JUDGE_STUDY_RUNS")  # study runs for /ui/results
     errors.install(app)
     app.add_middleware(BodyLimit, max_bytes=app.state.settings.max_body_bytes)

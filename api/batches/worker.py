@@ -1,6 +1,7 @@
-"""Batch workers on arq: ``judge worker`` processes, or inline workers inside ``judge serve``.
+"""Workers on arq: ``judge worker`` processes, or inline workers inside ``judge serve``.
 
-A job scores one batch item (:func:`score_item`). Delivery is at-least-once, results are
+A job scores one batch item (:func:`score_item`) or runs one probe
+(:func:`api.probes.job.run_probe_job`, a long job). Delivery is at-least-once, results are
 exactly-once: the job skips an item that already has an outcome and writes its own with an
 atomic set-if-absent (:meth:`api.batches.jobs.BatchStore.record`).
 
@@ -213,7 +214,11 @@ def worker_options(settings: ServiceSettings, redis_url: str) -> dict[str, Any]:
 
         BatchWorker(**worker_options(ServiceSettings(), "redis://127.0.0.1:6379/0")).run()
     """
+    from api.probes.budget import ProbeBudget
+    from api.probes.job import PROBE_FUNCTION, PROBE_MAX_TRIES, run_probe_job
+
     tuning = WorkerTuning()
+    budget = ProbeBudget()
     function: Function = func(
         score_item,
         name=JOB_FUNCTION,
@@ -221,8 +226,15 @@ def worker_options(settings: ServiceSettings, redis_url: str) -> dict[str, Any]:
         max_tries=ARQ_MAX_TRIES,
         keep_result=0,
     )
+    probes: Function = func(  # long jobs: a probe renews its lease while it runs
+        run_probe_job,
+        name=PROBE_FUNCTION,
+        timeout=budget.timeout_s,
+        max_tries=PROBE_MAX_TRIES + 3,
+        keep_result=0,
+    )
     return {
-        "functions": [function],
+        "functions": [function, probes],
         "queue_name": QUEUE_NAME,
         "redis_settings": RedisSettings.from_dsn(redis_url),
         "max_jobs": settings.worker_concurrency,
@@ -238,6 +250,7 @@ def worker_options(settings: ServiceSettings, redis_url: str) -> dict[str, Any]:
         "ctx": {
             "settings": settings,
             "lease_s": min(tuning.lease_s, settings.job_timeout_s + 10),
+            "probe_budget": budget,
         },
     }
 
@@ -305,6 +318,10 @@ async def start_inline_workers(app: FastAPI) -> list[asyncio.Task[None]]:
     for n in range(count):
         options = worker_options(settings, app.state.redis_url)
         options["ctx"]["judge"] = app.state.judge
+        if getattr(app.state, "backends", None) is not None:
+            options["ctx"]["probe_backends"] = app.state.backends
+        if getattr(app.state, "probe_budget", None) is not None:
+            options["ctx"]["probe_budget"] = app.state.probe_budget
         if getattr(app.state, "pixel_budget", None) is not None:
             options["ctx"]["pixel_budget"] = app.state.pixel_budget
         worker = BatchWorker(**options, handle_signals=False)

@@ -1,13 +1,20 @@
 """``/v1/probes``: adaptive probing of a T2I backend configured on the server.
 
-- ``POST /v1/probes`` → 202 ``{"id", "status": "running"}``. JSON fields as ``judge probe``'s
-  options: ``topic``, ``backend`` (an id of the server's ``JUDGE_BACKENDS`` file), ``model``,
-  ``depth``, ``topics``, ``inputs``, ``images``, ``threshold``, plus ``bug_threshold``,
-  ``strategy``, ``baseline``, ``rounds``, ``localise``, ``max_split_tests``, ``pass_share``,
-  ``seed``, ``criterion``. Endpoints and keys are never accepted from clients (400
-  ``forbidden_field``).
-- ``GET /v1/probes/{id}`` → ``{"id", "status": "running|done|failed", "error", "params",
-  "tree": {"root", "metrics", ...}}``; human overrides applied, metrics recomputed.
+- ``POST /v1/probes`` → 202 ``{"id", "status": "running", "plan"}``. JSON fields as
+  ``judge probe run``'s options: ``topic``, ``backend`` (an id of the server's
+  ``JUDGE_BACKENDS`` file), ``depth``, ``topics``, ``inputs``, ``images``, ``threshold``, plus
+  ``bug_threshold``, ``strategy``, ``baseline``, ``rounds``, ``localise``,
+  ``max_split_tests``, ``pass_share``, ``seed``, ``criterion``, within the service's bounds
+  (:mod:`api.probes.budget`). Endpoints, keys and models are never accepted from clients (400
+  ``forbidden_field``): the writer and the judge are the server's. A probe whose worst-case
+  plan is over the budget is refused (422 ``over_budget``) before anything starts; it costs
+  its planned nodes in rate-limit units; a key with ``JUDGE_PROBE_MAX_RUNNING_PER_KEY``
+  probes running gets 429 ``too_many_probes``. The probe runs as a job on the worker pool.
+- ``GET /v1/probes/{id}`` → ``{"id", "status": "running|done|failed|stopped|cancelled",
+  "error", "params", "budget": {"plan", "limits", "spent"}, "tree": {"root", "metrics",
+  ...}}``; human overrides applied, metrics recomputed.
+- ``DELETE /v1/probes/{id}`` → 200 ``{"id", "status", "cancelled"}``: stops a running probe
+  (its worker stops within about a second) and keeps what it measured.
 - ``POST /v1/probes/{id}/overrides`` → ``{"node": "n0.1", "test": 0, "image": 2,
   "verdict": false, "who": "ana", "note": "..."}`` (or ``{"overrides": [...]}``); answers the
   tree's metrics with the judge–human agreement.
@@ -18,8 +25,10 @@
 
 Example::
 
-    $ curl -X POST localhost:8080/v1/probes -d '{"topic": "counting", "backend": "flux"}'
-    {"id": "9b1e...", "status": "running"}
+    $ curl -X POST localhost:8080/v1/probes -H 'content-type: application/json' \\
+        -d '{"topic": "counting", "backend": "flux"}'
+    {"id": "9b1e...", "status": "running", "plan": {"nodes": 13, ...}}
+    $ curl -X DELETE localhost:8080/v1/probes/9b1e...
 """
 
 from __future__ import annotations
@@ -34,12 +43,12 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from api.batches.jobs import owner_tag
 from api.core.deps import KeyDep, PollKeyDep, RedisDep, SettingsDep
 from api.core.errors import error_body
-from api.probes.runner import BackendsError, ProbeRunner, service_backends
+from api.probes.admission import admit
+from api.probes.runner import enqueue_probe
 from api.probes.store import ProbeStore, is_probe_id
 from eval.probing.overrides import OverrideError, make_override, target_key
 from eval.probing.params import ProbeParams
 from eval.probing.runner import export_json
-from eval.probing.setup import writer_model
 
 router = APIRouter(prefix="/v1/probes", tags=["probes"])
 FORBIDDEN = {
@@ -53,7 +62,11 @@ FORBIDDEN = {
     "base_url",
     "key",
     "headers",
+    "model",
+    "writer_model",
+    "judge_model",
 }
+SERVER_SIDE = {"model", "writer_model", "judge_model"}
 MAX_OVERRIDES = 500
 
 
@@ -74,9 +87,10 @@ class ProbeStatus(BaseModel):
     """The answer to ``GET /v1/probes/{id}``."""
 
     id: str
-    status: Literal["running", "done", "failed"]
+    status: Literal["running", "done", "failed", "stopped", "cancelled"]
     error: str | None = None
     params: dict[str, Any]
+    budget: dict[str, Any] | None = None
     created_at: float | None = None
     finished_at: float | None = None
     tree: dict[str, Any] | None = None
@@ -84,13 +98,6 @@ class ProbeStatus(BaseModel):
 
 def _bad(status: int, code: str, message: str, field: str | None = None) -> HTTPException:
     return HTTPException(status, error_body(code, message, field))
-
-
-def _runner(request: Request) -> ProbeRunner:
-    runner = getattr(request.app.state, "probes", None)
-    if runner is None:
-        runner = request.app.state.probes = ProbeRunner(request.app)
-    return runner
 
 
 @router.post("", status_code=202)
@@ -106,13 +113,15 @@ async def create_probe(
         raise _bad(400, "invalid_input", "(body): send a JSON object of probe options", "(body)")
     sent = sorted(k for k in body if k.lower() in FORBIDDEN)
     if sent:
-        raise _bad(
-            400,
-            "forbidden_field",
-            f"{sent[0]}: clients never send endpoints or keys; name a backend the server "
-            "configures (JUDGE_BACKENDS) in 'backend'",
-            sent[0],
+        field = sent[0]
+        what = (
+            "the writer and judge models are the server's (JUDGE_PROBE_WRITER_MODEL, "
+            "JUDGE_MODEL); leave 'model' out"
+            if field.lower() in SERVER_SIDE
+            else "clients never send endpoints or keys; name a backend the server configures "
+            "(JUDGE_BACKENDS) in 'backend'"
         )
+        raise _bad(400, "forbidden_field", f"{field}: {what}", field)
     try:
         params = ProbeParams.model_validate(body)
     except ValidationError as exc:
@@ -120,25 +129,14 @@ async def create_probe(
         field = ".".join(str(p) for p in err["loc"]) or "(body)"
         msg = "unknown field" if err["type"] == "extra_forbidden" else err["msg"]
         raise _bad(422, "invalid_input", f"{field}: {msg}", field) from None
-    try:
-        backends = service_backends(request.app)
-    except BackendsError as exc:
-        raise _bad(400, "not_configured", str(exc), "backend") from None
-    if params.backend not in backends:
-        raise _bad(
-            400,
-            "unknown_backend",
-            f"backend: {params.backend!r} is not configured here; known: {sorted(backends)}",
-            "backend",
-        )
-    try:
-        writer_model(params, request.app.state.judge)
-    except ValueError as exc:
-        raise _bad(400, "not_configured", str(exc), "model") from None
-    store = ProbeStore(redis, settings.batch_ttl_s)
-    probe_id = await store.create(params.model_dump(), params.backend, owner_tag(key))
-    await _runner(request).start(probe_id)
-    return JSONResponse({"id": probe_id, "status": "running"}, 202)
+    queue = getattr(request.app.state, "queue", None)
+    if queue is None:
+        raise _bad(503, "unavailable", "the job queue is not available; try again shortly")
+    admitted = await admit(request.app, params, key, settings, redis)
+    probe_id = admitted.probe_id
+    await enqueue_probe(queue, probe_id, settings.batch_ttl_s)
+    body = {"id": probe_id, "status": "running", "plan": admitted.plan}
+    return JSONResponse(body, 202, headers={"Location": f"{router.prefix}/{probe_id}"})
 
 
 @router.get("")
@@ -165,11 +163,15 @@ async def _status(store: ProbeStore, probe_id: str, meta: dict[str, str]) -> Pro
     tree = None
     if snapshot is not None:
         tree = export_json(snapshot, await store.overrides(probe_id), params)
+    budget = None
+    if meta.get("plan"):
+        budget = {**json.loads(meta["plan"]), "spent": json.loads(meta.get("spent") or "{}")}
     return ProbeStatus(
         id=probe_id,
         status=meta.get("status", "running"),  # type: ignore[arg-type]
         error=meta.get("error"),
         params=params,
+        budget=budget,
         created_at=float(meta["created_at"]) if meta.get("created_at") else None,
         finished_at=float(meta["finished_at"]) if meta.get("finished_at") else None,
         tree=tree,
@@ -184,6 +186,18 @@ async def get_probe(
     store = ProbeStore(redis, settings.batch_ttl_s)
     meta = await _load(store, probe_id, key)
     return await _status(store, probe_id, meta)
+
+
+@router.delete("/{probe_id}")
+async def cancel_probe(
+    probe_id: str, key: KeyDep, settings: SettingsDep, redis: RedisDep
+) -> dict[str, Any]:
+    """Stop a running probe; what it measured stays (``GET`` shows it as ``cancelled``)."""
+    store = ProbeStore(redis, settings.batch_ttl_s)
+    await _load(store, probe_id, key)
+    cancelled = await store.finish(probe_id, "cancelled", "cancelled by its owner")
+    meta = await _load(store, probe_id, key)
+    return {"id": probe_id, "status": meta.get("status"), "cancelled": cancelled}
 
 
 @router.post("/{probe_id}/overrides")

@@ -1,14 +1,24 @@
-"""Running probes inside the service: one asyncio task per probe, a Redis lease so only one
-process runs a probe at a time, and a resumer that picks up unfinished probes after a restart.
+"""Probes as jobs on the worker pool: ``POST /v1/probes`` queues one arq job (function
+:data:`api.probes.job.PROBE_FUNCTION`, job id ``probe:{id}``) that any ``judge worker`` — or
+the inline worker of a single ``judge serve`` — runs (:class:`ProbeJob`).
 
-A probe's steps are journaled in Redis (:class:`api.probes.store.RedisJournal`), so a probe
-resumed by another process repeats no finished step. Anything that goes wrong ends the probe as
-``failed`` with the reason; it never takes the service down.
+- **Crash-safe.** Every step is journaled in Redis (:class:`api.probes.store.RedisJournal`);
+  a worker killed mid-probe leaves arq's in-progress lock to expire (the job renews it every
+  second while it runs), and another worker re-runs the job, repeating no finished step.
+- **Cancellable.** The job watches the probe's status every :data:`WATCH_S`; once
+  ``DELETE /v1/probes/{id}`` has marked it ``cancelled`` it stops the run and saves the tree
+  as measured so far.
+- **Budgeted.** Every request is charged to the probe's budget first
+  (:mod:`api.probes.meter`); the first that would not fit stops the probe as ``stopped``.
+- **Server-side models.** The writer is ``JUDGE_PROBE_WRITER_MODEL`` or the judge's model,
+  whatever the stored options say.
 
-Example (inside the lifespan)::
+Anything that goes wrong ends the probe as ``failed`` with the reason; a worker shutting down
+(SIGTERM) leaves it running for another worker.
 
-    app.state.probes = ProbeRunner(app)
-    background.append(asyncio.create_task(app.state.probes.resume_forever()))
+Example (the API side)::
+
+    await enqueue_probe(app.state.queue, probe_id, ttl_s=settings.batch_ttl_s)
 """
 
 from __future__ import annotations
@@ -18,21 +28,28 @@ import contextlib
 import json
 import logging
 import os
-import uuid
 from pathlib import Path
 from typing import Any
 
+from arq.connections import ArqRedis
+from arq.constants import in_progress_key_prefix
 from fastapi import FastAPI
+from redis.exceptions import RedisError
 
+from api.batches.jobs import QUEUE_NAME
+from api.probes.budget import ProbeBudget
+from api.probes.job import PROBE_FUNCTION, PROBE_MAX_TRIES, probe_job_id
+from api.probes.meter import BudgetExceeded, Meter, prices_for
 from api.probes.store import ProbeStore, RedisImages, RedisJournal
 from eval.probing.overrides import apply_overrides
 from eval.probing.params import ProbeParams
 from eval.probing.runner import export, run_probe
-from eval.probing.setup import build_context
+from eval.probing.setup import build_context, writer_model
 from eval.probing.tree import ProbeNode
 
 log = logging.getLogger("judge.api.probes")
-LEASE_S = 30.0
+WATCH_S = 1.0
+"""How often a running probe job renews its lease and looks for a cancellation."""
 
 
 class BackendsError(ValueError):
@@ -41,7 +58,7 @@ class BackendsError(ValueError):
 
 def load_service_backends(path: str | None) -> dict[str, Any] | BackendsError:
     """Read the T2I backends of ``JUDGE_BACKENDS`` (a TOML file of ``[[backends]]``) once, when
-    the app is created: their ids, or the error every probe request will answer with."""
+    the app or the worker starts: their specs by id, or the error probes will answer with."""
     from eval.t2i import load_backends
 
     if not path:
@@ -66,105 +83,182 @@ def service_backends(app: FastAPI) -> dict[str, Any]:
     return loaded
 
 
-class ProbeRunner:
-    """Starts, leases and resumes probes of one service process."""
+async def enqueue_probe(queue: ArqRedis, probe_id: str, ttl_s: int) -> None:
+    """Queue the probe's job (a no-op while one is queued or running)."""
+    await queue.enqueue_job(
+        PROBE_FUNCTION,
+        probe_id,
+        _job_id=probe_job_id(probe_id),
+        _queue_name=QUEUE_NAME,
+        _expires=ttl_s,
+    )
 
-    def __init__(self, app: FastAPI):
-        self.app = app
-        self.holder = uuid.uuid4().hex
-        self.tasks: dict[str, asyncio.Task[None]] = {}
-        self._generator: Any = None
 
-    @property
-    def store(self) -> ProbeStore:
-        return ProbeStore(self.app.state.redis, self.app.state.settings.batch_ttl_s)
+async def requeue_probes(queue: ArqRedis, store: ProbeStore) -> int:
+    """Queue a job for every running probe (one whose job was lost, or stored by a version
+    that ran probes in the API process); returns how many ids were seen."""
+    ids = await store.active()
+    for probe_id in ids:
+        await enqueue_probe(queue, probe_id, store.ttl_s)
+    return len(ids)
 
-    def generator(self) -> Any:
-        if self._generator is None:
+
+def run_limits(meta: dict[str, str], budget: ProbeBudget) -> dict[str, float]:
+    """The limits a run enforces: those the probe was admitted with, each lowered to this
+    worker's own setting (an operator can tighten the budget of running probes).
+
+    Example:
+        >>> run_limits({"plan": '{"limits": {"images": 10}}'}, ProbeBudget())["images"]
+        10.0
+    """
+    stored = json.loads(meta.get("plan") or "{}").get("limits") or {}
+    own = budget.limits()
+    return {k: min(float(stored.get(k, v)), v) for k, v in own.items()}
+
+
+class ProbeJob:
+    """One run of one probe inside a worker."""
+
+    def __init__(self, ctx: dict[str, Any], probe_id: str):
+        self.ctx = ctx
+        self.probe_id = probe_id
+        self.store = ProbeStore(ctx["redis"], ctx["settings"].batch_ttl_s)
+        self.stop_reason: str | None = None
+        self.task: asyncio.Task[dict[str, Any]] | None = None
+        self.root: ProbeNode | None = None
+
+    def _stop(self, reason: str) -> None:
+        if self.stop_reason is None:
+            self.stop_reason = reason
+        if self.task is not None:
+            self.task.cancel()
+
+    async def _watch(self) -> None:
+        """Renew arq's in-progress lock and stop the run once the probe is no longer running."""
+        lock = in_progress_key_prefix + str(self.ctx.get("job_id", ""))
+        lease_ms = int(float(self.ctx.get("lease_s", 30.0)) * 1000)
+        while True:
+            with contextlib.suppress(RedisError):
+                await self.ctx["redis"].pexpire(lock, lease_ms)
+                meta = await self.store.meta(self.probe_id)
+                if meta is None or meta.get("status") != "running":
+                    self._stop("cancelled")
+            await asyncio.sleep(WATCH_S)
+
+    async def run(self) -> str:
+        meta = await self.store.meta(self.probe_id)
+        if meta is None or meta.get("status") != "running":
+            return "not running"
+        tries = int(self.ctx.get("job_try") or 1)
+        if tries > PROBE_MAX_TRIES:
+            await self.store.finish(
+                self.probe_id, "failed", f"no result after {PROBE_MAX_TRIES} attempts"
+            )
+            return "gave up"
+        backends = self.ctx.get("probe_backends")
+        if backends is None:
+            backends = self.ctx["probe_backends"] = load_service_backends(
+                os.environ.get("JUDGE_BACKENDS")
+            )
+        params = ProbeParams.model_validate(json.loads(meta["params"]))
+        if isinstance(backends, BackendsError) or params.backend not in backends:
+            problem = backends if isinstance(backends, BackendsError) else "not configured here"
+            reason = f"backend {params.backend!r}: {problem}"
+            await self.store.finish(self.probe_id, "failed", reason)
+            return "failed"
+        watcher = asyncio.create_task(self._watch())
+        try:
+            return await self._run(params, backends[params.backend], meta)
+        finally:
+            watcher.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await watcher
+
+    async def _run(self, params: ProbeParams, spec: Any, meta: dict[str, str]) -> str:
+        judge = self.ctx["judge"]
+        budget = self.ctx.get("probe_budget") or ProbeBudget()
+        try:  # the writer comes from the server's configuration only
+            server_side = params.model_copy(update={"model": None})
+            writer = budget.writer_model or writer_model(server_side, judge)
+        except ValueError as exc:
+            await self.store.finish(self.probe_id, "failed", str(exc))
+            return "failed"
+        params = params.model_copy(update={"model": writer})
+        judge_models = judge.settings.models()
+        prices = await asyncio.to_thread(
+            prices_for, budget, spec, writer, judge_models[0] if judge_models else None
+        )
+        meter = Meter(
+            run_limits(meta, budget),
+            prices,
+            params.images,
+            json.loads(meta.get("spent") or "{}"),
+            on_exceeded=self._stop,
+        )
+        ctx = build_context(
+            params,
+            judge,
+            self._generator(judge),
+            spec,
+            RedisJournal(self.store, self.probe_id),
+            RedisImages(self.store, self.probe_id),
+            overrides=lambda: self.store.overrides(self.probe_id),
+        )
+        ctx.meter = meter.charge
+        meter.watch_judge(ctx.labeller)
+
+        async def save(root: ProbeNode) -> None:
+            self.root = root
+            apply_overrides(root, await self.store.overrides(self.probe_id))
+            await self.store.save_tree(self.probe_id, export(root, ctx, {"spent": meter.totals()}))
+            await self.store.save_spent(self.probe_id, meter.totals())
+
+        self.task = asyncio.create_task(run_probe(ctx, save))
+        try:
+            tree = await asyncio.shield(self.task)
+        except asyncio.CancelledError:
+            if self.stop_reason is None:  # the worker is shutting down: leave it to another
+                self.task.cancel()
+                await self._keep(ctx, meter)
+                raise
+            return await self._stopped(ctx, meter)
+        except BudgetExceeded as exc:
+            self._stop(str(exc))
+            return await self._stopped(ctx, meter)
+        except Exception as exc:
+            log.exception("probe %s failed", self.probe_id)
+            await self._keep(ctx, meter)
+            await self.store.finish(self.probe_id, "failed", f"{type(exc).__name__}: {exc}")
+            return "failed"
+        tree["spent"] = meter.totals()
+        await self.store.save_tree(self.probe_id, tree)
+        await self.store.save_spent(self.probe_id, meter.totals())
+        await self.store.finish(self.probe_id, "done")
+        return "done"
+
+    async def _keep(self, ctx: Any, meter: Meter) -> None:
+        """Save the tree as measured so far and the spending."""
+        with contextlib.suppress(asyncio.CancelledError):
+            if self.task is not None:
+                await asyncio.wait([self.task], timeout=5)
+        with contextlib.suppress(Exception):
+            if self.root is not None:
+                extra = {"spent": meter.totals()}
+                await self.store.save_tree(self.probe_id, export(self.root, ctx, extra))
+            await self.store.save_spent(self.probe_id, meter.totals())
+
+    async def _stopped(self, ctx: Any, meter: Meter) -> str:
+        await self._keep(ctx, meter)
+        reason = self.stop_reason or "stopped"
+        if reason == "cancelled":
+            return "cancelled"  # DELETE set the status already
+        await self.store.finish(self.probe_id, "stopped", reason)
+        return "stopped"
+
+    def _generator(self, judge: Any) -> Any:
+        generator = self.ctx.get("probe_generator")
+        if generator is None:
             from eval.t2i import ImageGenerator
 
-            self._generator = ImageGenerator(self.app.state.judge.settings)
-        return self._generator
-
-    async def start(self, probe_id: str) -> bool:
-        """Run ``probe_id`` here unless it runs already (here or elsewhere)."""
-        running = self.tasks.get(probe_id)
-        if running is not None and not running.done():
-            return False
-        if not await self.store.take_lease(probe_id, self.holder, LEASE_S):
-            return False
-        self.tasks[probe_id] = asyncio.create_task(self._run(probe_id), name=f"probe-{probe_id}")
-        return True
-
-    async def _hold(self, probe_id: str) -> None:
-        while True:
-            await asyncio.sleep(LEASE_S / 3)
-            with contextlib.suppress(Exception):
-                await self.store.renew_lease(probe_id, self.holder, LEASE_S)
-
-    async def _run(self, probe_id: str) -> None:
-        store = self.store
-        lease = asyncio.create_task(self._hold(probe_id))
-        try:
-            meta = await store.meta(probe_id)
-            if meta is None or meta.get("status") != "running":
-                return
-            params = ProbeParams.model_validate(json.loads(meta["params"]))
-            try:
-                spec = service_backends(self.app)[params.backend]
-            except (BackendsError, KeyError) as exc:
-                await store.finish(probe_id, "failed", f"backend {params.backend!r}: {exc}")
-                return
-            ctx = build_context(
-                params,
-                self.app.state.judge,
-                self.generator(),
-                spec,
-                RedisJournal(store, probe_id),
-                RedisImages(store, probe_id),
-                overrides=lambda: store.overrides(probe_id),
-            )
-
-            async def save(root: ProbeNode) -> None:
-                apply_overrides(root, await store.overrides(probe_id))
-                await store.save_tree(probe_id, export(root, ctx))
-
-            tree = await run_probe(ctx, save)
-            await store.save_tree(probe_id, tree)
-            await store.finish(probe_id, "done")
-        except asyncio.CancelledError:
-            raise  # shutdown: the probe stays active and is resumed later
-        except Exception as exc:
-            log.exception("probe %s failed", probe_id)
-            with contextlib.suppress(Exception):
-                await store.finish(probe_id, "failed", f"{type(exc).__name__}: {exc}")
-        finally:
-            lease.cancel()
-            with contextlib.suppress(Exception):
-                await store.drop_lease(probe_id, self.holder)
-
-    async def resume_once(self) -> list[str]:
-        """Start every unfinished probe whose lease is free; returns the ids started."""
-        started = []
-        for probe_id in await self.store.active():
-            if await self.start(probe_id):
-                started.append(probe_id)
-        return started
-
-    async def resume_forever(self, interval_s: float | None = None) -> None:
-        """Resume unfinished probes now and then every ``interval_s`` (reconcile interval)."""
-        interval = interval_s or self.app.state.settings.reconcile_interval_s
-        while True:
-            try:
-                started = await self.resume_once()
-                if started:
-                    log.warning("resumed %d probe(s): %s", len(started), started)
-            except Exception as exc:  # Redis down: next round
-                log.warning("probe resumer: %s", exc)
-            await asyncio.sleep(interval)
-
-    async def stop(self) -> None:
-        for task in self.tasks.values():
-            task.cancel()
-        if self.tasks:
-            await asyncio.wait(list(self.tasks.values()), timeout=5)
+            generator = self.ctx["probe_generator"] = ImageGenerator(judge.settings)
+        return generator

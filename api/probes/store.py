@@ -3,14 +3,19 @@
 Keys (all expire ``batch_ttl_s`` after the last write)::
 
     judge:probe:{id}:meta       hash   owner, params (JSON), backend, status, error,
-                                       created_at, finished_at
+                                       created_at, finished_at, plan (JSON), spent (JSON)
     judge:probe:{id}:journal    hash   step key -> JSON value (what a resumed run skips)
     judge:probe:{id}:images     hash   images/<sha>.png -> PNG bytes
     judge:probe:{id}:tree       string the latest exported tree (JSON)
     judge:probe:{id}:overrides  hash   "<node>/<test>/<image>" -> {"verdict", "who", "when"}
-    judge:probe:{id}:lease      string the process running it (SET NX PX, renewed)
-    judge:probes:active         set    ids of probes not finished yet (resumed after a restart)
+    judge:probes:active         set    ids of probes not finished yet (re-queued if their job
+                                       is lost)
+    judge:probes:running:{owner} set   the owner's running probes (the per-key cap)
     judge:probes:owner:{owner}  zset   the owner's probe ids by creation time (listing)
+
+Status: ``running`` until the probe ends as ``done``, ``failed``, ``stopped`` (its budget ran
+out) or ``cancelled`` (``DELETE``); the first end wins (:meth:`ProbeStore.finish` changes only a
+running probe), so a worker finishing late never overwrites a cancellation.
 
 Example::
 
@@ -31,10 +36,46 @@ from eval.probing.storage import image_name
 from eval.probing.tree import Override
 
 ACTIVE = "judge:probes:active"
+FINAL = ("done", "failed", "stopped", "cancelled")
+
+# KEYS: meta, active, running-set, owner-zset   ARGV: id, cap, now, ttl, field, value, ...
+# -> 1 created, 0 the owner already runs `cap` probes
+_CREATE = """
+if redis.call('SCARD', KEYS[3]) >= tonumber(ARGV[2]) then return 0 end
+redis.call('HSET', KEYS[1], unpack(ARGV, 5))
+redis.call('EXPIRE', KEYS[1], tonumber(ARGV[4]))
+redis.call('SADD', KEYS[2], ARGV[1])
+redis.call('SADD', KEYS[3], ARGV[1])
+redis.call('EXPIRE', KEYS[3], tonumber(ARGV[4]))
+redis.call('ZADD', KEYS[4], tonumber(ARGV[3]), ARGV[1])
+redis.call('EXPIRE', KEYS[4], tonumber(ARGV[4]))
+return 1
+"""
+
+# KEYS: meta, active, running-set   ARGV: id, status, now, error
+# -> 1 finished now, 0 it was not running (finished, cancelled or gone)
+_FINISH = """
+if redis.call('HGET', KEYS[1], 'status') ~= 'running' then return 0 end
+redis.call('HSET', KEYS[1], 'status', ARGV[2], 'finished_at', ARGV[3])
+if ARGV[4] ~= '' then redis.call('HSET', KEYS[1], 'error', ARGV[4]) end
+redis.call('SREM', KEYS[2], ARGV[1])
+redis.call('SREM', KEYS[3], ARGV[1])
+return 1
+"""
 
 
 def _s(value: bytes | str | None) -> str | None:
     return value.decode() if isinstance(value, bytes) else value
+
+
+def running_key(owner: str) -> str:
+    """The set of ``owner``'s running probes."""
+    return f"judge:probes:running:{owner}"
+
+
+def owner_key(owner: str) -> str:
+    """The sorted set of ``owner``'s probes by creation time."""
+    return f"judge:probes:owner:{owner}"
 
 
 def is_probe_id(value: str) -> bool:
@@ -53,28 +94,52 @@ class ProbeStore:
     def key(probe_id: str, part: str) -> str:
         return f"judge:probe:{probe_id}:{part}"
 
-    async def create(self, params: dict[str, Any], backend: str, owner: str) -> str:
+    async def create(
+        self,
+        params: dict[str, Any],
+        backend: str,
+        owner: str,
+        *,
+        cap: int = 1_000_000,
+        plan: dict[str, Any] | None = None,
+    ) -> str | None:
+        """Store a new running probe and return its id; None when ``owner`` already has
+        ``cap`` probes running (checked and counted atomically)."""
+        await self._forget_finished(owner)
         probe_id = uuid.uuid4().hex
+        now = time.time()
         meta = {
             "owner": owner,
             "params": json.dumps(params),
             "backend": backend,
             "status": "running",
-            "created_at": repr(time.time()),
+            "created_at": repr(now),
+            "plan": json.dumps(plan or {}),
+            "spent": "{}",
         }
-        async with self.client.pipeline(transaction=True) as pipe:
-            pipe.hset(self.key(probe_id, "meta"), mapping=meta)
-            pipe.expire(self.key(probe_id, "meta"), self.ttl_s)
-            pipe.sadd(ACTIVE, probe_id)
-            pipe.zadd(f"judge:probes:owner:{owner}", {probe_id: time.time()})
-            pipe.expire(f"judge:probes:owner:{owner}", self.ttl_s)
-            await pipe.execute()
-        return probe_id
+        fields = [x for kv in meta.items() for x in kv]
+        keys = [self.key(probe_id, "meta"), ACTIVE, running_key(owner), owner_key(owner)]
+        args = [probe_id, cap, now, self.ttl_s, *fields]
+        created = await self.client.eval(_CREATE, len(keys), *keys, *args)
+        return probe_id if int(created) == 1 else None
+
+    async def running(self, owner: str) -> int:
+        """How many probes ``owner`` has running."""
+        await self._forget_finished(owner)
+        return int(await self.client.scard(running_key(owner)))
+
+    async def _forget_finished(self, owner: str) -> None:
+        """Drop ids of expired or finished probes from the owner's running set."""
+        for raw in await self.client.smembers(running_key(owner)):
+            probe_id = _s(raw) or ""
+            status = _s(await self.client.hget(self.key(probe_id, "meta"), "status"))
+            if status != "running":
+                await self.client.srem(running_key(owner), probe_id)
 
     async def listing(self, owner: str, limit: int = 100) -> list[dict[str, Any]]:
         """The owner's probes, newest first: ``{"id", "status", "topic", "backend",
         "created_at"}`` (expired ones are skipped)."""
-        ids = await self.client.zrevrange(f"judge:probes:owner:{owner}", 0, limit - 1)
+        ids = await self.client.zrevrange(owner_key(owner), 0, limit - 1)
         out = []
         for raw in ids:
             probe_id = _s(raw) or ""
@@ -100,14 +165,19 @@ class ProbeStore:
             return None
         return meta  # type: ignore[return-value]
 
-    async def finish(self, probe_id: str, status: str, error: str | None = None) -> None:
-        fields = {"status": status, "finished_at": repr(time.time())}
-        if error:
-            fields["error"] = error[:1000]
-        async with self.client.pipeline(transaction=True) as pipe:
-            pipe.hset(self.key(probe_id, "meta"), mapping=fields)
-            pipe.srem(ACTIVE, probe_id)
-            await pipe.execute()
+    async def finish(self, probe_id: str, status: str, error: str | None = None) -> bool:
+        """End a running probe as ``status`` (one of :data:`FINAL`); False when it was not
+        running any more (the first end wins)."""
+        owner = _s(await self.client.hget(self.key(probe_id, "meta"), "owner")) or ""
+        keys = [self.key(probe_id, "meta"), ACTIVE, running_key(owner)]
+        args = [probe_id, status, repr(time.time()), (error or "")[:1000]]
+        return int(await self.client.eval(_FINISH, len(keys), *keys, *args)) == 1
+
+    async def save_spent(self, probe_id: str, spent: dict[str, Any]) -> None:
+        """Store what the probe has spent so far (a resumed run starts from it)."""
+        name = self.key(probe_id, "meta")
+        if await self.client.exists(name):  # never re-create an expired probe without a TTL
+            await self.client.hset(name, "spent", json.dumps(spent))
 
     async def active(self) -> list[str]:
         return sorted(_s(x) or "" for x in await self.client.smembers(ACTIVE))
@@ -133,22 +203,6 @@ class ProbeStore:
 
     async def image(self, probe_id: str, ref: str) -> bytes | None:
         return await self.client.hget(self.key(probe_id, "images"), ref)
-
-    async def take_lease(self, probe_id: str, holder: str, lease_s: float) -> bool:
-        key = self.key(probe_id, "lease")
-        return bool(await self.client.set(key, holder, nx=True, px=int(lease_s * 1000)))
-
-    async def renew_lease(self, probe_id: str, holder: str, lease_s: float) -> bool:
-        key = self.key(probe_id, "lease")
-        if _s(await self.client.get(key)) != holder:
-            return False
-        await self.client.pexpire(key, int(lease_s * 1000))
-        return True
-
-    async def drop_lease(self, probe_id: str, holder: str) -> None:
-        key = self.key(probe_id, "lease")
-        if _s(await self.client.get(key)) == holder:
-            await self.client.delete(key)
 
 
 class RedisJournal:

@@ -11,7 +11,8 @@ Example::
 
     GET  /ui/probes/new           → the set-up form
     POST /ui/probes/new           topic=counting&backend=card&depth=2&... → 303 /ui/probes/<id>
-    GET  /ui/probes/<id>          → the tree, node views, metrics
+    GET  /ui/probes/<id>          → the tree, node views, metrics, a stop button
+    POST /ui/probes/<id>/stop     → DELETE /v1/probes/<id>, 303 back to the page
 """
 
 from __future__ import annotations
@@ -136,7 +137,7 @@ def form_to_options(form: Any) -> dict[str, Any]:
         {'topic': 'cats', 'backend': 'card', 'depth': 2, 'baseline': False}
     """
     out: dict[str, Any] = {}
-    for name in ("topic", "backend", "strategy", "criterion", "model"):
+    for name in ("topic", "backend", "strategy", "criterion"):
         value = form.get(name)
         if isinstance(value, str) and (value.strip() or name == "topic"):
             out[name] = value
@@ -164,15 +165,14 @@ async def new_submit(request: Request) -> Response:
         return sign_in_redirect(request)
     await spend(request, key)
     form = await request.form()
-    options = form_to_options(form)
-    shown = {k: v for k, v in options.items() if k != "model"}
+    options = form_to_options(form)  # never a model: the server picks the writer and judge
     settings, redis = request.app.state.settings, request.app.state.redis
     try:
         answer = await api_probes.create_probe(
             with_body(request, json.dumps(options).encode()), key, settings, redis
         )
     except HTTPException as exc:
-        return _new_page(request, shown, _message(exc), exc.status_code)
+        return _new_page(request, options, _message(exc), exc.status_code)
     probe_id = json.loads(answer.body)["id"]
     return RedirectResponse(f"/ui/probes/{probe_id}", status_code=303, headers=SECURITY_HEADERS)
 
@@ -262,6 +262,23 @@ async def probe_overrides(probe_id: str, request: Request) -> Response:
     except HTTPException as exc:
         return JSONResponse(exc.detail, exc.status_code, headers=SECURITY_HEADERS)
     return JSONResponse(answer, headers=SECURITY_HEADERS)
+
+
+@router.post("/{probe_id}/stop")
+async def probe_stop(probe_id: str, request: Request) -> Response:
+    """Stop a running probe through ``DELETE /v1/probes/{id}``; back to its page."""
+    if not same_origin(request) or request.headers.get("origin") is None:
+        return error_page(request, 403, "Refused", "This form must be sent from this site.")
+    key = await ui_key(request)
+    if key is None:
+        return sign_in_redirect(request)
+    await spend(request, key)
+    settings, redis = request.app.state.settings, request.app.state.redis
+    try:
+        await api_probes.cancel_probe(probe_id, key, settings, redis)
+    except HTTPException:
+        return _not_found(request)
+    return RedirectResponse(f"/ui/probes/{probe_id}", status_code=303, headers=SECURITY_HEADERS)
 
 
 @router.get("/{probe_id}/images/{name}")

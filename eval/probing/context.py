@@ -58,6 +58,9 @@ class ProbeContext:
     images: ImageSink
     overrides: Callable[[], Awaitable[dict[str, Override]]] = no_overrides
     progress: Callable[[str, int], None] = lambda stage, n: None
+    meter: Callable[[str, int], None] | None = None
+    """Called with ``(stage, n)`` before requests are made; may raise to refuse them (the
+    service's budget, :mod:`api.probes.meter`)."""
     calls: Counter[str] = field(default_factory=Counter)
     renders: dict[str, asyncio.Task[Any]] = field(default_factory=dict)
     graphs: dict[str, asyncio.Task[Any]] = field(default_factory=dict)
@@ -102,7 +105,10 @@ class ProbeContext:
         return await self.step(key, counted)
 
     def count(self, stage: str, n: int = 1) -> None:
-        """Count a model request issued for ``stage`` (cached steps are not counted)."""
+        """Count a model request issued for ``stage`` (cached steps are not counted); the
+        ``meter``, when set, is charged first and may refuse it."""
+        if self.meter is not None:
+            self.meter(stage, n)
         self.calls[stage] += n
 
 

@@ -59,24 +59,35 @@ async def _bfs(ctx: ProbeContext, root: ProbeNode, update: Update) -> None:
     parents: dict[str, ProbeNode | None] = {root.id: None}
     level = [root]
     tails: list[asyncio.Task[None]] = []
-    while level:
+    try:
+        while level:
 
-        async def front(node: ProbeNode) -> None:
-            parent = parents[node.id]
-            await run_tests(ctx, root, node, parent)
+            async def front(node: ProbeNode) -> None:
+                parent = parents[node.id]
+                await run_tests(ctx, root, node, parent)
+                await update(root)
+                await reflect_and_grow(ctx, root, node, parent)
+                tails.append(asyncio.create_task(localise_and_reflect(ctx, root, node)))
+
+            await asyncio.gather(*(front(n) for n in level))
             await update(root)
-            await reflect_and_grow(ctx, root, node, parent)
-            tails.append(asyncio.create_task(localise_and_reflect(ctx, root, node)))
+            nxt = []
+            for node in level:
+                for child in node.children:
+                    parents[child.id] = node
+                    nxt.append(child)
+            level = nxt
+        await asyncio.gather(*tails)
+    finally:  # a stopped run (cancelled, out of budget) leaves no localisation running
+        for task in tails:
+            task.cancel()
+            task.add_done_callback(_retrieve)
 
-        await asyncio.gather(*(front(n) for n in level))
-        await update(root)
-        nxt = []
-        for node in level:
-            for child in node.children:
-                parents[child.id] = node
-                nxt.append(child)
-        level = nxt
-    await asyncio.gather(*tails)
+
+def _retrieve(task: asyncio.Task[None]) -> None:
+    """Read a finished task's error (a stopped run's tail), so it is not logged as lost."""
+    if not task.cancelled():
+        task.exception()
 
 
 async def _dfs(

@@ -30,6 +30,7 @@ import redis
 from api.batches.jobs import QUEUE_NAME, BatchKeys
 from api.core.redis_embedded import EmbeddedRedis
 from tests.api.conftest import assert_error, free_port
+from tests.api.hosts import stop_all
 from tests.conftest import png_data_url, submission
 from tests.fakes.provider import spawn_fake_provider, stop_process
 
@@ -179,15 +180,7 @@ class Stack:
 
     def close(self) -> None:
         self.client.close()
-        for proc in self.workers:
-            if proc.poll() is None:
-                proc.terminate()
-        for proc in self.workers:
-            try:
-                proc.wait(15)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait()
+        stop_all(self.workers, 15)
         self.stop_api()
         stop_process(self.provider)
         self.r.close()

@@ -45,6 +45,7 @@ def service_env(llm: FakeProvider, images: FakeProvider, tmp: Path) -> dict[str,
         "JUDGE_SAFETY": "false",
         "JUDGE_BACKENDS": str(backends),
         "PROBE_TEST_IMAGE_KEY": "k",
+        "JUDGE_INLINE_WORKERS": "1",  # probes run as jobs: here on the API's inline worker
     }
 
 
@@ -81,7 +82,6 @@ def test_probe_runs_and_overrides_update_metrics(client: httpx.Client) -> None:
             "backend": "card",
             **SMALL,
             "threshold": 0,
-            "model": "openai/fake-judge",
             "criterion": "alignment",
         },
     )

@@ -46,6 +46,7 @@ def probe_service(tmp: Path, runs: Path | None = None) -> Iterator[LiveService]:
             "JUDGE_API_KEYS": f"{KEY},{OTHER_KEY}",
             "JUDGE_ADMIN_KEYS": "admin",
             "PROBE_UI_IMAGE_KEY": "k",
+            "JUDGE_INLINE_WORKERS": "1",  # probes run as jobs: here on the inline worker
         }
         if runs is not None:
             env["JUDGE_STUDY_RUNS"] = str(runs)

@@ -1,0 +1,118 @@
+"""Whether a probe may start: the API's bounds on its options, the server's models, its
+worst-case plan against the budget, the key's rate limit (charged by planned nodes) and the
+key's cap on running probes. Nothing is stored or queued for a refused probe.
+
+Example (inside ``POST /v1/probes``)::
+
+    admitted = await admit(request.app, params, key, settings, redis)
+    admitted.probe_id, admitted.plan      # stored as running, ready to queue
+"""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass
+from typing import Any
+
+import redis.asyncio as aredis
+from fastapi import FastAPI, HTTPException
+
+from api.batches.jobs import owner_tag
+from api.core.errors import error_body
+from api.core.limits import charge
+from api.core.settings import ServiceSettings
+from api.probes.budget import ProbeBudget, out_of_bounds, over_budget, plan_probe
+from api.probes.meter import prices_for
+from api.probes.runner import BackendsError, service_backends
+from api.probes.store import ProbeStore
+from eval.probing.params import ProbeParams
+from eval.probing.setup import writer_model
+
+
+@dataclass(frozen=True)
+class Admitted:
+    """A probe stored as running: its id and its plan, limits included."""
+
+    probe_id: str
+    plan: dict[str, Any]
+
+
+def _bad(status: int, code: str, message: str, field: str | None = None) -> HTTPException:
+    return HTTPException(status, error_body(code, message, field))
+
+
+def probe_budget(app: FastAPI) -> ProbeBudget:
+    """The service's probe bounds and budget (``JUDGE_PROBE_*``), read once per app."""
+    budget = getattr(app.state, "probe_budget", None)
+    if budget is None:
+        budget = app.state.probe_budget = ProbeBudget()
+    return budget
+
+
+async def admit(
+    app: FastAPI,
+    params: ProbeParams,
+    key: str,
+    settings: ServiceSettings,
+    redis: aredis.Redis,
+) -> Admitted:
+    """Check ``params`` and store the probe as running; a 4xx :class:`HTTPException` names
+    the first problem."""
+    budget = probe_budget(app)
+    bounded = out_of_bounds(params, budget)
+    if bounded:
+        raise _bad(422, "over_bound", bounded[1], bounded[0])
+    try:
+        backends = service_backends(app)
+    except BackendsError as exc:
+        raise _bad(400, "not_configured", str(exc), "backend") from None
+    if params.backend not in backends:
+        raise _bad(
+            400,
+            "unknown_backend",
+            f"backend: {params.backend!r} is not configured here; known: {sorted(backends)}",
+            "backend",
+        )
+    judge = app.state.judge
+    try:
+        writer = writer_model(params, judge)  # the judge must be an LLM either way
+    except ValueError as exc:
+        raise _bad(400, "not_configured", str(exc), "backend") from None
+    writer = budget.writer_model or writer
+    models = judge.settings.models()
+    prices = await asyncio.to_thread(
+        prices_for, budget, backends[params.backend], writer, models[0] if models else None
+    )
+    plan = plan_probe(params, prices.image, prices.model_call)
+    problem = over_budget(plan, budget)
+    if problem:
+        raise _bad(
+            422,
+            "over_budget",
+            f"{problem}; make the probe smaller (depth, topics, inputs, images, "
+            "max_split_tests) — nothing was started",
+            "(body)",
+        )
+    store = ProbeStore(redis, settings.batch_ttl_s)
+    owner = owner_tag(key)
+    cap = budget.max_running_per_key
+    if await store.running(owner) >= cap:
+        raise _too_many(cap)
+    # a probe costs its planned nodes in rate-limit units (one was spent on the request)
+    await charge(redis, key, settings.rate_limit_per_minute, cost=plan.nodes - 1)
+    stored = {"plan": plan.as_dict(), "limits": budget.limits()}
+    probe_id = await store.create(params.model_dump(), params.backend, owner, cap=cap, plan=stored)
+    if probe_id is None:
+        raise _too_many(cap)
+    return Admitted(probe_id, stored)
+
+
+def _too_many(cap: int) -> HTTPException:
+    return HTTPException(
+        429,
+        error_body(
+            "too_many_probes",
+            f"this key has {cap} probe(s) running (JUDGE_PROBE_MAX_RUNNING_PER_KEY); wait for "
+            "one to finish or stop one with DELETE /v1/probes/{id}",
+        ),
+    )

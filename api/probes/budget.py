@@ -1,0 +1,153 @@
+"""The server-side budget of ``/v1/probes``: API bounds on the options, a worst-case plan of
+what a probe may spend, the limits it is checked against before it starts, and the meter that
+enforces them while it runs.
+
+Settings (environment, ``JUDGE_PROBE_*``):
+
+- bounds on the options, below the CLI's: ``MAX_DEPTH`` (4), ``MAX_TOPICS`` (4),
+  ``MAX_INPUTS`` (10), ``MAX_IMAGES`` (4), ``MAX_ROUNDS`` (3), ``MAX_SPLIT_TESTS`` (16);
+- the budget of one probe: ``BUDGET_NODES`` (40), ``BUDGET_IMAGES`` (4000),
+  ``BUDGET_MODEL_CALLS`` (4000), ``BUDGET_USD`` (10; checked only where prices are known);
+- prices when the price map has none: ``USD_PER_IMAGE``, ``USD_PER_MODEL_CALL`` (unset);
+- ``MAX_RUNNING_PER_KEY`` (2): probes one key may have running at once;
+- ``WRITER_MODEL``: the LLM that writes inputs (default: the judge's model).
+
+Example:
+    >>> from eval.probing.params import ProbeParams
+    >>> plan = plan_probe(ProbeParams(topic="t", backend="b", localise=False), None, None)
+    >>> plan.nodes, plan.images, plan.model_calls, plan.usd
+    (13, 520, 351, None)
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+
+from pydantic import Field
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+from eval.probing.params import ProbeParams
+
+BOUNDED = ("depth", "topics", "inputs", "images", "rounds", "max_split_tests")
+"""Options the service bounds more tightly than the CLI (``ProbeParams``)."""
+
+
+class ProbeBudget(BaseSettings):
+    """Bounds and budget of probes started over the API (``JUDGE_PROBE_*``)."""
+
+    model_config = SettingsConfigDict(env_prefix="JUDGE_PROBE_", extra="ignore")
+
+    max_depth: int = Field(default=4, ge=1, le=6)
+    max_topics: int = Field(default=4, ge=1, le=8)
+    max_inputs: int = Field(default=10, ge=1, le=20)
+    max_images: int = Field(default=4, ge=1, le=8)
+    max_rounds: int = Field(default=3, ge=1, le=5)
+    max_split_tests: int = Field(default=16, ge=2, le=64)
+    budget_nodes: int = Field(default=40, ge=1)
+    budget_images: int = Field(default=4000, ge=1)
+    budget_model_calls: int = Field(default=4000, ge=1)
+    budget_usd: float = Field(default=10.0, gt=0)
+    usd_per_image: float | None = Field(default=None, ge=0)
+    usd_per_model_call: float | None = Field(default=None, ge=0)
+    max_running_per_key: int = Field(default=2, ge=1)
+    writer_model: str | None = None
+    timeout_s: int = Field(default=24 * 3600, ge=60, description="one probe job, at most")
+
+    def bound(self, option: str) -> int:
+        """The API's upper bound of a :data:`BOUNDED` option."""
+        return int(getattr(self, f"max_{option}".replace("max_max_", "max_")))
+
+    def limits(self) -> dict[str, float]:
+        """The budget as ``{"nodes", "images", "model_calls", "usd"}``."""
+        return {
+            "nodes": self.budget_nodes,
+            "images": self.budget_images,
+            "model_calls": self.budget_model_calls,
+            "usd": self.budget_usd,
+        }
+
+
+def out_of_bounds(params: ProbeParams, budget: ProbeBudget) -> tuple[str, str] | None:
+    """``(option, message)`` for the first option above the API's bound, else None.
+
+    Example:
+        >>> out_of_bounds(ProbeParams(topic="t", backend="b", depth=6), ProbeBudget())[0]
+        'depth'
+    """
+    for option in BOUNDED:
+        value, limit = getattr(params, option), budget.bound(option)
+        if value > limit:
+            name = f"JUDGE_PROBE_{('max_' + option).replace('max_max_', 'max_').upper()}"
+            return option, (
+                f"{option}={value} is over this service's bound of {limit} ({name}); the CLI "
+                "(`judge probe run`) takes larger probes on your own keys"
+            )
+    return None
+
+
+@dataclass(frozen=True)
+class Prices:
+    """USD per image and per model call; None when unknown."""
+
+    image: float | None
+    model_call: float | None
+
+
+@dataclass(frozen=True)
+class Plan:
+    """The worst case of one probe: every node grows, every input renders twice (a rejected
+    candidate's render is wasted), every test is a bug and every localisation uses its whole
+    split budget, the judge makes one model call per image."""
+
+    nodes: int
+    images: int
+    model_calls: int
+    usd: float | None
+
+    def as_dict(self) -> dict[str, float | int | None]:
+        return asdict(self)
+
+
+def plan_probe(params: ProbeParams, image_price: float | None, call_price: float | None) -> Plan:
+    """What ``params`` may spend at most (see :class:`Plan`)."""
+    from eval.probing.generation import ATTEMPTS  # the writer's tries per generation round
+
+    n, k = params.images, params.inputs
+    nodes = params.node_count()
+    splits = params.max_split_tests if params.localise else 0
+    per_node_images = ATTEMPTS * k * n + k * splits * n
+    per_node_writer = params.rounds * ATTEMPTS * 2 + 3 + (k if params.localise else 0)
+    per_node_judge = k * n + k * splits * n
+    images = nodes * per_node_images
+    calls = nodes * (per_node_writer + per_node_judge)
+    if params.baseline:  # the same number of inputs again, written at once, no localisation
+        total_inputs = nodes * k
+        images += ATTEMPTS * total_inputs * n
+        calls += 2 * ATTEMPTS * -(-total_inputs // k) + total_inputs * n
+    usd = None
+    if image_price is not None and call_price is not None:
+        usd = round(images * image_price + calls * call_price, 4)
+    return Plan(nodes, images, calls, usd)
+
+
+def over_budget(plan: Plan, budget: ProbeBudget) -> str | None:
+    """Why ``plan`` does not fit the budget, or None.
+
+    Example:
+        >>> over_budget(Plan(50, 10, 10, None), ProbeBudget())
+        'the probe plans 50 nodes, over the budget of 40 (JUDGE_PROBE_BUDGET_NODES)'
+    """
+    for what, planned, limit in (
+        ("nodes", plan.nodes, budget.budget_nodes),
+        ("images", plan.images, budget.budget_images),
+        ("model calls", plan.model_calls, budget.budget_model_calls),
+    ):
+        if planned > limit:
+            env = f"JUDGE_PROBE_BUDGET_{what.replace(' ', '_').upper()}"
+            return f"the probe plans {planned} {what}, over the budget of {limit} ({env})"
+    if plan.usd is not None and plan.usd > budget.budget_usd:
+        return (
+            f"the probe may cost ${plan.usd:.2f}, over the budget of ${budget.budget_usd:.2f} "
+            "(JUDGE_PROBE_BUDGET_USD)"
+        )
+    return None
