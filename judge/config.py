@@ -45,7 +45,13 @@ class JudgeSettings(BaseSettings):
     max_reasks: int = Field(default=4, ge=0, le=10)
     backoff_base_s: float = Field(default=0.5, ge=0)
     backoff_max_s: float = Field(default=20.0, ge=0)
-    llm_concurrency: int = Field(default=48, ge=1, le=1024)
+    llm_concurrency: int | None = Field(
+        default=None,
+        ge=1,
+        le=1024,
+        description="ceiling on model calls in flight per process and route; the limit below "
+        "it adapts to the provider (judge.llm.adaptive); None: no ceiling but 1024",
+    )
     graph_concurrency: int = Field(default=96, ge=1, le=4096)
     temperature: float = Field(default=0.0, ge=0, le=2)
     max_tokens: int = Field(default=1024, ge=16)
