@@ -23,6 +23,7 @@ limit, calls in flight and throttling events), and an observer set with
 
 Example:
     >>> import asyncio
+import contextlib
     >>> async def demo():
     ...     lim = AdaptiveLimit("openai/gpt-4o", ceiling=None, start=4)
     ...     ticket = await lim.acquire()
@@ -35,6 +36,7 @@ Example:
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import threading
 import time
 import weakref
@@ -178,10 +180,8 @@ class AdaptiveLimit:
 
     def _notify(self, event: str) -> None:
         if _observer is not None:
-            try:
+            with contextlib.suppress(Exception):  # metrics must never break a call
                 _observer(self, event)
-            except Exception:  # metrics must never break a call
-                pass
 
 
 class LimitBoard:

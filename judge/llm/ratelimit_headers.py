@@ -1,10 +1,11 @@
 """The provider's rate-limit headers, read from a litellm response or error.
 
-litellm hands the OpenAI-style headers over under their own names (``x-ratelimit-limit-requests``,
-``-remaining-requests``, ``-reset-requests`` and the same for tokens; it maps Anthropic's
-``anthropic-ratelimit-*`` onto them) and every raw header as ``llm_provider-<name>``; a 429
-also carries ``retry-after`` (``retry-after-ms`` is preferred when both are there). Reset times come as OpenAI durations (``"1s"``, ``"6m0s"``,
-``"250ms"``) or seconds.
+litellm hands the OpenAI-style headers over under their own names
+(``x-ratelimit-limit-requests``, ``-remaining-requests``, ``-reset-requests`` and the same for
+tokens; it maps Anthropic's ``anthropic-ratelimit-*`` onto them) and every raw header as
+``llm_provider-<name>``; a 429 also carries ``retry-after`` (``retry-after-ms`` is preferred
+when both are there). Reset times come as OpenAI durations (``"1s"``, ``"6m0s"``, ``"250ms"``)
+or seconds.
 
 Example:
     >>> h = RateHeaders.parse({"x-ratelimit-limit-requests": "60",

@@ -128,7 +128,8 @@ def test_rate_limit_headers_are_read_in_openai_and_litellm_shapes():
     assert parse_duration("soon") is None
 
     class Resp:
-        _hidden_params = {"additional_headers": {"x-ratelimit-remaining-requests": "3"}}
+        def __init__(self) -> None:
+            self._hidden_params = {"additional_headers": {"x-ratelimit-remaining-requests": "3"}}
 
     assert headers_of(Resp()).left_requests == 3
     assert headers_of(object()) is None

@@ -1,5 +1,6 @@
 """What every fake provider shares: a loopback aiohttp server in a background thread, scripted
-replies, fault injection, latency, a server-side rate limit, records of the calls and the ``/_admin`` endpoints.
+replies, fault injection, latency, a server-side rate limit, records of the calls and the
+``/_admin`` endpoints.
 
 A provider *dialect* subclasses :class:`LoopbackFake` and supplies three things:
 
