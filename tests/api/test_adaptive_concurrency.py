@@ -22,6 +22,7 @@ import pytest
 
 from judge.llm.adaptive import START
 from tests.api.conftest import LiveService, live_service, metric_value
+from tests.api.test_service import fake_model_env
 from tests.conftest import submission
 from tests.fakes.provider import FakeProvider
 
@@ -39,13 +40,8 @@ def limited() -> Iterator[FakeProvider]:
 @pytest.fixture(scope="module")
 def service(module_tmp: Path, limited: FakeProvider) -> Iterator[LiveService]:
     env = {
-        "JUDGE_MODEL": "openai/fake-judge",
-        "JUDGE_API_BASE": limited.base_url,
-        "JUDGE_API_KEY": "test-key",
-        "JUDGE_BACKOFF_BASE_S": "0.05",
-        "JUDGE_BACKOFF_MAX_S": "1",
-        "JUDGE_MAX_RETRIES": "10",
-        "JUDGE_TIMEOUT_S": "30",
+        **fake_model_env(limited),
+        **{"JUDGE_BACKOFF_BASE_S": "0.05", "JUDGE_BACKOFF_MAX_S": "1", "JUDGE_MAX_RETRIES": "10"},
     }
     with live_service(env, module_tmp / "data") as svc:
         yield svc
