@@ -51,7 +51,7 @@ HARD_MAX = 1024
 START = 64
 """The limit a new route starts with (below the ceiling): a submission's calls all at once."""
 LOW_LEFT = 0.05
-"""Rate-limit headers with less than this share of the window left count as a throttle."""
+"""Rate-limit headers with less than this share of the window left stop the limit growing."""
 
 Observer = Callable[["AdaptiveLimit", str], None]
 _observer: Observer | None = None
