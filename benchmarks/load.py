@@ -123,13 +123,19 @@ def _start_service(
         "0",
     ]
     proc = subprocess.Popen(
-        cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True
+        cmd,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        # a file, not a pipe nobody reads: a full pipe would block the service's logging
+        stderr=(data_dir / "service.log").open("wb"),
+        start_new_session=True,
     )
     url = f"http://127.0.0.1:{port}"
     deadline = time.monotonic() + 300  # a loaded 2-core machine takes minutes for 2 workers
     while time.monotonic() < deadline:
         if proc.poll() is not None:
-            raise RuntimeError(f"service exited: {proc.stderr.read().decode()[-2000:]}")
+            log = (data_dir / "service.log").read_text(errors="replace")
+            raise RuntimeError(f"service exited: {log[-2000:]}")
         try:
             if httpx.get(f"{url}/readyz", timeout=1).status_code == 200:
                 return proc, url
@@ -160,9 +166,16 @@ async def _drive(
                 if rate > 0:
                     await asyncio.sleep(max(0.0, start + (sent - 1) / rate - time.perf_counter()))
                 t = time.perf_counter()
-                resp = await client.post(
-                    f"{url}/v1/score", content=body, headers={"content-type": "application/json"}
-                )
+                try:
+                    resp = await client.post(
+                        f"{url}/v1/score",
+                        content=body,
+                        headers={"content-type": "application/json"},
+                    )
+                except httpx.HTTPError:  # e.g. a worker process died: an error, not a crash
+                    errors += 1
+                    bar.update(1)
+                    continue
                 if resp.status_code == 200:
                     latencies.append(time.perf_counter() - t)
                 else:
@@ -221,6 +234,7 @@ def run(
                 finally:
                     os.killpg(proc.pid, 15)
                     proc.wait(timeout=30)
+                    log = (Path(tmp) / "service.log").read_text(errors="replace")
             lat.sort()
             report["runs"][f"{w}_worker{'s' if w > 1 else ''}{label}"] = {
                 "ok": len(lat),
@@ -232,6 +246,8 @@ def run(
                 "service_cpu_ms_per_request": round(1000 * cpu / max(1, len(lat)), 1),
                 "provider_cpu_ms_per_request": round(1000 * fcpu / max(1, len(lat)), 1),
             }
+            if errors:  # what the service said (its stderr), to tell why
+                report["runs"][f"{w}_worker{'s' if w > 1 else ''}{label}"]["log_tail"] = log[-3000:]
     finally:
         stop_process(fake)
     return report
