@@ -23,7 +23,6 @@ limit, calls in flight and throttling events), and an observer set with
 
 Example:
     >>> import asyncio
-import contextlib
     >>> async def demo():
     ...     lim = AdaptiveLimit("openai/gpt-4o", ceiling=None, start=4)
     ...     ticket = await lim.acquire()
