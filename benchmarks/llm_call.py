@@ -7,11 +7,14 @@ text part with two ~1 MP images sent as data URLs (encoded the way the judge sen
 Setting sets are interleaved in small blocks, so the machine's load hits them alike:
 ``litellm-defaults`` (litellm's own values of the settings the judge changes) and ``judge``
 (:data:`judge.llm.litellm_settings.TUNED`); ``--set NAME=VALUE`` adds a third set, the
-judge's plus those values, for trying a setting before adopting it.
+judge's plus those values, for trying a setting before adopting it; ``--route MODEL`` adds a
+row with the judge's settings through another litellm route to the same OpenAI-compatible
+server (e.g. ``hosted_vllm/fake-judge``, ``custom_openai/fake-judge``).
 
 Example:
     $ python -m benchmarks.llm_call --calls 200
     $ python -m benchmarks.llm_call --calls 50 --set disable_aiohttp_transport=true
+    $ python -m benchmarks.llm_call --calls 50 --route hosted_vllm/fake-judge
 """
 
 from __future__ import annotations
@@ -76,17 +79,23 @@ def parse_set(items: list[str]) -> dict[str, Any]:
 
 
 async def _measure(
-    base_url: str, kinds: dict[str, list[dict]], sets: dict[str, dict], calls: int
+    base_url: str,
+    kinds: dict[str, list[dict]],
+    sets: dict[str, dict],
+    calls: int,
+    routes: dict[str, str] | None = None,
 ) -> dict[str, dict[str, list[float]]]:
     settings = JudgeSettings(model=MODEL, api_base=base_url, api_key="x", cache=False)
     gw = LLMGateway(settings)
     fmt = {"type": "json_schema", "json_schema": {"name": "Answer", "schema": {"type": "object"}}}
     meter = UsageMeter()
+    routes = routes or {}
     times = {name: {kind: [] for kind in kinds} for name in sets}
     for values in sets.values():  # warm each set once, untimed
         with litellm_settings.applied(values):
             for msgs in kinds.values():
-                await gw._send(MODEL, msgs, fmt, meter, settings)
+                for model in {MODEL, *routes.values()}:
+                    await gw._send(model, msgs, fmt, meter, settings)
     rounds = -(-calls // BLOCK)
     for _ in tqdm(range(rounds), desc="per-call bench", file=sys.stderr, leave=False):
         for name, values in sets.items():
@@ -94,23 +103,25 @@ async def _measure(
                 for kind, msgs in kinds.items():
                     for _ in range(BLOCK):
                         t0 = time.process_time()
-                        await gw._send(MODEL, msgs, fmt, meter, settings)
+                        await gw._send(routes.get(name, MODEL), msgs, fmt, meter, settings)
                         times[name][kind].append(time.process_time() - t0)
     return times
 
 
-def run(calls: int, extra: dict[str, Any]) -> dict:
-    """Median CPU ms per call for each setting set and request kind."""
+def run(calls: int, extra: dict[str, Any], routes: list[str] | None = None) -> dict:
+    """Median CPU ms per call for each setting set (and extra route) and request kind."""
     sets = {
         "litellm-defaults": {**litellm_settings.TUNED, **litellm_settings.DEFAULTS},
         "judge": dict(litellm_settings.TUNED),
     }
     if extra:
         sets["judge+set"] = {**litellm_settings.TUNED, **extra}
+    by_route = {f"judge {r.split('/')[0]}/": r for r in routes or []}
+    sets.update({name: dict(litellm_settings.TUNED) for name in by_route})
     kinds = {"text": messages("text"), "images": messages("images")}
     proc, base_url = spawn_fake_provider(latency=0.0)
     try:
-        times = asyncio.run(_measure(base_url, kinds, sets, calls))
+        times = asyncio.run(_measure(base_url, kinds, sets, calls, by_route))
     finally:
         stop_process(proc)
         litellm_settings.apply()
@@ -121,6 +132,7 @@ def run(calls: int, extra: dict[str, Any]) -> dict:
             for name, by in times.items()
         },
         "sets": {name: values for name, values in sets.items()},
+        "routes": {name: by_route.get(name, MODEL) for name in sets},
     }
 
 
@@ -139,11 +151,13 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--calls", type=int, default=200, help="timed calls per set and kind")
     p.add_argument("--set", action="append", default=[], metavar="NAME=VALUE",
                    help="also time the judge's settings plus this litellm setting")  # fmt: skip
+    p.add_argument("--route", action="append", default=[], metavar="MODEL",
+                   help="also time the judge's settings through this litellm route")  # fmt: skip
     p.add_argument("--json", action="store_true", help="print the report as JSON")
     args = p.parse_args(argv)
     if args.calls < 1:
         p.error("--calls must be at least 1")
-    report = run(args.calls, parse_set(args.set))
+    report = run(args.calls, parse_set(args.set), args.route)
     print(json.dumps(report, indent=2) if args.json else render(report))
     return 0
 

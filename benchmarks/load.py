@@ -2,11 +2,16 @@
 provider at a per-call latency L, for 1 and 2 HTTP worker processes.
 
 Reports throughput, p50/p95 latency as multiples of L, and CPU per request (the service's
-processes; the fake provider's separately).
+processes; the fake provider's separately). The service runs in its **default
+configuration** first (nothing set but the model and its endpoint); ``--tuned NAME=VALUE``
+adds runs with those environment variables, labelled ``tuned`` in the report.
+``--rate-limit R`` makes the fake refuse calls beyond R a second (HTTP 429 with rate-limit
+headers), as a provider with a quota does.
 
 Example::
 
     $ python -m benchmarks.load --clients 64 --latency 0.3 --requests 640
+    $ python -m benchmarks.load --workers 2 --tuned JUDGE_LLM_CONCURRENCY=512
 """
 
 from __future__ import annotations
@@ -86,19 +91,25 @@ def _cpu(pid: int) -> float:
 
 
 def _start_service(
-    workers: int, provider_url: str, data_dir: Path, model: str = "openai/fake-judge"
+    workers: int,
+    provider_url: str,
+    data_dir: Path,
+    model: str = "openai/fake-judge",
+    tuned: dict[str, str] | None = None,
 ) -> tuple[subprocess.Popen, str]:
     port = _port()
-    env = {
-        **os.environ,
-        "JUDGE_MODEL": model,
-        "JUDGE_API_BASE": provider_url,
-        "JUDGE_API_KEY": "bench",
-        "JUDGE_DATA_DIR": str(data_dir),
-        "LITELLM_LOCAL_MODEL_COST_MAP": "True",
-        "JUDGE_LLM_CONCURRENCY": "512",
-    }
+    env = {k: v for k, v in os.environ.items() if not k.startswith("JUDGE_")}
     env.pop("REDIS_URL", None)
+    env.update(
+        {
+            "JUDGE_MODEL": model,
+            "JUDGE_API_BASE": provider_url,
+            "JUDGE_API_KEY": "bench",
+            "JUDGE_DATA_DIR": str(data_dir),
+            "LITELLM_LOCAL_MODEL_COST_MAP": "True",
+            **(tuned or {}),
+        }
+    )
     cmd = [
         sys.executable,
         "-m",
@@ -112,13 +123,19 @@ def _start_service(
         "0",
     ]
     proc = subprocess.Popen(
-        cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True
+        cmd,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        # a file, not a pipe nobody reads: a full pipe would block the service's logging
+        stderr=(data_dir / "service.log").open("wb"),
+        start_new_session=True,
     )
     url = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 90
+    deadline = time.monotonic() + 300  # a loaded 2-core machine takes minutes for 2 workers
     while time.monotonic() < deadline:
         if proc.poll() is not None:
-            raise RuntimeError(f"service exited: {proc.stderr.read().decode()[-2000:]}")
+            log = (data_dir / "service.log").read_text(errors="replace")
+            raise RuntimeError(f"service exited: {log[-2000:]}")
         try:
             if httpx.get(f"{url}/readyz", timeout=1).status_code == 200:
                 return proc, url
@@ -126,7 +143,7 @@ def _start_service(
             pass
         time.sleep(0.3)
     proc.kill()
-    raise RuntimeError("service did not become ready in 90 s")
+    raise RuntimeError("service did not become ready in 300 s")
 
 
 async def _drive(
@@ -149,9 +166,16 @@ async def _drive(
                 if rate > 0:
                     await asyncio.sleep(max(0.0, start + (sent - 1) / rate - time.perf_counter()))
                 t = time.perf_counter()
-                resp = await client.post(
-                    f"{url}/v1/score", content=body, headers={"content-type": "application/json"}
-                )
+                try:
+                    resp = await client.post(
+                        f"{url}/v1/score",
+                        content=body,
+                        headers={"content-type": "application/json"},
+                    )
+                except httpx.HTTPError:  # e.g. a worker process died: an error, not a crash
+                    errors += 1
+                    bar.update(1)
+                    continue
                 if resp.status_code == 200:
                     latencies.append(time.perf_counter() - t)
                 else:
@@ -172,14 +196,17 @@ def run(
     batching: str = "per_checkpoint",
     rate: float = 0.0,
     model: str = "openai/fake-judge",
+    tuned: dict[str, str] | None = None,
+    rate_limit: float = 0.0,
 ) -> dict:
-    """The benchmark; returns the report."""
+    """The benchmark; returns the report: the default configuration's runs first (keys
+    ``1_worker``, ``2_workers``), then the tuned ones (``1_worker tuned``, ...)."""
     sub = oe_submission(checkpoints)
     options = {"cache": False, "checkpoint_batching": batching}
     if batching == "per_modality":  # the cheap configuration batches subjective skills too
         options["subjective_batching"] = "per_modality"
     body = json.dumps({"submission": sub, "options": options}).encode()
-    fake, provider_url = spawn_fake_provider(latency=latency)
+    fake, provider_url = spawn_fake_provider(latency=latency, rate_limit=rate_limit)
     report: dict[str, Any] = {
         "latency_L_s": latency,
         "clients": clients,
@@ -189,12 +216,15 @@ def run(
         "rate_per_s": rate or None,
         "model": model,
         "body_bytes": len(body),
+        "provider_rate_limit_per_s": rate_limit or None,
+        "tuned": dict(tuned or {}),
         "runs": {},
     }
+    configs = [("", {})] + ([(" tuned", dict(tuned))] if tuned else [])
     try:
-        for w in workers:
+        for (label, env), w in ((c, w) for c in configs for w in workers):
             with tempfile.TemporaryDirectory() as tmp:
-                proc, url = _start_service(w, provider_url, Path(tmp), model)
+                proc, url = _start_service(w, provider_url, Path(tmp), model, env)
                 try:
                     asyncio.run(_drive(url, body, min(clients, 4), 8))  # warm-up
                     cpu0, fcpu0, t0 = _cpu(proc.pid), _cpu(fake.pid), time.perf_counter()
@@ -204,8 +234,9 @@ def run(
                 finally:
                     os.killpg(proc.pid, 15)
                     proc.wait(timeout=30)
+                    log = (Path(tmp) / "service.log").read_text(errors="replace")
             lat.sort()
-            report["runs"][f"{w}_worker{'s' if w > 1 else ''}"] = {
+            report["runs"][f"{w}_worker{'s' if w > 1 else ''}{label}"] = {
                 "ok": len(lat),
                 "errors": errors,
                 "wall_s": round(wall, 2),
@@ -215,6 +246,8 @@ def run(
                 "service_cpu_ms_per_request": round(1000 * cpu / max(1, len(lat)), 1),
                 "provider_cpu_ms_per_request": round(1000 * fcpu / max(1, len(lat)), 1),
             }
+            if errors:  # what the service said (its stderr), to tell why
+                report["runs"][f"{w}_worker{'s' if w > 1 else ''}{label}"]["log_tail"] = log[-3000:]
     finally:
         stop_process(fake)
     return report
@@ -242,23 +275,29 @@ def render(report: dict) -> str:
         ...        "provider_cpu_ms_per_request": 2.0, "wall_s": 2.6}
         >>> rep = {"clients": 4, "requests": 8, "latency_L_s": 0.3, "checkpoints": 6,
         ...        "body_bytes": 100, "batching": "per_checkpoint", "rate_per_s": 0,
-        ...        "model": "openai/fake-judge", "runs": {"1_worker": run}}
+        ...        "model": "openai/fake-judge", "tuned": {"JUDGE_LLM_CONCURRENCY": "512"},
+        ...        "runs": {"1_worker": run, "2_workers tuned": run}}
         >>> max(len(line) for line in render(rep).splitlines()) <= 100
         True
     """
     loop = f"open loop at {report['rate_per_s']}/s" if report["rate_per_s"] else "closed loop"
+    limit = report.get("provider_rate_limit_per_s")
+    tuned = report.get("tuned") or {}
     lines = [
         f"benchmarks.load: {report['clients']} clients, {report['requests']} requests, "
         f"L = {report['latency_L_s']} s, {loop}",
         f"  OE task, {report['checkpoints']} checkpoints, one 1024² image "
         f"({report['body_bytes']:,} byte bodies), {report['batching']}, cache off",
-        f"  model route {report['model']}",
+        f"  model route {report['model']}"
+        + (f", provider rate limit {limit}/s" if limit else ""),
+        "  runs: the default configuration"
+        + (", then tuned: " + " ".join(f"{k}={v}" for k, v in tuned.items()) if tuned else ""),
         "",
-        f"{'run':10}" + "".join(f"{title:>{max(8, len(title) + 2)}}" for _, title in COLUMNS),
+        f"{'run':16}" + "".join(f"{title:>{max(8, len(title) + 2)}}" for _, title in COLUMNS),
     ]
     for name, r in report["runs"].items():
         lines.append(
-            f"{name:10}"
+            f"{name:16}"
             + "".join(f"{r[key]!s:>{max(8, len(title) + 2)}}" for key, title in COLUMNS)
         )
     return "\n".join(lines)
@@ -275,7 +314,7 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--clients", type=int, default=64, help="concurrent clients")
     p.add_argument("--requests", type=int, default=640, help="requests per run")
     p.add_argument("--workers", default="1,2", help="HTTP worker processes to compare")
-    p.add_argument("--checkpoints", type=int, default=6, help="checkpoints in the CO task")
+    p.add_argument("--checkpoints", type=int, default=12, help="checkpoints in the OE task")
     p.add_argument(
         "--batching",
         choices=["per_checkpoint", "per_modality"],
@@ -293,6 +332,20 @@ def parser() -> argparse.ArgumentParser:
         default="openai/fake-judge",
         help="litellm route to the fake provider (e.g. hosted_vllm/fake-judge)",
     )
+    p.add_argument(
+        "--tuned",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="also run with these service environment variables (labelled tuned), e.g. "
+        "JUDGE_LLM_CONCURRENCY=512",
+    )
+    p.add_argument(
+        "--rate-limit",
+        type=float,
+        default=0.0,
+        help="the fake provider refuses calls beyond this many a second (0: no limit)",
+    )
     p.add_argument("--out", help="also write the report JSON here")
     return p
 
@@ -300,6 +353,12 @@ def parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     """Run the load benchmark and print its report; returns the exit code."""
     args = parser().parse_args(argv)
+    tuned = {}
+    for item in args.tuned:
+        name, sep, value = item.partition("=")
+        if not sep or not name.startswith("JUDGE_"):
+            raise SystemExit(f"--tuned wants JUDGE_NAME=VALUE, got {item!r}")
+        tuned[name] = value
     report = run(
         args.latency,
         args.clients,
@@ -309,6 +368,8 @@ def main(argv: list[str] | None = None) -> int:
         args.batching,
         args.rate,
         args.model,
+        tuned,
+        args.rate_limit,
     )
     print(render(report))
     if args.out:

@@ -11,9 +11,10 @@ Example:
 
 from __future__ import annotations
 
+import json
 from typing import Annotated, Any, Literal
 
-from pydantic import Field, SecretStr, field_validator
+from pydantic import Field, PrivateAttr, SecretStr, field_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 from memory.paths import APP_DIR, USER_DIRS, data_home, user_data_dir
@@ -29,6 +30,7 @@ class JudgeSettings(BaseSettings):
     """Everything that changes how a submission is judged or how models are called."""
 
     model_config = SettingsConfigDict(env_prefix="JUDGE_", extra="ignore")
+    _merged: dict[str, JudgeSettings] = PrivateAttr(default_factory=dict)
 
     backend: Literal["auto", "llm", "local"] = Field(
         default="auto", description="auto: the LLM backend when a model is set, else local"
@@ -45,7 +47,13 @@ class JudgeSettings(BaseSettings):
     max_reasks: int = Field(default=4, ge=0, le=10)
     backoff_base_s: float = Field(default=0.5, ge=0)
     backoff_max_s: float = Field(default=20.0, ge=0)
-    llm_concurrency: int = Field(default=48, ge=1, le=1024)
+    llm_concurrency: int | None = Field(
+        default=None,
+        ge=1,
+        le=1024,
+        description="ceiling on model calls in flight per process and route; the limit below "
+        "it adapts to the provider (judge.llm.adaptive); None: no ceiling but 1024",
+    )
     graph_concurrency: int = Field(default=96, ge=1, le=4096)
     temperature: float = Field(default=0.0, ge=0, le=2)
     max_tokens: int = Field(default=1024, ge=16)
@@ -100,6 +108,11 @@ class JudgeSettings(BaseSettings):
     image_max_bytes: int = Field(default=20 * 1024 * 1024, ge=1024)
     image_max_pixels: int = Field(default=40_000_000, ge=1)
     image_max_side: int = Field(default=1536, ge=64, description="downscale before sending")
+    provider_image_size: bool = Field(
+        default=True,
+        description="send images at the size the judge model's provider documents scaling "
+        "them to anyway (judge/io/provider_image_sizes.toml); false: as before",
+    )
     allow_local_paths: bool = Field(default=True, description="off in the HTTP service")
     allow_remote_images: bool = False
     remote_image_timeout_s: float = Field(default=10.0, gt=0)
@@ -124,10 +137,26 @@ class JudgeSettings(BaseSettings):
         return [self.model] if self.model else []
 
     def merged(self, **overrides: Any) -> JudgeSettings:
-        """A copy with the non-None overrides applied (request beats env)."""
+        """A copy with the non-None overrides applied (request beats env).
+
+        Building settings re-reads the environment (a few ms); a service applies the same few
+        option sets to every request, so the result is remembered per set (treat settings as
+        values: never change one in place)."""
+        changes = {k: v for k, v in overrides.items() if v is not None}
+        key = None  # a copy (model_copy) shares the memo: keyed by the instance too
+        if "api_key" not in changes:
+            key = f"{id(self)}:{json.dumps(changes, sort_keys=True, default=repr)}"
+        hit = self._merged.get(key) if key is not None else None
+        if hit is not None:
+            return hit
         data = self.model_dump()
-        data.update({k: v for k, v in overrides.items() if v is not None})
-        return JudgeSettings.model_validate(data)
+        data.update(changes)
+        out = JudgeSettings.model_validate(data)
+        if key is not None:
+            if len(self._merged) >= 64:
+                self._merged.clear()
+            self._merged[key] = out
+        return out
 
     def public_options(self) -> dict[str, str | int | float | bool | None]:
         """The options that change results, recorded in provenance."""
@@ -141,6 +170,7 @@ class JudgeSettings(BaseSettings):
             "safety_on_error": self.safety_on_error,
             "temperature": self.temperature,
             "image_max_side": self.image_max_side,
+            "provider_image_size": self.provider_image_size,
             "retrieval": self.retrieval,
             "retrieval_k": self.retrieval_k,
             "calibration": self.calibration,

@@ -19,6 +19,8 @@ from pathlib import Path
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, generate_latest
 from prometheus_client.multiprocess import MultiProcessCollector
 
+from judge.llm import adaptive
+
 MULTIPROC_ENV = "PROMETHEUS_MULTIPROC_DIR"
 
 REGISTRY = CollectorRegistry()
@@ -45,6 +47,30 @@ QUEUE_DEPTH = Gauge(
     registry=REGISTRY,
     multiprocess_mode="mostrecent",
 )
+
+LLM_LIMIT = Gauge(
+    "judge_llm_concurrency_limit",
+    "adaptive limit on model calls in flight, per route (summed over worker processes)",
+    ["route"],
+    registry=REGISTRY,
+    multiprocess_mode="livesum",
+)
+LLM_THROTTLES = Counter(
+    "judge_llm_throttle_events_total",
+    "provider throttling signals (429, overloaded, timeout, rate-limit headers)",
+    ["route", "cause"],
+    registry=REGISTRY,
+)
+
+
+def _on_limit(limit: adaptive.AdaptiveLimit, event: str) -> None:
+    """Keep the adaptive limit's gauges current; count its throttling events."""
+    LLM_LIMIT.labels(route=limit.route).set(limit.limit)
+    if event != "limit":
+        LLM_THROTTLES.labels(route=limit.route, cause=event).inc()
+
+
+adaptive.set_observer(_on_limit)
 
 
 def use_multiprocess_dir(data_dir: Path) -> Path:

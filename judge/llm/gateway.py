@@ -1,5 +1,5 @@
-"""The LLM gateway: litellm calls with structured output, retries, re-asks, a concurrency
-cap, a response cache and usage accounting.
+"""The LLM gateway: litellm calls with structured output, retries, re-asks, an adaptive
+concurrency limit per route (:mod:`judge.llm.adaptive`), a response cache and usage accounting.
 
 Example:
     >>> from judge.config import JudgeSettings
@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import weakref
 from functools import lru_cache
 from typing import Any, Protocol, TypeVar
 
@@ -21,15 +20,19 @@ from pydantic import BaseModel
 
 from judge.config import JudgeSettings
 from judge.llm import litellm_settings, warmup
+from judge.llm.adaptive import LimitBoard
 from judge.llm.cache import InMemoryCache, ResponseCache, cache_key
 from judge.llm.parsing import ReplyError, parse_reply
+from judge.llm.ratelimit_headers import headers_of
 from judge.llm.retry import (
     backoff_delay,
     describe,
     fatal_cause,
     fatal_message,
     is_transient,
+    route_label,
     say_once,
+    throttle_cause,
     transient_cause,
 )
 from judge.llm.usage import UsageMeter
@@ -95,7 +98,7 @@ class Deferrer(Protocol):
 
 
 class LLMGateway:
-    """Shared by every request of a process: one cache, one concurrency limit."""
+    """Shared by every request of a process: one cache, one adaptive limit per route."""
 
     def __init__(
         self,
@@ -112,8 +115,9 @@ class LLMGateway:
         self.cache: ResponseCache | None = None
         if settings.cache:
             self.cache = cache if cache is not None else InMemoryCache()
-        self._semaphores: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, asyncio.Semaphore]
-        self._semaphores = weakref.WeakKeyDictionary()
+        #: calls in flight per model and endpoint, following the provider up to the
+        #: configured ``llm_concurrency`` (the ceiling; None: up to 1024)
+        self.limits = LimitBoard(settings.llm_concurrency)
         #: provider-batch mode (:class:`judge.llm.batch.ProviderBatch`): calls are recorded for
         #: a batch instead of sent, and answered from it on a later pass; fixed at construction
         self.deferrer = deferrer
@@ -127,13 +131,6 @@ class LLMGateway:
         gateway's own settings are the default.
         """
         return BoundClient(self, model, meter, settings or self.settings)
-
-    def _semaphore(self) -> asyncio.Semaphore:
-        loop = asyncio.get_running_loop()
-        sem = self._semaphores.get(loop)
-        if sem is None:
-            sem = self._semaphores[loop] = asyncio.Semaphore(self.settings.llm_concurrency)
-        return sem
 
     @staticmethod
     def _params(s: JudgeSettings) -> dict[str, Any]:
@@ -173,19 +170,21 @@ class LLMGateway:
                 await asyncio.sleep(
                     backoff_delay(attempt - 1, base=s.backoff_base_s, cap=s.backoff_max_s)
                 )
+            limit = self.limits.get(route_label(model, s.api_base))
+            ticket = await limit.acquire()
             try:
-                async with self._semaphore():
-                    resp = await asyncio.wait_for(
-                        litellm_settings.load().acompletion(
-                            model=model,
-                            messages=messages,
-                            response_format=fmt,
-                            drop_params=True,
-                            **kwargs,
-                        ),
-                        timeout=s.timeout_s + 5,
-                    )
+                resp = await asyncio.wait_for(
+                    litellm_settings.load().acompletion(
+                        model=model,
+                        messages=messages,
+                        response_format=fmt,
+                        drop_params=True,
+                        **kwargs,
+                    ),
+                    timeout=s.timeout_s + 5,
+                )
             except Exception as exc:  # provider errors arrive as many classes
+                limit.release(ticket, throttle=throttle_cause(exc), headers=headers_of(exc))
                 last = exc
                 if not is_transient(exc):
                     meter.failed_calls += 1
@@ -198,6 +197,10 @@ class LLMGateway:
                 )
                 log.debug("transient error from %s (attempt %d): %s", model, attempt, exc)
                 continue
+            except BaseException:  # cancelled: the slot goes back, nothing learnt
+                limit.release(ticket)
+                raise
+            limit.release(ticket, ok=True, headers=headers_of(resp))
             usage = getattr(resp, "usage", None)
             cost = _cost(model, resp)
             meter.record_call(

@@ -26,6 +26,7 @@ import socket
 import threading
 from collections.abc import Iterator
 from functools import lru_cache
+from urllib.parse import urlsplit
 
 from judge.llm.litellm_settings import load
 
@@ -133,6 +134,29 @@ def transient_cause(exc: BaseException, timeout_s: float | None = None) -> str:
     if isinstance(status, int) and status >= 500:
         return f"server error (HTTP {status})"
     return type(exc).__name__
+
+
+def throttle_cause(exc: BaseException) -> str | None:
+    """``"429"``, ``"overloaded"`` (503/529) or ``"timeout"`` when ``exc`` says the provider
+    is taking too much; None for other errors (they do not move the concurrency limit)."""
+    status = getattr(exc, "status_code", None)
+    litellm = load()
+    if isinstance(exc, litellm.RateLimitError) or status == 429:
+        return "429"
+    if isinstance(exc, litellm.Timeout | asyncio.TimeoutError):
+        return "timeout"
+    if isinstance(exc, litellm.ServiceUnavailableError) or status in (503, 529):
+        return "overloaded"
+    return None
+
+
+def route_label(model: str, api_base: str | None) -> str:
+    """The name of a provider route: the model, and the endpoint's host when one is set
+    (never its credentials or path)."""
+    if not api_base:
+        return model
+    host = urlsplit(api_base).netloc.rpartition("@")[2]
+    return f"{model}@{host}" if host else model
 
 
 def backoff_delay(attempt: int, *, base: float, cap: float) -> float:

@@ -69,9 +69,10 @@ def test_call_bench_parses_set_values() -> None:
 
 
 def test_call_bench_runs_against_the_fake_provider(capsys: pytest.CaptureFixture[str]) -> None:
-    assert call_bench.main(["--calls", "2", "--set", "disable_aiohttp_transport=true"]) == 0
+    argv = ["--calls", "2", "--set", "disable_aiohttp_transport=true"]
+    assert call_bench.main([*argv, "--route", "hosted_vllm/fake-judge"]) == 0
     out = capsys.readouterr().out
-    for row in ("litellm-defaults", "judge ", "judge+set"):
+    for row in ("litellm-defaults", "judge ", "judge+set", "judge hosted_vllm/"):
         assert row in out
     # the benchmark leaves the judge's settings in place
     assert litellm.turn_off_message_logging is True

@@ -62,14 +62,14 @@ class CompareMode(Mode):
     def load_views(
         self, request: BaseModel, settings: JudgeSettings, base_dir: Path | None
     ) -> Views:
-        from judge.io.images import load_pil, to_payload
+        from judge.io.prepare import prepare_views
 
         assert isinstance(request, Comparison)
-        payloads, pil = {}, {}
-        for side in SIDES:
-            ref = getattr(request, side).image
-            pil[side] = load_pil(ref, field=f"{side}.image", settings=settings, base_dir=base_dir)
-            payloads[side] = to_payload(pil[side], settings.image_max_side)
+        views = prepare_views(
+            {f"{side}.image": getattr(request, side).image for side in SIDES}, settings, base_dir
+        )
+        payloads = {side: views.payloads[f"{side}.image"] for side in SIDES}
+        pil = {side: views.pil[f"{side}.image"] for side in SIDES}
         if payloads["a"].sha256 == payloads["b"].sha256:
             raise InputError(
                 "b.image", "is the same image as a.image; a comparison needs two different images"

@@ -47,17 +47,13 @@ class EditMode(Mode):
     def load_views(
         self, request: BaseModel, settings: JudgeSettings, base_dir: Path | None
     ) -> Views:
-        from judge.io.images import load_pil, to_payload
+        from judge.io.prepare import prepare_views
 
         assert isinstance(request, EditSubmission)
         refs = {SOURCE: request.source_image}
         refs.update({edited_view(i): ref for i, ref in enumerate(request.images)})
-        pil = {
-            name: load_pil(ref, field=name, settings=settings, base_dir=base_dir)
-            for name, ref in refs.items()
-        }
-        payloads = {name: to_payload(img, settings.image_max_side) for name, img in pil.items()}
-        return Views(payloads=payloads, pil=pil)
+        views = prepare_views(refs, settings, base_dir)
+        return Views(payloads=views.payloads, pil=views.pil)
 
     def plan(self, ctx: RunContext) -> list[WorkItem]:
         from judge.agent.work import WorkItem

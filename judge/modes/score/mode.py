@@ -59,20 +59,14 @@ class ScoreMode(Mode):
     def load_views(
         self, request: BaseModel, settings: JudgeSettings, base_dir: Path | None
     ) -> Views:
-        from judge.io.images import load_pil, to_payload
+        from judge.io.prepare import prepare_views
 
         assert isinstance(request, Submission)
-        payloads, pil = {}, {}
-        for i, ref in enumerate(request.images):
-            name = image_view(i)
-            pil[name] = load_pil(ref, field=name, settings=settings, base_dir=base_dir)
-            payloads[name] = to_payload(pil[name], settings.image_max_side)
+        refs = {image_view(i): ref for i, ref in enumerate(request.images)}
         if request.task.target_image:
-            img = load_pil(
-                request.task.target_image, field=TARGET, settings=settings, base_dir=base_dir
-            )
-            payloads[TARGET] = to_payload(img, settings.image_max_side)
-        return Views(payloads=payloads, pil=pil)
+            refs[TARGET] = request.task.target_image
+        views = prepare_views(refs, settings, base_dir, keep_pil=frozenset(refs) - {TARGET})
+        return Views(payloads=views.payloads, pil=views.pil)
 
     def plan(self, ctx: RunContext) -> list[WorkItem]:
         s = ctx.settings

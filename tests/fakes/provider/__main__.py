@@ -10,6 +10,7 @@ Example::
     python -m tests.fakes.provider --port 0 --latency 0.5 \\
         --fault-rate 0.3 --fault-kinds 429,500,truncated --seed 1
     python -m tests.fakes.provider --api anthropic     # or gemini, ollama
+    python -m tests.fakes.provider --rate-limit 40     # 429 beyond 40 requests a second
 """
 
 from __future__ import annotations
@@ -58,6 +59,9 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
         f"endpoint, {IMAGE_FAULT_KINDS}",
     )
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument(
+        "--rate-limit", type=float, default=0.0, help="chat requests per second (0: no limit)"
+    )
     return parser.parse_args(argv)
 
 
@@ -73,6 +77,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         fault_rate=args.fault_rate,
         fault_kinds=args.fault_kinds,
         seed=args.seed,
+        rate_limit=args.rate_limit,
     )
     done = threading.Event()
     for sig in (signal.SIGTERM, signal.SIGINT):

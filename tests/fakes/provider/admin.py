@@ -1,8 +1,10 @@
 """Runtime settings of a fake provider and its ``/_admin`` endpoints (to steer a fake that
 runs in another process, see :mod:`tests.fakes.provider.process`).
 
-- ``GET /_admin/stats`` → ``{"api", "calls", "rejected", "fault_counts", "config"}``;
-- ``POST /_admin/config`` with any of latency, jitter, hang_s, fault_rate, fault_kinds, seed;
+- ``GET /_admin/stats`` → ``{"api", "calls", "rejected", "fault_counts", "rate_limited",
+  "config"}``;
+- ``POST /_admin/config`` with any of latency, jitter, hang_s, fault_rate, fault_kinds, seed,
+  rate_limit (requests per second, 0: none; :mod:`tests.fakes.provider.ratelimit`);
 - ``POST /_admin/reset`` forgets calls, scripted replies and faults.
 
 Example::
@@ -19,8 +21,9 @@ from typing import Any
 from aiohttp import web
 
 from tests.fakes.provider.faults import FaultInjector
+from tests.fakes.provider.ratelimit import RateLimit
 
-_CONFIG_KEYS = {"latency", "jitter", "hang_s", "fault_rate", "fault_kinds", "seed"}
+_CONFIG_KEYS = {"latency", "jitter", "hang_s", "fault_rate", "fault_kinds", "seed", "rate_limit"}
 
 
 class AdminMixin:
@@ -31,6 +34,7 @@ class AdminMixin:
     jitter: float
     hang_s: float
     faults: FaultInjector
+    rate_limit: RateLimit
     _seed: int
     calls: int
     rejected: list[tuple[str, str]]
@@ -48,17 +52,21 @@ class AdminMixin:
             "latency": self.latency,
             "jitter": self.jitter,
             "hang_s": self.hang_s,
+            "rate_limit": self.rate_limit.rate,
             **self.faults.settings,
         }
 
     def configure(self, **changes: Any) -> dict[str, Any]:
-        """Change any of latency, jitter, hang_s, fault_rate, fault_kinds, seed; return config."""
+        """Change any of latency, jitter, hang_s, fault_rate, fault_kinds, seed, rate_limit;
+        return the config."""
         unknown = set(changes) - _CONFIG_KEYS
         if unknown:
             raise ValueError(f"unknown setting(s) {sorted(unknown)}; known: {sorted(_CONFIG_KEYS)}")
         for key in ("latency", "jitter", "hang_s"):
             if key in changes:
                 setattr(self, key, float(changes[key]))
+        if "rate_limit" in changes:
+            self.rate_limit.configure(float(changes["rate_limit"]))
         if {"fault_rate", "fault_kinds", "seed"} & set(changes):
             current = self.faults.settings
             kinds = changes.get("fault_kinds", current["fault_kinds"])
@@ -80,6 +88,7 @@ class AdminMixin:
             "calls": self.calls,
             "rejected": len(self.rejected),
             "fault_counts": self.fault_counts,
+            "rate_limited": self.rate_limit.refused,
             "config": self.config(),
         }
         return web.json_response(stats)

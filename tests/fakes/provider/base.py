@@ -1,5 +1,6 @@
 """What every fake provider shares: a loopback aiohttp server in a background thread, scripted
-replies, fault injection, latency, records of the calls and the ``/_admin`` endpoints.
+replies, fault injection, latency, a server-side rate limit, records of the calls and the
+``/_admin`` endpoints.
 
 A provider *dialect* subclasses :class:`LoopbackFake` and supplies three things:
 
@@ -45,6 +46,7 @@ from tests.fakes.provider.faults import (
     FaultInjector,
 )
 from tests.fakes.provider.faults import truncate as truncate_text
+from tests.fakes.provider.ratelimit import RateLimit
 from tests.fakes.provider.responder import Match, Reply, Responder, ScriptRule
 from tests.fakes.provider.wire import Body, ImageInfo, WireError
 
@@ -83,8 +85,11 @@ class LoopbackFake(AdminMixin):
         fault_rate: float = 0.0,
         fault_kinds: Iterable[str] = FAULT_KINDS,
         seed: int = 0,
+        rate_limit: float = 0.0,
     ) -> None:
         self.host, self.latency, self.jitter, self.hang_s = host, latency, jitter, hang_s
+        #: server-side requests-per-second limit of chat calls (:mod:`.ratelimit`; 0: none)
+        self.rate_limit = RateLimit(rate_limit)
         self.responder = Responder()
         self.faults = FaultInjector(fault_rate, fault_kinds, seed)
         self._requested_port = port
@@ -210,6 +215,7 @@ class LoopbackFake(AdminMixin):
             self._max_in_flight = self._in_flight
         self.responder.reset()
         self.faults.reset()
+        self.rate_limit.reset()
         self._jitter_rng = random.Random(self._seed)
 
     def next_id(self) -> int:
@@ -244,6 +250,12 @@ class LoopbackFake(AdminMixin):
                 canonical, images = parse(request, body)
             except WireError as exc:
                 return self._refuse(request.path, exc)
+            limited = answer is None and self.rate_limit.active
+            verdict = self.rate_limit.take() if limited else None
+            if verdict is not None and not verdict.allowed:  # refused at once, not recorded
+                refusal = self._error(429, "rate_limit_error", "Rate limit reached for requests.")
+                refusal.headers.update(verdict.headers())
+                return refusal
             call = WireCall(request.path, body, canonical, images)
             with self._lock:
                 self._calls.append(call)
@@ -252,7 +264,10 @@ class LoopbackFake(AdminMixin):
             try:
                 if answer is not None:
                     return await answer(canonical, body)
-                return await self._answer(canonical, body, render, arrived)
+                response = await self._answer(canonical, body, render, arrived)
+                if verdict is not None:
+                    response.headers.update(verdict.headers())
+                return response
             finally:
                 with self._lock:
                     self._in_flight -= 1

@@ -44,10 +44,12 @@ def spawn_fake_provider(
     port: int = 0,
     ready_timeout: float = 20.0,
     api: str = "openai",
+    rate_limit: float = 0.0,
 ) -> tuple[subprocess.Popen[str], str]:
     """Start ``python -m tests.fakes.provider`` and return ``(process, base_url)`` once ready.
 
-    ``api`` picks the wire format (a name of :data:`tests.fakes.provider.registry.FAKES`).
+    ``api`` picks the wire format (a name of :data:`tests.fakes.provider.registry.FAKES`);
+    ``rate_limit`` refuses chat calls beyond that many a second with HTTP 429.
     """
     kinds = ",".join(check_kinds(fault_kinds))
     fake_class(api)  # a typo fails here, not as a child that never says READY
@@ -56,6 +58,7 @@ def spawn_fake_provider(
         "--port", str(port), "--latency", str(latency), "--jitter", str(jitter),
         "--hang-s", str(hang_s), "--fault-rate", str(fault_rate),
         "--fault-kinds", kinds, "--seed", str(seed), "--api", api,
+        "--rate-limit", str(rate_limit),
     ]  # fmt: skip
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join(p for p in (str(_REPO_ROOT), env.get("PYTHONPATH")) if p)

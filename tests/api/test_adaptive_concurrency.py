@@ -1,0 +1,89 @@
+"""The service under a provider's server-side rate limit: its adaptive concurrency limit comes
+down to what the provider takes, every submission is scored, and /metrics shows the limit and
+the throttling events (issue 26).
+
+The fake provider refuses chat calls beyond ``RATE`` a second (HTTP 429 with OpenAI's
+rate-limit headers). The service starts at 64 calls in flight per route; a burst of concurrent
+submissions asks for far more than the provider allows. The checks are on counts, never on
+wall-clock bounds: no submission fails, the provider's refusals stay a small share of the calls
+(the limit backed off instead of hammering), the service kept probing the limit (refusals did
+happen, and every one reached /metrics as a throttling event) and the limit it ended with is
+near what the provider sustains (its rate times the call latency), far below where it started.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+
+from judge.llm.adaptive import START
+from tests.api.conftest import LiveService, live_service, metric_value
+from tests.api.test_service import fake_model_env
+from tests.conftest import submission
+from tests.fakes.provider import FakeProvider
+
+RATE = 20.0  # requests a second the provider takes
+LATENCY = 0.2  # seconds per call: the provider sustains RATE * LATENCY = 4 calls in flight
+SUBMISSIONS = 10  # 14 calls each, all sent at once
+
+
+@pytest.fixture(scope="module")
+def limited() -> Iterator[FakeProvider]:
+    with FakeProvider(latency=LATENCY, rate_limit=RATE) as fake:
+        yield fake
+
+
+@pytest.fixture(scope="module")
+def service(module_tmp: Path, limited: FakeProvider) -> Iterator[LiveService]:
+    env = {
+        **fake_model_env(limited),
+        **{"JUDGE_BACKOFF_BASE_S": "0.05", "JUDGE_BACKOFF_MAX_S": "1", "JUDGE_MAX_RETRIES": "10"},
+    }
+    with live_service(env, module_tmp / "data") as svc:
+        yield svc
+
+
+async def _score_all(base_url: str) -> list[httpx.Response]:
+    async with httpx.AsyncClient(base_url=base_url, timeout=300) as client:
+        bodies = [
+            {"submission": submission("CO", n_checks=2, prompt=f"a red cube #{i}")}
+            for i in range(SUBMISSIONS)
+        ]
+        return await asyncio.gather(*(client.post("/v1/score", json=b) for b in bodies))
+
+
+def test_the_limit_converges_near_the_providers_rate_without_failed_submissions(
+    service: LiveService, limited: FakeProvider
+) -> None:
+    limited.reset()
+    responses = asyncio.run(_score_all(service.base_url))
+    assert [r.status_code for r in responses] == [200] * SUBMISSIONS
+    results = [r.json() for r in responses]
+    assert {res["status"] for res in results} == {"scored"}
+    assert sum(res["usage"]["llm_calls"] for res in results) == SUBMISSIONS * 14
+
+    answered, refused = limited.calls, limited.rate_limit.refused
+    assert answered == SUBMISSIONS * 14  # retries of refused calls are answered once each
+    assert refused > 0  # the service reached the provider's limit ...
+    # ... and backed off rather than hammering it: beyond the first wave (START calls at once
+    # against a bucket of RATE) few calls were refused
+    first_wave = START - RATE
+    print(f"refused {refused} of {answered + refused} calls; first wave {first_wave:g}")
+    assert refused - first_wave < 0.15 * answered
+
+    with service.client() as client:
+        text = client.get("/metrics").text
+    route = {"route": f"openai/fake-judge@127.0.0.1:{limited.port}"}
+    throttles = metric_value(text, "judge_llm_throttle_events_total", route)
+    assert (
+        metric_value(text, "judge_llm_throttle_events_total", {**route, "cause": "429"}) == refused
+    )
+    assert throttles >= refused  # 429s, and exhausted windows seen in the headers
+    limit = metric_value(text, "judge_llm_concurrency_limit", route)
+    print(f"limit {limit}, throttle events {throttles}")
+    sustained = RATE * LATENCY
+    assert 1 <= limit <= 4 * sustained < 64  # came down from 64, near what the provider takes

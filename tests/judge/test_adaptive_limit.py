@@ -1,0 +1,135 @@
+"""The adaptive concurrency limit (judge.llm.adaptive) and the rate-limit headers it reads."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from judge.llm.adaptive import AdaptiveLimit, LimitBoard, snapshot
+from judge.llm.ratelimit_headers import RateHeaders, headers_of, parse_duration
+from judge.llm.retry import route_label
+
+
+async def _grant(lim: AdaptiveLimit, n: int) -> list:
+    return [await lim.acquire() for _ in range(n)]
+
+
+async def test_it_opens_up_while_calls_succeed_and_the_limit_binds():
+    lim = AdaptiveLimit("m", ceiling=None, start=2)
+    a, b = await _grant(lim, 2)
+    waiting = asyncio.ensure_future(lim.acquire())
+    await asyncio.sleep(0)
+    assert not waiting.done()  # the limit holds the third call back
+    lim.release(a, ok=True)
+    assert lim.limit == 3  # slow start: one more slot per success
+    c = await waiting
+    more = await _grant(lim, 1)  # every slot taken again: the next success opens one more
+    lim.release(b, ok=True)
+    assert lim.limit == 4
+    for t in (c, *more):
+        lim.release(t, ok=True)  # demand fell below the limit: no growth
+    assert lim.limit == 4 and lim.in_flight == 0
+
+
+async def test_successes_below_the_limit_do_not_open_it():
+    lim = AdaptiveLimit("m", ceiling=None, start=8)
+    (t,) = await _grant(lim, 1)
+    lim.release(t, ok=True)
+    assert lim.limit == 8
+
+
+async def test_a_throttle_cuts_once_per_round_trip_then_grows_one_slot_a_round_trip():
+    lim = AdaptiveLimit("m", ceiling=None, start=10)
+    burst = await _grant(lim, 3)  # all started before any answer came back
+    for t in burst:
+        lim.release(t, throttle="429")
+    assert lim.limit == pytest.approx(7.0) and lim.events["429"] == 3
+    later = await _grant(lim, 7)
+    lim.release(later[0], throttle="timeout")  # started after the cut: cuts again
+    assert lim.limit == pytest.approx(4.9) and not lim.slow_start
+    lim.release(later[1], ok=True)  # congestion avoidance: +1/limit per success
+    assert lim.limit == pytest.approx(4.9 + 1 / 4.9)
+
+
+async def test_ceiling_and_floor_hold():
+    lim = AdaptiveLimit("m", ceiling=3, start=64)
+    assert lim.limit == 3
+    tickets = await _grant(lim, 3)
+    for t in tickets:
+        lim.release(t, ok=True)
+    assert lim.limit == 3
+    for _ in range(20):
+        (t,) = await _grant(lim, 1)
+        lim.release(t, throttle="429")
+    assert lim.limit == 1
+
+
+async def test_exhausted_rate_limit_headers_hold_new_calls_for_the_named_wait():
+    lim = AdaptiveLimit("m", ceiling=None, start=4)
+    (t,) = await _grant(lim, 1)
+    gone = RateHeaders.parse(
+        {"x-ratelimit-remaining-requests": "0", "x-ratelimit-limit-requests": "10",
+         "x-ratelimit-reset-requests": "1s", "retry-after-ms": "80"}
+    )  # fmt: skip
+    lim.release(t, ok=True, headers=gone)
+    assert lim.events["headers"] == 1 and lim.limit == pytest.approx(2.8)
+    loop = asyncio.get_running_loop()
+    asked = loop.time()
+    second = asyncio.ensure_future(lim.acquire())
+    await asyncio.sleep(0)
+    assert not second.done()  # free slots, yet held: the provider said nothing is left
+    await second
+    assert loop.time() - asked >= 0.07
+
+
+async def test_nearly_used_up_windows_stop_growth_without_a_cut():
+    lim = AdaptiveLimit("m", ceiling=None, start=1)
+    (t,) = await _grant(lim, 1)
+    low = RateHeaders.parse(
+        {"x-ratelimit-remaining-requests": "2", "x-ratelimit-limit-requests": "100"}
+    )
+    lim.release(t, ok=True, headers=low)
+    assert lim.limit == 1 and not lim.events
+
+
+async def test_a_cancelled_waiter_gives_its_place_back():
+    lim = AdaptiveLimit("m", ceiling=None, start=1)
+    (t,) = await _grant(lim, 1)
+    gone = asyncio.ensure_future(lim.acquire())
+    kept = asyncio.ensure_future(lim.acquire())
+    await asyncio.sleep(0)
+    gone.cancel()
+    lim.release(t)
+    await kept
+    assert lim.in_flight == 1 and gone.cancelled()
+
+
+async def test_the_board_keeps_one_limit_per_route_and_reports_them():
+    board = LimitBoard(ceiling=5)
+    first = board.get(route_label("openai/gpt-4o", None))
+    assert board.get("openai/gpt-4o") is first and first.ceiling == 5
+    other = board.get(route_label("openai/x", "http://user:secret@127.0.0.1:9/v1"))
+    assert other.route == "openai/x@127.0.0.1:9"  # never the credentials or the path
+    routes = {row["route"]: row for row in snapshot()}
+    assert routes["openai/x@127.0.0.1:9"]["limit"] == 5
+
+
+def test_rate_limit_headers_are_read_in_openai_and_litellm_shapes():
+    h = RateHeaders.parse(
+        {"llm_provider-x-ratelimit-remaining-tokens": "0",
+         "llm_provider-x-ratelimit-limit-tokens": "1000",
+         "x-ratelimit-reset-tokens": "2s", "X-RateLimit-Remaining-Requests": "5",
+         "x-ratelimit-limit-requests": "50"}
+    )  # fmt: skip
+    assert h.exhausted() and h.left_share() == 0 and h.wait_s() == pytest.approx(0.002)
+    assert h.left_requests == 5
+    assert parse_duration("1h2m3.5s") == pytest.approx(3723.5)
+    assert parse_duration("soon") is None
+
+    class Resp:
+        def __init__(self) -> None:
+            self._hidden_params = {"additional_headers": {"x-ratelimit-remaining-requests": "3"}}
+
+    assert headers_of(Resp()).left_requests == 3
+    assert headers_of(object()) is None
