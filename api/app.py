@@ -27,6 +27,7 @@ from starlette.routing import Match
 from api.batches import routes as batch_routes
 from api.batches.worker import start_inline_workers, stop_inline_workers
 from api.core import errors
+from api.core.json_body import SafeJSONResponse
 from api.core.judge_factory import build_judge
 from api.core.limits import BodyLimit
 from api.core.models import CompareRequest, ScoreRequest
@@ -143,6 +144,7 @@ def create_app(settings: ServiceSettings | None = None) -> FastAPI:
         title="t2i-judge",
         version="0.1.0",
         lifespan=lifespan,
+        default_response_class=SafeJSONResponse,
         description="Judge-as-a-service for text-to-image work: safety gate, "
         "retrieval-calibrated subjective scores and paired checklist checks.",
     )
