@@ -34,6 +34,7 @@ from api.core.models import CompareRequest, ScoreRequest
 from api.core.prometheus import LATENCY, REQUESTS
 from api.core.readiness import reconcile_batches, warm
 from api.core.redis_embedded import EmbeddedRedis
+from api.core.request_guard import RequestGuard
 from api.core.settings import ServiceSettings
 from api.probes import routes as probe_routes
 from api.routes import compare, health, memory, score, skills
@@ -157,6 +158,7 @@ def create_app(settings: ServiceSettings | None = None) -> FastAPI:
     app.state.study_runs = os.environ.get("JUDGE_STUDY_RUNS")  # study runs for /ui/results
     errors.install(app)
     app.add_middleware(BodyLimit, max_bytes=app.state.settings.max_body_bytes)
+    app.add_middleware(RequestGuard, settings=app.state.settings)  # outermost: runs first
 
     @app.middleware("http")
     async def observe(request: Request, call_next) -> Response:

@@ -18,13 +18,15 @@ Example::
 from __future__ import annotations
 
 import hmac
-from urllib.parse import quote, urlsplit
+from urllib.parse import quote
 
 from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
 from api.core.deps import ANONYMOUS
 from api.core.limits import charge, check_auth_failures, client_address
+from api.core.request_guard import host_allowed
+from api.core.request_guard import same_origin as origin_matches
 from api.core.settings import ServiceSettings
 from api.ui import SECURITY_HEADERS, error_page, render
 
@@ -62,11 +64,12 @@ async def spend(request: Request, key: str, *, poll: bool = False) -> None:
 
 
 def same_origin(request: Request) -> bool:
-    """True when a POST comes from this site (Origin header equal to Host, or absent)."""
-    origin = request.headers.get("origin")
-    if origin is None:
-        return True
-    return origin != "null" and urlsplit(origin).netloc == request.headers.get("host")
+    """True when a POST comes from this site: Origin equal to Host (or absent), and Host one
+    this service answers for (:func:`api.core.request_guard.host_allowed`), so a spoofed Host
+    (DNS rebinding) does not make a foreign page "same origin"."""
+    host = request.headers.get("host")
+    settings: ServiceSettings = request.app.state.settings
+    return host_allowed(settings, host) and origin_matches(request.headers.get("origin"), host)
 
 
 def safe_next(value: object) -> str:
