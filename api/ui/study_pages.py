@@ -20,8 +20,12 @@ from typing import Any
 from fastapi import APIRouter, HTTPException, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
-from api.studies.access import participant_or_403, store_of, study_or_404
-from api.studies.codes import normalize_code
+from api.studies.access import (
+    known_participant,
+    participant_or_403,
+    public_study_or_404,
+    store_of,
+)
 from api.studies.models import clean_prompt
 from api.ui import SECURITY_HEADERS, error_page, render
 from api.ui.auth import same_origin
@@ -38,8 +42,10 @@ def _detail(exc: HTTPException) -> str:
 
 async def _study(request: Request, study_id: str) -> dict[str, Any] | HTMLResponse:
     try:
-        return await study_or_404(store_of(request), study_id)
+        return await public_study_or_404(request, store_of(request), study_id)
     except HTTPException as exc:
+        if exc.status_code == 429:
+            raise
         return error_page(
             request,
             exc.status_code,
@@ -49,10 +55,10 @@ async def _study(request: Request, study_id: str) -> dict[str, Any] | HTMLRespon
 
 
 async def _known_code(request: Request, study_id: str) -> str | None:
-    code = normalize_code(request.cookies.get(COOKIE))
-    if code and await store_of(request).is_participant(study_id, code):
-        return code
-    return None
+    """The participant code of this browser's cookie when valid (wrong ones are counted)."""
+    return await known_participant(
+        request, store_of(request), study_id, request.cookies.get(COOKIE)
+    )
 
 
 def _redirect(study_id: str, query: str = "") -> RedirectResponse:
