@@ -81,15 +81,13 @@ async def require_admin(request: Request) -> str:
     on a loopback-only service. 403 otherwise."""
     key = await require_key(request)
     settings: ServiceSettings = request.app.state.settings
+    if is_admin(settings, key):
+        return key
     if not settings.auth_required:
-        if settings.loopback_only:
-            return key
         message = (
             "admin routes (memories, studies) are disabled on a public service without keys; "
             "set JUDGE_ADMIN_KEYS and send one of them"
         )
-    elif any(hmac.compare_digest(key.encode(), k.encode()) for k in settings.admin_keys):
-        return key
     elif settings.admin_keys:
         message = "this route needs an admin key (one of JUDGE_ADMIN_KEYS); this key may read"
     else:
@@ -97,6 +95,14 @@ async def require_admin(request: Request) -> str:
             "admin routes (memories, studies) are disabled: no JUDGE_ADMIN_KEYS are configured"
         )
     raise HTTPException(403, error_body("forbidden", message, "Authorization"))
+
+
+def is_admin(settings: ServiceSettings, key: str) -> bool:
+    """True when ``key`` may do what admins do: one of ``JUDGE_ADMIN_KEYS``, or anyone on a
+    loopback-only service without keys."""
+    if not settings.auth_required:
+        return settings.loopback_only
+    return any(hmac.compare_digest(key.encode(), k.encode()) for k in settings.admin_keys)
 
 
 def _bearer_token(request: Request) -> str | None:
