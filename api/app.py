@@ -39,7 +39,7 @@ from api.core.settings import ServiceSettings
 from api.probes import routes as probe_routes
 from api.routes import compare, health, memory, score, skills
 from api.studies import routes as study_routes
-from api.ui import auth, pages, probe_pages, results_pages, study_pages
+from api.ui import auth, docs_page, pages, probe_pages, results_pages, study_pages
 from judge.domain.submission import Submission
 from judge.io.pixel_budget import PixelBudget, pixel_ledger
 from judge.modes.compare.request import Comparison
@@ -60,6 +60,7 @@ ROUTERS: tuple[APIRouter, ...] = (
     auth.router,
     probe_pages.router,
     results_pages.router,
+    docs_page.router,
 )
 """Every router of the service, explicitly: a missing module is an import error."""
 
@@ -146,6 +147,8 @@ def create_app(settings: ServiceSettings | None = None) -> FastAPI:
         version="0.1.0",
         lifespan=lifespan,
         default_response_class=SafeJSONResponse,
+        docs_url=None,  # api.ui.docs_page serves /docs without CDN scripts
+        redoc_url=None,
         description="Judge-as-a-service for text-to-image work: safety gate, "
         "retrieval-calibrated subjective scores and paired checklist checks.",
     )
