@@ -23,12 +23,12 @@ Example::
 
 from __future__ import annotations
 
-import json
 from urllib.parse import urlsplit
 
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from api.core.errors import error_body
+from api.core.limits import send_json
 from api.core.settings import ServiceSettings
 
 LOOPBACK_NAMES = frozenset({"127.0.0.1", "localhost", "::1"})
@@ -115,14 +115,7 @@ class RequestGuard:
         if refusal is None:
             await self.app(scope, receive, send)
             return
-        status, body = refusal
-        data = json.dumps(body).encode()
-        headers = [
-            (b"content-type", b"application/json"),
-            (b"content-length", str(len(data)).encode()),
-        ]
-        await send({"type": "http.response.start", "status": status, "headers": headers})
-        await send({"type": "http.response.body", "body": data})
+        await send_json(send, *refusal)
 
     def refusal(self, scope: Scope) -> tuple[int, dict] | None:
         """The status and error body refusing this request, or None to serve it."""

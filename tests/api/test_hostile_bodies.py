@@ -7,8 +7,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import Iterator
-from pathlib import Path
 
 import httpx
 import pytest
@@ -17,33 +15,19 @@ import redis.asyncio as aredis
 from api.batches.jobs import owner_tag
 from api.core.deps import ANONYMOUS
 from api.probes.store import ProbeStore
-from tests.api.conftest import LiveService, assert_error, live_service
+from tests.api.conftest import LiveService, assert_error
 from tests.api.test_batches import make_items
-from tests.api.test_service import fake_model_env
-from tests.fakes.provider import FakeProvider
 
 HUGE_INT = b"1" + b"0" * 5000
 JSON = {"content-type": "application/json"}
 JSONL = {"content-type": "application/x-ndjson"}
 
 
-@pytest.fixture(scope="module")
-def svc(module_tmp: Path, provider_session: FakeProvider) -> Iterator[LiveService]:
-    with live_service(fake_model_env(provider_session), module_tmp / "svc") as s:
-        yield s
-
-
-@pytest.fixture
-def client(svc: LiveService) -> Iterator[httpx.Client]:
-    with svc.client() as c:
-        yield c
-
-
-def _stored_probe(svc: LiveService, topic: str) -> str:
+def _stored_probe(open_service: LiveService, topic: str) -> str:
     """A probe record written straight to the store (as the old service accepted it)."""
 
     async def put() -> str:
-        client = aredis.Redis.from_url(svc.redis_url)
+        client = aredis.Redis.from_url(open_service.redis_url)
         try:
             store = ProbeStore(client, 3600)
             params = {"topic": topic, "backend": "none", "depth": 1}
@@ -71,9 +55,9 @@ def _probe_bodies() -> dict[str, tuple[bytes, str, str]]:
 
 
 @pytest.mark.parametrize("case", list(_probe_bodies()))
-def test_probe_bodies_are_refused_naming_the_problem(client: httpx.Client, case: str) -> None:
+def test_probe_bodies_are_refused_naming_the_problem(open_client: httpx.Client, case: str) -> None:
     body, field, word = _probe_bodies()[case]
-    err = assert_error(client.post("/v1/probes", content=body, headers=JSON), 400, field)
+    err = assert_error(open_client.post("/v1/probes", content=body, headers=JSON), 400, field)
     assert word in err["message"], err
 
 
@@ -100,9 +84,9 @@ def _batch_bodies() -> dict[str, tuple[bytes, dict[str, str], str, str]]:
 
 
 @pytest.mark.parametrize("case", list(_batch_bodies()))
-def test_batch_bodies_are_refused_naming_the_problem(client: httpx.Client, case: str) -> None:
+def test_batch_bodies_are_refused_naming_the_problem(open_client: httpx.Client, case: str) -> None:
     body, headers, field, word = _batch_bodies()[case]
-    err = assert_error(client.post("/v1/batches", content=body, headers=headers), 400, field)
+    err = assert_error(open_client.post("/v1/batches", content=body, headers=headers), 400, field)
     assert word in err["message"], err
 
 
@@ -124,25 +108,25 @@ def test_batch_bodies_are_refused_naming_the_problem(client: httpx.Client, case:
     ids=["huge-int", "deep", "surrogate"],
 )
 def test_override_bodies_are_refused_naming_the_problem(
-    svc: LiveService, client: httpx.Client, body: bytes, field: str, word: str
+    open_service: LiveService, open_client: httpx.Client, body: bytes, field: str, word: str
 ) -> None:
-    probe_id = _stored_probe(svc, "counting")
-    r = client.post(f"/v1/probes/{probe_id}/overrides", content=body, headers=JSON)
+    probe_id = _stored_probe(open_service, "counting")
+    r = open_client.post(f"/v1/probes/{probe_id}/overrides", content=body, headers=JSON)
     err = assert_error(r, 400, field)
     assert word in err["message"], err
 
 
 def test_a_stored_lone_surrogate_never_breaks_a_page(
-    svc: LiveService, client: httpx.Client
+    open_service: LiveService, open_client: httpx.Client
 ) -> None:
-    probe_id = _stored_probe(svc, "bad \ud800 topic")
-    listing = client.get("/v1/probes")
+    probe_id = _stored_probe(open_service, "bad \ud800 topic")
+    listing = open_client.get("/v1/probes")
     assert listing.status_code == 200, listing.text
     assert any(p["id"] == probe_id for p in listing.json()["probes"])
-    one = client.get(f"/v1/probes/{probe_id}")
+    one = open_client.get(f"/v1/probes/{probe_id}")
     assert one.status_code == 200, one.text
     assert one.json()["params"]["topic"] == "bad \ud800 topic"  # escaped JSON, read back as sent
     for path in ("/ui/probes/", f"/ui/probes/{probe_id}"):
-        page = client.get(path)
+        page = open_client.get(path)
         assert page.status_code == 200, (path, page.text[:300])
         assert "bad \\ud800 topic" in page.text, path

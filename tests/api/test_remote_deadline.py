@@ -4,10 +4,9 @@ passed in total, although every single read returns well within it."""
 
 from __future__ import annotations
 
-import threading
 import time
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any
 
 import pytest
@@ -15,6 +14,7 @@ import pytest
 from judge.config import JudgeSettings
 from judge.errors import InputError
 from judge.io import remote
+from tests.api.test_remote_images import http_server
 
 TRICKLE_BYTES = 400
 TRICKLE_GAP_S = 0.05  # 20 s for the whole body, each read well under the timeout
@@ -40,14 +40,8 @@ class _Trickle(BaseHTTPRequestHandler):
 
 @pytest.fixture
 def trickle_server() -> Iterator[int]:
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _Trickle)
-    server.daemon_threads = True
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield server.server_address[1]
-    finally:
-        server.shutdown()
+    with http_server(_Trickle) as port:
+        yield port
 
 
 def test_a_trickling_server_is_cut_off_at_the_total_deadline(trickle_server: int) -> None:

@@ -5,7 +5,6 @@ and a cross-site participant sign-out. A real service on loopback with real Redi
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from pathlib import Path
 
 import httpx
@@ -20,20 +19,8 @@ from tests.fakes.provider import FakeProvider
 EVIL = "rebind.evil.example"
 
 
-@pytest.fixture(scope="module")
-def svc(module_tmp: Path, provider_session: FakeProvider) -> Iterator[LiveService]:
-    with live_service(fake_model_env(provider_session), module_tmp / "open") as s:
-        yield s
-
-
-@pytest.fixture
-def client(svc: LiveService) -> Iterator[httpx.Client]:
-    with svc.client() as c:
-        yield c
-
-
-def port_of(svc: LiveService) -> str:
-    return svc.base_url.rsplit(":", 1)[1]
+def port_of(open_service: LiveService) -> str:
+    return open_service.base_url.rsplit(":", 1)[1]
 
 
 @pytest.mark.parametrize(
@@ -47,23 +34,25 @@ def port_of(svc: LiveService) -> str:
     ],
 )
 def test_a_rebound_host_name_is_refused_without_keys(
-    svc: LiveService, client: httpx.Client, method: str, path: str
+    open_service: LiveService, open_client: httpx.Client, method: str, path: str
 ) -> None:
-    host = f"{EVIL}:{port_of(svc)}"
+    host = f"{EVIL}:{port_of(open_service)}"
     headers = {"Host": host, "Origin": f"http://{host}", "content-type": "application/json"}
-    r = client.request(method, path, headers=headers, content=b"{}" if method == "POST" else None)
+    r = open_client.request(
+        method, path, headers=headers, content=b"{}" if method == "POST" else None
+    )
     err = assert_error(r, 400, "Host")
     assert err["code"] == "host_not_allowed" and "JUDGE_ALLOWED_HOSTS" in err["message"]
 
 
-def test_loopback_names_are_served(svc: LiveService, client: httpx.Client) -> None:
+def test_loopback_names_are_served(open_service: LiveService, open_client: httpx.Client) -> None:
     for name in ("localhost", "127.0.0.1"):
-        r = client.get("/v1/skills", headers={"Host": f"{name}:{port_of(svc)}"})
+        r = open_client.get("/v1/skills", headers={"Host": f"{name}:{port_of(open_service)}"})
         assert r.status_code == 200, (name, r.text[:200])
 
 
-def test_a_study_is_created_with_json(client: httpx.Client) -> None:
-    assert client.post("/v1/studies", json=study_body()).status_code == 201
+def test_a_study_is_created_with_json(open_client: httpx.Client) -> None:
+    assert open_client.post("/v1/studies", json=study_body()).status_code == 201
 
 
 @pytest.mark.parametrize("ctype", ["text/plain", "application/x-www-form-urlencoded", None])
@@ -71,40 +60,46 @@ def test_a_study_is_created_with_json(client: httpx.Client) -> None:
     "path", ["/v1/probes", "/v1/batches", "/v1/probes/" + "0" * 32 + "/overrides", "/v1/studies"]
 )
 def test_json_routes_refuse_bodies_not_sent_as_json(
-    client: httpx.Client, path: str, ctype: str | None
+    open_client: httpx.Client, path: str, ctype: str | None
 ) -> None:
     body = b'{"topic": "counting", "backend": "b"}' if "batches" not in path else b"[]"
     headers = {"content-type": ctype} if ctype else {}
-    r = client.post(path, content=body, headers=headers)
+    r = open_client.post(path, content=body, headers=headers)
     err = assert_error(r, 415, "content-type")
     assert "application/json" in err["message"]
 
 
-def test_batches_still_take_jsonl_and_uploads(client: httpx.Client) -> None:
+def test_batches_still_take_jsonl_and_uploads(open_client: httpx.Client) -> None:
     lines = "".join(f"{json.dumps(i)}\n" for i in make_items(1))
-    r = client.post("/v1/batches", content=lines, headers={"content-type": "application/x-ndjson"})
+    r = open_client.post(
+        "/v1/batches", content=lines, headers={"content-type": "application/x-ndjson"}
+    )
     assert r.status_code == 202, r.text
-    r = client.post("/v1/batches", files={"file": ("items.jsonl", lines.encode())})
+    r = open_client.post("/v1/batches", files={"file": ("items.jsonl", lines.encode())})
     assert r.status_code == 202, r.text
 
 
-def test_cross_site_writes_are_refused(client: httpx.Client) -> None:
+def test_cross_site_writes_are_refused(open_client: httpx.Client) -> None:
     headers = {"Origin": "http://evil.example", "content-type": "application/json"}
-    r = client.post("/v1/studies", json=study_body(), headers=headers)
+    r = open_client.post("/v1/studies", json=study_body(), headers=headers)
     assert_error(r, 403, "Origin")
-    r = client.post("/v1/studies", json=study_body(), headers={**headers, "Origin": "null"})
+    r = open_client.post("/v1/studies", json=study_body(), headers={**headers, "Origin": "null"})
     assert_error(r, 403, "Origin")
 
 
-def test_participant_sign_out_checks_the_origin(svc: LiveService, client: httpx.Client) -> None:
-    created = client.post("/v1/studies", json=study_body()).json()
+def test_participant_sign_out_checks_the_origin(
+    open_service: LiveService, open_client: httpx.Client
+) -> None:
+    created = open_client.post("/v1/studies", json=study_body()).json()
     study, code = created["id"], created["participants"][0]
     jar = {"Cookie": f"judge_participant={code}"}
-    r = client.post(f"/ui/studies/{study}/leave", headers={"Origin": "http://evil.example", **jar})
+    r = open_client.post(
+        f"/ui/studies/{study}/leave", headers={"Origin": "http://evil.example", **jar}
+    )
     assert r.status_code == 403
     assert "set-cookie" not in r.headers, "a cross-site post must not sign the participant out"
-    own = {"Origin": svc.base_url, **jar}
-    r = client.post(f"/ui/studies/{study}/leave", headers=own)
+    own = {"Origin": open_service.base_url, **jar}
+    r = open_client.post(f"/ui/studies/{study}/leave", headers=own)
     assert r.status_code == 303 and "judge_participant=" in r.headers["set-cookie"]
 
 
