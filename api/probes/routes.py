@@ -18,7 +18,8 @@
 
 Example::
 
-    $ curl -X POST localhost:8080/v1/probes -d '{"topic": "counting", "backend": "flux"}'
+    $ curl -X POST localhost:8080/v1/probes -H 'content-type: application/json' \
+        -d '{"topic": "counting", "backend": "flux"}'
     {"id": "9b1e...", "status": "running"}
 """
 
