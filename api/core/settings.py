@@ -33,6 +33,16 @@ class ServiceSettings(BaseSettings):
     allow_open_public: bool = Field(
         default=False, description="serve on a public address without API keys"
     )
+    allowed_hosts: Annotated[list[str], NoDecode] = Field(
+        default_factory=list,
+        description="Host names this service answers for (JUDGE_ALLOWED_HOSTS, comma-separated; "
+        "'*' = any). Without API keys, loopback names are always allowed and nothing else is",
+    )
+    trusted_proxies: Annotated[list[str], NoDecode] = Field(
+        default_factory=list,
+        description="addresses of reverse proxies whose X-Forwarded-For/-Proto are believed "
+        "(JUDGE_TRUSTED_PROXIES, comma-separated); empty = proxy headers are ignored",
+    )
     redis_url: str | None = Field(
         default=None, validation_alias=AliasChoices("REDIS_URL", "JUDGE_REDIS_URL")
     )
@@ -87,7 +97,7 @@ class ServiceSettings(BaseSettings):
     )
     job_timeout_s: int = Field(default=900, ge=10)
 
-    @field_validator("api_keys", "admin_keys", mode="before")
+    @field_validator("api_keys", "admin_keys", "allowed_hosts", "trusted_proxies", mode="before")
     @classmethod
     def _split(cls, v: Any) -> Any:
         if isinstance(v, str):

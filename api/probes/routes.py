@@ -41,6 +41,7 @@ from fastapi.responses import JSONResponse
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from api.batches.jobs import owner_tag
+from api.core import json_body
 from api.core.deps import KeyDep, PollKeyDep, RedisDep, SettingsDep
 from api.core.errors import error_body
 from api.probes.admission import admit
@@ -105,10 +106,7 @@ async def create_probe(
     request: Request, key: KeyDep, settings: SettingsDep, redis: RedisDep
 ) -> JSONResponse:
     """Start a probe of a server-configured backend."""
-    try:
-        body = json.loads(await request.body() or b"null")
-    except (json.JSONDecodeError, UnicodeDecodeError):
-        raise _bad(400, "invalid_input", "(body): not valid JSON", "(body)") from None
+    body = json_body.loads(await request.body() or b"null")
     if not isinstance(body, dict):
         raise _bad(400, "invalid_input", "(body): send a JSON object of probe options", "(body)")
     sent = sorted(k for k in body if k.lower() in FORBIDDEN)
@@ -207,10 +205,7 @@ async def add_overrides(
     """Record people's verdicts; later inputs and reflections of a running probe use them."""
     store = ProbeStore(redis, settings.batch_ttl_s)
     meta = await _load(store, probe_id, key)
-    try:
-        body = json.loads(await request.body() or b"null")
-    except (json.JSONDecodeError, UnicodeDecodeError):
-        raise _bad(400, "invalid_input", "(body): not valid JSON", "(body)") from None
+    body = json_body.loads(await request.body() or b"null")
     raw = body.get("overrides") if isinstance(body, dict) and "overrides" in body else [body]
     if not isinstance(raw, list) or not raw or len(raw) > MAX_OVERRIDES:
         raise _bad(

@@ -1,7 +1,9 @@
 """Looking up a study and checking a participant code, shared by the JSON routes and pages.
 
-Wrong codes count towards the caller address's failed-authentication budget (the same one
-wrong API keys use), so codes cannot be guessed at speed.
+Wrong codes (typed, posted or sent in the page's cookie) and unknown study ids on the
+participants' routes count towards the caller address's failed-authentication budget, the
+one throttle every secret shares (:mod:`api.core.secret_throttle`), so neither codes nor
+study ids can be guessed at speed.
 
 Example::
 
@@ -17,7 +19,7 @@ from typing import Any
 from fastapi import HTTPException, Request
 
 from api.core.errors import error_body
-from api.core.limits import check_auth_failures, client_address
+from api.core.secret_throttle import check_secret
 from api.studies.codes import normalize_code
 from api.studies.models import STUDY_ID
 from api.studies.store import StudyStore
@@ -43,15 +45,47 @@ async def study_or_404(store: StudyStore, study: str) -> dict[str, Any]:
     return meta
 
 
+async def public_study_or_404(request: Request, store: StudyStore, study: str) -> dict[str, Any]:
+    """:func:`study_or_404` for the participants' routes (no API key): an unknown study id
+    counts as a failed authentication, so ids cannot be enumerated at speed (429 once the
+    address is throttled, for ids it has not opened before)."""
+    found: dict[str, Any] = {}
+
+    async def exists(sid: str) -> bool:
+        meta = await store.meta(sid) if _ID.fullmatch(sid) else None
+        if meta is not None:
+            found["meta"] = meta
+        return meta is not None
+
+    if not await check_secret(request, "study", study, exists, count_missing=True):
+        raise HTTPException(
+            404, error_body("not_found", f"no study {study[:80]!r} on this service", "id")
+        )
+    return found["meta"]
+
+
+async def known_participant(
+    request: Request, store: StudyStore, study: str, raw: object
+) -> str | None:
+    """The canonical code when it belongs to the study, else None (one failure counted when a
+    code was given; 429 once the address is throttled)."""
+    code = normalize_code(raw)
+    given = raw.strip() if isinstance(raw, str) else None
+    secret = f"{study}\0{code or given or ''}" if given else None
+
+    async def valid(_: str) -> bool:
+        return code is not None and await store.is_participant(study, code)
+
+    ok = await check_secret(request, "participant", secret, valid, count_missing=False)
+    return code if ok else None
+
+
 async def participant_or_403(request: Request, store: StudyStore, study: str, raw: object) -> str:
     """The canonical code when it belongs to the study; 403 (and one failure counted) if not."""
-    redis = request.app.state.redis
-    per_minute = request.app.state.settings.auth_failures_per_minute
-    address = client_address(request)
-    await check_auth_failures(redis, address, per_minute, count=False)
-    code = normalize_code(raw)
-    if code is None or not await store.is_participant(study, code):
-        await check_auth_failures(redis, address, per_minute, count=True)
+    code = await known_participant(request, store, study, raw)
+    if code is None:
+        if not (isinstance(raw, str) and raw.strip()):
+            await check_secret(request, "participant", None, bool, count_missing=True)
         raise HTTPException(
             403,
             error_body(

@@ -22,8 +22,8 @@ from pydantic import BaseModel, ConfigDict
 
 from api.core.deps import AdminKeyDep
 from api.core.errors import ERROR_RESPONSES, error_body
-from api.studies.access import participant_or_403, store_of, study_or_404
-from api.studies.codes import new_code, normalize_code
+from api.studies.access import participant_or_403, public_study_or_404, store_of, study_or_404
+from api.studies.codes import new_code, normalize_code, weak_code
 from api.studies.models import (
     MAX_PARTICIPANTS,
     ParticipantState,
@@ -59,6 +59,9 @@ def _codes(participants: int | list[str], avoid: AbstractSet[str] = frozenset())
         code = normalize_code(raw)
         if code is None:
             raise InputError(f"participants[{i}]", "a code is 4–64 letters, digits, '-' or '_'")
+        weak = weak_code(code)
+        if weak:
+            raise InputError(f"participants[{i}]", weak)
         if code in out:
             raise InputError(f"participants[{i}]", f"code {code!r} appears more than once")
         out.append(code)
@@ -182,7 +185,7 @@ async def export_prompts(
 async def submit_prompt(study_id: str, body: PromptSubmit, request: Request) -> PromptStored:
     """A participant's prompt for one task (the code is the credential; no API key)."""
     store = store_of(request)
-    meta = await study_or_404(store, study_id)
+    meta = await public_study_or_404(request, store, study_id)
     code = await participant_or_403(request, store, study_id, body.participant)
     if body.task_id not in {t["id"] for t in meta["tasks"]}:
         raise InputError("task_id", f"no task {body.task_id[:80]!r} in study {study_id!r}")

@@ -76,7 +76,9 @@ def render(
     html = _ENV.get_template(template).render(
         request_path=request.url.path, nav_links=NAV_LINKS, **(context or {})
     )
-    return HTMLResponse(html, status_code=status, headers=SECURITY_HEADERS)
+    # stored text may hold a lone surrogate (not encodable): show it escaped, never fail
+    body = html.encode("utf-8", "backslashreplace")
+    return HTMLResponse(body, status_code=status, headers=SECURITY_HEADERS)
 
 
 def error_page(request: Request, status: int, title: str, message: str) -> HTMLResponse:

@@ -4,7 +4,8 @@ A browser cannot send ``Authorization`` on a link, so the pages ask once for a k
 ``JUDGE_API_KEYS`` / ``JUDGE_ADMIN_KEYS`` (``/ui/key``) and keep it in an HttpOnly,
 SameSite=Strict cookie scoped to ``/ui`` — page scripts never see it and no page ever prints
 it. Without configured keys the UI acts as the anonymous caller, as the API does. Wrong keys
-count towards the same per-address throttle as the API's. Forms and the pages' JSON posts
+count towards the same throttle as the API's, whether typed in the form or sent in the
+cookie (:mod:`api.core.secret_throttle`). Forms and the pages' JSON posts
 must come from this origin (:func:`same_origin`).
 
 Example::
@@ -17,14 +18,17 @@ Example::
 
 from __future__ import annotations
 
-import hmac
-from urllib.parse import quote, urlsplit
+from collections.abc import Callable
+from urllib.parse import quote
 
 from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
-from api.core.deps import ANONYMOUS
-from api.core.limits import charge, check_auth_failures, client_address
+from api.core.deps import ANONYMOUS, known_key
+from api.core.limits import charge
+from api.core.request_guard import host_allowed
+from api.core.request_guard import same_origin as origin_matches
+from api.core.secret_throttle import check_secret
 from api.core.settings import ServiceSettings
 from api.ui import SECURITY_HEADERS, error_page, render
 
@@ -32,22 +36,19 @@ router = APIRouter(prefix="/ui/key", include_in_schema=False)
 COOKIE = "judge_ui_key"
 
 
-def _known(settings: ServiceSettings, given: str) -> bool:
-    found = False
-    for k in settings.all_keys:  # compare with every key: no early exit
-        found |= hmac.compare_digest(given.encode(), k.encode())
-    return found
+def _known(settings: ServiceSettings) -> Callable[[str], bool]:
+    return lambda given: known_key(settings, given)
 
 
 async def ui_key(request: Request) -> str | None:
-    """The UI caller's key ("anonymous" when the service has no keys), or None to sign in."""
+    """The UI caller's key ("anonymous" when the service has no keys), or None to sign in.
+    A wrong key in the cookie counts as a failed authentication (the API's throttle)."""
     settings: ServiceSettings = request.app.state.settings
     if not settings.auth_required:
         return ANONYMOUS
     given = request.cookies.get(COOKIE)
-    if given and _known(settings, given):
-        return given
-    return None
+    ok = await check_secret(request, "api-key", given, _known(settings), count_missing=False)
+    return given if ok else None
 
 
 async def spend(request: Request, key: str, *, poll: bool = False) -> None:
@@ -62,11 +63,12 @@ async def spend(request: Request, key: str, *, poll: bool = False) -> None:
 
 
 def same_origin(request: Request) -> bool:
-    """True when a POST comes from this site (Origin header equal to Host, or absent)."""
-    origin = request.headers.get("origin")
-    if origin is None:
-        return True
-    return origin != "null" and urlsplit(origin).netloc == request.headers.get("host")
+    """True when a POST comes from this site: Origin equal to Host (or absent), and Host one
+    this service answers for (:func:`api.core.request_guard.host_allowed`), so a spoofed Host
+    (DNS rebinding) does not make a foreign page "same origin"."""
+    host = request.headers.get("host")
+    settings: ServiceSettings = request.app.state.settings
+    return host_allowed(settings, host) and origin_matches(request.headers.get("origin"), host)
 
 
 def safe_next(value: object) -> str:
@@ -112,10 +114,10 @@ async def key_submit(request: Request) -> Response:
     nxt = safe_next(form.get("next"))
     given = form.get("key")
     given = given.strip() if isinstance(given, str) else ""
-    redis, address = request.app.state.redis, client_address(request)
-    limit = settings.auth_failures_per_minute
-    if settings.auth_required and not (given and _known(settings, given)):
-        await check_auth_failures(redis, address, limit, count=True)
+    ok = not settings.auth_required or await check_secret(
+        request, "api-key", given, _known(settings), count_missing=True
+    )
+    if not ok:
         context = {
             "title": "Sign in",
             "next": nxt,

@@ -23,9 +23,10 @@ import re
 from typing import Any
 
 from fastapi import APIRouter, HTTPException, Request
-from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
+from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
 from api.core.errors import error_body
+from api.core.json_body import SafeJSONResponse
 from api.probes import routes as api_probes
 from api.probes.runner import BackendsError, service_backends
 from api.ui import SECURITY_HEADERS, add_nav_link, error_page, render
@@ -231,8 +232,8 @@ def tree_signature(tree: dict[str, Any] | None) -> str:
     return "|".join(parts)
 
 
-def _json_error(status: int, code: str, message: str, field: str | None = None) -> JSONResponse:
-    return JSONResponse(error_body(code, message, field), status, headers=SECURITY_HEADERS)
+def _json_error(status: int, code: str, message: str, field: str | None = None) -> SafeJSONResponse:
+    return SafeJSONResponse(error_body(code, message, field), status, headers=SECURITY_HEADERS)
 
 
 @router.get("/{probe_id}/status.json")
@@ -244,7 +245,7 @@ async def probe_status(probe_id: str, request: Request) -> Response:
     status = await _status(request, probe_id, key)
     if status is None:
         return _json_error(404, "not_found", f"no probe {probe_id[:64]!r}", "id")
-    return JSONResponse(status, headers=SECURITY_HEADERS)
+    return SafeJSONResponse(status, headers=SECURITY_HEADERS)
 
 
 @router.post("/{probe_id}/overrides")
@@ -260,8 +261,8 @@ async def probe_overrides(probe_id: str, request: Request) -> Response:
     try:
         answer = await api_probes.add_overrides(probe_id, request, key, settings, redis)
     except HTTPException as exc:
-        return JSONResponse(exc.detail, exc.status_code, headers=SECURITY_HEADERS)
-    return JSONResponse(answer, headers=SECURITY_HEADERS)
+        return SafeJSONResponse(exc.detail, exc.status_code, headers=SECURITY_HEADERS)
+    return SafeJSONResponse(answer, headers=SECURITY_HEADERS)
 
 
 @router.post("/{probe_id}/stop")

@@ -1,11 +1,14 @@
 """Results viewer: scoring batches and study runs, ``/ui/results/...``.
 
-- ``/ui/results/`` — open a batch by id; the study runs of ``JUDGE_STUDY_RUNS``.
+- ``/ui/results/`` — open a batch by id; the study runs of ``JUDGE_STUDY_RUNS`` (admins only:
+  runs hold participants' prompts and images).
 - ``/ui/results/batches/{id}`` — a batch's results (owner only, as ``GET /v1/batches``).
 - ``/ui/results/studies/{run}`` — a study run's ``results.jsonl``: the run is a sub-folder of
   the server-configured ``JUDGE_STUDY_RUNS`` directory (the service never reads a path a client
   names); ``/ui/results/studies/{run}/files/{path}`` serves the run's images (PNG/JPEG/WebP
-  inside the run folder only; ``..``, absolute paths and links out of it are refused).
+  inside the run folder only; ``..``, absolute paths and links out of it are refused, and so
+  is a ``results.jsonl`` that links out of it). A run's page shows :data:`PAGE_ROWS` lines
+  at a time (``?page=N``); lines over :data:`MAX_LINE_BYTES` are skipped as unreadable.
 
 Both filter by status, dimension (only results with a score on it; the score is shown) and,
 for studies, prompter and backend: images, scores and rationales side by side. No model is
@@ -29,6 +32,7 @@ from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
 from api.batches.jobs import BatchStore, is_batch_id, owner_tag
+from api.core.deps import is_admin
 from api.ui import SECURITY_HEADERS, add_nav_link, error_page, render
 from api.ui.auth import sign_in_redirect, spend, ui_key
 from api.ui.result_view import batch_row, dimensions_of, filter_rows, study_row
@@ -43,6 +47,9 @@ IMAGE_TYPES = {
     ".webp": "image/webp",
 }
 MAX_ROWS = 2000
+PAGE_ROWS = 200
+MAX_LINE_BYTES = 1024 * 1024
+MAX_PAGE = 1_000_000
 
 
 def runs_root(request: Request) -> Path | None:
@@ -61,7 +68,10 @@ def run_dir(root: Path, name: str) -> Path | None:
     if not RUN_NAME.fullmatch(name) or ".." in name:
         return None
     path = (root / name).resolve()
-    if path.parent != root or not (path / "results.jsonl").is_file():
+    results = path / "results.jsonl"
+    if path.parent != root or not results.is_file():
+        return None
+    if not results.resolve().is_relative_to(path):  # a link out of the run
         return None
     return path
 
@@ -73,21 +83,46 @@ def _list_runs(root: Path) -> list[str]:
     return sorted(p.name for p in root.iterdir() if run_dir(root, p.name) is not None)
 
 
-def _read_rows(path: Path) -> tuple[list[dict[str, Any]], int]:
-    """Up to :data:`MAX_ROWS` rows of a run's ``results.jsonl`` and the count of unreadable
-    lines (blocking: file system)."""
-    rows, bad = [], 0
-    with (path / "results.jsonl").open(encoding="utf-8", errors="replace") as fh:
-        for n, line in enumerate(fh, start=1):
-            if not line.strip():
+def _lines(fh: Any) -> Any:
+    """(line number, bytes or None when over :data:`MAX_LINE_BYTES`) of the non-blank lines."""
+    n = 0
+    while True:
+        line = fh.readline(MAX_LINE_BYTES + 1)
+        if not line:
+            return
+        n += 1
+        if len(line) > MAX_LINE_BYTES and not line.endswith(b"\n"):
+            while line and not line.endswith(b"\n"):  # skip the rest of the long line
+                line = fh.readline(MAX_LINE_BYTES)
+            yield n, None
+        elif line.strip():
+            yield n, line
+
+
+def _read_rows(path: Path, page: int = 1) -> tuple[list[dict[str, Any]], int, bool]:
+    """Page ``page`` (:data:`PAGE_ROWS` lines) of a run's ``results.jsonl``: its rows, the
+    count of unreadable lines on it, and whether more lines follow (blocking: file system)."""
+    rows: list[dict[str, Any]] = []
+    bad = 0
+    skip = (page - 1) * PAGE_ROWS
+    with (path / "results.jsonl").open("rb") as fh:
+        for index, (n, line) in enumerate(_lines(fh)):
+            if index < skip:
                 continue
+            if index >= skip + PAGE_ROWS:
+                return rows, bad, True
             try:
-                rows.append(study_row(json.loads(line), n))
-            except (ValueError, TypeError, AttributeError):
+                if line is None:
+                    raise ValueError("line too long")
+                rows.append(study_row(json.loads(line.decode("utf-8", "replace")), n))
+            except (ValueError, TypeError, AttributeError, RecursionError):
                 bad += 1
-            if len(rows) >= MAX_ROWS:
-                break
-    return rows, bad
+    return rows, bad, False
+
+
+def _page(request: Request) -> int:
+    raw = request.query_params.get("page", "1")
+    return min(int(raw), MAX_PAGE) if raw.isdigit() and int(raw) >= 1 else 1
 
 
 def _read_image(root: Path, run: str, rel: str) -> tuple[bytes, str] | None:
@@ -116,10 +151,12 @@ async def results_root() -> RedirectResponse:
 @router.get("/", response_class=HTMLResponse)
 async def results_index(request: Request) -> Response:
     """Open a batch; list the study runs."""
-    if await ui_key(request) is None:
+    key = await ui_key(request)
+    if key is None:
         return sign_in_redirect(request)
     root = runs_root(request)
-    runs = await asyncio.to_thread(_list_runs, root) if root is not None else []
+    admin = is_admin(request.app.state.settings, key)
+    runs = await asyncio.to_thread(_list_runs, root) if root is not None and admin else []
     batch = request.query_params.get("batch", "").strip().lower()
     if batch:
         return RedirectResponse(
@@ -130,7 +167,7 @@ async def results_index(request: Request) -> Response:
     return render(
         request,
         "results_index.html",
-        {"title": "Results", "runs": runs, "runs_configured": root is not None},
+        {"title": "Results", "runs": runs, "runs_configured": root is not None, "admin": admin},
     )
 
 
@@ -173,6 +210,16 @@ async def batch_page(batch_id: str, request: Request) -> Response:
     )
 
 
+def _admins_only(request: Request) -> Response:
+    return error_page(
+        request,
+        403,
+        "Admins only",
+        "Study runs hold participants' prompts and images: sign in with an admin key "
+        "(one of JUDGE_ADMIN_KEYS) to see them.",
+    )
+
+
 def _options(rows: list[dict[str, Any]]) -> dict[str, list[str]]:
     return {
         "status": sorted({r["status"] for r in rows}),
@@ -184,9 +231,12 @@ def _options(rows: list[dict[str, Any]]) -> dict[str, list[str]]:
 
 @router.get("/studies/{run}", response_class=HTMLResponse)
 async def study_page(run: str, request: Request) -> Response:
-    """One study run's results, filtered."""
-    if await ui_key(request) is None:
+    """One study run's results (a page of them), filtered; admins only."""
+    key = await ui_key(request)
+    if key is None:
         return sign_in_redirect(request)
+    if not is_admin(request.app.state.settings, key):
+        return _admins_only(request)
     root = runs_root(request)
     if root is None:
         return error_page(
@@ -199,7 +249,8 @@ async def study_page(run: str, request: Request) -> Response:
     path = await asyncio.to_thread(run_dir, root, run)
     if path is None:
         return error_page(request, 404, "Run not found", "There is no study run of that name.")
-    rows, bad = await asyncio.to_thread(_read_rows, path)
+    page = _page(request)
+    rows, bad, more = await asyncio.to_thread(_read_rows, path, page)
     chosen = _filters(request)
     return render(
         request,
@@ -208,6 +259,7 @@ async def study_page(run: str, request: Request) -> Response:
             "title": f"Study {run}",
             "heading": f"Study run {run}",
             "summary": f"{len(rows)} results"
+            + (f" on page {page}" if page > 1 or more else "")
             + (f"; {bad} unreadable lines skipped" if bad else ""),
             "rows": filter_rows(rows, chosen),
             "n_all": len(rows),
@@ -215,6 +267,8 @@ async def study_page(run: str, request: Request) -> Response:
             "options": _options(rows),
             "kind": "study",
             "run": run,
+            "page": page,
+            "more": more,
         },
     )
 
@@ -224,7 +278,8 @@ async def study_file(run: str, rel: str, request: Request) -> Response:
     """An image of a study run (inside the run's folder only)."""
     root = runs_root(request)
     missing = error_page(request, 404, "Not found", "There is no such image in this run.")
-    if root is None or await ui_key(request) is None:
+    key = await ui_key(request)
+    if root is None or key is None or not is_admin(request.app.state.settings, key):
         return missing
     found = await asyncio.to_thread(_read_image, root, run, rel)
     if found is None:

@@ -16,15 +16,19 @@ Example::
 from __future__ import annotations
 
 from typing import Any
-from urllib.parse import urlsplit
 
 from fastapi import APIRouter, HTTPException, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
-from api.studies.access import participant_or_403, store_of, study_or_404
-from api.studies.codes import normalize_code
+from api.studies.access import (
+    known_participant,
+    participant_or_403,
+    public_study_or_404,
+    store_of,
+)
 from api.studies.models import clean_prompt
 from api.ui import SECURITY_HEADERS, error_page, render
+from api.ui.auth import same_origin
 from judge.errors import InputError
 
 router = APIRouter(prefix="/ui/studies", include_in_schema=False)
@@ -38,8 +42,10 @@ def _detail(exc: HTTPException) -> str:
 
 async def _study(request: Request, study_id: str) -> dict[str, Any] | HTMLResponse:
     try:
-        return await study_or_404(store_of(request), study_id)
+        return await public_study_or_404(request, store_of(request), study_id)
     except HTTPException as exc:
+        if exc.status_code == 429:
+            raise
         return error_page(
             request,
             exc.status_code,
@@ -49,17 +55,10 @@ async def _study(request: Request, study_id: str) -> dict[str, Any] | HTMLRespon
 
 
 async def _known_code(request: Request, study_id: str) -> str | None:
-    code = normalize_code(request.cookies.get(COOKIE))
-    if code and await store_of(request).is_participant(study_id, code):
-        return code
-    return None
-
-
-def _same_origin(request: Request) -> bool:
-    origin = request.headers.get("origin")
-    if not origin or origin == "null":
-        return origin is None
-    return urlsplit(origin).netloc == request.headers.get("host")
+    """The participant code of this browser's cookie when valid (wrong ones are counted)."""
+    return await known_participant(
+        request, store_of(request), study_id, request.cookies.get(COOKIE)
+    )
 
 
 def _redirect(study_id: str, query: str = "") -> RedirectResponse:
@@ -138,7 +137,7 @@ async def enter_code(study_id: str, request: Request) -> Response:
     meta = await _study(request, study_id)
     if isinstance(meta, HTMLResponse):
         return meta
-    if not _same_origin(request):
+    if not same_origin(request):
         return error_page(request, 403, "Refused", "This form must be sent from this site.")
     form = await request.form()
     raw = form.get("code")
@@ -177,7 +176,7 @@ async def submit(study_id: str, request: Request) -> Response:
     meta = await _study(request, study_id)
     if isinstance(meta, HTMLResponse):
         return meta
-    if not _same_origin(request):
+    if not same_origin(request):
         return error_page(request, 403, "Refused", "This form must be sent from this site.")
     code = await _known_code(request, study_id)
     if code is None:
@@ -208,7 +207,9 @@ async def submit(study_id: str, request: Request) -> Response:
 
 @router.post("/{study_id}/leave", response_class=HTMLResponse)
 async def leave(study_id: str, request: Request) -> Response:
-    """Forget the code on this browser."""
+    """Forget the code on this browser (a form of this site only)."""
+    if not same_origin(request):
+        return error_page(request, 403, "Refused", "This form must be sent from this site.")
     response = _redirect(study_id)
     response.delete_cookie(COOKIE, path=f"/ui/studies/{study_id}")
     return response

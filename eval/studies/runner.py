@@ -122,7 +122,15 @@ class StudyRunner:
         record = study_record(self.cfg, self.tasks)
         path = self.out / "study.json"
         if path.exists():
-            old = json.loads(path.read_text(encoding="utf-8"))
+            try:
+                old = json.loads(path.read_text(encoding="utf-8"))
+            except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+                raise StudyMismatch(
+                    f"{path}: unreadable ({exc}); move {self.out} aside to start this study "
+                    "afresh, or restore the file"
+                ) from None
+            if not isinstance(old, dict):
+                raise StudyMismatch(f"{path}: expected a JSON object; move {self.out} aside")
             if old.get("fingerprint") != record["fingerprint"]:
                 raise StudyMismatch(
                     f"{self.out} holds a run of a different study (tasks, prompters, backends, "

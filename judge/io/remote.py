@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import ipaddress
 import socket
+import time
 from typing import Any
 from urllib.parse import urljoin, urlsplit
 
@@ -136,18 +137,31 @@ def pinned_transport(address: str) -> httpx.HTTPTransport:
     return transport
 
 
+def _left(deadline: float, limit: float, field: str) -> float:
+    """Seconds left before ``deadline``; InputError once it has passed."""
+    left = deadline - time.monotonic()
+    if left <= 0:
+        raise InputError(
+            field, f"the image did not download within {limit:g} s (remote_image_timeout_s)"
+        )
+    return left
+
+
 def fetch_image(
     url: str, *, field: str, settings: JudgeSettings | None = None, allow_private: bool = False
 ) -> bytes:
-    """Download at most ``image_max_bytes`` from ``url`` within the time limit."""
+    """Download at most ``image_max_bytes`` from ``url`` within ``remote_image_timeout_s``
+    in total (redirects, connects and every read together: a server trickling bytes cannot
+    hold a fetch longer)."""
     s = settings or JudgeSettings()
-    timeout = httpx.Timeout(s.remote_image_timeout_s)
+    limit = s.remote_image_timeout_s
+    deadline = time.monotonic() + limit
     try:
         for _ in range(MAX_REDIRECTS + 1):
             address = check_url(url, field, allow_private)
             with (
                 httpx.Client(
-                    timeout=timeout,
+                    timeout=httpx.Timeout(_left(deadline, limit, field)),
                     follow_redirects=False,
                     trust_env=False,
                     transport=pinned_transport(address),
@@ -164,6 +178,7 @@ def fetch_image(
                     data += chunk
                     if len(data) > s.image_max_bytes:
                         raise InputError(field, f"image is over {s.image_max_bytes} bytes")
+                    _left(deadline, limit, field)
                 return bytes(data)
         raise InputError(field, f"more than {MAX_REDIRECTS} redirects")
     except httpx.HTTPError as exc:

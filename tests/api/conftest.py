@@ -166,3 +166,19 @@ def assert_error(response: httpx.Response, status: int | tuple[int, ...], field:
 def module_tmp(tmp_path_factory: pytest.TempPathFactory, request: pytest.FixtureRequest) -> Path:
     """A temporary folder shared by one test module."""
     return tmp_path_factory.mktemp(request.module.__name__.rsplit(".", 1)[-1])
+
+
+@pytest.fixture(scope="module")
+def open_service(module_tmp: Path, provider_session) -> Iterator[LiveService]:
+    """A key-less service on the fake model, one per test module."""
+    from tests.api.test_service import fake_model_env  # not at import: it imports this module
+
+    with live_service(fake_model_env(provider_session), module_tmp / "open") as s:
+        yield s
+
+
+@pytest.fixture
+def open_client(open_service: LiveService) -> Iterator[httpx.Client]:
+    """A client of :func:`open_service`."""
+    with open_service.client() as c:
+        yield c

@@ -271,7 +271,10 @@ def test_bad_items_reject_the_whole_batch_and_store_nothing(stack: Stack) -> Non
     assert_error(stack.client.post("/v1/batches", json=[]), 422, "items")
     assert_error(stack.client.post("/v1/batches", json={"items": []}), 422, "items")
     assert_error(stack.client.post("/v1/batches", json={"submission": items[0]}), 422, "(body)")
-    assert_error(stack.client.post("/v1/batches", content=b"{oops"), 422, "(body)")
+    oops = stack.client.post(
+        "/v1/batches", content=b"{oops", headers={"content-type": "application/json"}
+    )
+    assert_error(oops, 422, "(body)")
     assert_error(stack.client.post("/v1/batches", files={"other": ("a", b"x")}), 422, "file")
     too_many = [items[0]] * 101
     err = assert_error(stack.client.post("/v1/batches", json=too_many), 413, "items")
@@ -349,6 +352,7 @@ def test_worker_killed_mid_batch_loses_and_duplicates_nothing(tmp_path: Path) ->
         items = make_items(total, n_checks=2)
         batch_id = s.submit(items)
         keys = BatchKeys.of(batch_id)
+
         def victim_in_flight() -> set[str]:
             log = tail(victim.log_path, 1_000_000)  # type: ignore[attr-defined]
             started = set(re.findall(rf"→ {batch_id}:(\d+):score_item", log))

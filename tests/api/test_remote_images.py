@@ -9,7 +9,8 @@ import ipaddress
 import socket
 import threading
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, HTTPServer
+from contextlib import contextmanager
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 import httpx
@@ -116,15 +117,23 @@ class _Echo(BaseHTTPRequestHandler):
         pass
 
 
-@pytest.fixture
-def echo_server() -> Iterator[int]:
-    server = HTTPServer(("127.0.0.1", 0), _Echo)
+@contextmanager
+def http_server(handler: type[BaseHTTPRequestHandler]) -> Iterator[int]:
+    """A threaded HTTP server on a free loopback port (its port) until the block ends."""
+    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    server.daemon_threads = True
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     try:
         yield server.server_address[1]
     finally:
         server.shutdown()
+
+
+@pytest.fixture
+def echo_server() -> Iterator[int]:
+    with http_server(_Echo) as port:
+        yield port
 
 
 def test_the_pinned_transport_keeps_the_urls_host(echo_server: int) -> None:

@@ -47,7 +47,9 @@ def redis_servers_of(data_dir: Path) -> list[int]:
 
 
 @contextmanager
-def judge_serve(tmp: Path, *extra: str) -> Iterator[tuple[subprocess.Popen, str]]:
+def judge_serve(
+    tmp: Path, *extra: str, env_extra: dict[str, str] | None = None
+) -> Iterator[tuple[subprocess.Popen, str]]:
     port = free_port()
     env = {k: v for k, v in os.environ.items() if not k.startswith("JUDGE_") and k != "REDIS_URL"}
     env.pop("PROMETHEUS_MULTIPROC_DIR", None)
@@ -56,6 +58,7 @@ def judge_serve(tmp: Path, *extra: str) -> Iterator[tuple[subprocess.Popen, str]
         JUDGE_MEMORY_DIR=str(tmp / "memories"),
         PYTHONPATH=str(REPO),
     )
+    env.update(env_extra or {})
     log = open(tmp / f"serve-{port}.log", "w")  # noqa: SIM115
     proc = subprocess.Popen(
         [sys.executable, "-m", "judge.cli.main", "serve", "--port", str(port), *extra],

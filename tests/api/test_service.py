@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import logging
 import os
+import stat
 import subprocess
 import sys
 import threading
@@ -209,16 +210,28 @@ def test_second_identical_request_is_served_from_the_redis_cache(
     assert provider_session.calls > calls_after_first
 
 
-def test_embedded_redis_runs_under_the_data_folder(service: LiveService) -> None:
-    assert service.redis_url.startswith("redis://127.0.0.1:")
+def test_embedded_redis_runs_under_the_data_folder_for_its_owner_only(
+    service: LiveService,
+) -> None:
+    """Issue 22, finding 5: no TCP port, an owner-only unix socket, CONFIG and other admin
+    commands renamed away (so nobody can point SAVE at a file of their choosing)."""
     folder = service.data_dir / "redis"
-    assert folder.is_dir()
+    assert service.redis_url == f"unix://{(folder / 'redis.sock').resolve()}?db=0"
+    assert stat.S_IMODE(folder.stat().st_mode) == 0o700
+    assert stat.S_IMODE((folder / "redis.sock").stat().st_mode) & 0o077 == 0
     with redis.Redis.from_url(service.redis_url) as r:
         assert r.ping()
-        config = r.config_get("dir")
-        assert Path(config["dir"]).resolve() == folder.resolve()
-        assert r.config_get("appendonly")["appendonly"] == "yes"
-        assert r.config_get("bind")["bind"] == "127.0.0.1"
+        for command in (
+            ("CONFIG", "SET", "dir", "/tmp"),
+            ("CONFIG", "GET", "dir"),
+            ("DEBUG", "SLEEP", "0"),
+        ):
+            with pytest.raises(redis.ResponseError, match="unknown command"):
+                r.execute_command(*command)
+        info = r.info("server")
+        assert Path(info["executable"]).name.startswith("redis-server")
+        assert int(info["tcp_port"]) == 0, "the embedded Redis listens on no TCP port"
+        assert (folder / "appendonly.aof").exists()
 
 
 # -- skills and memories ---------------------------------------------------------------------------

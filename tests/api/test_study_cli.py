@@ -159,9 +159,9 @@ def test_publish_with_given_codes_and_its_errors(
     service: LiveService, suite: Path, tmp_path: Path, capsys: pytest.CaptureFixture
 ) -> None:
     codes = tmp_path / "codes.txt"
-    codes.write_text("alice-1\n\nbob-2\n")
+    codes.write_text("alice-12345\n\nbob-2345678\n")
     assert publish(service, suite, "cli-2", "--codes", str(codes)) == 0
-    assert capsys.readouterr().out.split()[-2:] == ["ALICE-1", "BOB-2"]
+    assert capsys.readouterr().out.split()[-2:] == ["ALICE-12345", "BOB-2345678"]
     assert publish(service, suite, "cli-2", "--participants", "1") == 2
     assert "exists already" in capsys.readouterr().err
     bad = tmp_path / "bad.jsonl"

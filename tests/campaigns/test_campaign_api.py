@@ -63,7 +63,10 @@ def test_bad_bodies_name_the_field(admin: httpx.Client) -> None:
     del body["items"][0]["b"]
     err = assert_error(admin.post("/v1/campaigns", json=body), 422, "(body)")
     assert "items[0]" in err["message"] and "'b'" in err["message"]
-    assert_error(admin.post("/v1/campaigns", content=b"{nope"), 422, "(body)")
+    bad_json = admin.post(
+        "/v1/campaigns", content=b"{nope", headers={"content-type": "application/json"}
+    )
+    assert_error(bad_json, 422, "(body)")
     body = rating_body("bad-6", criterion="preference")
     assert_error(admin.post("/v1/campaigns", json=body), 400, "criterion")
     r = admin.post("/v1/campaigns", json=pairwise_body("ok-after-bad"))

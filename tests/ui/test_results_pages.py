@@ -20,6 +20,8 @@ from api.batches.jobs import BatchStore, owner_tag
 from tests.api.conftest import LiveService, live_service
 from tests.ui.probe_service import KEY, OTHER_KEY, probe_service, sign_in
 
+ADMIN = "admin"  # one of the service's JUDGE_ADMIN_KEYS
+
 pytestmark = pytest.mark.browser
 HOSTILE = "<script>document.title='pwned'</script><b>not bold</b> & {{ 1+1 }}"
 
@@ -149,7 +151,7 @@ def test_a_batch_in_the_results_viewer(service: LiveService, batch_id: str, page
 
 def test_a_study_run_in_the_results_viewer(service: LiveService, page: Page) -> None:
     base = service.base_url
-    sign_in(page, base, then="/ui/results/")
+    sign_in(page, base, key=ADMIN, then="/ui/results/")
     links = page.get_by_role("region", name="Study runs").get_by_role("link")
     expect(links).to_have_text(["demo-run"])
     links.first.click()
@@ -183,6 +185,7 @@ def test_results_routes_over_http(service: LiveService, batch_id: str) -> None:
             assert r.status_code == 404 and "Batch not found" in r.text, bad
         r = ui.get("/ui/results/?batch=../../x")
         assert r.status_code == 303 and r.headers["location"] == "/ui/results/batches/invalid"
+    with service.client(cookies={"judge_ui_key": ADMIN}) as ui:
         ok = ui.get("/ui/results/studies/demo-run/files/generations/card/novice/oe_1/0.png")
         assert ok.status_code == 200 and ok.headers["content-type"] == "image/png"
         for bad_run in ("not-a-run", ".hidden", "%2E%2E", "demo-run%2F..", "x" * 200):
@@ -203,7 +206,7 @@ def test_results_routes_over_http(service: LiveService, batch_id: str) -> None:
 
 
 def test_study_runs_without_a_configured_directory(tmp_path: Path) -> None:
-    with probe_service(tmp_path) as svc, svc.client(cookies={"judge_ui_key": KEY}) as ui:
+    with probe_service(tmp_path) as svc, svc.client(cookies={"judge_ui_key": ADMIN}) as ui:
         index = ui.get("/ui/results/")
         assert index.status_code == 200 and "JUDGE_STUDY_RUNS" in index.text
         r = ui.get("/ui/results/studies/demo-run")

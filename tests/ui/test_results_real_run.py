@@ -30,10 +30,11 @@ def test_a_real_study_run_in_the_viewer(provider: FakeProvider, tmp_path: Path) 
     dims = sorted(
         {f"{side}/{d}" for x in lines for side, ds in x["result"]["subjective"].items() for d in ds}
     )
-    env = {"JUDGE_STUDY_RUNS": str(runs), "JUDGE_API_KEYS": KEY}  # no model configured
+    # no model configured; study runs are shown to admin keys only
+    env = {"JUDGE_STUDY_RUNS": str(runs), "JUDGE_API_KEYS": KEY, "JUDGE_ADMIN_KEYS": "admin"}
     with (
         live_service(env, tmp_path / "data") as svc,
-        svc.client(cookies={"judge_ui_key": KEY}) as ui,
+        svc.client(cookies={"judge_ui_key": "admin"}) as ui,
     ):
         index = ui.get("/ui/results/")
         assert 'href="/ui/results/studies/pilot"' in index.text

@@ -29,6 +29,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from judge.errors import JudgeError
+
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS requests (
     key TEXT PRIMARY KEY, model TEXT NOT NULL, body TEXT NOT NULL, state TEXT NOT NULL,
@@ -80,10 +82,19 @@ class Journal:
     def __init__(self, path: Path):
         path.parent.mkdir(parents=True, exist_ok=True)
         self.path = path
-        self.db = sqlite3.connect(path, check_same_thread=False, isolation_level="DEFERRED")
-        self.db.execute("PRAGMA journal_mode=WAL")
-        self.db.executescript(_SCHEMA)
-        self.db.commit()
+        try:
+            self.db = sqlite3.connect(path, check_same_thread=False, isolation_level="DEFERRED")
+            self.db.execute("PRAGMA journal_mode=WAL")
+            self.db.executescript(_SCHEMA)
+            self.db.commit()
+            problem = self.db.execute("PRAGMA quick_check").fetchone()[0]
+        except sqlite3.DatabaseError as exc:
+            problem = str(exc)
+        if problem != "ok":
+            raise JudgeError(
+                f"{path}: not a readable provider-batch journal ({problem}); move the run "
+                "folder aside and start again (batches already submitted are billed once)"
+            )
 
     def close(self) -> None:
         """Commit and close."""

@@ -1,0 +1,134 @@
+"""One throttle for every secret (issue 22, findings 3, 8, 9 and 13): participant codes in
+the page cookie, API keys in the UI cookie and unknown study ids count like wrong keys on
+the JSON routes; a throttled address keeps the keys it proved; admin-chosen participant
+codes need some entropy; ``X-Forwarded-For`` is ignored unless a proxy is trusted."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+import redis
+
+from tests.api.conftest import LiveService, assert_error, live_service
+from tests.api.study_helpers import study_body
+from tests.api.test_serve_processes import judge_serve
+from tests.api.test_service import fake_model_env
+from tests.api.test_service_hardening import _not_near_a_minute_boundary
+from tests.fakes.provider import FakeProvider
+
+LIMIT = 3
+
+
+@pytest.fixture(scope="module")
+def svc(module_tmp: Path, provider_session: FakeProvider) -> Iterator[LiveService]:
+    env = {
+        **fake_model_env(provider_session),
+        "JUDGE_API_KEYS": "key-one,key-two",
+        "JUDGE_ADMIN_KEYS": "admin",
+        "JUDGE_AUTH_FAILURES_PER_MINUTE": str(LIMIT),
+    }
+    with live_service(env, module_tmp / "svc") as s:
+        yield s
+
+
+@pytest.fixture
+def fresh(svc: LiveService) -> Iterator[LiveService]:
+    """No failures and no proven secrets left from another test; not near a minute's end
+    (the throttle counts per clock minute)."""
+    client = redis.Redis.from_url(svc.redis_url)
+    for pattern in ("judge:rate:authfail:*", "judge:authok:*"):
+        for name in client.scan_iter(pattern):
+            client.delete(name)
+    client.close()
+    _not_near_a_minute_boundary()
+    yield svc
+
+
+def new_study(svc: LiveService) -> tuple[str, str]:
+    with svc.client(headers={"Authorization": "Bearer admin"}) as admin:
+        r = admin.post("/v1/studies", json=study_body())
+        assert r.status_code == 201, r.text
+        return r.json()["id"], r.json()["participants"][0]
+
+
+def test_participant_cookie_guesses_are_throttled(fresh: LiveService) -> None:
+    study, code = new_study(fresh)
+    with fresh.client() as c:
+        codes = [
+            c.get(f"/ui/studies/{study}", headers={"Cookie": f"judge_participant=P{i:03d}"})
+            for i in range(LIMIT + 2)
+        ]
+        assert [r.status_code for r in codes] == [200] * LIMIT + [429, 429]
+        assert "Enter" in codes[0].text or "code" in codes[0].text.lower()
+        # the JSON route shares the budget: this address is throttled there too
+        body = {"participant": code, "task_id": "oe_1", "prompt": "x"}
+        assert c.post(f"/v1/studies/{study}/prompts", json=body).status_code == 429
+
+
+def test_json_route_failures_throttle_the_cookie_too(fresh: LiveService) -> None:
+    study, code = new_study(fresh)
+    with fresh.client() as c:
+        got = []
+        for i in range(LIMIT + 1):
+            body = {"participant": f"WRONG-{i}", "task_id": "oe_1", "prompt": "x"}
+            got.append(c.post(f"/v1/studies/{study}/prompts", json=body).status_code)
+        assert got == [403] * LIMIT + [429]
+        r = c.get(f"/ui/studies/{study}", headers={"Cookie": f"judge_participant={code}"})
+        assert r.status_code == 429, "a throttled address cannot test a code it never proved"
+
+
+def test_ui_key_cookie_guesses_are_throttled(fresh: LiveService) -> None:
+    with fresh.client() as c:
+        got = [
+            c.get("/ui/probes/", headers={"Cookie": f"judge_ui_key=guess-{i}"}).status_code
+            for i in range(LIMIT + 2)
+        ]
+        assert got == [303] * LIMIT + [429, 429]
+
+
+def test_study_ids_cannot_be_enumerated(fresh: LiveService) -> None:
+    study, _ = new_study(fresh)
+    with fresh.client() as c:
+        got = [c.get(f"/ui/studies/guess-{i}").status_code for i in range(LIMIT + 2)]
+        assert got == [404] * LIMIT + [429, 429]
+        assert c.get(f"/ui/studies/{study}").status_code == 429, "not proven from here"
+
+
+def test_wrong_keys_never_lock_out_a_key_proven_from_the_same_address(fresh: LiveService) -> None:
+    with fresh.client(headers={"Authorization": "Bearer key-one"}) as good:
+        assert good.get("/v1/skills").status_code == 200
+        with fresh.client(headers={"Authorization": "Bearer wrong"}) as bad:
+            codes = [bad.get("/v1/skills").status_code for _ in range(LIMIT + 2)]
+            assert codes == [401] * LIMIT + [429, 429]
+        assert good.get("/v1/skills").status_code == 200, "the valid key is not locked out"
+        with fresh.client(headers={"Authorization": "Bearer key-two"}) as unproven:
+            assert unproven.get("/v1/skills").status_code == 429
+
+
+def test_admin_chosen_codes_need_entropy(fresh: LiveService) -> None:
+    with fresh.client(headers={"Authorization": "Bearer admin"}) as admin:
+        for weak in (["P001"], ["AAAAAAAAAAAA"], ["abcd-1234"]):
+            r = admin.post("/v1/studies", json=study_body(participants=weak))
+            err = assert_error(r, 400, "participants[0]")
+            assert "at least 10" in err["message"]
+        r = admin.post("/v1/studies", json=study_body(participants=["harbour-7QM3-XPD9"]))
+        assert r.status_code == 201, r.text
+
+
+@pytest.mark.timeout(480)
+def test_forwarded_for_is_ignored_without_a_trusted_proxy(tmp_path: Path) -> None:
+    env = {"JUDGE_API_KEYS": "key-one", "JUDGE_AUTH_FAILURES_PER_MINUTE": str(LIMIT)}
+    with judge_serve(tmp_path, "--workers-inline", "0", env_extra=env) as (_, base):
+        _not_near_a_minute_boundary()
+        with httpx.Client(base_url=base, timeout=30) as c:
+            codes = [
+                c.get(
+                    "/v1/skills",
+                    headers={"Authorization": "Bearer wrong", "X-Forwarded-For": f"203.0.113.{i}"},
+                ).status_code
+                for i in range(LIMIT + 2)
+            ]
+        assert codes == [401] * LIMIT + [429, 429]
