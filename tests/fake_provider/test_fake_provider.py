@@ -225,13 +225,26 @@ async def test_fault_rate_is_deterministic_given_seed(provider: FakeProvider) ->
 async def test_latency_overlaps_concurrent_calls(provider: FakeProvider) -> None:
     await ask(provider)  # warm up litellm's client
     provider.latency = 0.3
+    provider.gate.group(10)  # held until all ten have arrived: "in flight at once" is a fact
     start = time.perf_counter()
     responses = await asyncio.gather(*(ask(provider, f"p{i}") for i in range(10)))
     elapsed = time.perf_counter() - start
-    # all ten were in flight at once (the fake counts them), and each waited its latency; no
-    # upper bound on the wall time: a loaded machine may stagger the starts
+    # each waited its latency; no upper bound on the wall time (a loaded machine staggers)
     assert len(responses) == 10 and provider.max_in_flight == 10
     assert elapsed >= 0.3
+
+
+async def test_the_gate_holds_calls_until_opened(provider: FakeProvider) -> None:
+    await ask(provider)
+    provider.gate.hold()
+    calls = [asyncio.create_task(ask(provider, f"h{i}")) for i in range(3)]
+    assert await asyncio.to_thread(provider.gate.wait_held, 3) == 3
+    assert provider.in_flight == 3 and not any(c.done() for c in calls)
+    provider.gate.open()
+    assert len(await asyncio.gather(*calls)) == 3 and provider.in_flight == 0
+    provider.gate.group(2, timeout_s=0.2)  # an unfilled group gives up instead of hanging
+    await ask(provider, "alone")
+    assert provider.max_in_flight == 3
 
 
 async def test_subprocess_mode_with_admin_endpoints() -> None:

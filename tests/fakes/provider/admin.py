@@ -3,7 +3,10 @@ runs in another process, see :mod:`tests.fakes.provider.process`).
 
 - ``GET /_admin/stats`` → ``{"api", "calls", "rejected", "fault_counts", "config"}``;
 - ``POST /_admin/config`` with any of latency, jitter, hang_s, fault_rate, fault_kinds, seed;
-- ``POST /_admin/reset`` forgets calls, scripted replies and faults.
+- ``POST /_admin/reset`` forgets calls, scripted replies and faults;
+- ``POST /_admin/gate`` with ``{"hold": true}`` holds every call after it arrives,
+  ``{"hold": false}`` lets them all go on (see :mod:`tests.fakes.provider.gate`); stats
+  say how many are ``held``.
 
 Example::
 
@@ -19,6 +22,7 @@ from typing import Any
 from aiohttp import web
 
 from tests.fakes.provider.faults import FaultInjector
+from tests.fakes.provider.gate import Gate
 
 _CONFIG_KEYS = {"latency", "jitter", "hang_s", "fault_rate", "fault_kinds", "seed"}
 
@@ -31,6 +35,7 @@ class AdminMixin:
     jitter: float
     hang_s: float
     faults: FaultInjector
+    gate: Gate
     _seed: int
     calls: int
     rejected: list[tuple[str, str]]
@@ -73,6 +78,7 @@ class AdminMixin:
         app.router.add_get("/_admin/stats", self._stats)
         app.router.add_post("/_admin/config", self._config)
         app.router.add_post("/_admin/reset", self._reset)
+        app.router.add_post("/_admin/gate", self._gate)
 
     async def _stats(self, request: web.Request) -> web.Response:
         stats = {
@@ -80,6 +86,7 @@ class AdminMixin:
             "calls": self.calls,
             "rejected": len(self.rejected),
             "fault_counts": self.fault_counts,
+            "held": self.gate.held,
             "config": self.config(),
         }
         return web.json_response(stats)
@@ -92,6 +99,20 @@ class AdminMixin:
             return web.json_response(self.configure(**changes))
         except (ValueError, TypeError) as exc:
             return self._error(400, "invalid_request_error", str(exc))
+
+    async def _gate(self, request: web.Request) -> web.Response:
+        try:
+            body = json.loads(await request.text() or "{}")
+            hold = body["hold"] if isinstance(body, dict) else None
+        except (ValueError, KeyError):
+            hold = None
+        if not isinstance(hold, bool):
+            return self._error(400, "invalid_request_error", 'gate body is {"hold": true|false}')
+        if hold:
+            self.gate.hold()
+        else:
+            self.gate.open()
+        return web.json_response({"hold": hold, "held": self.gate.held})
 
     async def _reset(self, request: web.Request) -> web.Response:
         self.reset()

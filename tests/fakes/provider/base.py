@@ -45,6 +45,7 @@ from tests.fakes.provider.faults import (
     FaultInjector,
 )
 from tests.fakes.provider.faults import truncate as truncate_text
+from tests.fakes.provider.gate import Gate
 from tests.fakes.provider.responder import Match, Reply, Responder, ScriptRule
 from tests.fakes.provider.wire import Body, ImageInfo, WireError
 
@@ -86,6 +87,7 @@ class LoopbackFake(AdminMixin):
     ) -> None:
         self.host, self.latency, self.jitter, self.hang_s = host, latency, jitter, hang_s
         self.responder = Responder()
+        self.gate = Gate()
         self.faults = FaultInjector(fault_rate, fault_kinds, seed)
         self._requested_port = port
         self._port: int | None = None
@@ -197,13 +199,20 @@ class LoopbackFake(AdminMixin):
             return len(self._calls)
 
     @property
+    def in_flight(self) -> int:
+        """How many calls are being served now (held at the :attr:`gate` included)."""
+        with self._lock:
+            return self._in_flight
+
+    @property
     def max_in_flight(self) -> int:
         """The most calls served at the same moment since the last reset."""
         with self._lock:
             return self._max_in_flight
 
     def reset(self) -> None:
-        """Forget recorded calls, scripted replies and faults (rate back to 0)."""
+        """Forget recorded calls, scripted replies and faults (rate back to 0); open the gate."""
+        self.gate.open()
         with self._lock:
             self._calls.clear()
             self._rejected.clear()
@@ -250,6 +259,7 @@ class LoopbackFake(AdminMixin):
                 self._in_flight += 1
                 self._max_in_flight = max(self._max_in_flight, self._in_flight)
             try:
+                await self.gate.pass_through()
                 if answer is not None:
                     return await answer(canonical, body)
                 return await self._answer(canonical, body, render, arrived)
