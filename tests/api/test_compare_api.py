@@ -145,7 +145,14 @@ def test_edit_through_score_and_in_a_batch(client: httpx.Client) -> None:
         "image_consistency",
         "visual_quality",
     }
-    assert body["metrics"]["color_shift"]["applicable"] in (True, False)
+    # "add a star" asks for no colour change, so the shift applies; white to yellow is far
+    # beyond the ~2 ΔE a viewer notices
+    shift = body["metrics"]["color_shift"]
+    assert shift["applicable"] is True and shift["value"] > 20, shift
+    recolour = client.post("/v1/score", json=edit_body(instruction="Make the wall yellow."))
+    assert recolour.status_code == 200, recolour.text
+    shift = recolour.json()["metrics"]["color_shift"]
+    assert shift["applicable"] is False and shift["value"] is None and "colour" in shift["reason"]
     wrapped = {"mode": "edit", "edit": edit_body(id="ed-2"), "options": {"samples": 2}}
     r = client.post("/v1/score", json=wrapped)
     assert r.status_code == 200, r.text

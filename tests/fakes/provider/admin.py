@@ -6,7 +6,7 @@ runs in another process, see :mod:`tests.fakes.provider.process`).
 - ``POST /_admin/reset`` forgets calls, scripted replies and faults;
 - ``POST /_admin/gate`` with ``{"hold": true}`` holds every call after it arrives,
   ``{"hold": false}`` lets them all go on (see :mod:`tests.fakes.provider.gate`); stats
-  say how many are ``held``.
+  say how many are ``held`` and ``held_by`` which API key.
 
 Example::
 
@@ -87,6 +87,7 @@ class AdminMixin:
             "rejected": len(self.rejected),
             "fault_counts": self.fault_counts,
             "held": self.gate.held,
+            "held_by": self.gate.held_by(),
             "config": self.config(),
         }
         return web.json_response(stats)

@@ -259,7 +259,7 @@ class LoopbackFake(AdminMixin):
                 self._in_flight += 1
                 self._max_in_flight = max(self._max_in_flight, self._in_flight)
             try:
-                await self.gate.pass_through()
+                await self.gate.pass_through(_credential(request))
                 if answer is not None:
                     return await answer(canonical, body)
                 return await self._answer(canonical, body, render, arrived)
@@ -320,3 +320,11 @@ class LoopbackFake(AdminMixin):
         else:
             content = self.responder.respond(canonical)
         return web.json_response(render(canonical, body, content, finish))
+
+
+def _credential(request: web.Request) -> str:
+    """Whose call this is, as the client sent it (any dialect's key header)."""
+    for header in ("Authorization", "x-api-key", "x-goog-api-key"):
+        if value := request.headers.get(header):
+            return value.removeprefix("Bearer ").strip()
+    return ""

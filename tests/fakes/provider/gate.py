@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import asyncio
 import threading
+from collections import Counter
 
 
 class Gate:
@@ -34,7 +35,7 @@ class Gate:
         self._mode = "open"
         self._size = 0
         self._timeout_s = 0.0
-        self._waiting: list[tuple[asyncio.AbstractEventLoop, asyncio.Future[None]]] = []
+        self._waiting: list[tuple[asyncio.AbstractEventLoop, asyncio.Future[None], str]] = []
 
     def hold(self) -> None:
         """Hold every call from now on until :meth:`open`."""
@@ -60,20 +61,26 @@ class Gate:
         with self._cond:
             return len(self._waiting)
 
+    def held_by(self) -> dict[str, int]:
+        """Waiting calls by the label the fake gave them (the caller's credentials)."""
+        with self._cond:
+            return dict(Counter(label for *_, label in self._waiting))
+
     def wait_held(self, n: int, timeout_s: float = 60.0) -> int:
         """Block until at least ``n`` calls are waiting (or ``timeout_s``); return how many are."""
         with self._cond:
             self._cond.wait_for(lambda: len(self._waiting) >= n, timeout=timeout_s)
             return len(self._waiting)
 
-    async def pass_through(self) -> None:
-        """Called by the fake's handler once a call is recorded; returns when it may go on."""
+    async def pass_through(self, label: str = "") -> None:
+        """Called by the fake's handler once a call is recorded; returns when it may go on.
+        ``label`` says whose call it is (see :meth:`held_by`)."""
         loop = asyncio.get_running_loop()
         future: asyncio.Future[None] = loop.create_future()
         with self._cond:
             if self._mode == "open":
                 return
-            self._waiting.append((loop, future))
+            self._waiting.append((loop, future, label))
             self._cond.notify_all()
             if self._mode == "group" and len(self._waiting) >= self._size:
                 self._release_all()
@@ -89,7 +96,7 @@ class Gate:
                 self._cond.notify_all()
 
     def _release_all(self) -> None:
-        for loop, future in self._waiting:
+        for loop, future, _ in self._waiting:
             loop.call_soon_threadsafe(_resolve, future)
         self._waiting = []
         self._cond.notify_all()
