@@ -247,6 +247,34 @@ async def test_the_gate_holds_calls_until_opened(provider: FakeProvider) -> None
     assert provider.max_in_flight == 3
 
 
+async def test_admin_gate_holds_calls_and_says_whose_they_are() -> None:
+    """The gate steered over HTTP, as a test does for a fake in another process."""
+    proc, base_url = spawn_fake_provider(latency=0.0)
+    root = base_url.removesuffix("/v1")
+    kwargs = {"model": "openai/fake", "api_base": base_url, "max_retries": 0}
+    try:
+        async with aiohttp.ClientSession() as session:
+            async with session.post(f"{root}/_admin/gate", json={"hold": "yes"}) as resp:
+                assert resp.status == 400  # a clear refusal, not a guess
+            async with session.post(f"{root}/_admin/gate", json={"hold": True}) as resp:
+                assert (await resp.json()) == {"hold": True, "held": 0}
+            calls = [
+                asyncio.create_task(litellm.acompletion(messages=user(k), api_key=k, **kwargs))
+                for k in ("key-a", "key-a", "key-b")
+            ]
+            stats: dict[str, Any] = {}
+            while stats.get("held", 0) < 3:  # each poll is a round trip: no sleep needed
+                assert not any(c.done() for c in calls), [c.exception() for c in calls if c.done()]
+                async with session.get(f"{root}/_admin/stats") as resp:
+                    stats = await resp.json()
+            assert stats["held_by"] == {"key-a": 2, "key-b": 1}
+            async with session.post(f"{root}/_admin/gate", json={"hold": False}) as resp:
+                assert (await resp.json())["hold"] is False
+            assert len(await asyncio.gather(*calls)) == 3
+    finally:
+        stop_process(proc)
+
+
 async def test_subprocess_mode_with_admin_endpoints() -> None:
     proc, base_url = spawn_fake_provider(latency=0.01, fault_rate=1.0, fault_kinds=("500",))
     root = base_url.removesuffix("/v1")
