@@ -25,6 +25,17 @@ REPO = Path(__file__).resolve().parents[1]
 EXAMPLE = REPO / "examples" / "co_106" / "submission.json"
 
 
+@pytest.fixture(scope="session", autouse=True)
+def private_cache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """Every test runs on a cache of its own session (``JUDGE_CACHE_DIR``, inherited by the
+    subprocesses tests start): nothing a user's cache holds can hide a regression, and the
+    tests write nothing into it. Tests that need an empty cache set their own."""
+    cache = tmp_path_factory.mktemp("judge-cache")
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("JUDGE_CACHE_DIR", str(cache))
+        yield cache
+
+
 @pytest.fixture(scope="session")
 def provider_session() -> Iterator[FakeProvider]:
     with FakeProvider(latency=0.0, hang_s=3.0) as fp:

@@ -98,7 +98,7 @@ def walk_env(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, str
     judge.write_text(f'#!/bin/sh\nexec {shlex.quote(sys.executable)} -m judge.cli.main "$@"\n')
     judge.chmod(0o755)
     (bin_dir / ".setup-stamp").touch()  # newer than the pins: `make run` installs nothing
-    cache = os.environ.get("JUDGE_CACHE_DIR") or str(Path.home() / ".cache" / "t2i-judge")
+    cache = tmp / "cache"  # a private cache: the user's can neither help nor hide anything
     env = {
         k: v
         for k, v in os.environ.items()
@@ -109,7 +109,7 @@ def walk_env(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, str
             HOME=str(tmp / "home"),
             TMPDIR=str(tmp / "tmp"),
             PYTHONPATH=str(REPO),
-            JUDGE_CACHE_DIR=cache,  # outside the checkout; shared only to save time
+            JUDGE_CACHE_DIR=str(cache),
             JUDGE_API_BASE=provider.base_url,
             JUDGE_API_KEY="readme-walk",
             JUDGE_BIN=str(bin_dir),

@@ -32,8 +32,11 @@ from pathlib import Path
 import numpy as np
 from scipy.stats import spearmanr
 
+from skills.local.code_key import code_key
+
 log = logging.getLogger("judge.local")
-SELECTION_VERSION = "s4"  # bump whenever selection or members change: it keys on-disk caches
+#: the code that computes choices: its key (see :mod:`skills.local.code_key`) names the cache
+CHOICE_CODE = "skills.local.predictor"
 MIN_ROWS = 5
 
 #: a member predictor: (space, training mask, query rows) -> one prediction per query row
@@ -226,8 +229,9 @@ def exclusion_key(excluded: Iterable[str]) -> str:
 
 
 def cache_path(root: Path, checksum: str, key: str) -> Path:
-    """Where the choices of one memory version and one exclusion are kept."""
-    return root / f"choices-{SELECTION_VERSION}-{checksum[:24]}-{key}.json"
+    """Where the choices of one memory version and one exclusion are kept; the name carries
+    the key of the code that computes them, so a code change never reads older choices."""
+    return root / f"choices-{code_key(CHOICE_CODE)}-{checksum[:24]}-{key}.json"
 
 
 def load_choices(path: Path) -> dict[str, Choice] | None:

@@ -30,8 +30,8 @@ from __future__ import annotations
 import numpy as np
 from scipy.stats import spearmanr
 
-# Neither number is part of any cache key: changing one changes the choices, so bump
-# skills.local.selection.SELECTION_VERSION with it (and re-derive shipped choices).
+# Changing either number changes the choices: the code key of the cached choices changes with
+# it (skills.local.code_key), so re-derive the shipped ones (tests/local/test_shipped_choices.py).
 #: the weakest training-row correlation at which another scale may stand in
 MIN_SIBLING_RHO = 0.5
 MIN_SHARED_ROWS = 5

@@ -37,6 +37,7 @@ from tests.fakes.provider import spawn_fake_provider, stop_process
 REPO = Path(__file__).resolve().parents[2]
 KEY = "batch-key"
 OTHER_KEY = "other-key"
+VICTIM_KEY = "victim-provider-key"  # the killed worker's key at the provider
 AUTH = {"Authorization": f"Bearer {KEY}"}
 
 
@@ -99,12 +100,14 @@ class Stack:
         self.client = httpx.Client(base_url=self.base_url, headers=AUTH, timeout=30.0)
         self.r = redis.Redis.from_url(self.redis_url)
 
-    def _spawn(self, args: list[str], name: str) -> subprocess.Popen[bytes]:
+    def _spawn(
+        self, args: list[str], name: str, env: dict[str, str] | None = None
+    ) -> subprocess.Popen[bytes]:
         self._logs += 1
         log = open(self.tmp / f"{name}-{self._logs}.log", "wb")  # noqa: SIM115 - the child owns it
         proc = subprocess.Popen(
             [sys.executable, "-m", "judge.cli.main", *args],
-            env=self.env,
+            env={**self.env, **(env or {})},
             cwd=REPO,
             stdout=log,
             stderr=subprocess.STDOUT,
@@ -138,9 +141,12 @@ class Stack:
                 self.api.wait()
         self.api = None
 
-    def start_worker(self, wait: bool = True) -> subprocess.Popen[bytes]:
-        """Start ``judge worker``; with ``wait``, return once it polls the queue."""
-        proc = self._spawn(["worker"], "worker")
+    def start_worker(
+        self, wait: bool = True, env: dict[str, str] | None = None
+    ) -> subprocess.Popen[bytes]:
+        """Start ``judge worker`` (``env`` on top of the stack's); with ``wait``, return once
+        it polls the queue."""
+        proc = self._spawn(["worker"], "worker", env)
         self.workers.append(proc)
         deadline = time.monotonic() + 120
         while wait and "Starting worker" not in tail(proc.log_path, 100_000):  # type: ignore[attr-defined]
@@ -203,6 +209,19 @@ def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
         yield s
     finally:
         s.close()
+
+
+def gate(provider_url: str, *, hold: bool) -> None:
+    """Hold every call at the fake provider (or let them all go on)."""
+    root = provider_url.removesuffix("/v1")
+    resp = httpx.post(f"{root}/_admin/gate", json={"hold": hold}, timeout=10)
+    assert resp.status_code == 200 and resp.json()["hold"] is hold, resp.text
+
+
+def held_by(provider_url: str) -> dict[str, int]:
+    """Calls held at the fake provider, by API key."""
+    root = provider_url.removesuffix("/v1")
+    return httpx.get(f"{root}/_admin/stats", timeout=10).json()["held_by"]
 
 
 def check_results(lines: list[dict[str, Any]], items: list[dict[str, Any]]) -> None:
@@ -344,7 +363,7 @@ def test_worker_killed_mid_batch_loses_and_duplicates_nothing(tmp_path: Path) ->
     )
     try:
         s.start_api()
-        victim = s.start_worker(wait=False)
+        victim = s.start_worker(wait=False, env={"JUDGE_API_KEY": VICTIM_KEY})
         s.start_worker()
         while "Starting worker" not in tail(victim.log_path, 100_000):  # type: ignore[attr-defined]
             time.sleep(0.1)
@@ -358,10 +377,15 @@ def test_worker_killed_mid_batch_loses_and_duplicates_nothing(tmp_path: Path) ->
             started = set(re.findall(rf"→ {batch_id}:(\d+):score_item", log))
             return started - set(re.findall(rf"← {batch_id}:(\d+):score_item", log))
 
-        # kill mid-batch *and* mid-item: under load the victim may be between items at the
-        # moment the 12th result lands, so wait until its log shows an item started, not done
+        # kill mid-batch *and* mid-item: once 12 results landed the fake holds every call;
+        # the victim uses a key of its own, so a held call with that key is an item it has
+        # started and cannot finish before the kill
         deadline = time.monotonic() + 60
-        while s.r.hlen(keys.results) < 12 or not victim_in_flight():
+        while s.r.hlen(keys.results) < 12:
+            assert time.monotonic() < deadline, s.logs()
+            time.sleep(0.05)
+        gate(s.provider_url, hold=True)
+        while not held_by(s.provider_url).get(VICTIM_KEY):
             assert time.monotonic() < deadline, s.logs()
             time.sleep(0.05)
         victim.send_signal(signal.SIGKILL)
@@ -369,6 +393,7 @@ def test_worker_killed_mid_batch_loses_and_duplicates_nothing(tmp_path: Path) ->
         killed_at = time.monotonic()
         in_flight = victim_in_flight()
         assert in_flight, "the killed worker had no item in flight"
+        gate(s.provider_url, hold=False)
         s.start_worker(wait=False)  # a replacement, as a supervisor would start
         info = s.wait_done(batch_id, timeout_s=60)
         recovery = time.monotonic() - killed_at

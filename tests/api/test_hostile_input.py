@@ -14,7 +14,6 @@ import os
 import select
 import socket
 import struct
-import time
 import uuid
 import zlib
 from collections.abc import Callable, Iterator
@@ -256,11 +255,11 @@ IMAGE_CASES: dict[str, tuple[Callable[[], dict], str, str]] = {
 @pytest.mark.parametrize("case", list(IMAGE_CASES))
 def test_hostile_images_are_refused(client: httpx.Client, case: str) -> None:
     make, field, word = IMAGE_CASES[case]
-    start = time.monotonic()
     r = client.post("/v1/score", json=make())
     err = assert_error(r, (400, 413, 422), field)
     assert word.lower() in err["message"].lower(), err
-    assert time.monotonic() - start < 5, "refusing bad images must be quick"
+    # that a bomb is refused before it is decoded is counted, not timed:
+    # tests/judge/test_images.py::test_decompression_bomb_is_rejected_without_decoding
 
 
 def test_image_limits_are_the_configured_ones(client: httpx.Client) -> None:
@@ -522,12 +521,10 @@ def test_non_public_addresses_are_refused_without_connecting(
         host = url.split("/")[2]
         targets.append(url.replace(host, f"{host}:{trap_port}", 1))
     for target in targets:
-        start = time.monotonic()
         r = remote_client.post("/v1/score", json=with_images(png_data_url(), target))
-        elapsed = time.monotonic() - start
         err = assert_error(r, 400, "images[1]")
         assert "non-public" in err["message"], err
-        assert elapsed < 2, f"{target} took {elapsed:.1f} s: was it fetched?"
+        # "not fetched" is what the connection spy and the trap listener check below, not a clock
     monkeypatch.undo()
     service_port = int(remote_client.base_url.port or 0)
     assert service_port in spy.ports(), "the spy saw nothing: it is not working"

@@ -173,8 +173,17 @@ def test_avt_adapter_on_the_real_dev_split() -> None:
     assert dict(got) == dict(n_by_scale)
 
 
-def test_avt_dev_path_is_the_documented_one() -> None:
-    assert AVT_DEV.name == "avt-dev" and AVT_DEV.parent.name == "data"
+DOCUMENTED_DEV = "../shared/data/avt-dev"
+DOCUMENTING = ("eval/datasets/avt.py", "eval/metaeval/cli.py", "eval/metaeval/baselines.py")
+
+
+@pytest.mark.parametrize("module", DOCUMENTING)
+def test_avt_dev_path_in_the_docs_is_where_the_data_is(module: str) -> None:
+    """The path the examples name (from the repository root) holds the dev split the tests use."""
+    repo = Path(__file__).resolve().parents[2]
+    assert DOCUMENTED_DEV in (repo / module).read_text(encoding="utf-8")
+    documented = (repo / DOCUMENTED_DEV).resolve()
+    assert documented == AVT_DEV.resolve() and (documented / "labels.csv").is_file()
 
 
 # ------------------------------------------------------------------------------ expert-jsonl

@@ -225,13 +225,54 @@ async def test_fault_rate_is_deterministic_given_seed(provider: FakeProvider) ->
 async def test_latency_overlaps_concurrent_calls(provider: FakeProvider) -> None:
     await ask(provider)  # warm up litellm's client
     provider.latency = 0.3
+    provider.gate.group(10)  # held until all ten have arrived: "in flight at once" is a fact
     start = time.perf_counter()
     responses = await asyncio.gather(*(ask(provider, f"p{i}") for i in range(10)))
     elapsed = time.perf_counter() - start
-    # all ten were in flight at once (the fake counts them), and each waited its latency; no
-    # upper bound on the wall time: a loaded machine may stagger the starts
+    # each waited its latency; no upper bound on the wall time (a loaded machine staggers)
     assert len(responses) == 10 and provider.max_in_flight == 10
     assert elapsed >= 0.3
+
+
+async def test_the_gate_holds_calls_until_opened(provider: FakeProvider) -> None:
+    await ask(provider)
+    provider.gate.hold()
+    calls = [asyncio.create_task(ask(provider, f"h{i}")) for i in range(3)]
+    assert await asyncio.to_thread(provider.gate.wait_held, 3) == 3
+    assert provider.in_flight == 3 and not any(c.done() for c in calls)
+    provider.gate.open()
+    assert len(await asyncio.gather(*calls)) == 3 and provider.in_flight == 0
+    provider.gate.group(2, timeout_s=0.2)  # an unfilled group gives up instead of hanging
+    await ask(provider, "alone")
+    assert provider.max_in_flight == 3
+
+
+async def test_admin_gate_holds_calls_and_says_whose_they_are() -> None:
+    """The gate steered over HTTP, as a test does for a fake in another process."""
+    proc, base_url = spawn_fake_provider(latency=0.0)
+    root = base_url.removesuffix("/v1")
+    kwargs = {"model": "openai/fake", "api_base": base_url, "max_retries": 0}
+    try:
+        async with aiohttp.ClientSession() as session:
+            async with session.post(f"{root}/_admin/gate", json={"hold": "yes"}) as resp:
+                assert resp.status == 400  # a clear refusal, not a guess
+            async with session.post(f"{root}/_admin/gate", json={"hold": True}) as resp:
+                assert (await resp.json()) == {"hold": True, "held": 0}
+            calls = [
+                asyncio.create_task(litellm.acompletion(messages=user(k), api_key=k, **kwargs))
+                for k in ("key-a", "key-a", "key-b")
+            ]
+            stats: dict[str, Any] = {}
+            while stats.get("held", 0) < 3:  # each poll is a round trip: no sleep needed
+                assert not any(c.done() for c in calls), [c.exception() for c in calls if c.done()]
+                async with session.get(f"{root}/_admin/stats") as resp:
+                    stats = await resp.json()
+            assert stats["held_by"] == {"key-a": 2, "key-b": 1}
+            async with session.post(f"{root}/_admin/gate", json={"hold": False}) as resp:
+                assert (await resp.json())["hold"] is False
+            assert len(await asyncio.gather(*calls)) == 3
+    finally:
+        stop_process(proc)
 
 
 async def test_subprocess_mode_with_admin_endpoints() -> None:

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import asyncio
 
+import pytest
+
 import tests.fakes.provider.base as base
 from tests.fakes.provider import FakeProvider
 
@@ -17,16 +19,21 @@ async def _sleeps(monkeypatch, fake: FakeProvider, already_elapsed: float) -> li
         await real_sleep(0)
 
     monkeypatch.setattr(base.asyncio, "sleep", record)
-    arrived = asyncio.get_running_loop().time() - already_elapsed
+    loop = asyncio.get_running_loop()
+    now = loop.time()
+    monkeypatch.setattr(loop, "time", lambda: now)  # a still clock: no slack for a busy CPU
     body = {"messages": [{"role": "user", "content": "hi"}]}
-    await fake._answer(body, body, lambda *_: {}, arrived)
+    try:
+        await fake._answer(body, body, lambda *_: {}, now - already_elapsed)
+    finally:
+        monkeypatch.undo()
     return slept
 
 
 async def test_time_spent_since_arrival_is_taken_off_the_latency(monkeypatch):
     fake = FakeProvider(latency=0.5)
     (slept,) = await _sleeps(monkeypatch, fake, already_elapsed=0.2)
-    assert 0.25 < slept <= 0.3  # 0.5 - 0.2 (less the microseconds of this test)
+    assert slept == pytest.approx(0.3, abs=1e-9)  # 0.5 - 0.2, exactly: the clock stood still
 
 
 async def test_a_request_that_took_longer_than_the_latency_is_answered_at_once(monkeypatch):

@@ -17,7 +17,13 @@ def test_cold_start_only_runs_fresh_processes(tmp_path, capsys):
     report = json.loads(out.read_text())["cold_start"]
     assert report["processes"] == 1 and report["calls"] == 2 * 2 + 4 + 4 + 2
     assert report["per_process_x_L"][0] >= 1.0  # at least one round trip of L
-    assert report["within_target"] in {"0/1", "1/1"}
+    # whether the target was met is the benchmark's figure to report, not a test outcome; the
+    # test checks the report says it truthfully of the process it measured
+    within = report["per_process_x_L"][0] <= report["target_x_L"]
+    assert report["within_target"] == ("1/1" if within else "0/1")
+    span_within = report["per_process_span_x_L"][0] <= report["target_x_L"]
+    assert report["span_within_target"] == ("1/1" if span_within else "0/1")
+    assert f"within target in {report['within_target']};" in printed
     # the model-call span is measured in the fresh process too, and lies inside the graph run
     assert 1.0 <= report["per_process_span_x_L"][0] <= report["per_process_x_L"][0]
     assert "graph run (usage.latency_s" in printed and "model-call span" in printed

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 import socket
-import time
 
 import litellm
 import pytest
@@ -59,16 +59,25 @@ async def test_connection_refused_is_not_retried(caplog):
     ("fault", "expected"),
     [("401", "JUDGE_API_KEY"), ("403", "may use this model"), ("404", "JUDGE_MODEL")],
 )
-async def test_auth_and_unknown_model_fail_at_once(provider, fault, expected):
+async def test_auth_and_unknown_model_fail_at_once(provider, fault, expected, monkeypatch):
     provider.fail_next([fault])
     settings = JudgeSettings(
         model="openai/fake", api_base=provider.base_url, api_key="k", **SLOW_BACKOFF
     )
     gw, meter = LLMGateway(settings), UsageMeter()
-    start = time.perf_counter()
+    waits: list[float] = []
+    real_sleep = asyncio.sleep
+
+    async def recorded(delay: float, *args: object) -> object:
+        if delay:
+            waits.append(delay)
+        return await real_sleep(delay, *args)
+
+    monkeypatch.setattr(asyncio, "sleep", recorded)  # "at once": no backoff wait, counted
     with pytest.raises(ModelCallError) as err:
         await gw.structured("openai/fake", MESSAGES, Verdict, tag=f"t{fault}", meter=meter)
-    assert time.perf_counter() - start < 3.0
+    monkeypatch.undo()
+    assert not [w for w in waits if w >= SLOW_BACKOFF["backoff_base_s"] / 2], waits
     assert provider.calls == 1 and meter.retries == 0 and meter.failed_calls == 1
     assert f"HTTP {fault}" in str(err.value) and expected in str(err.value)
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pydantic import BaseModel
 
 from judge.config import JudgeSettings
+from judge.engine import Judge
 from judge.llm.gateway import LLMGateway
 from judge.llm.usage import UsageMeter
 from skills.types import ModelCallError
@@ -122,17 +123,19 @@ async def test_non_transient_error_fails_fast(provider):
 async def test_concurrency_cap_limits_calls_in_flight(make_judge, provider):
     from tests.conftest import submission
 
-    provider.latency = 0.05
+    provider.gate.group(3)  # 18 calls pass only in groups of 3 waiting together
     result = await make_judge(llm_concurrency=3).ascore(submission("CO", n_checks=4))
     assert result.status == "scored" and provider.calls == 18
-    assert provider.max_in_flight == 3
+    assert provider.max_in_flight == 3  # 3 were held at once, and never a 4th beside them
 
 
-async def test_everything_overlaps_without_a_cap(make_judge, provider):
+async def test_everything_overlaps_without_a_cap(provider):
     from tests.conftest import submission
 
-    provider.latency = 1.0  # long enough that a loaded CPU cannot stagger the calls apart
-    await make_judge().ascore(submission("CO", n_checks=4))
+    settings = JudgeSettings(model="openai/fake-judge", api_base=provider.base_url, api_key="k")
+    provider.gate.group(18)  # the calls go on only once all 18 wait at the fake together
+    result = await Judge(settings).ascore(submission("CO", n_checks=4))
+    assert result.status == "scored" and provider.calls == 18
     assert provider.max_in_flight == 18  # safety, subjective and checks all at once
 
 

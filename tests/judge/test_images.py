@@ -9,7 +9,7 @@ import io
 import os
 
 import pytest
-from PIL import Image
+from PIL import Image, ImageFile
 
 from judge.config import JudgeSettings
 from judge.domain.submission import Submission
@@ -43,12 +43,23 @@ def payload_image(payload) -> Image.Image:
 # --------------------------------------------------------------------------- limits
 
 
-def test_decompression_bomb_is_rejected_without_decoding():
+def test_decompression_bomb_is_rejected_without_decoding(monkeypatch):
     """A 10000x10000 bilevel PNG is ~12 kB on disk and 100 Mpx decoded."""
     bomb = encode(Image.new("1", (10_000, 10_000)))
     assert len(bomb) < 100_000
+    decodes: list[object] = []
+    real_load = ImageFile.ImageFile.load
+
+    def counted(self: ImageFile.ImageFile) -> object:
+        decodes.append(self.size)
+        return real_load(self)
+
+    monkeypatch.setattr(ImageFile.ImageFile, "load", counted)  # "without decoding", counted
     with pytest.raises(InputError) as exc:
         decode_image(bomb, field="images[0]", settings=JudgeSettings(image_max_pixels=1_000_000))
+    assert decodes == []
+    decode_image(encode(Image.new("1", (100, 100))), field="i", settings=JudgeSettings())
+    assert decodes, "the spy saw no decode of an image under the limit: it is not working"
     assert exc.value.field == "images[0]"
     assert "pixels" in exc.value.message
 

@@ -280,7 +280,7 @@ def test_detect_eval_reports_precision(tmp_path, crops, capsys):
 
 def test_real_photo_set_decides_with_high_precision(tmp_path, capsys):
     """The labelled real-photo set (labels written by eye before any verdict was seen): the
-    decided verdicts are right at least 90% of the time, and some are decided."""
+    documented figures, pinned — 48 checks, 11 decided, all 11 right."""
     script = OBJECTS / "photos" / "make_photos.py"
     out = tmp_path / "photos"
     done = subprocess.run(
@@ -293,8 +293,19 @@ def test_real_photo_set_decides_with_high_precision(tmp_path, capsys):
     shutil.copy(OBJECTS / "photos.jsonl", labels)
     assert eval_main(["--labels", str(labels), "--json"]) == 0
     overall = json.loads(capsys.readouterr().out)["overall"]
-    assert overall["checks"] == 48
-    assert overall["decided"] >= 8 and overall["correct"] / overall["decided"] >= 0.9
+    assert (overall["checks"], overall["decided"], overall["correct"]) == (48, 11, 11)
+
+
+@pytest.mark.parametrize(
+    ("labels", "checks", "decided", "correct"),
+    [("labels.jsonl", 71, 32, 31), ("heldout.jsonl", 48, 3, 3)],
+)
+def test_avt_dev_sets_give_the_documented_figures(labels, checks, decided, correct, capsys):
+    """The documented object-check figures on the AVT dev sets, pinned exactly (they are counts
+    of discrete verdicts: a change to a rule or a threshold that moves one shows here)."""
+    assert eval_main(["--labels", str(OBJECTS / labels), "--json"]) == 0
+    overall = json.loads(capsys.readouterr().out)["overall"]
+    assert (overall["checks"], overall["decided"], overall["correct"]) == (checks, decided, correct)
 
 
 def test_detect_eval_bad_input_exits_2(tmp_path, capsys):

@@ -33,7 +33,10 @@ def test_shipped_choices_match_a_recomputation(tmp_path: Path):
     shipped_memory = Memory.open(version)
     name = cache_path(Path("."), shipped_memory.manifest.checksum, f"{config_key()}-all").name
     shipped = load_choices(version / "derived" / name)
-    assert shipped is not None, f"{version}/derived lacks {name}: re-derive the shipped choices"
+    assert shipped is not None, (
+        f"{version}/derived lacks {name}: the code that computes choices changed (its key is in"
+        " the name); re-derive them: PYTHONPATH=. python -m tests.local.test_shipped_choices"
+    )
     copy = tmp_path / version.name
     shutil.copytree(version, copy, ignore=shutil.ignore_patterns("choices-*"))
     fresh = MemoryModel(Memory.open(copy), get_encoder(DEFAULT_TEXT_ENCODER)).choices()
@@ -44,3 +47,31 @@ def test_shipped_choices_match_a_recomputation(tmp_path: Path):
         for field, value in dataclasses.asdict(choice).items():
             if field != "spaces":
                 assert value == pytest.approx(want[field], rel=1e-3, abs=1e-4), (dim, field)
+
+
+def rederive() -> Path:
+    """Recompute the shipped choices with the current code (default settings, a throwaway
+    cache) and write them into the memory's ``derived/`` folder, replacing the old file."""
+    import os
+    import tempfile
+
+    from skills.local.selection import save_choices
+
+    for var in ("JUDGE_LOCAL_MEMBERS", "JUDGE_LOCAL_WEIGHTS", "JUDGE_LOCAL_SELECTION"):
+        os.environ.pop(var, None)
+    version = STORE / (STORE / "CURRENT").read_text().strip()
+    with tempfile.TemporaryDirectory() as tmp:
+        os.environ["JUDGE_CACHE_DIR"] = str(Path(tmp) / "cache")
+        copy = Path(tmp) / version.name
+        shutil.copytree(version, copy, ignore=shutil.ignore_patterns("choices-*"))
+        memory = Memory.open(copy)
+        fresh = MemoryModel(memory, get_encoder(DEFAULT_TEXT_ENCODER)).choices()
+    for old in (version / "derived").glob("choices-*.json"):
+        old.unlink()
+    path = cache_path(version / "derived", memory.manifest.checksum, f"{config_key()}-all")
+    save_choices(path, fresh)
+    return path
+
+
+if __name__ == "__main__":
+    print(rederive())

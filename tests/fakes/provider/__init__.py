@@ -13,6 +13,7 @@ In-process (tests)::
     with FakeProvider(latency=0.01) as provider:
         provider.on("rate the image", {"score": 4})      # scripted reply by substring
         provider.fail_next(["429", "truncated"])          # next two calls fail
+        provider.gate.group(10)                           # hold calls until 10 wait together
         await litellm.acompletion(model="openai/fake", api_base=provider.base_url,
                                   api_key="x", messages=[...])
 

@@ -2,10 +2,13 @@
 runs in another process, see :mod:`tests.fakes.provider.process`).
 
 - ``GET /_admin/stats`` → ``{"api", "calls", "rejected", "fault_counts", "rate_limited",
-  "config"}``;
+  "held", "held_by", "config"}``;
 - ``POST /_admin/config`` with any of latency, jitter, hang_s, fault_rate, fault_kinds, seed,
   rate_limit (requests per second, 0: none; :mod:`tests.fakes.provider.ratelimit`);
-- ``POST /_admin/reset`` forgets calls, scripted replies and faults.
+- ``POST /_admin/reset`` forgets calls, scripted replies and faults;
+- ``POST /_admin/gate`` with ``{"hold": true}`` holds every call after it arrives,
+  ``{"hold": false}`` lets them all go on (see :mod:`tests.fakes.provider.gate`); stats
+  say how many are ``held`` and ``held_by`` which API key.
 
 Example::
 
@@ -22,6 +25,7 @@ from aiohttp import web
 
 from tests.fakes.provider.faults import FaultInjector
 from tests.fakes.provider.ratelimit import RateLimit
+from tests.fakes.provider.gate import Gate
 
 _CONFIG_KEYS = {"latency", "jitter", "hang_s", "fault_rate", "fault_kinds", "seed", "rate_limit"}
 
@@ -35,6 +39,7 @@ class AdminMixin:
     hang_s: float
     faults: FaultInjector
     rate_limit: RateLimit
+    gate: Gate
     _seed: int
     calls: int
     rejected: list[tuple[str, str]]
@@ -81,6 +86,7 @@ class AdminMixin:
         app.router.add_get("/_admin/stats", self._stats)
         app.router.add_post("/_admin/config", self._config)
         app.router.add_post("/_admin/reset", self._reset)
+        app.router.add_post("/_admin/gate", self._gate)
 
     async def _stats(self, request: web.Request) -> web.Response:
         stats = {
@@ -89,6 +95,8 @@ class AdminMixin:
             "rejected": len(self.rejected),
             "fault_counts": self.fault_counts,
             "rate_limited": self.rate_limit.refused,
+            "held": self.gate.held,
+            "held_by": self.gate.held_by(),
             "config": self.config(),
         }
         return web.json_response(stats)
@@ -101,6 +109,20 @@ class AdminMixin:
             return web.json_response(self.configure(**changes))
         except (ValueError, TypeError) as exc:
             return self._error(400, "invalid_request_error", str(exc))
+
+    async def _gate(self, request: web.Request) -> web.Response:
+        try:
+            body = json.loads(await request.text() or "{}")
+            hold = body["hold"] if isinstance(body, dict) else None
+        except (ValueError, KeyError):
+            hold = None
+        if not isinstance(hold, bool):
+            return self._error(400, "invalid_request_error", 'gate body is {"hold": true|false}')
+        if hold:
+            self.gate.hold()
+        else:
+            self.gate.open()
+        return web.json_response({"hold": hold, "held": self.gate.held})
 
     async def _reset(self, request: web.Request) -> web.Response:
         self.reset()

@@ -47,6 +47,7 @@ from tests.fakes.provider.faults import (
 )
 from tests.fakes.provider.faults import truncate as truncate_text
 from tests.fakes.provider.ratelimit import RateLimit
+from tests.fakes.provider.gate import Gate
 from tests.fakes.provider.responder import Match, Reply, Responder, ScriptRule
 from tests.fakes.provider.wire import Body, ImageInfo, WireError
 
@@ -91,6 +92,7 @@ class LoopbackFake(AdminMixin):
         #: server-side requests-per-second limit of chat calls (:mod:`.ratelimit`; 0: none)
         self.rate_limit = RateLimit(rate_limit)
         self.responder = Responder()
+        self.gate = Gate()
         self.faults = FaultInjector(fault_rate, fault_kinds, seed)
         self._requested_port = port
         self._port: int | None = None
@@ -202,13 +204,20 @@ class LoopbackFake(AdminMixin):
             return len(self._calls)
 
     @property
+    def in_flight(self) -> int:
+        """How many calls are being served now (held at the :attr:`gate` included)."""
+        with self._lock:
+            return self._in_flight
+
+    @property
     def max_in_flight(self) -> int:
         """The most calls served at the same moment since the last reset."""
         with self._lock:
             return self._max_in_flight
 
     def reset(self) -> None:
-        """Forget recorded calls, scripted replies and faults (rate back to 0)."""
+        """Forget recorded calls, scripted replies and faults (rate back to 0); open the gate."""
+        self.gate.open()
         with self._lock:
             self._calls.clear()
             self._rejected.clear()
@@ -262,6 +271,7 @@ class LoopbackFake(AdminMixin):
                 self._in_flight += 1
                 self._max_in_flight = max(self._max_in_flight, self._in_flight)
             try:
+                await self.gate.pass_through(_credential(request))
                 if answer is not None:
                     return await answer(canonical, body)
                 response = await self._answer(canonical, body, render, arrived)
@@ -325,3 +335,11 @@ class LoopbackFake(AdminMixin):
         else:
             content = self.responder.respond(canonical)
         return web.json_response(render(canonical, body, content, finish))
+
+
+def _credential(request: web.Request) -> str:
+    """Whose call this is, as the client sent it (any dialect's key header)."""
+    for header in ("Authorization", "x-api-key", "x-goog-api-key"):
+        if value := request.headers.get(header):
+            return value.removeprefix("Bearer ").strip()
+    return ""
