@@ -126,3 +126,7 @@ def test_kept_ratings_to_memory_and_before_after_report(
     code, _, err = run("add-to-memory", cid, "--url", url, "--memory", name, "--holdout", "1",
                        "--split-out", str(tmp_path / "s2.json"), capsys=capsys)  # fmt: skip
     assert code == 2 and "fraction" in err
+    code, _, err = run("add-to-memory", cid, "--url", url, "--memory", name, "--split-out",
+                       str(tmp_path / "s3.json"), capsys=capsys)  # fmt: skip
+    assert code == 2 and "already in memory" in err
+    assert service.app.state.judge.store.load(name).manifest.count == 7  # type: ignore[attr-defined]
