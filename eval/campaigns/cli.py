@@ -9,6 +9,8 @@ Example:
     $ judge campaign votes pilot-pref --url http://127.0.0.1:8080 --out runs/pilot-votes
     $ judge leaderboard rank runs/pilot-votes/votes.jsonl --method bt
     $ judge campaign report pilot-pref --url http://127.0.0.1:8080 --out runs/pilot-report
+    $ judge campaign add-to-memory rate-1 --url http://127.0.0.1:8080 --memory my-raters \\
+          --holdout 0.25 --split-out runs/rate-1-split.json
 
 The admin key is read from the variable named by ``--admin-key-env`` (default
 ``JUDGE_ADMIN_KEY``). ``votes`` writes ``votes.jsonl`` (or ``ratings.jsonl`` and, for edits,
@@ -24,6 +26,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from eval.campaigns import loop_cli
 from eval.studies.participants.cli import _admin_key
 from eval.studies.participants.client import StudyClient, StudyClientError
 
@@ -86,7 +89,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     _common(r)
     r.add_argument("--out", type=Path, required=True, help="folder to write")
     r.add_argument("--bootstrap", type=int, default=1000)
+    loop_cli.report_options(r)
     r.set_defaults(handler=run_report)
+    loop_cli.register_add(actions, _common, run_add_to_memory)
 
 
 def _fail(action: str, message: str, code: int = 2) -> int:
@@ -217,6 +222,7 @@ def run_report(args: argparse.Namespace) -> int:
 
     def work(client: CampaignClient) -> int:
         report = client.get(f"{args.campaign}/report", bootstrap=args.bootstrap)
+        loop_cli.before_after(client, args, report)
         paths = write_report(report, args.out)
         flagged = sum(1 for a in report["annotators"] if a["flagged"])
         print(
@@ -226,6 +232,11 @@ def run_report(args: argparse.Namespace) -> int:
         return 0
 
     return _guarded("report", args, work)
+
+
+def run_add_to_memory(args: argparse.Namespace) -> int:
+    """Kept ratings, aggregated per item, into an exemplar memory (a share held out)."""
+    return _guarded("add-to-memory", args, lambda client: loop_cli.add_to_memory(client, args))
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -96,6 +96,14 @@ def markdown(report: dict[str, Any]) -> str:
             lines.append(
                 f"- {name.replace('_', '–')}: {r['rate']} (95% CI {r['ci95']}, n={r['pairs']})"
             )
+    if "judge_memory_agreement" in report:
+        ma = report["judge_memory_agreement"]
+        lines += ["", "## Judge–human agreement before/after the memory", "",
+                  f"Memory {ma['memory']!r}; {ma['held_out_items']} held-out items "
+                  f"({ma['rule']}).", ""]  # fmt: skip
+        for name in ("before", "after"):
+            r = ma[name]["judge_human"]
+            lines.append(f"- {name}: {r['rate']} (95% CI {r['ci95']}, n={r['pairs']})")
     return "\n".join(lines) + "\n"
 
 

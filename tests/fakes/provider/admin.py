@@ -24,8 +24,8 @@ from typing import Any
 from aiohttp import web
 
 from tests.fakes.provider.faults import FaultInjector
-from tests.fakes.provider.ratelimit import RateLimit
 from tests.fakes.provider.gate import Gate
+from tests.fakes.provider.ratelimit import RateLimit
 
 _CONFIG_KEYS = {"latency", "jitter", "hang_s", "fault_rate", "fault_kinds", "seed", "rate_limit"}
 

@@ -46,8 +46,8 @@ from tests.fakes.provider.faults import (
     FaultInjector,
 )
 from tests.fakes.provider.faults import truncate as truncate_text
-from tests.fakes.provider.ratelimit import RateLimit
 from tests.fakes.provider.gate import Gate
+from tests.fakes.provider.ratelimit import RateLimit
 from tests.fakes.provider.responder import Match, Reply, Responder, ScriptRule
 from tests.fakes.provider.wire import Body, ImageInfo, WireError
 
