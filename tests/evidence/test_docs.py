@@ -13,7 +13,7 @@ from eval.edit_tasks.cards import load_categories
 from judge.cli.main import main
 from tests.edit_tasks.test_edit_tasks import SOURCES, correct_editor
 from tests.evidence.export import Truth
-from tests.evidence.fake_judge import JUDGE, is_judge_call, size_judge
+from tests.evidence.fake_judge import JUDGE, is_judge_call, preference, size_judge
 from tests.fakes.provider import FakeProvider
 
 DOCS = Path(__file__).resolve().parents[2] / "docs"
@@ -50,7 +50,8 @@ def test_from_posts_doc(
     """The page's walk, block by block: posts export → suites → study of two backends →
     report with win rates, failure tallies and shift metrics."""
     posts, truth = export
-    provider.on(is_judge_call, size_judge)  # first: the study's judge
+    prompts: list[str] = []
+    provider.on(is_judge_call, size_judge(prompts))  # first: the study's judge
     provider.on(lambda body: "response_format" in body, truth.answer)  # the from-posts stages
     monkeypatch.setenv("OPENAI_API_KEY", "test-key")
     shutil.copytree(posts.parent, tmp_path / "work" / "export")
@@ -60,6 +61,7 @@ def test_from_posts_doc(
     assert run_doc_command(build, provider) == 1  # the export has bad lines
     suite = [json.loads(x) for x in Path("bench/suite.t2i.jsonl").read_text().splitlines()]
     assert suite and all(t["provenance"]["posts"] for t in suite)
+    prompts += [t["brief"] for t in suite]
     Path("study.toml").write_text(study_file_for(study, provider))
     assert run_doc_command(run, None) == 0
     lines = [json.loads(x) for x in Path("runs/gpt-4o/results.jsonl").read_text().splitlines()]
@@ -73,9 +75,15 @@ def test_from_posts_doc(
     assert report["judges"] == ["gpt-4o"] and report["models"] == sorted(backends)
     board = report["leaderboards"]["all"]
     assert set(report["leaderboards"]) == {"all", "t2i"}
-    # by construction the larger renderer wins every task
-    assert [m["model"] for m in board["models"]] == ["renderer-large", "renderer-small"]
-    assert board["models"][0]["score"] == 100.0 and board["models"][0]["ci95"]
+    # by construction: recomputed from the suite's prompts and the judge's preferences
+    prefs = [preference(t["brief"]) for t in suite]
+    expected = 100 * (prefs.count("large") + 0.5 * prefs.count("tie")) / len(prefs)
+    rates = {m["model"]: m for m in board["models"]}
+    assert rates["renderer-large"]["score"] == round(expected, 2)
+    assert rates["renderer-small"]["score"] == round(100 - expected, 2)
+    assert rates["renderer-large"]["ties"] == prefs.count("tie")
+    low, high = rates["renderer-large"]["ci95"]
+    assert low < expected < high
     assert report["failures"] == json.loads(Path("bench/report.json").read_text())["failures"]
     assert report["failures"]["yellow tint"] > 0 and "colour" in report["shift_metrics"]
 
