@@ -299,8 +299,10 @@ class StudyRunner:
         submission = {
             "task": task_for_judge(task, self.cfg.tasks_path.parent),
             "prompt": line["prompt"],
-            "images": [str(self.out / p) for p in gen["images"]],
-            "prompter": {"id": spec.id, "kind": spec.kind},
+            # absolute: a relative --out must not be resolved against the judge's base dir again
+            "images": [str((self.out / p).resolve()) for p in gen["images"]],
+            # a suite's briefs (``brief`` prompter) are prompts people wrote: the judge's "human"
+            "prompter": {"id": spec.id, "kind": "mllm" if spec.kind == "mllm" else "human"},
             "backend": backend.id,
             "id": f"{task.id}.{spec.id}.{backend.id}",
         }

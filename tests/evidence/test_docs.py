@@ -13,6 +13,7 @@ from eval.edit_tasks.cards import load_categories
 from judge.cli.main import main
 from tests.edit_tasks.test_edit_tasks import SOURCES, correct_editor
 from tests.evidence.export import Truth
+from tests.evidence.fake_judge import JUDGE, is_judge_call, preference, size_judge
 from tests.fakes.provider import FakeProvider
 
 DOCS = Path(__file__).resolve().parents[2] / "docs"
@@ -34,30 +35,56 @@ def run_doc_command(line: str, provider: FakeProvider | None) -> int:
     return main(argv)
 
 
+def study_file_for(text: str, provider: FakeProvider) -> str:
+    """The docs' study file with its judge pointed at the fake provider (as run_doc_command
+    does for ``--model``)."""
+    judge = tomllib.loads(text)["judge"]["model"]
+    assert text.count(f'model = "{judge}"') == 1
+    return text.replace(f'model = "{judge}"',
+                        f'model = "openai/{JUDGE}"\napi_base = "{provider.base_url}"')
+
+
 def test_from_posts_doc(
-    correct_llm: FakeProvider, export: tuple[Path, Truth], tmp_path: Path, monkeypatch
+    provider: FakeProvider, export: tuple[Path, Truth], tmp_path: Path, monkeypatch
 ) -> None:
-    posts, _ = export
+    """The page's walk, block by block: posts export → suites → study of two backends →
+    report with win rates, failure tallies and shift metrics."""
+    posts, truth = export
+    prompts: list[str] = []
+    provider.on(is_judge_call, size_judge(prompts))  # first: the study's judge
+    provider.on(lambda body: "response_format" in body, truth.answer)  # the from-posts stages
+    monkeypatch.setenv("OPENAI_API_KEY", "test-key")
     shutil.copytree(posts.parent, tmp_path / "work" / "export")
     monkeypatch.chdir(tmp_path / "work")
-    first, second = blocks("tasks-from-posts.md", "sh")
-    assert run_doc_command(first.strip(), correct_llm) == 1  # the export has bad lines
+    build, run, report_cmd = (b.strip() for b in blocks("tasks-from-posts.md", "sh"))
+    (study,) = blocks("tasks-from-posts.md", "toml")
+    assert run_doc_command(build, provider) == 1  # the export has bad lines
     suite = [json.loads(x) for x in Path("bench/suite.t2i.jsonl").read_text().splitlines()]
-    suite += [json.loads(x) for x in Path("bench/suite.i2i.jsonl").read_text().splitlines()]
     assert suite and all(t["provenance"]["posts"] for t in suite)
-    # two models' graded outputs (as a panel of two judges would give) and a human ranking
-    rows = [{"prompt_id": t["id"], "model": m, "judge": j, "split":
-             "i2i" if t.get("source_image") else "t2i", "score": s}
-            for k, t in enumerate(suite) for j in ("j1", "j2")
-            for m, s in (("flux", 4 if k % 3 else 3), ("sd3", 3))]
-    Path("judged.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
-    Path("humans.jsonl").write_text(json.dumps({"ranking": ["flux", "sd3"]}) + "\n")
-    assert run_doc_command(second.strip(), None) == 0
-    report = json.loads(Path("run/run_report.json").read_text())
-    best = report["leaderboards"]["all"]["models"][0]
-    assert best["model"] == "flux" and best["ci95"]
-    assert set(report["leaderboards"]) == {"all", "t2i", "i2i"}
-    assert report["kendall_tau_b"]["overall"] == 1.0
+    prompts += [t["brief"] for t in suite]
+    Path("study.toml").write_text(study_file_for(study, provider))
+    assert run_doc_command(run, None) == 0
+    lines = [json.loads(x) for x in Path("runs/gpt-4o/results.jsonl").read_text().splitlines()]
+    backends = [b["id"] for b in tomllib.loads(study)["backends"]]
+    assert {(x["task_id"], x["backend"]) for x in lines} == {
+        (t["id"], b) for t in suite for b in backends}
+    assert all(x["prompt"] == t["brief"] for t in suite for x in lines if x["task_id"] == t["id"])
+    assert all(x["status"] == "scored" for x in lines), [x["reason"] for x in lines]
+    assert run_doc_command(report_cmd, None) == 0
+    report = json.loads(Path("report/run_report.json").read_text())
+    assert report["judges"] == ["gpt-4o"] and report["models"] == sorted(backends)
+    board = report["leaderboards"]["all"]
+    assert set(report["leaderboards"]) == {"all", "t2i"}
+    # by construction: recomputed from the suite's prompts and the judge's preferences
+    prefs = [preference(t["brief"]) for t in suite]
+    expected = 100 * (prefs.count("large") + 0.5 * prefs.count("tie")) / len(prefs)
+    rates = {m["model"]: m for m in board["models"]}
+    assert rates["renderer-large"]["score"] == round(expected, 2)
+    assert rates["renderer-small"]["score"] == round(100 - expected, 2)
+    assert rates["renderer-large"]["ties"] == prefs.count("tie")
+    low, high = rates["renderer-large"]["ci95"]
+    assert low < expected < high
+    assert report["failures"] == json.loads(Path("bench/report.json").read_text())["failures"]
     assert report["failures"]["yellow tint"] > 0 and "colour" in report["shift_metrics"]
 
 

@@ -1,4 +1,5 @@
-"""Prompters write the prompt of a task: people (a JSONL file) or an MLLM under a condition.
+"""Prompters write the prompt of a task: people (a JSONL file), an MLLM under a condition, or
+the task's own brief taken as the prompt (``brief``).
 
 The kinds are registered in :data:`PROMPTER_KINDS`; :func:`write_prompt` dispatches on
 ``spec.kind``. Outcomes are values, never exceptions: ``ok``, ``refused``, ``empty``,
@@ -33,7 +34,11 @@ async def _human(spec: PrompterSpec, task: Any, base_dir: Path) -> PromptOutcome
     return await human_prompt(spec, task.id, base_dir)
 
 
-PROMPTER_KINDS: dict[str, PrompterFn] = {"human": _human, "mllm": mllm_prompt}
+async def _brief(spec: PrompterSpec, task: Any, base_dir: Path) -> PromptOutcome:
+    return check_prompt(task.brief)
+
+
+PROMPTER_KINDS: dict[str, PrompterFn] = {"human": _human, "mllm": mllm_prompt, "brief": _brief}
 """Prompter kind → async function ``(spec, task, base_dir) -> PromptOutcome``."""
 
 

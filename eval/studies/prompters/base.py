@@ -47,6 +47,8 @@ class PrompterSpec(BaseModel):
     the study file). ``mllm``: ``model`` (a litellm string) writes them under ``condition`` (a
     card in ``eval/studies/conditions/``); ``api_base`` and ``api_key_env`` (the name of the
     variable holding the key) reach a provider of your own; ``concurrency`` caps calls in flight.
+    ``brief``: the task's brief is the prompt, as written (suites whose briefs are prompts
+    people already used, such as ``judge tasks from-posts`` output); it takes no other key.
 
     Example:
         >>> PrompterSpec(id="gpt-novice", kind="mllm", model="openai/gpt-4o",
@@ -57,7 +59,7 @@ class PrompterSpec(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     id: str = Field(min_length=1, max_length=64, pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
-    kind: Literal["human", "mllm"]
+    kind: Literal["human", "mllm", "brief"]
     model: str | None = None
     condition: str | None = None
     prompts: str | None = None
@@ -67,7 +69,12 @@ class PrompterSpec(BaseModel):
 
     @model_validator(mode="after")
     def _fields_of_kind(self) -> PrompterSpec:
-        if self.kind == "human":
+        if self.kind == "brief":
+            extra = [k for k in ("model", "condition", "prompts", "api_base", "api_key_env")
+                     if getattr(self, k)]
+            if extra:
+                raise ValueError(f"a brief prompter takes no {', '.join(extra)}")
+        elif self.kind == "human":
             if not self.prompts:
                 raise ValueError("a human prompter needs `prompts` (a JSONL file of prompts)")
             extra = [
