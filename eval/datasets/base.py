@@ -40,6 +40,28 @@ class Target:
         score = dim.get("score")
         return float(score) if score is not None else None
 
+    def reason(self, result: dict) -> str | None:
+        """Why the result holds no prediction for this target (None when it holds one)."""
+        if self.read(result) is not None:
+            return None
+        if self.modality in ("edit", "compare"):
+            crit = (result.get("criteria") or {}).get(self.dimension)
+            if crit is None:
+                return f"the result has no criterion {self.dimension!r}"
+            return crit.get("reason") or f"criterion {self.dimension!r} undecided"
+        side = result.get("subjective", {}).get(self.modality, {})
+        dim = side.get(self.dimension)
+        if dim is None:
+            ran = ", ".join(sorted(side)) or "none"
+            return (
+                f"no card scores the {self.modality} dimension {self.dimension!r} (the result "
+                f"has: {ran}); choose cards with --skills, or calibrate on your labels "
+                "with --cv lopo or --memory-from"
+            )
+        if result.get("status") == "blocked":
+            return "the safety gate blocked the item"
+        return dim.get("reason") or "unscored (no reason given)"
+
 
 @dataclass
 class EvalItem:
