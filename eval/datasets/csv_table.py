@@ -20,10 +20,9 @@ Example:
 from __future__ import annotations
 
 import csv
-import json
 from pathlib import Path
 
-from eval.datasets.base import EvalItem, Target
+from eval.datasets.base import EvalItem, Target, json_lines
 from memory.exemplar import ExemplarRecord
 
 FILE = "labels.csv"
@@ -169,14 +168,8 @@ def _csv_rows(path: Path) -> list[dict[str, str]]:
 def _jsonl_rows(path: Path) -> list[dict[str, str]]:
     """One object per line; values as text, as a CSV reader would give them."""
     rows = []
-    for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
-        if not line.strip():
-            continue
-        try:
-            obj = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise ValueError(f"{path}:{n}: not valid JSON ({exc.msg})") from None
+    for n, obj in json_lines(path):
         if not isinstance(obj, dict):
-            raise ValueError(f"{path}:{n}: expected a JSON object")
+            raise ValueError(f"{path} line {n}: expected a JSON object")
         rows.append({k: "" if v is None else str(v) for k, v in obj.items()})
     return rows
