@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import itertools
 import json
 import mimetypes
 import os
@@ -118,6 +119,18 @@ class _Base:
             wait = max(wait, min(float(after), self.max_backoff_s * 4))
         return wait
 
+    def settle(self, attempt: int, resp: httpx.Response | None,
+               failure: Exception | None) -> float | None:
+        """After one try: seconds to wait before the next, or None when ``resp`` is the
+        answer; raises :class:`ServiceError` when retries are spent or cannot help."""
+        wait = self.delay(attempt, resp)
+        if wait is not None:
+            return wait
+        if resp is None:
+            raise ServiceError(0, f"{self.url} unreachable ({failure})")
+        _raise_for(resp)
+        return None
+
     @staticmethod
     def wrap(item: dict[str, Any], key: str, options: dict[str, Any] | None,
              base_dir: Path | None) -> dict[str, Any]:
@@ -172,19 +185,15 @@ class Client(_Base):
 
     def request(self, method: str, path: str, **kw: Any) -> httpx.Response:
         """One call with retries; raises :class:`ServiceError` on an error answer."""
-        attempt = 0
-        while True:
+        for attempt in itertools.count():
             try:
-                resp = self.http.request(method, self.url + path, **kw)
+                resp, failure = self.http.request(method, self.url + path, **kw), None
             except self.transport_errors as exc:
-                if (wait := self.delay(attempt, None)) is None:
-                    raise ServiceError(0, f"{self.url} unreachable ({exc})") from None
-            else:
-                if (wait := self.delay(attempt, resp)) is None:
-                    _raise_for(resp)
-                    return resp
+                resp, failure = None, exc
+            if (wait := self.settle(attempt, resp, failure)) is None:
+                return resp  # type: ignore[return-value]
             time.sleep(wait)
-            attempt += 1
+        raise AssertionError("unreachable")  # pragma: no cover
 
     def score(self, submission: dict[str, Any], *, options: dict[str, Any] | None = None,
               base_dir: Path | None = None) -> Any:
@@ -259,19 +268,15 @@ class AsyncClient(_Base):
 
     async def request(self, method: str, path: str, **kw: Any) -> httpx.Response:
         """One call with retries; raises :class:`ServiceError` on an error answer."""
-        attempt = 0
-        while True:
+        for attempt in itertools.count():
             try:
-                resp = await self.http.request(method, self.url + path, **kw)
+                resp, failure = await self.http.request(method, self.url + path, **kw), None
             except self.transport_errors as exc:
-                if (wait := self.delay(attempt, None)) is None:
-                    raise ServiceError(0, f"{self.url} unreachable ({exc})") from None
-            else:
-                if (wait := self.delay(attempt, resp)) is None:
-                    _raise_for(resp)
-                    return resp
+                resp, failure = None, exc
+            if (wait := self.settle(attempt, resp, failure)) is None:
+                return resp  # type: ignore[return-value]
             await asyncio.sleep(wait)
-            attempt += 1
+        raise AssertionError("unreachable")  # pragma: no cover
 
     async def score_json(self, body: dict[str, Any]) -> dict[str, Any]:
         """``POST /v1/score`` with a ready body; the Result as JSON."""
