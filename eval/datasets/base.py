@@ -11,6 +11,7 @@ Example:
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
@@ -39,6 +40,28 @@ class Target:
         dim = result.get("subjective", {}).get(self.modality, {}).get(self.dimension) or {}
         score = dim.get("score")
         return float(score) if score is not None else None
+
+    def reason(self, result: dict) -> str | None:
+        """Why the result holds no prediction for this target (None when it holds one)."""
+        if self.read(result) is not None:
+            return None
+        if self.modality in ("edit", "compare"):
+            crit = (result.get("criteria") or {}).get(self.dimension)
+            if crit is None:
+                return f"the result has no criterion {self.dimension!r}"
+            return crit.get("reason") or f"criterion {self.dimension!r} undecided"
+        side = result.get("subjective", {}).get(self.modality, {})
+        dim = side.get(self.dimension)
+        if dim is None:
+            ran = ", ".join(sorted(side)) or "none"
+            return (
+                f"no card scores the {self.modality} dimension {self.dimension!r} (the result "
+                f"has: {ran}); choose cards with --skills, or calibrate on your labels "
+                "with --cv lopo or --memory-from"
+            )
+        if result.get("status") == "blocked":
+            return "the safety gate blocked the item"
+        return dim.get("reason") or "unscored (no reason given)"
 
 
 @dataclass
@@ -74,3 +97,17 @@ class Dataset(Protocol):
         """Exemplar records per memory name (with their base folder) built from a labelled
         split, for ``--memory-from``."""
         ...  # pragma: no cover - protocol
+
+
+def json_lines(path: Path) -> list[tuple[int, Any]]:
+    """(line number, value) of every non-blank line of a JSON-lines file; a line that is not
+    JSON is a ``ValueError`` naming the file and the line."""
+    out = []
+    for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            out.append((n, json.loads(line)))
+        except json.JSONDecodeError as exc:
+            raise ValueError(f"{path} line {n}: not valid JSON ({exc.msg})") from None
+    return out

@@ -1,10 +1,15 @@
-"""``csv``: any CSV of images (and prompts) with label columns, mapped on the command line.
+"""``csv``: your own labelled images, a CSV or JSONL table mapped on the command line.
 
-``--columns`` takes comma-separated ``key=COLUMN`` pairs:
-- ``image=COL`` (required; paths relative to the CSV's folder), ``prompt=COL``, ``id=COL``,
-  ``brief=COL``, ``category=OE|CO|IM`` (a constant; default OE), ``group=COL``;
-- ``target.NAME=COL``: a label to evaluate; the prediction is read from the subjective image
-  dimension ``NAME`` (choose the cards that score it with ``--skills``);
+``--data`` is the table itself (``.csv`` or ``.jsonl``, one object per line) or a folder
+holding ``labels.csv`` (or ``labels.jsonl``). ``--columns`` takes comma-separated
+``key=COLUMN`` pairs:
+- ``image=COL`` (required; paths relative to the table's folder), ``prompt=COL``, ``id=COL``,
+  ``brief=COL``, ``category=OE|CO|IM`` (a constant; default OE), ``group=COL`` (items of one
+  group are left out together under ``--cv lopo``; default: each item alone);
+- ``target.NAME=COL``: a label to evaluate, on a 1–5 scale; the prediction is read from the
+  subjective image dimension ``NAME``. With ``--cv lopo`` or ``--memory-from`` and no
+  ``--skills``, meta-eval writes a card per target that estimates it from the ``csv-image``
+  memory of your labels (:mod:`eval.datasets.label_cards`);
 - ``slice.NAME=COL``: a column to slice the metrics by.
 
 Example:
@@ -17,10 +22,12 @@ from __future__ import annotations
 import csv
 from pathlib import Path
 
-from eval.datasets.base import EvalItem, Target
+from eval.datasets.base import EvalItem, Target, json_lines
 from memory.exemplar import ExemplarRecord
 
 FILE = "labels.csv"
+JSONL_FILE = "labels.jsonl"
+SCALE = (1.0, 5.0)
 
 
 def parse_columns(spec: str) -> dict:
@@ -49,6 +56,7 @@ class CsvDataset:
 
     name = "csv"
     group_key = "group"
+    label_memory = "csv-image"  # the memory of your labels; meta-eval writes cards reading it
 
     def __init__(self, columns: str = "", skills: str = ""):
         self.columns = parse_columns(columns) if columns else None
@@ -56,14 +64,21 @@ class CsvDataset:
         self.targets = [Target(t, "image", t) for t in (self.columns or {}).get("target", {})]
 
     def _path(self, data: Path) -> Path:
-        return data if data.suffix == ".csv" else data / FILE
+        if data.suffix in (".csv", ".jsonl"):
+            return data
+        return data / JSONL_FILE if (data / JSONL_FILE).is_file() else data / FILE
+
+    def label_columns(self) -> dict[str, str]:
+        """Target name → the column holding its labels."""
+        return dict((self.columns or {}).get("target", {}))
 
     def _rows(self, data: Path) -> list[dict[str, str]]:
         if self.columns is None:
             raise ValueError("the csv dataset needs --columns (see `judge meta-eval --help`)")
         path = self._path(data)
-        with open(path, newline="", encoding="utf-8") as fh:
-            rows = list(csv.DictReader(fh))
+        if not path.is_file():
+            raise FileNotFoundError(f"{path}: no such labels file (give the .csv or .jsonl)")
+        rows = _jsonl_rows(path) if path.suffix == ".jsonl" else _csv_rows(path)
         missing = [
             c
             for c in [
@@ -113,14 +128,23 @@ class CsvDataset:
                     base_dir=base,
                     labels=labels,
                     slices={s: row[c] for s, c in self.columns["slice"].items()},  # type: ignore[index]
-                    group=row.get(f.get("group", ""), None),
+                    group=row.get(f.get("group", ""), None) or item_id,
                     key={"image": image},
                 )
             )
         return items
 
     def memories(self, data_dir: Path) -> dict[str, tuple[list[ExemplarRecord], Path]]:
-        """An ``csv-image`` memory of the labelled rows."""
+        """A ``csv-image`` memory of the labelled rows (labels must be on the 1–5 scale)."""
+        items = self.load(data_dir)
+        for t, col in self.label_columns().items():
+            values = [i.labels[t] for i in items if t in i.labels]
+            if values and (min(values) < SCALE[0] or max(values) > SCALE[1]):
+                raise ValueError(
+                    f"target.{t}: the labels in column {col!r} range {min(values):g}–"
+                    f"{max(values):g}; the memory-backed estimate needs a 1–5 scale: rescale "
+                    "the column (e.g. 1 + 4 × (x − min) / (max − min)) and run again"
+                )
         recs = [
             ExemplarRecord(
                 id=i.id,
@@ -130,7 +154,22 @@ class CsvDataset:
                 scores={t: min(5.0, max(1.0, v)) for t, v in i.labels.items()},
                 meta={"group": i.group} if i.group else {},
             )
-            for i in self.load(data_dir)
+            for i in items
             if i.labels
         ]
         return {"csv-image": (recs, self._path(data_dir).parent)}
+
+
+def _csv_rows(path: Path) -> list[dict[str, str]]:
+    with open(path, newline="", encoding="utf-8") as fh:
+        return list(csv.DictReader(fh))
+
+
+def _jsonl_rows(path: Path) -> list[dict[str, str]]:
+    """One object per line; values as text, as a CSV reader would give them."""
+    rows = []
+    for n, obj in json_lines(path):
+        if not isinstance(obj, dict):
+            raise ValueError(f"{path} line {n}: expected a JSON object")
+        rows.append({k: "" if v is None else str(v) for k, v in obj.items()})
+    return rows

@@ -22,11 +22,10 @@ Example::
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any, ClassVar
 
-from eval.datasets.base import EvalItem, Target
+from eval.datasets.base import EvalItem, Target, json_lines
 from memory.exemplar import ExemplarRecord
 
 FILE = "edits.jsonl"
@@ -70,16 +69,7 @@ class EditRatingsDataset:
         path = self._path(data)
         if not path.is_file():
             raise FileNotFoundError(f"{path} not found (edit-ratings expects {FILE})")
-        items = []
-        for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
-            if not line.strip():
-                continue
-            try:
-                row = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise ValueError(f"{path}:{n}: not valid JSON ({exc.msg})") from None
-            items.append(self._item(row, path, n))
-        return items
+        return [self._item(row, path, n) for n, row in json_lines(path)]
 
     def _item(self, row: Any, path: Path, n: int) -> EvalItem:
         where = f"{path}:{n}"

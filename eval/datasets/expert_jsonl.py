@@ -22,11 +22,10 @@ Example::
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import ClassVar
 
-from eval.datasets.base import EvalItem, Target
+from eval.datasets.base import EvalItem, Target, json_lines
 from memory.exemplar import ExemplarRecord
 
 FILE = "items.jsonl"
@@ -51,13 +50,7 @@ class ExpertJsonlDataset:
         if not path.is_file():
             raise FileNotFoundError(f"{path} not found (expert-jsonl expects items.jsonl)")
         rows = []
-        for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
-            if not line.strip():
-                continue
-            try:
-                row = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise ValueError(f"{path} line {n}: not valid JSON ({exc.msg})") from None
+        for n, row in json_lines(path):
             for key in ("id", "task", "prompt"):
                 if key not in row:
                     raise ValueError(f"{path} line {n}: missing {key!r}")

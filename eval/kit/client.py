@@ -8,8 +8,9 @@ reason:
 - :class:`LocalJudge` with ``batch=ProviderBatch(...)`` — the same, its model calls sent through
   the provider's batch API; an item whose calls wait for a batch raises
   :class:`~judge.llm.batch.deferral.ItemWaiting` and is judged again on a later pass;
-- :class:`ServiceJudge` — ``POST {url}/v1/score`` of a running service, local images inlined as
-  data URLs, ``JUDGE_SERVICE_KEY`` as bearer key, retries with backoff on 429/502/503/504.
+- :class:`ServiceJudge` — ``POST {url}/v1/score`` of a running service through
+  :class:`judge.client.AsyncClient` (the one HTTP client: local images inlined as data URLs,
+  ``JUDGE_SERVICE_KEY`` as bearer key, retries with backoff on 429/502/503/504).
 
 Meta-evaluation, studies and probing all call it; :func:`make_client` picks one.
 
@@ -24,20 +25,14 @@ Example::
 from __future__ import annotations
 
 import asyncio
-import base64
-import mimetypes
-import os
 from pathlib import Path
 from typing import Any, Protocol
 
-import httpx
-
+from judge.client import AsyncClient, ServiceError, inline_request
 from judge.config import JudgeSettings
-from judge.errors import JudgeError
+from judge.errors import InputError, JudgeError
 from judge.llm.batch.deferral import ProviderBatch
 from judge.modes.score.options import ScoreOptions
-
-RETRY_STATUSES = (429, 502, 503, 504)
 
 
 class JudgeCallError(RuntimeError):
@@ -111,28 +106,10 @@ class LocalJudge:
         """Nothing to release: the engine lives as long as the process."""
 
 
-def data_url(path: Path) -> str:
-    """A local image file as a data URL (the service never reads local paths)."""
-    mime = mimetypes.guess_type(path.name)[0] or "image/png"
-    return f"data:{mime};base64," + base64.b64encode(path.read_bytes()).decode()
-
-
-def inline(ref: str | None, base_dir: Path | None) -> str | None:
-    """``ref`` unchanged when it is a URL, else the local file it names as a data URL."""
-    if not ref or ref.startswith(("data:", "https://", "http://")):
-        return ref
-    path = Path(ref)
-    if not path.is_absolute() and base_dir is not None:
-        path = base_dir / path
-    try:
-        return data_url(path)
-    except OSError as exc:
-        raise JudgeCallError(f"cannot read image {path} ({exc.strerror})") from None
-
-
 class ServiceJudge:
-    """``POST {url}/v1/score`` with local images inlined; only the options a service client
-    may set (:class:`~judge.modes.score.options.ScoreOptions`) are sent."""
+    """``POST {url}/v1/score`` through :class:`judge.client.AsyncClient` (local images
+    inlined, retries with backoff on 429/502/503/504); only the options a service client may
+    set (:class:`~judge.modes.score.options.ScoreOptions`) are sent."""
 
     def __init__(
         self,
@@ -145,23 +122,19 @@ class ServiceJudge:
     ):
         self.url = url.rstrip("/")
         self.options = _allowed(options or {})
-        key = api_key or os.environ.get("JUDGE_SERVICE_KEY")
-        self.headers = {"Authorization": f"Bearer {key}"} if key else {}
         self.retries = retries
-        self.timeout = httpx.Timeout(timeout_s)
-        self._client: httpx.AsyncClient | None = None
+        self.api_key = api_key
+        self.timeout_s = timeout_s
+        self._client: AsyncClient | None = None
 
     def body(
         self, submission: dict[str, Any], base_dir: Path | None, options: dict[str, Any]
     ) -> dict[str, Any]:
         """The request body: the submission with its images inlined, and the options."""
-        sub = dict(submission)
-        if isinstance(sub.get("task"), dict):
-            sub["task"] = dict(sub["task"])
-            if sub["task"].get("target_image"):
-                sub["task"]["target_image"] = inline(sub["task"]["target_image"], base_dir)
-        sub["images"] = [inline(ref, base_dir) for ref in sub.get("images", [])]
-        return {"submission": sub, "options": {**self.options, **_allowed(options)}}
+        return {
+            "submission": inline_request(submission, base_dir),
+            "options": {**self.options, **_allowed(options)},
+        }
 
     async def score(
         self,
@@ -169,24 +142,19 @@ class ServiceJudge:
         base_dir: Path | None = None,
         options: dict[str, Any] | None = None,
     ) -> dict[str, Any]:
-        body = await asyncio.to_thread(self.body, submission, base_dir, options or {})
+        try:
+            body = await asyncio.to_thread(self.body, submission, base_dir, options or {})
+        except InputError as exc:
+            raise JudgeCallError(exc.message) from None
         if self._client is None:
-            self._client = httpx.AsyncClient(timeout=self.timeout, headers=self.headers)
-        for attempt in range(self.retries + 1):
-            try:
-                resp = await self._client.post(f"{self.url}/v1/score", json=body)
-            except httpx.TransportError as exc:
-                if attempt == self.retries:
-                    raise JudgeCallError(f"service at {self.url} unreachable ({exc})") from None
-                await asyncio.sleep(min(2**attempt, 8))
-                continue
-            if resp.status_code in RETRY_STATUSES and attempt < self.retries:
-                await asyncio.sleep(min(2**attempt, 8))
-                continue
-            if resp.status_code != 200:
-                raise JudgeCallError(f"service answered {resp.status_code}: {resp.text[:300]}")
-            return resp.json()
-        raise JudgeCallError("unreachable")  # pragma: no cover
+            self._client = AsyncClient(
+                self.url, self.api_key, retries=self.retries, max_backoff_s=8.0,
+                timeout_s=self.timeout_s,
+            )
+        try:
+            return await self._client.score_json(body)
+        except ServiceError as exc:
+            raise JudgeCallError(str(exc)) from None
 
     async def aclose(self) -> None:
         """Close the HTTP connection pool."""

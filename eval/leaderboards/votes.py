@@ -140,17 +140,21 @@ def _parse_lines(path: Path) -> list[tuple[int, Any]]:
     return out
 
 
+def row_votes(row: Any, where: str) -> list[Vote]:
+    """The votes of one row: a vote row, or a ComparisonResult (one vote per decided
+    criterion)."""
+    if not isinstance(row, dict):
+        raise VotesError(f"{where}: expected a JSON object")
+    if "criteria" in row or "comparison_id" in row:
+        return comparison_votes(row, where)
+    return [make_vote(row, where)]
+
+
 def _jsonl(path: Path) -> Iterator[Vote]:
     for n, row in _parse_lines(path):
-        where = f"{path}:{n}"
-        if not isinstance(row, dict):
-            raise VotesError(f"{where}: expected a JSON object")
-        if excluded(row):
+        if isinstance(row, dict) and excluded(row):
             continue
-        if "criteria" in row or "comparison_id" in row:
-            yield from comparison_votes(row, where)
-        else:
-            yield make_vote(row, where)
+        yield from row_votes(row, f"{path}:{n}")
 
 
 def _csv(path: Path) -> Iterator[Vote]:

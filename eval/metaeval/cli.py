@@ -9,17 +9,19 @@ Example:
     $ judge meta-eval --dataset avt --data HELDOUT --out runs/b --provider-batch  # exit 75
     $ judge meta-eval --dataset avt --data HELDOUT --out runs/b --provider-batch  # collects
 
-Exit codes: 0 done, 2 bad input, 75 provider batches submitted or still running (re-run).
+Exit codes: 0 done, 2 bad input, 4 no target could be scored (the reasons are printed and in
+report.md), 75 provider batches submitted or still running (re-run).
 """
 
 from __future__ import annotations
 
 import argparse
 import sys
-import time
 from pathlib import Path
 
 from judge.llm.batch.rounds import EXIT_BATCH_PENDING
+
+EXIT_NOTHING_SCORED = 4
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -102,8 +104,8 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Run and print where the report went."""
+    from eval.metaeval.api import default_out
     from eval.metaeval.meta_eval import MetaEvalConfig, run_meta_eval
-    from judge.config import user_data_dir
     from judge.errors import JudgeError
     from judge.llm.batch.rounds import BatchPending
 
@@ -118,8 +120,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"judge meta-eval: --memory-dir {args.memory_dir} is not a folder", file=sys.stderr)
         return 2
     if args.out is None:
-        stamp = time.strftime("%Y%m%d-%H%M%S")
-        args.out = user_data_dir("runs") / f"{args.dataset}-{stamp}"
+        args.out = default_out(args.dataset)
 
     overrides = {
         "api_base": args.api_base,
@@ -176,9 +177,18 @@ def run(args: argparse.Namespace) -> int:
         f"{report['n_predicted']}/{report['n_items']} items scored; report: "
         f"{args.out / 'report.md'}"
     )
+    unscored = report.get("unscored") or {}
     for t, m in report["targets"].items():
         rho = m.get("spearman")
         print(f"  {t:18} spearman {rho if rho is None else round(rho, 3)}  n={m['n']}")
+        for r in unscored.get(t, [])[:3]:
+            print(f"  {'':18} {r['n']} item(s) unscored: {r['reason']}")
+    if report["targets"] and not any(m.get("n") for m in report["targets"].values()):
+        print(
+            "judge meta-eval: no target could be scored (reasons above and in report.md)",
+            file=sys.stderr,
+        )
+        return EXIT_NOTHING_SCORED
     if "provider_batch" in report:
         pb = report["provider_batch"]
         print(

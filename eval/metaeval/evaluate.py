@@ -9,7 +9,7 @@ Example::
 
 from __future__ import annotations
 
-from collections import defaultdict
+from collections import Counter, defaultdict
 from typing import Any
 
 from eval.datasets.base import Dataset, EvalItem
@@ -73,6 +73,29 @@ def _humans(dataset: Dataset, items: list[EvalItem], n_boot: int, seed: int) -> 
     return out
 
 
+def unscored_reasons(
+    dataset: Dataset, items: list[EvalItem], preds: dict[str, dict]
+) -> dict[str, list[dict[str, Any]]]:
+    """Per target, why labelled items have no prediction: ``[{"reason", "n"}]``, most
+    frequent first (targets scored on every labelled item are left out)."""
+    out: dict[str, list[dict[str, Any]]] = {}
+    for t in dataset.targets:
+        counts: Counter[str] = Counter()
+        for item in items:
+            if t.name not in item.labels:
+                continue
+            pred = preds.get(item.id)
+            if pred is None:
+                counts["not scored (the run stopped before this item)"] += 1
+            elif "error" in pred:
+                counts[f"the item failed: {pred['error']}"] += 1
+            elif (pred.get("scores") or {}).get(t.name) is None:
+                counts[(pred.get("unscored") or {}).get(t.name) or "unscored"] += 1
+        if counts:
+            out[t.name] = [{"reason": r, "n": n} for r, n in counts.most_common()]
+    return out
+
+
 def evaluate(
     dataset: Dataset,
     items: list[EvalItem],
@@ -104,6 +127,7 @@ def evaluate(
             )
     errors = [p for p in predictions if "error" in p]
     return {
+        "unscored": unscored_reasons(dataset, items, preds),
         "n_items": len(items),
         "n_predicted": len(predictions) - len(errors),
         "n_errors": len(errors),

@@ -23,6 +23,7 @@ from typing import Any
 
 from eval.datasets import get_dataset
 from eval.datasets.base import Dataset, EvalItem
+from eval.datasets.label_cards import write_label_cards
 from eval.kit.client import JudgeClient, make_client
 from eval.metaeval.ablations import Variant, summary_row, variants
 from eval.metaeval.baselines import best_baseline, iqa_baselines, margin_vs_best
@@ -83,6 +84,19 @@ def build_memories(
             mem = store.build(name, records, base_dir=base, encoder=encoder, source=str(source))
             built[name] = mem.manifest.version_label
     return built
+
+
+def label_cards(
+    dataset: Dataset, cfg: MetaEvalConfig, overrides: dict[str, Any]
+) -> dict[str, Any]:
+    """For a dataset of your own labels calibrated on labels and run without ``--skills``:
+    one card per target reading the labels' memory (settings ``card_dirs`` and ``skills``)."""
+    memory = getattr(dataset, "label_memory", None)
+    if memory is None or cfg.url or overrides.get("skills"):
+        return {}
+    folder = cfg.out / "cards"
+    names = write_label_cards(dataset.label_columns(), memory, folder)  # type: ignore[attr-defined]
+    return {"card_dirs": [str(folder)], "skills": names}
 
 
 def _client(cfg: MetaEvalConfig, overrides: dict[str, Any]) -> JudgeClient:
@@ -204,6 +218,7 @@ def run_meta_eval(cfg: MetaEvalConfig) -> dict[str, Any]:
     if source is not None:
         memories = build_memories(dataset, source, cfg.out / "memory")
         overrides["memory_dir"] = str(cfg.out / "memory")
+        overrides.update(label_cards(dataset, cfg, overrides))
     elif cfg.memory_dir is not None:
         overrides["memory_dir"] = str(cfg.memory_dir)  # the user's own, vouched-for store
     elif not cfg.url:
@@ -218,6 +233,7 @@ def run_meta_eval(cfg: MetaEvalConfig) -> dict[str, Any]:
         "out": str(cfg.out),
         "config": {
             "memory_from": str(source) if source else None,
+            "memory_dir": str(cfg.memory_dir) if cfg.memory_dir is not None else None,
             "cv": cfg.cv,
             "url": cfg.url,
             "memories": memories,

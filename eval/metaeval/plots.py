@@ -72,18 +72,30 @@ def confusion(objective: dict, path: Path) -> Path | None:
 
 
 def ablation_bars(ablation: dict, path: Path) -> Path:
-    """MAE, within-1 and Spearman per variant."""
+    """Per variant, on two axes of their own: the error (MAE, scale points, lower is better)
+    and the agreement (within-1 share and Spearman, 0–1, higher is better). A missing value is
+    left out (no bar), never drawn as 0."""
     rows = ablation["rows"]
     names = list(rows)
-    metrics = ["mae", "within1", "spearman"]
     x = np.arange(len(names))
-    fig, ax = plt.subplots(figsize=(max(5, 1.6 * len(names)), 3.8))
-    for i, metric in enumerate(metrics):
-        vals = [rows[n].get(metric) or 0.0 for n in names]
-        ax.bar(x + (i - 1) * 0.27, vals, width=0.27, label=metric)
-    ax.set_xticks(x, names)
-    ax.set_title(f"ablation: {ablation['kind']}")
-    ax.legend()
+    fig, (err, agree) = plt.subplots(
+        1, 2, figsize=(max(7, 2.4 * len(names)), 3.8), gridspec_kw={"width_ratios": [1, 2]}
+    )
+    for ax, metrics, label in (
+        (err, ["mae"], "MAE (scale points; lower is better)"),
+        (agree, ["within1", "spearman"], "agreement (higher is better)"),
+    ):
+        width = 0.8 / len(metrics)
+        for i, metric in enumerate(metrics):
+            vals = [rows[n].get(metric) for n in names]
+            keep = [j for j, v in enumerate(vals) if v is not None]
+            offset = (i - (len(metrics) - 1) / 2) * width
+            ax.bar(x[keep] + offset, [vals[j] for j in keep], width=width, label=metric)
+        ax.set_xticks(x, names)
+        ax.set_ylabel(label)
+        ax.legend()
+    agree.set_ylim(min(0.0, agree.get_ylim()[0]), 1.0)
+    fig.suptitle(f"ablation: {ablation['kind']}")
     fig.tight_layout()
     fig.savefig(path, dpi=110)
     plt.close(fig)

@@ -60,14 +60,37 @@ def _cov(m: dict) -> str:
     return f"{m.get('n', 0)}/{total}" if total is not None else _f(m.get("n"))
 
 
+def memory_line(config: dict) -> str:
+    """Which exemplars calibrated the judge, in words."""
+    cv = " (leave-one-group-out: each item's group left out)" if config.get("cv") else ""
+    if config.get("memory_from"):
+        return f"Memory built from `{config['memory_from']}`{cv}."
+    store = (config.get("settings") or {}).get("memory_dir")
+    if config.get("memory_dir") or (store and not str(store).endswith("no-memory")):
+        return f"Memory: the store `{config.get('memory_dir') or store}` (--memory-dir)."
+    if config.get("url"):
+        return "Memory: the service's own."
+    return "No memory: zero-shot (give --cv lopo or --memory-from to calibrate on labels)."
+
+
+def unscored_lines(unscored: dict) -> list[str]:
+    """Why some labelled items have no prediction, per target."""
+    if not unscored:
+        return []
+    out = ["", "## Items without a prediction, and why", ""]
+    for target, reasons in unscored.items():
+        for r in reasons[:5]:
+            out.append(f"- **{target}** ({r['n']} items): {r['reason']}")
+    return out
+
+
 def markdown(report: dict) -> str:
     """The report as Markdown tables."""
     out = [
         f"# Meta-evaluation: {report['dataset']}",
         "",
         f"Data: `{report['data']}` — {report['n_items']} items, {report['n_predicted']} "
-        f"predicted, {report['n_errors']} errors. Memory from: "
-        f"`{report['config']['memory_from']}` (cv: {report['config']['cv']}).",
+        f"predicted, {report['n_errors']} errors. {memory_line(report['config'])}",
         "",
         "## Agreement with human labels (95% bootstrap CI; n = scored/total items)",
         "",
@@ -80,6 +103,7 @@ def markdown(report: dict) -> str:
         out.append(f"| {t} | " + " | ".join(cells) + " |")
     for mod, m in report.get("macro", {}).items():
         out.append(f"| **macro {mod}** | " + " | ".join(_f(m.get(c)) for c in COLS[:-1]) + " | |")
+    out += unscored_lines(report.get("unscored") or {})
     best = (report.get("baselines") or {}).get("best_iqa")
     if best:
         margin = (report.get("baselines") or {}).get("margin") or {}

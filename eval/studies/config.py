@@ -148,7 +148,7 @@ def _loc(loc: tuple[Any, ...]) -> str:
     return out
 
 
-def _errors(path: Path, exc: ValidationError) -> StudyError:
+def _errors(path: Path, exc: ValidationError) -> list[str]:
     lines = []
     for err in exc.errors():
         loc = _loc(tuple(p for p in err["loc"] if not str(p).startswith("function-")))
@@ -156,36 +156,44 @@ def _errors(path: Path, exc: ValidationError) -> StudyError:
         if err["type"] == "extra_forbidden":
             msg = "unknown key (check its spelling and the section it is in)"
         lines.append(f"{path}: {loc or '(top level)'}: {msg}")
-    return StudyError("\n".join(lines))
+    return lines
 
 
-def _check(cfg: StudyConfig, path: Path) -> None:
-    """Cross-entry checks: unique ids, known conditions, files that exist."""
+def _entry_problems(data: dict[str, Any], base: Path) -> list[str]:
+    """Cross-entry checks on the file as read (so they are reported with the schema's own
+    errors): unique ids, known conditions, files that exist."""
     problems: list[str] = []
-    for section, entries in (("prompters", cfg.prompters), ("backends", cfg.backends)):
+    entries = {k: [e for e in data.get(k) or [] if isinstance(e, dict)]
+               for k in ("prompters", "backends")}
+    for section, items in entries.items():
         seen: set[str] = set()
-        for i, entry in enumerate(entries):
-            if entry.id in seen:
-                problems.append(f"{section}[{i}].id: {entry.id!r} is used twice")
-            seen.add(entry.id)
-    for i, spec in enumerate(cfg.prompters):
-        if spec.kind == "mllm" and spec.condition not in available_conditions():
+        for i, entry in enumerate(items):
+            if entry.get("id") in seen:
+                problems.append(f"{section}[{i}].id: {entry['id']!r} is used twice")
+            seen.add(entry.get("id"))
+    for i, spec in enumerate(entries["prompters"]):
+        kind, condition = spec.get("kind"), spec.get("condition")
+        if kind == "mllm" and condition is not None and condition not in available_conditions():
             known = ", ".join(available_conditions())
             problems.append(
-                f"prompters[{i}].condition: unknown condition {spec.condition!r}; "
-                f"available: {known}"
+                f"prompters[{i}].condition: unknown condition {condition!r}; available: {known}"
             )
-        if spec.kind == "human" and not cfg.prompts_path(spec).is_file():
-            problems.append(f"prompters[{i}].prompts: no such file {cfg.prompts_path(spec)}")
-    if not cfg.tasks_path.is_file():
-        problems.append(f"study.tasks: no such file {cfg.tasks_path}")
+        prompts = spec.get("prompts")
+        if kind == "human" and isinstance(prompts, str) and not (base / prompts).is_file():
+            problems.append(f"prompters[{i}].prompts: no such file {base / prompts}")
+    tasks = (data.get("study") or {}).get("tasks") if isinstance(data.get("study"), dict) else None
+    if isinstance(tasks, str) and not (base / tasks).is_file():
+        problems.append(f"study.tasks: no such file {base / tasks}")
+    return problems
+
+
+def _settings_problems(cfg: StudyConfig) -> list[str]:
+    """The ``[judge]`` options as judge settings."""
     try:
         cfg_settings(cfg)
     except ValidationError as exc:
-        for err in exc.errors():
-            problems.append(f"judge.options.{_loc(err['loc'])}: {err['msg']}")
-    if problems:
-        raise StudyError("\n".join(f"{path}: {p}" for p in problems))
+        return [f"judge.options.{_loc(err['loc'])}: {err['msg']}" for err in exc.errors()]
+    return []
 
 
 def cfg_settings(cfg: StudyConfig, api_key: str | None = None) -> JudgeSettings:
@@ -218,9 +226,16 @@ def load_study(path: Path) -> StudyConfig:
         raise StudyError(f"{path}: not valid TOML ({exc})") from None
     if "file" in data:
         raise StudyError(f"{path}: file: unknown key (check its spelling and the section it is in)")
+    path = Path(path)
+    # every problem at once: the schema's, then the cross-entry ones (ids, conditions, files)
+    problems = _entry_problems(data, path.resolve().parent)
     try:
-        cfg = StudyConfig.model_validate({**data, "file": Path(path).resolve()})
+        cfg = StudyConfig.model_validate({**data, "file": path.resolve()})
     except ValidationError as exc:
-        raise _errors(Path(path), exc) from None
-    _check(cfg, Path(path))
+        raise StudyError(
+            "\n".join([*_errors(path, exc), *(f"{path}: {p}" for p in problems)])
+        ) from None
+    problems += _settings_problems(cfg)
+    if problems:
+        raise StudyError("\n".join(f"{path}: {p}" for p in problems))
     return cfg

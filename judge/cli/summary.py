@@ -97,6 +97,22 @@ def _model_would_add(result: Result) -> list[str]:
     ]
 
 
+def safety_verdict(passed: bool | None, blocked_by: str | None) -> str:
+    """The safety line's verdict; a filter that could not run is never called a block.
+
+    Example:
+        >>> safety_verdict(None, None)
+        'UNKNOWN (a filter could not run; nothing was blocked)'
+        >>> safety_verdict(False, "image")
+        'BLOCKED by the image filter'
+    """
+    if passed:
+        return "passed"
+    if passed is None:
+        return "UNKNOWN (a filter could not run; nothing was blocked)"
+    return f"BLOCKED by the {blocked_by or 'safety'} filter"
+
+
 def summary(result: Result) -> str:
     """The Result as a few dozen lines of text (the JSON stays the contract)."""
     head = f"Submission {result.submission_id} ({result.category or '?'}): {result.status}"
@@ -113,7 +129,7 @@ def summary(result: Result) -> str:
         for k, v in (("prompt", s.prompt), ("image", s.image))
         if v is not None
     )
-    verdict = "passed" if s.passed else f"BLOCKED by the {s.blocked_by} filter"
+    verdict = safety_verdict(s.passed, s.blocked_by)
     lines.append(_wrap(f"Safety: {verdict}" + (f" ({why})" if why else ""), 4))
     if result.status == "blocked":
         return "\n".join(lines) + "\n"

@@ -23,6 +23,8 @@ from pydantic import (
     model_validator,
 )
 
+from judge.domain.rows import result_row
+
 Status = Literal["scored", "partial", "blocked"]
 Cause = Literal["no_model", "no_memory", "failed", "not_applicable", "blocked"]
 """Why a value is unscored; only ``not_applicable`` is by design (skills.types.Cause)."""
@@ -40,6 +42,10 @@ class _Model(BaseModel):
             for key in self._always:
                 data.setdefault(key, getattr(self, key))
         return data
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON-ready dict of this value, as the CLI and the service print it."""
+        return self.model_dump(mode="json", exclude_none=True)
 
 
 class ExemplarRef(_Model):
@@ -216,3 +222,7 @@ class Result(_Model):
     selection: Selection | None = None
     provenance: Provenance = Field(default_factory=Provenance)
     usage: Usage = Field(default_factory=Usage)
+
+    def to_row(self) -> dict[str, Any]:
+        """One flat dict (status, rates, each dimension's score, usage) for a dataframe."""
+        return result_row(self)

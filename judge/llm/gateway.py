@@ -19,7 +19,7 @@ from typing import Any, Protocol, TypeVar
 from pydantic import BaseModel
 
 from judge.config import JudgeSettings
-from judge.llm import litellm_settings, warmup
+from judge.llm import litellm_settings, mock, warmup
 from judge.llm.adaptive import LimitBoard
 from judge.llm.cache import InMemoryCache, ResponseCache, cache_key
 from judge.llm.parsing import ReplyError, parse_reply
@@ -157,7 +157,11 @@ class LLMGateway:
     ) -> str:
         """One provider round trip with retries on transient errors; returns the text."""
         kwargs: dict[str, Any] = dict(self._params(s), timeout=s.timeout_s, max_retries=0)
-        if s.api_base:
+        target = model
+        if mock.is_mock(model):  # answered in process: no server, no key (judge.llm.mock)
+            kwargs.update(mock.litellm_kwargs(messages, fmt))
+            target = kwargs.pop("model")
+        elif s.api_base:
             kwargs["api_base"] = s.api_base
             kwargs["api_key"] = s.api_key.get_secret_value() if s.api_key else "no-key"
         elif s.api_key:
@@ -175,7 +179,7 @@ class LLMGateway:
             try:
                 resp = await asyncio.wait_for(
                     litellm_settings.load().acompletion(
-                        model=model,
+                        model=target,
                         messages=messages,
                         response_format=fmt,
                         drop_params=True,

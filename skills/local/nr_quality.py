@@ -85,7 +85,9 @@ def _aggd(x: np.ndarray) -> tuple[float, float, float, float]:
     neg, pos = x[x < 0], x[x >= 0]
     left = np.sqrt(np.mean(neg * neg)) if neg.size else 1e-6
     right = np.sqrt(np.mean(pos * pos)) if pos.size else 1e-6
-    ratio = left / max(right, 1e-12)
+    # clipped: beyond 1e6 the expression below equals its limit (r_hat) to 1e-6, and the
+    # cube of an unclipped ratio (a side with no spread) overflows
+    ratio = min(max(left / max(right, 1e-12), 1e-6), 1e6)
     r_hat = np.mean(np.abs(x)) ** 2 / max(np.mean(x * x), 1e-12)
     big_r = r_hat * (ratio**3 + 1) * (ratio + 1) / (ratio**2 + 1) ** 2
     alpha = float(np.interp(big_r, _RHO, _ALPHAS))  # the ratio grows with the shape

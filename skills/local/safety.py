@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import warnings
 
 from skills.card import SkillCard
 from skills.kinds import SkillFn, register_kind
@@ -48,7 +49,9 @@ def _nsfw(inp: SkillInput) -> SafetyValue:
 
 
 def _profanity(inp: SkillInput) -> SafetyValue:
-    from profanity_check import predict_prob
+    with warnings.catch_warnings():  # the package imports pkg_resources, which warns
+        warnings.filterwarnings("ignore", message="pkg_resources is deprecated")
+        from profanity_check import predict_prob
 
     texts = [t for t in (inp.brief, inp.prompt) if t.strip()]
     probs = [float(p) for p in predict_prob(texts)] if texts else [0.0]

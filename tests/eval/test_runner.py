@@ -69,6 +69,7 @@ def test_prediction_line_has_the_key_and_scores_but_no_label() -> None:
         "status": "scored",
         "exemplars": ["m1"],
         "usage": {"llm_calls": 2, "cache_hits": 0},
+        "unscored": {"clarity": "timeout"},
     }
     assert "5.25" not in json.dumps(row)
 

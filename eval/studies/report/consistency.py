@@ -50,21 +50,30 @@ def table(
 
 def one_measure(cells: Sequence[dict], measure: str, category: str = "all") -> dict:
     """W, its test and the pairwise Spearman table of one measure (in one category)."""
-    prompters, backends, grid = table(cells, measure, category)
+    prompters, all_backends, grid = table(cells, measure, category)
     has_b = np.isfinite(grid).any(axis=0)
-    backends = [b for b, k in zip(backends, has_b, strict=True) if k]
+    backends = [b for b, k in zip(all_backends, has_b, strict=True) if k]
     grid = grid[:, has_b]
     full = np.isfinite(grid).all(axis=1)
     kept = [p for p, k in zip(prompters, full, strict=True) if k]
     left_out = [p for p, k in zip(prompters, full, strict=True) if not k]
     grid = grid[full]
     res = kendall_w(grid)
+    reason = res["reason"]
+    if reason and len(backends) < 2 <= len(all_backends):
+        # the study has the backends; this measure has no values on some of them here
+        reason = (
+            f"{measure} has values on {len(backends)} of the study's {len(all_backends)} "
+            f"backends in category {category}"
+            + (": IM tasks get no subjective image scores"
+               if measure == "subjective_image" and category == "IM" else "")
+        )
     out = {
         "w": _r(res["w"]),
         "chi2": _r(res.get("chi2")),
         "df": res.get("df"),
         "p_value": _r(res.get("p_value"), 6),
-        "reason": res["reason"],
+        "reason": reason,
         "n_prompters": len(kept),
         "n_backends": len(backends),
         "backends": backends,

@@ -40,6 +40,24 @@ def _with_data(report: dict) -> list[str]:
     return [m for m in LABELS if np.isfinite(table(report["cells"], m)[2]).any()]
 
 
+#: why a measure can be empty in every cell, said on the figure instead of a blank panel
+WHY_EMPTY = {
+    "subjective_prompt": "scoring prompts needs a judge model\nor exemplar memories of prompts",
+    "subjective_image": "scoring images needs a judge model\nor an exemplar memory (e.g. @avt)",
+}
+
+
+def _say_empty(axes: list[plt.Axes], report: dict, measures: list[str]) -> None:
+    """The panels left over: name each measure without values, and why, or hide them."""
+    missing = [m for m in LABELS if m not in measures]
+    for ax, measure in zip(axes, missing + [None] * len(axes), strict=False):
+        ax.axis("off")
+        if measure is not None:
+            why = WHY_EMPTY.get(measure, "no item has a value")
+            ax.text(0.5, 0.5, f"{LABELS[measure]}: no values\n{why}", ha="center",
+                    va="center", fontsize=8, color="#555555", transform=ax.transAxes)
+
+
 def _bar_panel(ax: plt.Axes, report: dict, measure: str) -> None:
     rows = {
         (c["prompter"], c["backend"]): c[measure] for c in report["cells"] if c["category"] == "all"
@@ -75,8 +93,7 @@ def bars(report: dict, path: Path) -> Path:
     fig, axes = plt.subplots(2, 2, figsize=(max(7.0, 0.9 * n_p + 3), 6.5), squeeze=False)
     for ax, measure in zip(axes.flat, measures, strict=False):
         _bar_panel(ax, report, measure)
-    for ax in list(axes.flat)[len(measures) :]:
-        ax.axis("off")
+    _say_empty(list(axes.flat)[len(measures) :], report, measures)
     axes.flat[0].legend(fontsize=7, title="backend", title_fontsize=7)
     fig.suptitle("means over all tasks · 95% bootstrap CI", fontsize=10)
     fig.subplots_adjust(left=0.07, right=0.98, bottom=0.14, top=0.9, hspace=0.55, wspace=0.15)
@@ -111,8 +128,7 @@ def heatmap(report: dict, path: Path) -> Path:
                     color="white" if grid[i, j] < (lo + hi) / 2 else "black",
                 )
         ax.set_title(f"{LABELS[measure]} · colour {lo:g} (dark) to {hi:g} (light)", fontsize=9)
-    for ax in list(axes.flat)[len(measures) :]:
-        ax.axis("off")
+    _say_empty(list(axes.flat)[len(measures) :], report, measures)
     fig.subplots_adjust(left=0.14, right=0.98, bottom=0.12, top=0.94, hspace=0.45, wspace=0.45)
     fig.savefig(path, dpi=DPI)
     plt.close(fig)

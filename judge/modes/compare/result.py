@@ -8,11 +8,12 @@ Example:
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import Field
 
 from judge.domain.result import Cause, Provenance, SafetyReport, Status, Usage, _Model
+from judge.domain.rows import comparison_row
 
 
 class OrderAnswer(_Model):
@@ -55,6 +56,10 @@ class ComparisonResult(_Model):
     safety: SafetyReport = Field(default_factory=SafetyReport)
     provenance: Provenance = Field(default_factory=Provenance)
     usage: Usage = Field(default_factory=Usage)
+
+    def to_row(self) -> dict[str, Any]:
+        """One flat dict (status, each criterion, usage) for a dataframe."""
+        return comparison_row(self)
 
     def votes(self) -> list[dict[str, str]]:
         """The decided criteria as vote rows (``prompt_id, model_a, model_b, winner,

@@ -21,6 +21,7 @@ from judge.domain.result import (
     Usage,
     _Model,
 )
+from judge.domain.rows import edit_row
 
 
 class Success(_Model):
@@ -72,3 +73,7 @@ class EditResult(_Model):
     safety: SafetyReport = Field(default_factory=SafetyReport)
     provenance: Provenance = Field(default_factory=Provenance)
     usage: Usage = Field(default_factory=Usage)
+
+    def to_row(self) -> dict[str, Any]:
+        """One flat dict (status, each criterion, usage) for a dataframe."""
+        return edit_row(self)

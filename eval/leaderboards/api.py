@@ -1,0 +1,64 @@
+"""``judge.leaderboard(...)``: rank models from votes, in Python.
+
+Example:
+    >>> votes = [{"prompt_id": f"p{i}", "model_a": "flux", "model_b": "sd3",
+    ...           "winner": "a" if i % 3 else "b", "criterion": "preference"} for i in range(9)]
+    >>> (board,) = leaderboard(votes, bootstrap=0)
+    >>> [(m["model"], m["rank"]) for m in board["models"]]
+    [('flux', 1), ('sd3', 2)]
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+from eval.leaderboards.board import build_leaderboards
+from eval.leaderboards.votes import Vote, read_votes, row_votes
+
+
+def as_votes(votes: str | Path | Iterable[Any]) -> list[Vote]:
+    """Votes from a file, or from rows: vote dicts, ComparisonResult dicts or models
+    (anything with ``to_dict()``), or :class:`Vote` objects."""
+    if isinstance(votes, str | Path):
+        return read_votes(votes)
+    out: list[Vote] = []
+    for n, row in enumerate(votes):
+        if isinstance(row, Vote):
+            out.append(row)
+            continue
+        data = row.to_dict() if hasattr(row, "to_dict") else row
+        out.extend(row_votes(data, f"votes[{n}]"))
+    if not out:
+        raise ValueError("no votes: every row was empty or undecided")
+    return out
+
+
+def leaderboard(
+    votes: str | Path | Iterable[Any],
+    *,
+    method: str = "bt",
+    criterion: str | None = None,
+    bootstrap: int = 1000,
+    seed: int | None = 0,
+    prior: float | None = None,
+    plots: str | Path | None = None,
+) -> list[dict[str, Any]]:
+    """One leaderboard per criterion (or only ``criterion``'s), as ``judge leaderboard rank
+    --json`` prints them: ``{"method", "criterion", "n_votes", "models": [{"model", "rank",
+    "score", "ci95", "wins", "losses", "ties"}], "notes", "win_matrix"}``.
+
+    ``method`` is ``bt`` (Bradley–Terry), ``elo`` or ``winrate``; ``bootstrap`` resamples
+    prompts for 95% intervals (0 skips them); ``plots`` names a folder for the figures.
+    """
+    boards = build_leaderboards(
+        as_votes(votes), criterion=criterion, method=method, n_boot=bootstrap, seed=seed,
+        prior=prior,
+    )
+    if plots is not None:
+        from eval.leaderboards.plots import write_plots
+
+        for board in boards:
+            board["plots"] = [str(p) for p in write_plots(board, Path(plots))]
+    return boards

@@ -1,0 +1,355 @@
+"""``judge.Client``: the service from your own script, sync or async.
+
+It speaks HTTP only (no engine imports): ``score`` and ``compare`` one item, ``submit`` a
+batch, ``wait`` for it with a progress bar, ``results`` streams the finished items in input
+order. Local image paths are sent inline as ``data:`` URLs. 429 and 502/503/504 answers and
+dropped connections are retried with exponential backoff (``Retry-After`` honoured); any
+other error answer raises :class:`ServiceError` with the service's code, field and message.
+
+Example::
+
+    import judge
+
+    with judge.Client("http://127.0.0.1:8080", key="k1") as client:
+        result = client.score({"task": {...}, "prompt": "...", "images": ["a.png"]})
+        batch = client.submit(submissions)
+        client.wait(batch)
+        for line in client.results(batch):
+            print(line["index"], line.get("result", {}).get("status"))
+
+``judge.AsyncClient`` has the same methods as coroutines (``results`` is an async iterator).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import itertools
+import json
+import mimetypes
+import os
+import sys
+import time
+from collections.abc import AsyncIterator, Iterable, Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from judge.errors import InputError, JudgeError
+
+if TYPE_CHECKING:  # httpx loads when a client is made: ``import judge`` stays cheap
+    import httpx
+
+RETRY_STATUSES = (429, 502, 503, 504)
+
+
+class ServiceError(JudgeError):
+    """An error answer of the service (after retries); ``status``, ``code`` and ``field``
+    come from its ``{"error": {...}}`` body."""
+
+    def __init__(self, status: int, message: str, code: str | None = None,
+                 field: str | None = None):
+        where = f" ({field})" if field else ""
+        super().__init__(f"service answered {status}{where}: {message}")
+        self.status, self.code, self.field = status, code, field
+
+
+def data_url(path: Path) -> str:
+    """A local image file as a data URL (the service never reads local paths)."""
+    mime = mimetypes.guess_type(path.name)[0] or "image/png"
+    return f"data:{mime};base64," + base64.b64encode(path.read_bytes()).decode()
+
+
+def inline(ref: str | None, base_dir: Path | None, field: str = "image") -> str | None:
+    """``ref`` unchanged when it is a URL, else the local file it names as a data URL."""
+    if not ref or ref.startswith(("data:", "https://", "http://")):
+        return ref
+    path = Path(ref)
+    if not path.is_absolute() and base_dir is not None:
+        path = base_dir / path
+    try:
+        return data_url(path)
+    except OSError as exc:
+        raise InputError(field, f"cannot read image {path} ({exc.strerror})") from None
+
+
+def inline_request(item: dict[str, Any], base_dir: Path | None = None) -> dict[str, Any]:
+    """A submission, edit or comparison with every local image inlined (a copy)."""
+    out = dict(item)
+    if isinstance(out.get("task"), dict) and out["task"].get("target_image"):
+        out["task"] = {**out["task"], "target_image": inline(
+            out["task"]["target_image"], base_dir, "task.target_image")}
+    if isinstance(out.get("images"), list):
+        out["images"] = [inline(r, base_dir, f"images[{i}]") for i, r in enumerate(out["images"])]
+    if out.get("source_image"):
+        out["source_image"] = inline(out["source_image"], base_dir, "source_image")
+    for side in ("a", "b"):
+        if isinstance(out.get(side), dict) and out[side].get("image"):
+            out[side] = {**out[side], "image": inline(out[side]["image"], base_dir, side)}
+    return out
+
+
+def _raise_for(resp: httpx.Response) -> None:
+    if resp.status_code < 400:
+        return
+    try:
+        err = resp.json().get("error") or {}
+    except (ValueError, AttributeError):
+        err = {}
+    message = err.get("message") or resp.text[:300] or resp.reason_phrase
+    raise ServiceError(resp.status_code, message, err.get("code"), err.get("field"))
+
+
+class _Base:
+    """Address, key, retry policy and request bodies shared by both clients."""
+
+    def __init__(self, url: str, key: str | None = None, *, retries: int = 4,
+                 backoff_s: float = 0.5, max_backoff_s: float = 16.0, timeout_s: float = 600.0):
+        self.url = url.rstrip("/")
+        key = key or os.environ.get("JUDGE_SERVICE_KEY")
+        self.headers = {"Authorization": f"Bearer {key}"} if key else {}
+        self.retries, self.backoff_s, self.max_backoff_s = retries, backoff_s, max_backoff_s
+        self.timeout_s = timeout_s
+
+    def delay(self, attempt: int, resp: httpx.Response | None) -> float | None:
+        """Seconds to wait before retry ``attempt`` (0-based), or None to stop retrying."""
+        if attempt >= self.retries or (resp is not None and resp.status_code not in RETRY_STATUSES):
+            return None
+        wait = min(self.backoff_s * 2**attempt, self.max_backoff_s)
+        if resp is not None and (after := resp.headers.get("retry-after", "")).isdigit():
+            wait = max(wait, min(float(after), self.max_backoff_s * 4))
+        return wait
+
+    def settle(self, attempt: int, resp: httpx.Response | None,
+               failure: Exception | None) -> float | None:
+        """After one try: seconds to wait before the next, or None when ``resp`` is the
+        answer; raises :class:`ServiceError` when retries are spent or cannot help."""
+        wait = self.delay(attempt, resp)
+        if wait is not None:
+            return wait
+        if resp is None:
+            raise ServiceError(0, f"{self.url} unreachable ({failure})")
+        _raise_for(resp)
+        return None
+
+    @staticmethod
+    def wrap(item: dict[str, Any], key: str, options: dict[str, Any] | None,
+             base_dir: Path | None) -> dict[str, Any]:
+        body = inline_request(item, base_dir)
+        if not options:
+            return body
+        if body.get("mode") == "edit":  # the wrapped edit form
+            return {"mode": "edit", "edit": body, "options": options}
+        return {key: body, "options": options}
+
+    @staticmethod
+    def batch_body(items: Iterable[dict[str, Any]], options: dict[str, Any] | None,
+                   base_dir: Path | None) -> dict[str, Any]:
+        return {"items": [inline_request(i, base_dir) for i in items], "options": options or {}}
+
+
+def _score_result(data: dict[str, Any]) -> Any:
+    if data.get("mode") == "edit":
+        from judge.modes.edit.result import EditResult
+
+        return EditResult.model_validate(data)
+    from judge.domain.result import Result
+
+    return Result.model_validate(data)
+
+
+def _comparison_result(data: dict[str, Any]) -> Any:
+    from judge.modes.compare.result import ComparisonResult
+
+    return ComparisonResult.model_validate(data)
+
+
+class Client(_Base):
+    """The service, blocking calls. ``key`` defaults to ``$JUDGE_SERVICE_KEY``."""
+
+    def __init__(self, url: str, key: str | None = None, **policy: Any):
+        super().__init__(url, key, **policy)
+        import httpx
+
+        self.transport_errors = httpx.TransportError
+        self.http = httpx.Client(timeout=httpx.Timeout(self.timeout_s), headers=self.headers)
+
+    def __enter__(self) -> Client:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        """Close the connection pool."""
+        self.http.close()
+
+    def request(self, method: str, path: str, **kw: Any) -> httpx.Response:
+        """One call with retries; raises :class:`ServiceError` on an error answer."""
+        for attempt in itertools.count():
+            try:
+                resp, failure = self.http.request(method, self.url + path, **kw), None
+            except self.transport_errors as exc:
+                resp, failure = None, exc
+            if (wait := self.settle(attempt, resp, failure)) is None:
+                return resp  # type: ignore[return-value]
+            time.sleep(wait)
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    def score(self, submission: dict[str, Any], *, options: dict[str, Any] | None = None,
+              base_dir: Path | None = None) -> Any:
+        """Score one submission (or an edit, with ``"mode": "edit"``); returns its Result."""
+        body = self.wrap(submission, "submission", options, base_dir)
+        return _score_result(self.request("POST", "/v1/score", json=body).json())
+
+    def compare(self, comparison: dict[str, Any], *, options: dict[str, Any] | None = None,
+                base_dir: Path | None = None) -> Any:
+        """Judge one comparison; returns its ComparisonResult."""
+        body = self.wrap(comparison, "comparison", options, base_dir)
+        return _comparison_result(self.request("POST", "/v1/compare", json=body).json())
+
+    def submit(self, items: Iterable[dict[str, Any]], *, options: dict[str, Any] | None = None,
+               base_dir: Path | None = None) -> str:
+        """Queue a batch of requests (any mode); returns the batch id."""
+        body = self.batch_body(items, options, base_dir)
+        return self.request("POST", "/v1/batches", json=body).json()["id"]
+
+    def status(self, batch_id: str) -> dict[str, Any]:
+        """``{"id", "status", "total", "done", "failed", "progress", ...}``."""
+        return self.request("GET", f"/v1/batches/{batch_id}").json()
+
+    def wait(self, batch_id: str, *, poll_s: float = 1.0, progress: bool = True) -> dict[str, Any]:
+        """Poll until every item finished (a progress bar on stderr); returns the status."""
+        bar = _Bar(progress)
+        while True:
+            info = self.status(batch_id)
+            bar.update(info)
+            if info["status"] in ("done", "deleted"):
+                bar.close()
+                return info
+            time.sleep(poll_s)
+
+    def results(self, batch_id: str, *, wait: bool = False) -> Iterator[dict[str, Any]]:
+        """The finished items in input order, one ``{"index", "result" | "error"}`` each, as
+        they stream in (``wait=True``: until the last item)."""
+        params = {"wait": "true"} if wait else {}
+        url = f"{self.url}/v1/batches/{batch_id}/results"
+        with self.http.stream("GET", url, params=params, timeout=None) as resp:
+            if resp.status_code >= 400:
+                resp.read()
+                _raise_for(resp)
+            for line in resp.iter_lines():
+                if line.strip():
+                    yield json.loads(line)
+
+    def delete(self, batch_id: str) -> None:
+        """Drop a batch, its results and its pending items."""
+        self.request("DELETE", f"/v1/batches/{batch_id}")
+
+
+class AsyncClient(_Base):
+    """The service, as coroutines (same methods as :class:`Client`)."""
+
+    def __init__(self, url: str, key: str | None = None, **policy: Any):
+        super().__init__(url, key, **policy)
+        import httpx
+
+        self.transport_errors = httpx.TransportError
+        self.http = httpx.AsyncClient(timeout=httpx.Timeout(self.timeout_s), headers=self.headers)
+
+    async def __aenter__(self) -> AsyncClient:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.aclose()
+
+    async def aclose(self) -> None:
+        """Close the connection pool."""
+        await self.http.aclose()
+
+    async def request(self, method: str, path: str, **kw: Any) -> httpx.Response:
+        """One call with retries; raises :class:`ServiceError` on an error answer."""
+        for attempt in itertools.count():
+            try:
+                resp, failure = await self.http.request(method, self.url + path, **kw), None
+            except self.transport_errors as exc:
+                resp, failure = None, exc
+            if (wait := self.settle(attempt, resp, failure)) is None:
+                return resp  # type: ignore[return-value]
+            await asyncio.sleep(wait)
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    async def score_json(self, body: dict[str, Any]) -> dict[str, Any]:
+        """``POST /v1/score`` with a ready body; the Result as JSON."""
+        return (await self.request("POST", "/v1/score", json=body)).json()
+
+    async def score(self, submission: dict[str, Any], *, options: dict[str, Any] | None = None,
+                    base_dir: Path | None = None) -> Any:
+        """Score one submission (or an edit); returns its Result."""
+        body = await asyncio.to_thread(self.wrap, submission, "submission", options, base_dir)
+        return _score_result(await self.score_json(body))
+
+    async def compare(self, comparison: dict[str, Any], *,
+                      options: dict[str, Any] | None = None, base_dir: Path | None = None) -> Any:
+        """Judge one comparison; returns its ComparisonResult."""
+        body = await asyncio.to_thread(self.wrap, comparison, "comparison", options, base_dir)
+        return _comparison_result((await self.request("POST", "/v1/compare", json=body)).json())
+
+    async def submit(self, items: Iterable[dict[str, Any]], *,
+                     options: dict[str, Any] | None = None, base_dir: Path | None = None) -> str:
+        """Queue a batch of requests (any mode); returns the batch id."""
+        body = await asyncio.to_thread(self.batch_body, list(items), options, base_dir)
+        return (await self.request("POST", "/v1/batches", json=body)).json()["id"]
+
+    async def status(self, batch_id: str) -> dict[str, Any]:
+        """``{"id", "status", "total", "done", "failed", "progress", ...}``."""
+        return (await self.request("GET", f"/v1/batches/{batch_id}")).json()
+
+    async def wait(self, batch_id: str, *, poll_s: float = 1.0,
+                   progress: bool = True) -> dict[str, Any]:
+        """Poll until every item finished (a progress bar on stderr); returns the status."""
+        bar = _Bar(progress)
+        while True:
+            info = await self.status(batch_id)
+            bar.update(info)
+            if info["status"] in ("done", "deleted"):
+                bar.close()
+                return info
+            await asyncio.sleep(poll_s)
+
+    async def results(self, batch_id: str, *, wait: bool = False) -> AsyncIterator[dict[str, Any]]:
+        """The finished items in input order, as they stream in."""
+        params = {"wait": "true"} if wait else {}
+        url = f"{self.url}/v1/batches/{batch_id}/results"
+        async with self.http.stream("GET", url, params=params, timeout=None) as resp:
+            if resp.status_code >= 400:
+                await resp.aread()
+                _raise_for(resp)
+            async for line in resp.aiter_lines():
+                if line.strip():
+                    yield json.loads(line)
+
+    async def delete(self, batch_id: str) -> None:
+        """Drop a batch, its results and its pending items."""
+        await self.request("DELETE", f"/v1/batches/{batch_id}")
+
+
+class _Bar:
+    """A tqdm bar over a batch's finished items (nothing when disabled)."""
+
+    def __init__(self, enabled: bool):
+        self.enabled, self.bar = enabled, None
+
+    def update(self, info: dict[str, Any]) -> None:
+        if not self.enabled:
+            return
+        if self.bar is None:
+            from tqdm import tqdm
+
+            self.bar = tqdm(total=info["total"], desc=f"batch {info['id'][:8]}",
+                            unit="item", file=sys.stderr)
+        self.bar.n = info["done"] + info["failed"]
+        self.bar.refresh()
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.close()

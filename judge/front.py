@@ -1,0 +1,222 @@
+"""One-call judging from Python: ``judge.score``, ``judge.compare``, ``judge.edit``.
+
+Each function builds the request from plain arguments, runs it through a :class:`Judge`
+kept for these settings (one per distinct set of settings, so the response cache and the
+warm engine are reused across calls), and returns the mode's result model, which has
+``to_dict()`` (the JSON the CLI prints) and ``to_row()`` (one flat dict for a dataframe).
+
+Images are paths, https URLs, ``data:`` URLs, bytes or PIL images. Settings are keyword
+arguments named like ``JudgeSettings`` fields (``model``, ``api_base``, ``api_key``,
+``backend``, ``skills``, ``panel``, ...); without a model the local backend judges.
+
+Example:
+    >>> r = score("a red cube on a white table", [], checklist=["The cube is red."],
+    ...           backend="local")
+    >>> r.status, r.to_row()["objective.image.total"]
+    ('partial', 1)
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+from judge.errors import InputError
+
+if TYPE_CHECKING:  # the engine's modules load on first use: ``import judge`` stays cheap
+    from judge.domain.result import Result
+
+_JUDGES: dict[str, Any] = {}
+_LOCK = threading.Lock()
+
+
+def _judge(settings: dict[str, Any]) -> Any:
+    """The :class:`Judge` for these settings, built once per process."""
+    from judge.config import JudgeSettings
+    from judge.engine import Judge
+
+    key = repr(sorted((k, repr(v)) for k, v in settings.items()))
+    with _LOCK:
+        if key not in _JUDGES:
+            _JUDGES[key] = Judge(JudgeSettings().merged(**settings) if settings else None)
+        return _JUDGES[key]
+
+
+def _run(coro: Any) -> Any:
+    """Run a coroutine from sync code, also when the caller already runs an event loop
+    (a notebook): then in a worker thread with its own loop."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return asyncio.run(coro)
+    box: dict[str, Any] = {}
+
+    def target() -> None:
+        try:
+            box["value"] = asyncio.run(coro)
+        except BaseException as exc:  # re-raised in the caller's thread
+            box["error"] = exc
+
+    worker = threading.Thread(target=target)
+    worker.start()
+    worker.join()
+    if "error" in box:
+        raise box["error"]
+    return box["value"]
+
+
+def checkpoint(item: Any, index: int) -> dict[str, Any]:
+    """One checklist entry as a checkpoint dict. A plain string is an image check filed
+    under the primitive ``hard_constraint``; a dict or :class:`Checkpoint` is kept as is
+    (its ``id`` defaults to ``c<n>``)."""
+    from judge.domain.task import Checkpoint, Primitive
+
+    if isinstance(item, Checkpoint):
+        return item.model_dump(mode="json", exclude_none=True)
+    if isinstance(item, str):
+        return {"id": f"c{index + 1}", "primitive": Primitive.hard_constraint.value,
+                "image_check": item}
+    if isinstance(item, dict):
+        return {"id": f"c{index + 1}", **item}
+    raise InputError(f"checklist[{index}]", "expected a string, a dict or a Checkpoint")
+
+
+def submission(
+    prompt: str,
+    images: Any = (),
+    *,
+    checklist: Sequence[Any] | None = None,
+    brief: str | None = None,
+    category: str | None = None,
+    target_image: Any = None,
+    task_id: str = "task",
+    id: str | None = None,
+) -> dict[str, Any]:
+    """The Submission dict :func:`score` sends. ``category`` defaults to ``IM`` with a
+    ``target_image``, ``CO`` with a checklist, else ``OE``; ``brief`` defaults to the prompt."""
+    from judge.io.refs import image_ref, image_refs
+
+    items = [checkpoint(c, i) for i, c in enumerate(checklist or [])]
+    cat = category or ("IM" if target_image is not None else "CO" if items else "OE")
+    task = {"id": task_id, "category": cat, "brief": prompt if brief is None else brief,
+            "checklist": items}
+    if target_image is not None:
+        task["target_image"] = image_ref(target_image, "task.target_image")
+    sub: dict[str, Any] = {"task": task, "prompt": prompt, "images": image_refs(images)}
+    if id:
+        sub["id"] = id
+    return sub
+
+
+def _with_remote(refs: list[str], settings: dict[str, Any]) -> dict[str, Any]:
+    """URL images are fetched (https, public addresses only) when the caller passes them."""
+    from judge.io.refs import any_remote
+
+    if any_remote(refs):
+        settings = {"allow_remote_images": True, **settings}
+    return settings
+
+
+async def ascore(prompt: str, images: Any = (), *, checklist: Sequence[Any] | None = None,
+                 brief: str | None = None, category: str | None = None,
+                 target_image: Any = None, task_id: str = "task", id: str | None = None,
+                 **settings: Any) -> Result:
+    """Score a prompt and its images (async). See :func:`score`."""
+    sub = submission(prompt, images, checklist=checklist, brief=brief, category=category,
+                     target_image=target_image, task_id=task_id, id=id)
+    refs = [*sub["images"], sub["task"].get("target_image") or ""]
+    return await _judge(_with_remote(refs, settings)).ascore(sub)
+
+
+def score(prompt: str, images: Any = (), *, checklist: Sequence[Any] | None = None,
+          brief: str | None = None, category: str | None = None, target_image: Any = None,
+          task_id: str = "task", id: str | None = None, **settings: Any) -> Result:
+    """Score a prompt and the images generated from it.
+
+    Args:
+        prompt: the prompt given to the image model.
+        images: one image or a list (best-of-n): paths, URLs, bytes or PIL images; empty
+            scores the prompt alone.
+        checklist: checks; a string is an image check (primitive ``hard_constraint``), a
+            dict names its ``primitive`` and ``prompt_check``/``image_check``.
+        brief: the task the prompt answers (default: the prompt itself).
+        category: ``OE``, ``CO`` or ``IM`` (default from the other arguments).
+        target_image: the image to imitate (``IM`` tasks).
+        **settings: judge settings, e.g. ``model="openai/gpt-4o"``, ``api_key=...``,
+            ``skills=["@avt"]``, ``backend="local"``; ``model="mock/judge"`` tries the
+            pipeline with made-up answers.
+
+    Returns:
+        The Result: ``.status``, ``.objective``, ``.subjective``, ``.to_row()``, ``.to_dict()``.
+
+    Example:
+        >>> import judge
+        >>> r = judge.score("a red cube", [], model="mock/judge")
+        >>> r.status, r.provenance.judge_models
+        ('scored', ['mock/judge'])
+    """
+    return _run(ascore(prompt, images, checklist=checklist, brief=brief, category=category,
+                       target_image=target_image, task_id=task_id, id=id, **settings))
+
+
+def comparison(prompt: str, image_a: Any, image_b: Any, *, model_a: str | None = None,
+               model_b: str | None = None, criteria: Sequence[str] | None = None,
+               brief: str | None = None, prompt_id: str | None = None,
+               id: str | None = None) -> dict[str, Any]:
+    """The Comparison dict :func:`compare` sends."""
+    from judge.io.refs import image_ref
+
+    data: dict[str, Any] = {
+        "prompt": prompt, "brief": brief, "id": id, "prompt_id": prompt_id,
+        "a": {"image": image_ref(image_a, "a.image"), "model": model_a},
+        "b": {"image": image_ref(image_b, "b.image"), "model": model_b},
+    }
+    if criteria:
+        data["criteria"] = list(criteria)
+    return data
+
+
+def compare(prompt: str, image_a: Any, image_b: Any, *, model_a: str | None = None,
+            model_b: str | None = None, criteria: Sequence[str] | None = None,
+            brief: str | None = None, prompt_id: str | None = None, id: str | None = None,
+            **settings: Any) -> Any:
+    """Which of two images of one prompt is better, criterion by criterion (asked in both
+    orders; a winner needs both to agree). Returns a ComparisonResult with ``to_row()``,
+    ``to_dict()`` and ``votes()`` (rows for :func:`judge.leaderboard`).
+
+    Example:
+        >>> from PIL import Image
+        >>> red, blue = Image.new("RGB", (64, 64), "red"), Image.new("RGB", (64, 64), "blue")
+        >>> r = compare("a red square", red, blue, model="mock/judge", criteria=["alignment"])
+        >>> r.to_row()["criteria.alignment.winner"] in ("a", "b", "tie")
+        True
+    """
+    data = comparison(prompt, image_a, image_b, model_a=model_a, model_b=model_b,
+                      criteria=criteria, brief=brief, prompt_id=prompt_id, id=id)
+    refs = [data["a"]["image"], data["b"]["image"]]
+    return _run(_judge(_with_remote(refs, settings)).acompare(data))
+
+
+def edit(instruction: str, source_image: Any, images: Any, *, editor: str | None = None,
+         id: str | None = None, **settings: Any) -> Any:
+    """Judge an image edit: instruction following, consistency with the source, visual
+    quality, success at the threshold, and the local shift metrics. Returns an EditResult
+    with ``to_row()`` and ``to_dict()``.
+
+    Example:
+        >>> from PIL import Image
+        >>> src = Image.new("RGB", (96, 96), "white")
+        >>> r = edit("Make it yellow.", src, [Image.new("RGB", (96, 96), "yellow")],
+        ...          backend="local")
+        >>> r.to_row()["metrics.color_shift"] is None   # a colour change was asked for
+        True
+    """
+    from judge.io.refs import image_ref, image_refs
+
+    refs = image_refs(images)
+    data = {"mode": "edit", "instruction": instruction, "id": id, "editor": editor,
+            "source_image": image_ref(source_image, "source_image"), "images": refs}
+    return _run(_judge(_with_remote([*refs, data["source_image"]], settings))
+                .arun_request(data, mode="edit"))

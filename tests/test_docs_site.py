@@ -1,0 +1,87 @@
+"""The documentation site builds strictly and offline, and says only what the code says.
+
+- ``mkdocs build --strict`` (broken links, anchors and API references fail the build) into a
+  temporary folder, with no network: the theme's web fonts are off and no page may load
+  anything from another site;
+- the JSON Schema files under ``docs/schemas/`` are what the pydantic models generate today;
+- the README stays a front page (at most 250 lines) and nothing points outside the repository.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from api.contract import contracts, rendered
+
+REPO = Path(__file__).resolve().parents[1]
+DOCS = REPO / "docs"
+OUTSIDE = re.compile(r"\.\./shared|DESIGN\.md|\]\(\.\./")
+
+
+@pytest.mark.timeout(600)
+def test_the_site_builds_strictly_and_offline(tmp_path: Path) -> None:
+    site = tmp_path / "site"
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("HTTP_", "HTTPS_"))}
+    # a proxy that refuses everything: any fetch during the build fails it
+    env.update(HTTP_PROXY="http://127.0.0.1:9", HTTPS_PROXY="http://127.0.0.1:9",
+               PYTHONPATH=str(REPO), NO_MKDOCS_2_WARNING="1")
+    proc = subprocess.run(
+        [sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(site)],
+        cwd=REPO,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert proc.returncode == 0, proc.stderr[-4000:]
+    pages = list(site.glob("*.html"))
+    assert len(pages) >= 20, sorted(p.name for p in pages)
+    for page in pages:
+        html = page.read_text(encoding="utf-8")
+        assert "fonts.googleapis" not in html and "fonts.gstatic" not in html, page.name
+        assert not re.search(r'<(?:script|link)[^>]+(?:src|href)="https?://', html), page.name
+    reference = (site / "reference.html").read_text(encoding="utf-8")
+    for name in ("judge.score", "judge.compare", "judge.meta_eval", "judge.Client"):
+        assert name in reference, f"the API reference lost {name}"
+    assert (site / "schemas" / "result.json").is_file()
+
+
+def test_the_committed_schemas_are_up_to_date() -> None:
+    committed = {p.name: p.read_text(encoding="utf-8") for p in (DOCS / "schemas").glob("*.json")}
+    fresh = rendered()
+    stale = sorted(n for n in fresh if committed.get(n) != fresh[n])
+    extra = sorted(set(committed) - set(fresh))
+    assert not stale and not extra, (
+        f"docs/schemas is stale ({stale}) or has files no model makes ({extra}): "
+        "run `python -m api.contract docs/schemas`"
+    )
+
+
+def test_the_schemas_describe_the_contracts() -> None:
+    result = json.loads((DOCS / "schemas" / "result.json").read_text(encoding="utf-8"))
+    assert {"status", "safety", "subjective", "objective"} <= set(result["properties"])
+    batch = json.loads((DOCS / "schemas" / "batch-status.json").read_text(encoding="utf-8"))
+    assert {"done", "failed", "progress", "total"} <= set(batch["properties"])
+    assert {"result", "comparison-result", "edit-result", "probe-status"} <= set(contracts())
+
+
+def test_the_readme_is_a_front_page() -> None:
+    lines = (REPO / "README.md").read_text(encoding="utf-8").splitlines()
+    assert len(lines) <= 250, len(lines)
+
+
+def test_nothing_points_outside_the_repository() -> None:
+    found = [
+        f"{p.relative_to(REPO)}:{n}: {line.strip()}"
+        for p in [REPO / "README.md", *DOCS.glob("*.md")]
+        for n, line in enumerate(p.read_text(encoding="utf-8").splitlines(), start=1)
+        if OUTSIDE.search(line)
+    ]
+    assert not found, "\n".join(found)
