@@ -84,3 +84,20 @@ def check_request(parsed: ParsedRequest, judge: Any) -> None:
         if exc.field == "skills":
             raise InputError("options.skills", exc.message) from None
         raise (prefixed(parsed.mode.wrapper_key, exc) if parsed.wrapped else exc) from None
+
+
+def body_schema(*models: str) -> dict[str, Any]:
+    """OpenAPI ``requestBody`` saying the body is one of ``models`` (component names), for
+    routes that read the body themselves (bare or wrapped forms).
+
+    Example:
+        >>> body_schema("Submission")["requestBody"]["content"]["application/json"]["schema"]
+        {'oneOf': [{'$ref': '#/components/schemas/Submission'}]}
+    """
+    refs = [{"$ref": f"#/components/schemas/{m}"} for m in models]
+    return {
+        "requestBody": {
+            "required": True,
+            "content": {"application/json": {"schema": {"oneOf": refs}}},
+        }
+    }

@@ -10,6 +10,7 @@ from fastapi.responses import JSONResponse
 from api.core.deps import JudgeDep, KeyDep, SettingsDep
 from api.core.errors import ERROR_RESPONSES
 from api.core.judging import judge_body
+from api.core.requests import body_schema
 from judge.modes.compare.result import ComparisonResult
 
 router = APIRouter(prefix="/v1", tags=["compare"])
@@ -21,21 +22,7 @@ EXAMPLE = {
     "b": {"image": "data:image/png;base64,...", "model": "sd3"},
     "criteria": ["preference", "coherence", "alignment"],
 }
-REQUEST_SCHEMA = {
-    "requestBody": {
-        "required": True,
-        "content": {
-            "application/json": {
-                "schema": {
-                    "oneOf": [
-                        {"$ref": "#/components/schemas/Comparison"},
-                        {"$ref": "#/components/schemas/CompareRequest"},
-                    ]
-                }
-            }
-        },
-    }
-}
+REQUEST_SCHEMA = body_schema("Comparison", "CompareRequest")
 
 
 @router.post(

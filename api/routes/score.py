@@ -11,6 +11,7 @@ from api.core.deps import JudgeDep, KeyDep, SettingsDep
 from api.core.errors import ERROR_RESPONSES
 from api.core.judging import judge_body
 from api.core.models import ScoreOptions
+from api.core.requests import body_schema
 from api.core.requests import parse_request as parse_any
 from judge.domain.result import Result
 
@@ -45,21 +46,7 @@ def parse_request(body: Any) -> tuple[Any, ScoreOptions]:
     return parsed.request, ScoreOptions.model_validate(parsed.overrides)
 
 
-REQUEST_SCHEMA = {
-    "requestBody": {
-        "required": True,
-        "content": {
-            "application/json": {
-                "schema": {
-                    "oneOf": [
-                        {"$ref": "#/components/schemas/Submission"},
-                        {"$ref": "#/components/schemas/ScoreRequest"},
-                    ]
-                }
-            }
-        },
-    }
-}
+REQUEST_SCHEMA = body_schema("Submission", "ScoreRequest")
 
 
 @router.post(
