@@ -23,12 +23,13 @@ def service(tmp_path: Path) -> Iterator[LiveService]:
         yield svc
 
 
+@pytest.mark.timeout(480)
 def test_the_stop_button_cancels_a_running_probe(service: LiveService, page: Page) -> None:
     base = service.base_url
     with service.client(headers={"Authorization": f"Bearer {KEY}"}) as api:
         body = {"topic": "cats", "backend": "card", "depth": 2, "topics": 2, "inputs": 2}
         probe_id = api.post("/v1/probes", json={**body, "images": 1}).json()["id"]
-        deadline = time.monotonic() + 60
+        deadline = time.monotonic() + 300  # a guard against hanging, not a speed check
         while api.get(f"/v1/probes/{probe_id}").json()["tree"] is None:
             assert time.monotonic() < deadline
             time.sleep(0.1)
