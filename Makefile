@@ -36,7 +36,7 @@ chromium:
 	  || { $(SUDO) apt-get update && $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y chromium; }; }
 
 test: setup chromium
-	$(BIN)/ruff check judge skills memory api eval tests
+	$(BIN)/ruff check judge skills memory api eval tests benchmarks
 	$(BIN)/python -m pytest
 
 bench: setup
