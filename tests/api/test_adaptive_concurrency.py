@@ -74,8 +74,7 @@ def test_the_limit_converges_near_the_providers_rate_without_failed_submissions(
     first_wave = START - RATE
     print(f"refused {refused} of {answered + refused} calls; first wave {first_wave:g}")
     # (a stalled, busy machine lets calls bunch up and meet the bucket together: 66 - 44 of 140
-    # was seen with another test run beside it, so the bound is 30% of the answered calls; a
-    # service that did not back off is refused far more often than that)
+    # was seen with another test run beside it, so the bound is 30% of the answered calls)
     assert refused - first_wave < 0.3 * answered
 
     with service.client() as client:
