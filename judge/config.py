@@ -54,6 +54,12 @@ class JudgeSettings(BaseSettings):
         description="ceiling on model calls in flight per process and route; the limit below "
         "it adapts to the provider (judge.llm.adaptive); None: no ceiling but 1024",
     )
+    llm_transport: Literal["auto", "litellm"] = Field(
+        default="auto",
+        description="auto: calls to an OpenAI-compatible JUDGE_API_BASE are sent as litellm "
+        "builds them, by the judge's own HTTP client (judge.llm.direct); litellm: every call "
+        "through litellm.acompletion",
+    )
     graph_concurrency: int = Field(default=96, ge=1, le=4096)
     temperature: float = Field(default=0.0, ge=0, le=2)
     max_tokens: int = Field(default=1024, ge=16)

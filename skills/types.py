@@ -86,6 +86,19 @@ class ModelClient(Protocol):
         ...
 
 
+class DataURL(str):
+    """A base64 data URL the judge built: printable ASCII without quotes or backslashes, so
+    JSON encodes it as it is (the direct route splices it into request bodies unchanged).
+
+    Example:
+        >>> url = DataURL("data:image/png;base64,iVBORw0KGgo=")
+        >>> isinstance(url, str) and url.startswith("data:")
+        True
+    """
+
+    __slots__ = ()
+
+
 @dataclass(frozen=True)
 class ImagePayload:
     """An image ready for a vision model: a data URL and the sha256 of its bytes."""

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import gc
 import logging
 from typing import Any
 
@@ -51,6 +52,11 @@ async def warm(app: FastAPI) -> None:
         log.exception("engine warm-up failed")
         app.state.engine_ready = f"error: {type(exc).__name__}"
         return
+    # everything loaded so far lives as long as the process: the garbage collector's full
+    # passes stop walking it (hundreds of thousands of objects: litellm's price map, the
+    # compiled graph, models), which cost every request CPU under load
+    gc.collect()
+    gc.freeze()
     app.state.engine_ready = True
 
 

@@ -27,7 +27,7 @@ from PIL import Image, UnidentifiedImageError
 from judge.config import JudgeSettings
 from judge.errors import InputError
 from judge.io.pixel_budget import charge_pixels
-from skills.types import ImagePayload
+from skills.types import DataURL, ImagePayload
 
 ALLOWED_FORMATS = {"PNG", "JPEG", "WEBP", "GIF", "BMP"}
 
@@ -146,7 +146,7 @@ def to_payload(img: Image.Image, max_side: int) -> ImagePayload:
         mime = "image/jpeg"
     raw = buf.getvalue()
     return ImagePayload(
-        data_url=f"data:{mime};base64,{base64.b64encode(raw).decode()}",
+        data_url=DataURL(f"data:{mime};base64,{base64.b64encode(raw).decode()}"),
         sha256=hashlib.sha256(raw).hexdigest(),
         width=img.size[0],
         height=img.size[1],

@@ -22,8 +22,10 @@ from judge.config import JudgeSettings
 from judge.llm import litellm_settings, mock, warmup
 from judge.llm.adaptive import LimitBoard
 from judge.llm.cache import InMemoryCache, ResponseCache, cache_key
+from judge.llm.direct import DirectRoute, DirectRoutes
 from judge.llm.parsing import ReplyError, parse_reply
 from judge.llm.ratelimit_headers import headers_of
+from judge.llm.reply import Reply, from_litellm
 from judge.llm.retry import (
     backoff_delay,
     describe,
@@ -64,27 +66,6 @@ def response_format(schema: type[BaseModel]) -> dict:
     }
 
 
-_UNPRICED: set[str] = set()
-
-
-def _cost(model: str, resp: Any) -> float:
-    """The call's cost from litellm's price map; models it cannot price are remembered.
-
-    litellm prices every response as it builds it (``_hidden_params["response_cost"]``);
-    that figure is used when present, so a call is not priced twice.
-    """
-    hidden = getattr(resp, "_hidden_params", None)
-    if isinstance(hidden, dict) and hidden.get("response_cost") is not None:
-        return float(hidden["response_cost"])
-    if model in _UNPRICED:
-        return 0.0
-    try:
-        return float(litellm_settings.load().completion_cost(completion_response=resp) or 0.0)
-    except Exception:  # litellm raises for models missing from its price map
-        _UNPRICED.add(model)
-        return 0.0
-
-
 class Deferrer(Protocol):
     """What provider-batch mode supplies (see :mod:`judge.llm.batch.deferral`)."""
 
@@ -121,6 +102,9 @@ class LLMGateway:
         #: provider-batch mode (:class:`judge.llm.batch.ProviderBatch`): calls are recorded for
         #: a batch instead of sent, and answered from it on a later pass; fixed at construction
         self.deferrer = deferrer
+        #: calls to an OpenAI-compatible endpoint sent as litellm would, without its per-call
+        #: CPU (:mod:`judge.llm.direct`; ``llm_transport="litellm"`` turns it off)
+        self.direct = DirectRoutes()
 
     def client(
         self, model: str, meter: UsageMeter, settings: JudgeSettings | None = None
@@ -167,6 +151,8 @@ class LLMGateway:
         elif s.api_key:
             kwargs["api_key"] = s.api_key.get_secret_value()
         await warmup.ready((model,))  # provider imports happen off the event loop
+        mocked = mock.is_mock(model)
+        direct = None if mocked else await self.direct.route(model, kwargs, messages, s)
         last: BaseException | None = None
         for attempt in range(s.max_retries + 1):
             if attempt:
@@ -177,14 +163,8 @@ class LLMGateway:
             limit = self.limits.get(route_label(model, s.api_base))
             ticket = await limit.acquire()
             try:
-                resp = await asyncio.wait_for(
-                    litellm_settings.load().acompletion(
-                        model=target,
-                        messages=messages,
-                        response_format=fmt,
-                        drop_params=True,
-                        **kwargs,
-                    ),
+                reply = await asyncio.wait_for(
+                    self._round_trip(direct, target, model, messages, fmt, kwargs, s),
                     timeout=s.timeout_s + 5,
                 )
             except Exception as exc:  # provider errors arrive as many classes
@@ -204,19 +184,31 @@ class LLMGateway:
             except BaseException:  # cancelled: the slot goes back, nothing learnt
                 limit.release(ticket)
                 raise
-            limit.release(ticket, ok=True, headers=headers_of(resp))
-            usage = getattr(resp, "usage", None)
-            cost = _cost(model, resp)
-            meter.record_call(
-                getattr(usage, "prompt_tokens", 0) or 0,
-                getattr(usage, "completion_tokens", 0) or 0,
-                cost,
-            )
-            return resp.choices[0].message.content or ""
+            limit.release(ticket, ok=True, headers=reply.headers)
+            meter.record_call(reply.prompt_tokens, reply.completion_tokens, reply.cost)
+            return reply.text
         meter.failed_calls += 1
         raise ModelCallError(
             f"gave up after {s.max_retries + 1} attempts: {describe(last) if last else '?'}"
         )
+
+    @staticmethod
+    async def _round_trip(
+        direct: DirectRoute | None,
+        target: str,
+        model: str,
+        messages: list[dict],
+        fmt: dict,
+        kwargs: dict[str, Any],
+        s: JudgeSettings,
+    ) -> Reply:
+        """One attempt: on the direct route when the call has one, else through litellm."""
+        if direct is not None:
+            return await direct.send(messages, fmt, s.timeout_s)
+        resp = await litellm_settings.load().acompletion(
+            model=target, messages=messages, response_format=fmt, drop_params=True, **kwargs
+        )
+        return from_litellm(model, resp)
 
     @staticmethod
     def _fatal(exc: Exception, model: str, s: JudgeSettings) -> ModelCallError:

@@ -44,7 +44,13 @@ ROUND_TRIP_PROVIDERS = frozenset(
     {"openai", "hosted_vllm", "openai_like", "lm_studio", "llamafile", "custom_openai"}
 )
 #: imports every call path needs, whatever the provider
-COMMON_IMPORTS = ("openai.resources", "openai.types.chat", "langchain_core.tracers.langchain")
+COMMON_IMPORTS = (
+    "openai.resources",
+    "openai.types.chat",
+    "langchain_core.tracers.langchain",
+    "judge.llm.direct.replay",
+    "judge.llm.direct.transport",
+)
 _SCHEMA = {
     "type": "json_schema",
     "json_schema": {

@@ -1,0 +1,170 @@
+"""Which calls take the direct route, each route's calibration, and one call on it.
+
+See :mod:`judge.llm.direct` for the whole story.
+
+Example::
+
+    routes = DirectRoutes()
+    route = await routes.route("hosted_vllm/qwen2-vl", kwargs, settings)  # None: use litellm
+    reply = await route.send(messages, fmt, timeout_s=60)
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+from dataclasses import dataclass
+from typing import Any
+
+import httpx
+
+from judge.config import JudgeSettings
+from judge.llm import litellm_settings
+from judge.llm.direct.template import CANNED, FORMAT, PROBE, RequestTemplate, plain, template_of
+from judge.llm.direct.transport import Proxy
+from judge.llm.ratelimit_headers import RateHeaders
+from judge.llm.reply import Reply, from_litellm
+
+#: litellm providers whose chat calls are OpenAI's wire format, sent as built
+PROVIDERS = frozenset({"openai", "hosted_vllm"})
+#: usage keys whose presence leaves litellm's price a plain per-token price
+_PLAIN_USAGE = frozenset({"prompt_tokens", "completion_tokens", "total_tokens"})
+#: response headers the adaptive limit reads (any other header is not copied)
+_RATE_HINTS = ("ratelimit", "retry-after")
+
+
+@dataclass
+class DirectRoute:
+    """One calibrated route: a model at an endpoint, with a key and call parameters."""
+
+    model: str
+    provider: str
+    provider_model: str
+    template: RequestTemplate
+    kwargs: dict[str, Any]
+    priced: bool
+    proxy: Proxy
+
+    async def send(self, messages: list[dict], fmt: dict, timeout_s: float) -> Reply:
+        """One round trip; litellm's errors on failure (see :mod:`judge.llm.direct`)."""
+        from judge.llm.direct.transport import post
+
+        body = self.template.render(messages, fmt)
+        status, headers, raw = await post(
+            self.template.url, self.template.headers, body, timeout_s,
+            model=self.provider_model, provider=self.provider, proxy=self.proxy,
+        )  # fmt: skip
+        reply = self._read(status, headers, raw) if status == 200 else None
+        if reply is not None:
+            return reply
+        return await self._through_litellm(messages, fmt, status, headers, raw)
+
+    def _read(self, status: int, headers: Any, raw: bytes) -> Reply | None:
+        """The reply of a plain 200, or None when litellm should read it."""
+        try:
+            data = json.loads(raw)
+            message = data["choices"][0]["message"]
+            usage = data["usage"]
+        except (ValueError, KeyError, IndexError, TypeError):
+            return None
+        text = message.get("content") if isinstance(message, dict) else None
+        if not (text is None or isinstance(text, str)) or not isinstance(usage, dict):
+            return None
+        prompt, completion = usage.get("prompt_tokens"), usage.get("completion_tokens")
+        if type(prompt) is not int or type(completion) is not int or prompt < 0 or completion < 0:
+            return None
+        cost = 0.0
+        if self.priced:
+            if usage.keys() - _PLAIN_USAGE:  # cached or reasoning tokens: litellm's price
+                return None
+            litellm = litellm_settings.load()
+            parts = litellm.cost_per_token(
+                model=self.provider_model, custom_llm_provider=self.provider,
+                prompt_tokens=prompt, completion_tokens=completion,
+            )  # fmt: skip
+            cost = float(sum(parts))
+        return Reply(text or "", prompt, completion, cost, _rate_headers(headers))
+
+    async def _through_litellm(
+        self, messages: list[dict], fmt: dict, status: int, headers: Any, raw: bytes
+    ) -> Reply:
+        """litellm reads the answer as if it had sent the request (errors raise)."""
+        from judge.llm.direct.replay import through_litellm
+
+        def answer(request: httpx.Request) -> httpx.Response:
+            return httpx.Response(status, headers=list(headers.items()), content=raw,
+                                  request=request)  # fmt: skip
+
+        resp = await through_litellm(answer, self.model, messages, fmt, self.kwargs)
+        return from_litellm(self.model, resp)
+
+
+def _rate_headers(headers: Any) -> RateHeaders | None:
+    found = {k: v for k, v in headers.items() if any(h in k.lower() for h in _RATE_HINTS)}
+    return RateHeaders.parse(found) if found else None
+
+
+def _key(model: str, kwargs: dict[str, Any]) -> str:
+    return json.dumps([model, sorted(kwargs.items())], default=str)
+
+
+class DirectRoutes:
+    """The calibrated routes of one gateway (see :mod:`judge.llm.direct`)."""
+
+    def __init__(self) -> None:
+        self._routes: dict[str, DirectRoute | None] = {}
+
+    def eligible(self, model: str, settings: JudgeSettings) -> bool:
+        """True when calls of ``model`` under ``settings`` may take the direct route."""
+        if settings.llm_transport != "auto" or not settings.api_base:
+            return False
+        from judge.llm import mock
+        from judge.llm.warmup import provider_of
+
+        if mock.is_mock(model):
+            return False
+        provider = provider_of(model)
+        if provider not in PROVIDERS:
+            return False
+        handler = os.environ.get(litellm_settings.OPENAI_HTTP_HANDLER, "")
+        # with the OpenAI SDK client, litellm would not use the calibration's local client
+        return provider != "openai" or handler.lower() == "true"
+
+    async def route(
+        self, model: str, kwargs: dict[str, Any], messages: list[dict], settings: JudgeSettings
+    ) -> DirectRoute | None:
+        """The calibrated route for this call, or None when it goes through litellm."""
+        if not self.eligible(model, settings) or not plain(messages):
+            return None
+        key = _key(model, kwargs)
+        if key not in self._routes:
+            self._routes[key] = await self._calibrate(model, kwargs)
+        return self._routes[key]
+
+    async def _calibrate(self, model: str, kwargs: dict[str, Any]) -> DirectRoute | None:
+        from judge.llm.direct.replay import through_litellm
+
+        seen: list[httpx.Request] = []
+
+        def record(request: httpx.Request) -> httpx.Response:
+            seen.append(request)
+            return httpx.Response(200, json=CANNED, request=request)
+
+        try:
+            resp = await through_litellm(record, model, PROBE, FORMAT, kwargs)
+            provider_model, provider, _, _ = litellm_settings.load().get_llm_provider(
+                model, api_base=kwargs.get("api_base")
+            )
+        except Exception:
+            return None
+        if len(seen) != 1 or provider not in PROVIDERS:
+            return None
+        template = template_of(seen[0])
+        if template is None:
+            return None
+        priced = (getattr(resp, "_hidden_params", None) or {}).get("response_cost") is not None
+        from judge.llm.direct.transport import proxy_for
+
+        proxy = await asyncio.to_thread(proxy_for, template.url)
+        return DirectRoute(model, provider, provider_model, template, dict(kwargs), priced, proxy)
