@@ -228,9 +228,11 @@ def run(
                 try:
                     asyncio.run(_drive(url, body, min(clients, 4), 8))  # warm-up
                     cpu0, fcpu0, t0 = _cpu(proc.pid), _cpu(fake.pid), time.perf_counter()
+                    ccpu0 = time.process_time()
                     lat, errors = asyncio.run(_drive(url, body, clients, total, rate))
                     wall = time.perf_counter() - t0
                     cpu, fcpu = _cpu(proc.pid) - cpu0, _cpu(fake.pid) - fcpu0
+                    ccpu = time.process_time() - ccpu0
                 finally:
                     os.killpg(proc.pid, 15)
                     proc.wait(timeout=30)
@@ -245,6 +247,7 @@ def run(
                 "p95_x_L": round(lat[int(0.95 * (len(lat) - 1))] / latency, 2) if lat else None,
                 "service_cpu_ms_per_request": round(1000 * cpu / max(1, len(lat)), 1),
                 "provider_cpu_ms_per_request": round(1000 * fcpu / max(1, len(lat)), 1),
+                "client_cpu_ms_per_request": round(1000 * ccpu / max(1, len(lat)), 1),
             }
             if errors:  # what the service said (its stderr), to tell why
                 report["runs"][f"{w}_worker{'s' if w > 1 else ''}{label}"]["log_tail"] = log[-3000:]
@@ -259,8 +262,9 @@ COLUMNS = [
     ("throughput_per_s", "req/s"),
     ("p50_x_L", "p50 ×L"),
     ("p95_x_L", "p95 ×L"),
-    ("service_cpu_ms_per_request", "svc CPU ms/req"),
-    ("provider_cpu_ms_per_request", "fake CPU ms/req"),
+    ("service_cpu_ms_per_request", "svc CPU"),
+    ("provider_cpu_ms_per_request", "fake CPU"),
+    ("client_cpu_ms_per_request", "client CPU"),
     ("wall_s", "wall s"),
 ]
 """Report keys and their short column headings (the JSON keeps the long names)."""
@@ -272,7 +276,8 @@ def render(report: dict) -> str:
     Example:
         >>> run = {"ok": 8, "errors": 0, "throughput_per_s": 3.1, "p50_x_L": 1.2,
         ...        "p95_x_L": 1.9, "service_cpu_ms_per_request": 40.0,
-        ...        "provider_cpu_ms_per_request": 2.0, "wall_s": 2.6}
+        ...        "provider_cpu_ms_per_request": 2.0, "client_cpu_ms_per_request": 3.0,
+        ...        "wall_s": 2.6}
         >>> rep = {"clients": 4, "requests": 8, "latency_L_s": 0.3, "checkpoints": 6,
         ...        "body_bytes": 100, "batching": "per_checkpoint", "rate_per_s": 0,
         ...        "model": "openai/fake-judge", "tuned": {"JUDGE_LLM_CONCURRENCY": "512"},
@@ -292,6 +297,7 @@ def render(report: dict) -> str:
         + (f", provider rate limit {limit}/s" if limit else ""),
         "  runs: the default configuration"
         + (", then tuned: " + " ".join(f"{k}={v}" for k, v in tuned.items()) if tuned else ""),
+        "  CPU: ms per submission of the service, the fake provider and this benchmark's clients",
         "",
         f"{'run':16}" + "".join(f"{title:>{max(8, len(title) + 2)}}" for _, title in COLUMNS),
     ]

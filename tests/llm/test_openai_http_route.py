@@ -55,7 +55,11 @@ def sdk_calls(monkeypatch: pytest.MonkeyPatch) -> list[int]:
 
 
 async def _ask(provider, model: str = "openai/fake") -> tuple[Verdict, UsageMeter]:
-    settings = JudgeSettings(model=model, api_base=provider.base_url, api_key="k", cache=False)
+    # litellm's own path: this file compares its two HTTP clients (the direct route, which
+    # sends neither, is compared with litellm in test_direct_route.py)
+    settings = JudgeSettings(
+        model=model, api_base=provider.base_url, api_key="k", cache=False, llm_transport="litellm"
+    )
     meter = UsageMeter()
     answer = await LLMGateway(settings).structured(
         model, _messages(), Verdict, tag="t", meter=meter
@@ -64,6 +68,7 @@ async def _ask(provider, model: str = "openai/fake") -> tuple[Verdict, UsageMete
 
 
 def test_the_judge_turns_the_http_handler_on_by_default() -> None:
+    litellm_settings.load()  # the switches are applied when litellm is first loaded
     assert os.environ.get(OPENAI_HTTP_HANDLER) == litellm_settings.TUNED[OPENAI_HTTP_HANDLER]
     assert litellm_settings.DEFAULTS[OPENAI_HTTP_HANDLER] is None  # litellm's own: the SDK
 

@@ -20,7 +20,7 @@ from collections.abc import Callable
 from typing import Any
 
 import httpx
-from litellm.llms.custom_httpx.http_handler import AsyncHTTPHandler
+from litellm.llms.custom_httpx.http_handler import AsyncHTTPHandler, get_default_headers
 
 from judge.llm import litellm_settings
 
@@ -35,8 +35,11 @@ class LocalClient(AsyncHTTPHandler):
         super().__init__(timeout=None)
 
     def create_client(self, *args: Any, **kwargs: Any) -> httpx.AsyncClient:
-        """An httpx client on a transport that calls ``answer`` (never the network)."""
-        return httpx.AsyncClient(transport=httpx.MockTransport(self._answer))
+        """An httpx client on a transport that calls ``answer`` (never the network), with
+        the default headers litellm's own client has (its user agent)."""
+        return httpx.AsyncClient(
+            transport=httpx.MockTransport(self._answer), headers=get_default_headers()
+        )
 
 
 async def through_litellm(

@@ -30,6 +30,12 @@ from judge.llm.reply import Reply, from_litellm
 PROVIDERS = frozenset({"openai", "hosted_vllm"})
 #: usage keys whose presence leaves litellm's price a plain per-token price
 _PLAIN_USAGE = frozenset({"prompt_tokens", "completion_tokens", "total_tokens"})
+#: the httpx error litellm's client meets for each failure without an answer
+_HTTPX_FAILURES: dict[str, type[httpx.TransportError]] = {
+    "timeout": httpx.ReadTimeout,
+    "disconnected": httpx.RemoteProtocolError,
+    "connect": httpx.ConnectError,
+}
 #: response headers the adaptive limit reads (any other header is not copied)
 _RATE_HINTS = ("ratelimit", "retry-after")
 
@@ -48,13 +54,15 @@ class DirectRoute:
 
     async def send(self, messages: list[dict], fmt: dict, timeout_s: float) -> Reply:
         """One round trip; litellm's errors on failure (see :mod:`judge.llm.direct`)."""
-        from judge.llm.direct.transport import post
+        from judge.llm.direct.transport import TransportFailure, post
 
         body = self.template.render(messages, fmt)
-        status, headers, raw = await post(
-            self.template.url, self.template.headers, body, timeout_s,
-            model=self.provider_model, provider=self.provider, proxy=self.proxy,
-        )  # fmt: skip
+        try:
+            status, headers, raw = await post(
+                self.template.url, self.template.headers, body, timeout_s, proxy=self.proxy
+            )
+        except TransportFailure as failure:
+            return await self._failed(messages, fmt, failure)
         reply = self._read(status, headers, raw) if status == 200 else None
         if reply is not None:
             return reply
@@ -99,21 +107,35 @@ class DirectRoute:
         resp = await through_litellm(answer, self.model, messages, fmt, self.kwargs)
         return from_litellm(self.model, resp)
 
+    async def _failed(self, messages: list[dict], fmt: dict, failure: Exception) -> Reply:
+        """No answer came: litellm meets the same failure in its own HTTP client and raises
+        what it raises on its route (its class, its message; the original in the chain)."""
+        from judge.llm.direct.replay import through_litellm
+
+        cause = failure.__cause__ or failure
+        error = _HTTPX_FAILURES[getattr(failure, "kind", "connect")]
+
+        def answer(request: httpx.Request) -> httpx.Response:
+            raise error(f"{type(cause).__name__}: {cause}", request=request) from cause
+
+        await through_litellm(answer, self.model, messages, fmt, self.kwargs)
+        raise AssertionError("litellm answered a call that failed")  # pragma: no cover
+
 
 def _rate_headers(headers: Any) -> RateHeaders | None:
     found = {k: v for k, v in headers.items() if any(h in k.lower() for h in _RATE_HINTS)}
     return RateHeaders.parse(found) if found else None
 
 
-def _key(model: str, kwargs: dict[str, Any]) -> str:
-    return json.dumps([model, sorted(kwargs.items())], default=str)
+def _key(model: str, kwargs: dict[str, Any]) -> tuple:
+    return (model, *sorted((k, str(v)) for k, v in kwargs.items()))
 
 
 class DirectRoutes:
     """The calibrated routes of one gateway (see :mod:`judge.llm.direct`)."""
 
     def __init__(self) -> None:
-        self._routes: dict[str, DirectRoute | None] = {}
+        self._routes: dict[tuple, DirectRoute | None] = {}
 
     def eligible(self, model: str, settings: JudgeSettings) -> bool:
         """True when calls of ``model`` under ``settings`` may take the direct route."""

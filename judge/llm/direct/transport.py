@@ -2,16 +2,15 @@
 
 A session belongs to the loop it was made on; it is closed when that loop shuts down (an
 async generator parked on the loop closes it: ``asyncio.run`` and uvicorn finalise them on
-the way out). Failures without an HTTP answer become litellm's errors, the original in the
-chain, so the gateway classifies them as on the litellm route: a timeout is
-``litellm.Timeout``; anything else (refused, unknown host, reset) is
-``litellm.APIConnectionError``. A request whose pooled connection the server had already
-closed is sent once more on a fresh connection, as litellm's HTTP handler does.
+the way out). A failure without an HTTP answer is a :class:`TransportFailure` (timeout,
+dropped, or no connection; the original is its cause), which the route hands to litellm as
+the same failure of its own client, so it comes out as litellm's error. A request whose
+pooled connection the server had already closed is sent once more, as litellm's HTTP handler
+does.
 
 Example::
 
-    status, headers, body = await post(url, {"Authorization": "Bearer k"}, b"{}", 60.0,
-                                       model="qwen", provider="hosted_vllm")
+    status, headers, body = await post(url, {"Authorization": "Bearer k"}, b"{}", 60.0)
 """
 
 from __future__ import annotations
@@ -24,8 +23,6 @@ from dataclasses import dataclass
 import aiohttp
 from aiohttp.helpers import get_env_proxy_for_url
 from yarl import URL
-
-from judge.llm import litellm_settings
 
 _Held = tuple[aiohttp.ClientSession, AsyncIterator[None]]
 #: each loop's session, and the parked generator that closes it with the loop
@@ -57,24 +54,13 @@ async def session() -> aiohttp.ClientSession:
     return made
 
 
-def _timeout(exc: BaseException, timeout_s: float, model: str, provider: str) -> Exception:
-    litellm = litellm_settings.load()
-    err = litellm.Timeout(
-        message=f"no answer within {timeout_s:g} s ({type(exc).__name__})",
-        model=model,
-        llm_provider=provider,
-    )
-    err.__cause__ = exc
-    return err
+class TransportFailure(Exception):
+    """No HTTP answer: ``kind`` is ``timeout``, ``disconnected`` or ``connect``; the
+    original error is the cause."""
 
-
-def _connection(exc: BaseException, model: str, provider: str) -> Exception:
-    litellm = litellm_settings.load()
-    err = litellm.APIConnectionError(
-        message=f"{type(exc).__name__}: {exc}", llm_provider=provider, model=model
-    )
-    err.__cause__ = exc
-    return err
+    def __init__(self, kind: str, exc: BaseException):
+        super().__init__(f"{kind}: {type(exc).__name__}: {exc}")
+        self.kind = kind
 
 
 @dataclass(frozen=True)
@@ -102,11 +88,10 @@ async def post(
     body: bytes,
     timeout_s: float,
     *,
-    model: str,
-    provider: str,
     proxy: Proxy = Proxy(),
 ) -> tuple[int, Mapping[str, str], bytes]:
-    """POST ``body``; the status, headers and body of the answer (any status)."""
+    """POST ``body``; the status, headers and body of the answer (any status), or
+    :class:`TransportFailure` when none came."""
     client = await session()
     limit = aiohttp.ClientTimeout(total=timeout_s)
     for attempt in (0, 1):
@@ -117,11 +102,11 @@ async def post(
             ) as resp:  # fmt: skip
                 return resp.status, resp.headers, await resp.read()
         except (TimeoutError, aiohttp.ServerTimeoutError) as exc:
-            raise _timeout(exc, timeout_s, model, provider) from exc
+            raise TransportFailure("timeout", exc) from exc
         except aiohttp.ServerDisconnectedError as exc:
             if attempt == 0:
                 continue  # a pooled connection the server had closed: once more, fresh
-            raise _connection(exc, model, provider) from exc
+            raise TransportFailure("disconnected", exc) from exc
         except (aiohttp.ClientError, OSError) as exc:
-            raise _connection(exc, model, provider) from exc
+            raise TransportFailure("connect", exc) from exc
     raise AssertionError("unreachable")  # pragma: no cover
