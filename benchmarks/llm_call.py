@@ -1,7 +1,7 @@
 """CPU per model call through litellm, against the fake provider on loopback (latency 0).
 
 Each call is one :meth:`judge.llm.gateway.LLMGateway._send` (the gateway's provider round
-trip: ``litellm.acompletion`` plus usage accounting), timed with ``time.process_time`` in
+trip plus usage accounting), timed with ``time.process_time`` in
 this process (the provider runs in its own process). Two kinds of request: text only, and a
 text part with two ~1 MP images sent as data URLs (encoded the way the judge sends images).
 Setting sets are interleaved in small blocks, so the machine's load hits them alike:
@@ -9,7 +9,10 @@ Setting sets are interleaved in small blocks, so the machine's load hits them al
 (:data:`judge.llm.litellm_settings.TUNED`); ``--set NAME=VALUE`` adds a third set, the
 judge's plus those values, for trying a setting before adopting it; ``--route MODEL`` adds a
 row with the judge's settings through another litellm route to the same OpenAI-compatible
-server (e.g. ``hosted_vllm/fake-judge``, ``custom_openai/fake-judge``).
+server (e.g. ``hosted_vllm/fake-judge``, ``custom_openai/fake-judge``). Every row goes
+through ``litellm.acompletion`` (``llm_transport="litellm"``) except ``direct route``: the
+judge's default for an OpenAI-compatible endpoint (:mod:`judge.llm.direct`), litellm's request
+sent by the judge's own client.
 
 Example:
     $ python -m benchmarks.llm_call --calls 200
@@ -40,6 +43,7 @@ from tests.fakes.provider import spawn_fake_provider, stop_process
 
 MODEL = "openai/fake-judge"
 BLOCK = 10  # calls per setting set before switching to the next
+DIRECT = "direct route"  # the row of the judge's direct route (judge.llm.direct)
 
 
 def _image_url(seed: int) -> str:
@@ -85,17 +89,20 @@ async def _measure(
     calls: int,
     routes: dict[str, str] | None = None,
 ) -> dict[str, dict[str, list[float]]]:
-    settings = JudgeSettings(model=MODEL, api_base=base_url, api_key="x", cache=False)
-    gw = LLMGateway(settings)
+    base = JudgeSettings(model=MODEL, api_base=base_url, api_key="x", cache=False)
+    gw = LLMGateway(base)
+    per_set = {  # every row through litellm but the direct route's
+        name: base.merged(llm_transport="auto" if name == DIRECT else "litellm") for name in sets
+    }
     fmt = {"type": "json_schema", "json_schema": {"name": "Answer", "schema": {"type": "object"}}}
     meter = UsageMeter()
     routes = routes or {}
     times = {name: {kind: [] for kind in kinds} for name in sets}
-    for values in sets.values():  # warm each set once, untimed
+    for name, values in sets.items():  # warm each set once, untimed
         with litellm_settings.applied(values):
             for msgs in kinds.values():
                 for model in {MODEL, *routes.values()}:
-                    await gw._send(model, msgs, fmt, meter, settings)
+                    await gw._send(model, msgs, fmt, meter, per_set[name])
     rounds = -(-calls // BLOCK)
     for _ in tqdm(range(rounds), desc="per-call bench", file=sys.stderr, leave=False):
         for name, values in sets.items():
@@ -103,7 +110,7 @@ async def _measure(
                 for kind, msgs in kinds.items():
                     for _ in range(BLOCK):
                         t0 = time.process_time()
-                        await gw._send(routes.get(name, MODEL), msgs, fmt, meter, settings)
+                        await gw._send(routes.get(name, MODEL), msgs, fmt, meter, per_set[name])
                         times[name][kind].append(time.process_time() - t0)
     return times
 
@@ -116,6 +123,7 @@ def run(calls: int, extra: dict[str, Any], routes: list[str] | None = None) -> d
     }
     if extra:
         sets["judge+set"] = {**litellm_settings.TUNED, **extra}
+    sets[DIRECT] = dict(litellm_settings.TUNED)
     by_route = {f"judge {r.split('/')[0]}/": r for r in routes or []}
     sets.update({name: dict(litellm_settings.TUNED) for name in by_route})
     kinds = {"text": messages("text"), "images": messages("images")}
@@ -139,9 +147,10 @@ def run(calls: int, extra: dict[str, Any], routes: list[str] | None = None) -> d
 def render(report: dict) -> str:
     """A small table: one row per setting set."""
     lines = [f"CPU ms per call, median of {report['calls']} calls (fake provider, latency 0)"]
-    lines.append(f"{'settings':<18}{'text':>8}{'2 images':>10}")
+    width = max(18, *(len(name) + 2 for name in report["cpu_ms_median"]))
+    lines.append(f"{'settings':<{width}}{'text':>8}{'2 images':>10}")
     for name, by in report["cpu_ms_median"].items():
-        lines.append(f"{name:<18}{by['text']:>8.2f}{by['images']:>10.2f}")
+        lines.append(f"{name:<{width}}{by['text']:>8.2f}{by['images']:>10.2f}")
     return "\n".join(lines)
 
 

@@ -25,6 +25,7 @@ def test_the_documented_command_reports_the_default_configuration_first_and_tune
         assert row["throughput_per_s"] > 0 and row["p50_x_L"] > 0
         assert row["p95_x_L"] >= row["p50_x_L"]
         assert row["service_cpu_ms_per_request"] > 0
+        assert row["client_cpu_ms_per_request"] > 0
     text = capsys.readouterr().out
     assert text.strip() == render(report)
     assert "closed loop" in text
