@@ -30,6 +30,7 @@ from typing import Any
 
 import httpx
 
+from judge.llm.warm_stub import CANNED_COMPLETION
 from skills.types import DataURL
 
 #: a 1x1 PNG, the probe's image
@@ -58,21 +59,8 @@ FORMAT: dict[str, Any] = {
         "schema": {"type": "object", "properties": {"ok": {"type": "boolean"}}},
     },
 }
-#: what the local client answers the probe with
-CANNED: dict[str, Any] = {
-    "id": "chatcmpl-calibration",
-    "object": "chat.completion",
-    "created": 0,
-    "model": "calibration",
-    "choices": [
-        {
-            "index": 0,
-            "message": {"role": "assistant", "content": '{"ok": true}'},
-            "finish_reason": "stop",
-        }
-    ],
-    "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2},
-}
+#: what the local client answers the probe with (the warm-up's canned completion)
+CANNED: dict[str, Any] = CANNED_COMPLETION
 #: images shorter than this are encoded as usual (splicing pays off for large ones)
 _SPLICE_MIN = 4096
 _ROLES = frozenset({"system", "user", "assistant"})
