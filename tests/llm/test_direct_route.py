@@ -607,3 +607,34 @@ def test_the_session_closes_with_its_loop(provider):
     assert "RESULT True True True True True" in out.stdout, (out.stdout, out.stderr[-3000:])
     assert "Unclosed" not in out.stderr and "unclosed" not in out.stderr, out.stderr[-3000:]
     assert provider.calls == 2
+
+
+async def test_a_burst_of_first_calls_calibrates_the_route_once(provider, monkeypatch) -> None:
+    """The first calls of a burst wait for one calibration; a calibration cancelled midway is
+    taken over by a call that was waiting for it."""
+    calibrations: list[str] = []
+    calibrate = DirectRoutes._calibrate
+
+    async def counted(self, model, kwargs):
+        calibrations.append(model)
+        await asyncio.sleep(0.05)  # long enough for the burst to arrive meanwhile
+        return await calibrate(self, model, kwargs)
+
+    monkeypatch.setattr(DirectRoutes, "_calibrate", counted)
+    settings = JudgeSettings(api_base=provider.base_url, api_key="k")
+    kwargs = {"temperature": 0.0, "api_base": provider.base_url, "api_key": "k"}
+    messages = [{"role": "user", "content": "hi"}]
+    routes = DirectRoutes()
+    got = await asyncio.gather(
+        *(routes.route("openai/fake", kwargs, messages, settings) for _ in range(20))
+    )
+    assert len(calibrations) == 1 and got[0] is not None and all(r is got[0] for r in got)
+
+    again = DirectRoutes()
+    first = asyncio.create_task(again.route("openai/fake", kwargs, messages, settings))
+    await asyncio.sleep(0.01)
+    waiting = asyncio.create_task(again.route("openai/fake", kwargs, messages, settings))
+    await asyncio.sleep(0.01)
+    first.cancel()
+    assert isinstance(await waiting, DirectRoute)
+    assert first.cancelled() and len(calibrations) == 3

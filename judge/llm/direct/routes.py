@@ -136,6 +136,8 @@ class DirectRoutes:
 
     def __init__(self) -> None:
         self._routes: dict[tuple, DirectRoute | None] = {}
+        #: calibrations under way: the first calls of a burst wait for one, not one each
+        self._pending: dict[tuple, asyncio.Future[DirectRoute | None]] = {}
 
     def eligible(self, model: str, settings: JudgeSettings) -> bool:
         """True when calls of ``model`` under ``settings`` may take the direct route."""
@@ -160,8 +162,18 @@ class DirectRoutes:
         if not self.eligible(model, settings) or not plain(messages):
             return None
         key = _key(model, kwargs)
-        if key not in self._routes:
-            self._routes[key] = await self._calibrate(model, kwargs)
+        loop = asyncio.get_running_loop()
+        while key not in self._routes:
+            pending = self._pending.get(key)
+            if pending is not None and not pending.done() and pending.get_loop() is loop:
+                await asyncio.wait({pending})  # done or given up: look again
+                continue
+            pending = self._pending[key] = loop.create_future()
+            try:
+                self._routes[key] = await self._calibrate(model, kwargs)
+            finally:  # cancelled while calibrating: a waiting call takes over
+                self._pending.pop(key, None)
+                pending.cancel()
         return self._routes[key]
 
     async def _calibrate(self, model: str, kwargs: dict[str, Any]) -> DirectRoute | None:
