@@ -190,6 +190,9 @@ async def shutdown(ctx: dict[str, Any]) -> None:
     """arq ``on_shutdown``: drop what :func:`startup` built (arq closes its Redis pool)."""
     for name in ("batch_store", "judge"):
         ctx.pop(name, None)
+    transport = sys.modules.get("judge.llm.direct.transport")
+    if transport is not None:  # arq never finalises its loop's async generators
+        await transport.close_session()
 
 
 class BatchWorker(Worker):

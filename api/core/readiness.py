@@ -24,6 +24,8 @@ from api.batches.jobs import BatchStore
 from judge.agent.graph import compiled_graph
 
 log = logging.getLogger("judge.api")
+#: whether this process has frozen its start-up objects out of the garbage collector
+_FROZEN: list[bool] = []
 
 
 def warm_engine(judge: Any) -> None:
@@ -52,11 +54,12 @@ async def warm(app: FastAPI) -> None:
         log.exception("engine warm-up failed")
         app.state.engine_ready = f"error: {type(exc).__name__}"
         return
-    # everything loaded so far lives as long as the process: the garbage collector's full
-    # passes stop walking it (hundreds of thousands of objects: litellm's price map, the
-    # compiled graph, models), which cost every request CPU under load
-    gc.collect()
-    gc.freeze()
+    if not _FROZEN:  # once per process (an embedding or a test suite builds many apps)
+        # everything loaded so far lives as long as the process: the garbage collector's
+        # full passes stop walking it (hundreds of thousands of objects: litellm's price map,
+        # the compiled graph, models), which cost every request CPU under load
+        _FROZEN.append(True)
+        gc.freeze()
     app.state.engine_ready = True
 
 

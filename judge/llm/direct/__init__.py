@@ -13,18 +13,21 @@ time, so the judge asks litellm once and then repeats its answer:
    template. A route whose probe messages litellm rewrites (e.g. ``o1``/``o3`` models, whose
    system prompt it re-roles) keeps going through litellm.
 2. **Calls** (:mod:`.transport`): the template with the call's messages and response format,
-   sent over one pooled aiohttp session per event loop. The provider receives the same bytes
-   as from litellm.
-3. **Answers**: a 200 with the usual fields is read directly — text, the provider's token
-   counts, and litellm's price per token when litellm prices the model at all. Anything else
-   (an HTTP error, an odd body, usage details that change the price) is handed to litellm
-   as the response to its own request (:mod:`.replay`), so errors, retries and prices come
-   out exactly as on the litellm route. Timeouts and connection failures become litellm's
-   ``Timeout`` and ``APIConnectionError`` (the cause kept in the chain); a connection the
-   server dropped before answering is tried once more on a fresh one, as litellm does.
+   sent over one pooled aiohttp session per event loop, used as litellm's own aiohttp
+   transport uses its session (no decompression, no redirects, the same timeouts). The
+   provider receives the same bytes as from litellm.
+3. **Answers**: a plain 200 is read directly — text, the provider's token counts, and
+   litellm's price per token when litellm prices the model at all. Anything else (an HTTP
+   error, a compressed or unusual body, another model than asked for, a reply opening with a
+   ``<think>`` block, usage details that change the price) is handed to litellm as the
+   response to its own request (:mod:`.replay`); a failure without an answer (timeout,
+   refused, dropped) is handed to it as the error its transport would have met. Errors,
+   retries and prices come out exactly as on the litellm route.
 
-``JUDGE_LLM_TRANSPORT=litellm`` sends every call through ``litellm.acompletion``. Other
-providers (Anthropic, Gemini, Ollama, OpenAI without an endpoint set, ...) always do.
+The route is not taken (every call goes through ``litellm.acompletion``) with
+``JUDGE_LLM_TRANSPORT=litellm``, for ``https://`` endpoints (litellm's TLS settings apply),
+when a proxy is configured in the environment, when litellm's aiohttp transport is off, and
+for other providers (Anthropic, Gemini, Ollama, OpenAI without an endpoint set, ...).
 
 Example:
     >>> from judge.config import JudgeSettings

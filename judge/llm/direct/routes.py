@@ -22,7 +22,6 @@ import httpx
 from judge.config import JudgeSettings
 from judge.llm import litellm_settings
 from judge.llm.direct.template import CANNED, FORMAT, PROBE, RequestTemplate, plain, template_of
-from judge.llm.direct.transport import Proxy
 from judge.llm.ratelimit_headers import RateHeaders
 from judge.llm.reply import Reply, from_litellm
 
@@ -30,12 +29,9 @@ from judge.llm.reply import Reply, from_litellm
 PROVIDERS = frozenset({"openai", "hosted_vllm"})
 #: usage keys whose presence leaves litellm's price a plain per-token price
 _PLAIN_USAGE = frozenset({"prompt_tokens", "completion_tokens", "total_tokens"})
-#: the httpx error litellm's client meets for each failure without an answer
-_HTTPX_FAILURES: dict[str, type[httpx.TransportError]] = {
-    "timeout": httpx.ReadTimeout,
-    "disconnected": httpx.RemoteProtocolError,
-    "connect": httpx.ConnectError,
-}
+#: environment variables that give litellm's client a proxy (the route then stays on litellm)
+PROXY_VARIABLES = ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy",
+                   "all_proxy")  # fmt: skip
 #: response headers the adaptive limit reads (any other header is not copied)
 _RATE_HINTS = ("ratelimit", "retry-after")
 
@@ -50,7 +46,6 @@ class DirectRoute:
     template: RequestTemplate
     kwargs: dict[str, Any]
     priced: bool
-    proxy: Proxy
 
     async def send(self, messages: list[dict], fmt: dict, timeout_s: float) -> Reply:
         """One round trip; litellm's errors on failure (see :mod:`judge.llm.direct`)."""
@@ -59,25 +54,34 @@ class DirectRoute:
         body = self.template.render(messages, fmt)
         try:
             status, headers, raw = await post(
-                self.template.url, self.template.headers, body, timeout_s, proxy=self.proxy
+                self.template.url, self.template.headers, body, timeout_s
             )
         except TransportFailure as failure:
-            return await self._failed(messages, fmt, failure)
+            return await self._failed(messages, fmt, failure.error)
         reply = self._read(status, headers, raw) if status == 200 else None
         if reply is not None:
             return reply
         return await self._through_litellm(messages, fmt, status, headers, raw)
 
     def _read(self, status: int, headers: Any, raw: bytes) -> Reply | None:
-        """The reply of a plain 200, or None when litellm should read it."""
+        """The reply of a plain 200, or None when litellm should read it: a compressed
+        body, an ``error`` object, another model than asked for (litellm prices by the model
+        that answered), a reply opening with a tag (litellm moves a leading ``<think>``
+        block out of the text), usage that is missing or not plain counts."""
+        if headers.get("Content-Encoding", "identity").lower() != "identity":
+            return None
         try:
             data = json.loads(raw)
             message = data["choices"][0]["message"]
             usage = data["usage"]
         except (ValueError, KeyError, IndexError, TypeError):
             return None
+        if "error" in data or data.get("model") != self.provider_model:
+            return None
         text = message.get("content") if isinstance(message, dict) else None
         if not (text is None or isinstance(text, str)) or not isinstance(usage, dict):
+            return None
+        if text is not None and text.lstrip().startswith("<"):
             return None
         prompt, completion = usage.get("prompt_tokens"), usage.get("completion_tokens")
         if type(prompt) is not int or type(completion) is not int or prompt < 0 or completion < 0:
@@ -107,16 +111,13 @@ class DirectRoute:
         resp = await through_litellm(answer, self.model, messages, fmt, self.kwargs)
         return from_litellm(self.model, resp)
 
-    async def _failed(self, messages: list[dict], fmt: dict, failure: Exception) -> Reply:
+    async def _failed(self, messages: list[dict], fmt: dict, error: BaseException) -> Reply:
         """No answer came: litellm meets the same failure in its own HTTP client and raises
         what it raises on its route (its class, its message; the original in the chain)."""
         from judge.llm.direct.replay import through_litellm
 
-        cause = failure.__cause__ or failure
-        error = _HTTPX_FAILURES[getattr(failure, "kind", "connect")]
-
         def answer(request: httpx.Request) -> httpx.Response:
-            raise error(f"{type(cause).__name__}: {cause}", request=request) from cause
+            raise error
 
         await through_litellm(answer, self.model, messages, fmt, self.kwargs)
         raise AssertionError("litellm answered a call that failed")  # pragma: no cover
@@ -125,6 +126,10 @@ class DirectRoute:
 def _rate_headers(headers: Any) -> RateHeaders | None:
     found = {k: v for k, v in headers.items() if any(h in k.lower() for h in _RATE_HINTS)}
     return RateHeaders.parse(found) if found else None
+
+
+def _true(value: str | None) -> bool:
+    return (value or "").strip().lower() == "true"
 
 
 def _key(model: str, kwargs: dict[str, Any]) -> tuple:
@@ -141,19 +146,22 @@ class DirectRoutes:
 
     def eligible(self, model: str, settings: JudgeSettings) -> bool:
         """True when calls of ``model`` under ``settings`` may take the direct route."""
-        if settings.llm_transport != "auto" or not settings.api_base:
-            return False
+        base = settings.api_base or ""
+        if settings.llm_transport != "auto" or not base.lower().startswith("http://"):
+            return False  # https: litellm's TLS settings (ssl_verify, certificates) apply
         from judge.llm import mock
         from judge.llm.warmup import provider_of
 
-        if mock.is_mock(model):
+        if mock.is_mock(model) or provider_of(model) not in PROVIDERS:
             return False
-        provider = provider_of(model)
-        if provider not in PROVIDERS:
-            return False
+        if any(os.environ.get(name) for name in PROXY_VARIABLES):
+            return False  # litellm's client would go through the proxy
+        litellm = litellm_settings.load()
+        if litellm.disable_aiohttp_transport or _true(os.environ.get("DISABLE_AIOHTTP_TRANSPORT")):
+            return False  # litellm's client is then httpx's own, with other failure names
         handler = os.environ.get(litellm_settings.OPENAI_HTTP_HANDLER, "")
         # with the OpenAI SDK client, litellm would not use the calibration's local client
-        return provider != "openai" or handler.lower() == "true"
+        return provider_of(model) != "openai" or _true(handler)
 
     async def route(
         self, model: str, kwargs: dict[str, Any], messages: list[dict], settings: JudgeSettings
@@ -198,7 +206,4 @@ class DirectRoutes:
         if template is None:
             return None
         priced = (getattr(resp, "_hidden_params", None) or {}).get("response_cost") is not None
-        from judge.llm.direct.transport import proxy_for
-
-        proxy = await asyncio.to_thread(proxy_for, template.url)
-        return DirectRoute(model, provider, provider_model, template, dict(kwargs), priced, proxy)
+        return DirectRoute(model, provider, provider_model, template, dict(kwargs), priced)

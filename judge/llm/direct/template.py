@@ -129,7 +129,7 @@ def encode_messages(messages: list[dict]) -> str:
             if isinstance(url, str) and len(url) >= _SPLICE_MIN and _json_safe(url):
                 key = _marker()
                 urls[key] = url
-                part = {"type": "image_url", "image_url": {"url": key}}
+                part = {**part, "image_url": {"url": key}}  # the part's own key order
             parts.append(part)
         swapped.append({**message, "content": parts})
     text = json.dumps(swapped)

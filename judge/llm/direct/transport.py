@@ -1,12 +1,16 @@
-"""The direct route's HTTP client: one pooled aiohttp session per event loop.
+"""The direct route's HTTP client: one pooled aiohttp session per event loop, used the way
+litellm's own aiohttp transport uses its session.
 
-A session belongs to the loop it was made on; it is closed when that loop shuts down (an
+As litellm's transport does, requests go out with no automatic decompression and no
+redirects, with the call's timeout as connect, pool and per-read timeouts (not a total), and
+a failure without an answer is named by litellm's own table of aiohttp errors
+(``AIOHTTP_EXC_MAP``: a timeout, a dropped or refused connection, ...). A refused or reset
+connection is tried once more, as litellm's HTTP handler does; the failure that remains is a
+:class:`TransportFailure`, which the route hands to litellm as what its own client met.
+
+A session belongs to the loop it was made on; it is closed when the loop shuts down (an
 async generator parked on the loop closes it: ``asyncio.run`` and uvicorn finalise them on
-the way out). A failure without an HTTP answer is a :class:`TransportFailure` (timeout,
-dropped, or no connection; the original is its cause), which the route hands to litellm as
-the same failure of its own client, so it comes out as litellm's error. A request whose
-pooled connection the server had already closed is sent once more, as litellm's HTTP handler
-does.
+the way out), or by :func:`close_session`.
 
 Example::
 
@@ -16,23 +20,34 @@ Example::
 from __future__ import annotations
 
 import asyncio
-import weakref
 from collections.abc import AsyncIterator, Mapping
-from dataclasses import dataclass
 
 import aiohttp
-from aiohttp.helpers import get_env_proxy_for_url
-from yarl import URL
+import httpx
+from litellm.llms.custom_httpx.aiohttp_transport import AIOHTTP_EXC_MAP
 
-_Held = tuple[aiohttp.ClientSession, AsyncIterator[None]]
-#: each loop's session, and the parked generator that closes it with the loop
-_SESSIONS: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, _Held] = weakref.WeakKeyDictionary()
+#: each running loop's session, and the parked generator that closes it with the loop
+_SESSIONS: dict[asyncio.AbstractEventLoop, tuple[aiohttp.ClientSession, AsyncIterator[None]]] = {}
+#: the failures litellm's HTTP handler tries once more on a new connection
+_RESENT = (httpx.RemoteProtocolError, httpx.ConnectError)
 
 
-async def _closing(session: aiohttp.ClientSession) -> AsyncIterator[None]:
+class TransportFailure(Exception):
+    """No HTTP answer. ``error`` is what litellm's client would have raised (an httpx
+    error from litellm's table, or the original when the table has none); the original is
+    the cause."""
+
+    def __init__(self, error: BaseException):
+        super().__init__(str(error))
+        self.error = error
+
+
+async def _closing(loop: asyncio.AbstractEventLoop, session: aiohttp.ClientSession):
     try:
         yield
     finally:
+        if _SESSIONS.get(loop, (None,))[0] is session:
+            del _SESSIONS[loop]
         await session.close()
 
 
@@ -45,68 +60,54 @@ async def session() -> aiohttp.ClientSession:
     made = aiohttp.ClientSession(
         connector=aiohttp.TCPConnector(limit=0, ttl_dns_cache=300),
         cookie_jar=aiohttp.DummyCookieJar(),
-        # the proxy is looked up once per endpoint (proxy_for), not on every request
-        trust_env=False,
+        auto_decompress=False,  # litellm's transport hands the body to httpx as it came
+        trust_env=False,  # the route is only taken with no proxy configured
     )
-    closer = _closing(made)
+    closer = _closing(loop, made)
     await closer.__anext__()  # parked: the loop's shutdown_asyncgens closes the session
     _SESSIONS[loop] = (made, closer)
     return made
 
 
-class TransportFailure(Exception):
-    """No HTTP answer: ``kind`` is ``timeout``, ``disconnected`` or ``connect``; the
-    original error is the cause."""
-
-    def __init__(self, kind: str, exc: BaseException):
-        super().__init__(f"{kind}: {type(exc).__name__}: {exc}")
-        self.kind = kind
-
-
-@dataclass(frozen=True)
-class Proxy:
-    """The proxy for an endpoint from the environment (``HTTPS_PROXY``, ``NO_PROXY``, ...),
-    as httpx (litellm's client) would use it; ``url`` None: connect directly."""
-
-    url: str | None = None
-    auth: aiohttp.BasicAuth | None = None
+async def close_session() -> None:
+    """Close this loop's session now (for runners that never finalise their loop's async
+    generators, such as arq's worker)."""
+    held = _SESSIONS.pop(asyncio.get_running_loop(), None)
+    if held is not None:
+        await held[0].close()
+        await held[1].aclose()
 
 
-def proxy_for(url: str) -> Proxy:
-    """Look the endpoint's proxy up (reads the environment and maybe ``~/.netrc``: call it
-    off the event loop, once per endpoint)."""
-    try:
-        proxy, auth = get_env_proxy_for_url(URL(url))
-    except LookupError:
-        return Proxy()
-    return Proxy(str(proxy), auth)
+def litellm_error(exc: BaseException) -> BaseException:
+    """What litellm's aiohttp transport raises for ``exc`` (the most specific entry of its
+    table), or ``exc`` itself when the table has none."""
+    mapped: type[Exception] | None = None
+    for source, target in AIOHTTP_EXC_MAP.items():
+        if isinstance(exc, source) and (mapped is None or issubclass(target, mapped)):
+            mapped = target
+    if mapped is None:
+        return exc
+    error = mapped(str(exc))
+    error.__cause__ = exc
+    return error
 
 
 async def post(
-    url: str,
-    headers: Mapping[str, str],
-    body: bytes,
-    timeout_s: float,
-    *,
-    proxy: Proxy = Proxy(),
+    url: str, headers: Mapping[str, str], body: bytes, timeout_s: float
 ) -> tuple[int, Mapping[str, str], bytes]:
-    """POST ``body``; the status, headers and body of the answer (any status), or
-    :class:`TransportFailure` when none came."""
+    """POST ``body``; the status, headers and (undecoded) body of the answer, whatever the
+    status, or :class:`TransportFailure` when none came."""
     client = await session()
-    limit = aiohttp.ClientTimeout(total=timeout_s)
+    limit = aiohttp.ClientTimeout(sock_connect=timeout_s, sock_read=timeout_s, connect=timeout_s)
     for attempt in (0, 1):
         try:
             async with client.post(
-                url, data=body, headers=headers, timeout=limit, proxy=proxy.url,
-                proxy_auth=proxy.auth,
-            ) as resp:  # fmt: skip
+                url, data=body, headers=headers, timeout=limit, allow_redirects=False
+            ) as resp:
                 return resp.status, resp.headers, await resp.read()
-        except (TimeoutError, aiohttp.ServerTimeoutError) as exc:
-            raise TransportFailure("timeout", exc) from exc
-        except aiohttp.ServerDisconnectedError as exc:
-            if attempt == 0:
-                continue  # a pooled connection the server had closed: once more, fresh
-            raise TransportFailure("disconnected", exc) from exc
-        except (aiohttp.ClientError, OSError) as exc:
-            raise TransportFailure("connect", exc) from exc
+        except Exception as exc:  # any failure: named by litellm's table below
+            error = litellm_error(exc)
+            if attempt == 0 and isinstance(error, _RESENT):
+                continue
+            raise TransportFailure(error) from exc
     raise AssertionError("unreachable")  # pragma: no cover
