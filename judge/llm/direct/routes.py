@@ -29,6 +29,8 @@ from judge.llm.reply import Reply, from_litellm
 PROVIDERS = frozenset({"openai", "hosted_vllm"})
 #: usage keys whose presence leaves litellm's price a plain per-token price
 _PLAIN_USAGE = frozenset({"prompt_tokens", "completion_tokens", "total_tokens"})
+#: calibrated routes kept per gateway (a new key, a new temperature, ...: one more)
+MAX_ROUTES = 256
 #: environment variables that give litellm's client a proxy (the route then stays on litellm)
 PROXY_VARIABLES = ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy",
                    "all_proxy")  # fmt: skip
@@ -178,7 +180,10 @@ class DirectRoutes:
                 continue
             pending = self._pending[key] = loop.create_future()
             try:
-                self._routes[key] = await self._calibrate(model, kwargs)
+                route = await self._calibrate(model, kwargs)
+                if len(self._routes) >= MAX_ROUTES:  # per-call settings that keep changing
+                    self._routes.clear()
+                self._routes[key] = route
             finally:  # cancelled while calibrating: a waiting call takes over
                 self._pending.pop(key, None)
                 pending.cancel()
