@@ -252,20 +252,28 @@ def _awkward_messages() -> list[dict]:
     ]
 
 
-@pytest.mark.parametrize("model", MODELS)
-async def test_the_template_renders_the_bytes_litellm_sends(provider, model):
-    _, _, gw = await _ask(model, _messages(_SMALL), _settings(provider.base_url, "auto"))
-    (route,) = _calibrated(gw)
-    messages = _awkward_messages()
-    fmt = response_format(Verdict)
+async def litellm_request(
+    model: str, messages: list[dict], fmt: dict, kwargs: dict[str, Any]
+) -> list[httpx.Request]:
+    """The one request litellm builds for the call (recorded, never sent)."""
     seen: list[httpx.Request] = []
 
     def record(request: httpx.Request) -> httpx.Response:
         seen.append(request)
         return httpx.Response(200, json=CANNED, request=request)
 
-    await through_litellm(record, model, messages, fmt, route.kwargs)
+    await through_litellm(record, model, messages, fmt, kwargs)
     assert len(seen) == 1
+    return seen
+
+
+@pytest.mark.parametrize("model", MODELS)
+async def test_the_template_renders_the_bytes_litellm_sends(provider, model):
+    _, _, gw = await _ask(model, _messages(_SMALL), _settings(provider.base_url, "auto"))
+    (route,) = _calibrated(gw)
+    messages = _awkward_messages()
+    fmt = response_format(Verdict)
+    seen = await litellm_request(model, messages, fmt, route.kwargs)
     rendered = route.template.render(messages, fmt)
     assert rendered == seen[0].content
     assert json.loads(rendered)["messages"] == messages

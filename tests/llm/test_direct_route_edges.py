@@ -23,23 +23,22 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
-import httpx
 import pytest
 from aiohttp import web
 from PIL import Image
-from pydantic import BaseModel
 
 from judge.config import JudgeSettings
 from judge.io.images import to_payload
 from judge.llm import litellm_settings
 from judge.llm.direct import DirectRoute, DirectRoutes
-from judge.llm.direct.replay import through_litellm
 from judge.llm.direct.routes import PROXY_VARIABLES
-from judge.llm.direct.template import _SPLICE_MIN, CANNED
+from judge.llm.direct.template import _SPLICE_MIN
 from judge.llm.gateway import LLMGateway, response_format
 from judge.llm.retry import route_label
 from judge.llm.usage import UsageMeter
 from skills.types import DataURL, ModelCallError
+from tests.llm.test_direct_route import Verdict, litellm_request
+from tests.llm.test_direct_route import _settings as _base_settings
 
 ROOT = Path(__file__).resolve().parents[2]
 GOOD = json.dumps({"rationale": "r", "verdict": True})
@@ -48,23 +47,9 @@ USAGE = {"prompt_tokens": 11, "completion_tokens": 7, "total_tokens": 18}
 MESSAGES = [{"role": "system", "content": "judge"}, {"role": "user", "content": "is it red?"}]
 
 
-class Verdict(BaseModel):
-    rationale: str
-    verdict: bool
-
-
 def _settings(api_base: str | None, transport: str, **kw: Any) -> JudgeSettings:
-    base: dict[str, Any] = dict(
-        api_base=api_base,
-        api_key="test-key",
-        cache=False,
-        backoff_base_s=0.01,
-        backoff_max_s=0.02,
-        timeout_s=5.0,
-        llm_transport=transport,
-        max_reasks=1,
-    )
-    return JudgeSettings(**(base | kw))
+    """The comparison tests' settings, with one re-ask at most."""
+    return _base_settings(api_base, transport, **({"max_reasks": 1} | kw))
 
 
 def _completion(model: str, content: str | None = GOOD, usage: Any = USAGE, **extra: Any) -> dict:
@@ -759,14 +744,7 @@ async def test_an_image_part_with_its_keys_in_another_order_renders_litellms_byt
     route = await DirectRoutes().route(model, kwargs, messages, s)
     assert isinstance(route, DirectRoute)
     fmt = response_format(Verdict)
-    seen: list[httpx.Request] = []
-
-    def record(request: httpx.Request) -> httpx.Response:
-        seen.append(request)
-        return httpx.Response(200, json=CANNED, request=request)
-
-    await through_litellm(record, model, messages, fmt, route.kwargs)
-    assert len(seen) == 1
+    seen = await litellm_request(model, messages, fmt, route.kwargs)
     rendered = route.template.render(messages, fmt)
     assert rendered == seen[0].content
     sent = json.loads(rendered)["messages"]
