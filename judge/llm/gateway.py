@@ -151,8 +151,7 @@ class LLMGateway:
         elif s.api_key:
             kwargs["api_key"] = s.api_key.get_secret_value()
         await warmup.ready((model,))  # provider imports happen off the event loop
-        mocked = mock.is_mock(model)
-        direct = None if mocked else await self.direct.route(model, kwargs, messages, s)
+        direct = await self.direct.route(model, kwargs, messages, s)  # None: litellm's
         last: BaseException | None = None
         for attempt in range(s.max_retries + 1):
             if attempt:

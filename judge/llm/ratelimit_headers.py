@@ -139,5 +139,10 @@ def headers_of(obj: Any) -> RateHeaders | None:
         found = getattr(response, "headers", None)
     if found is None or not hasattr(found, "items"):
         return None
-    parsed = RateHeaders.parse(found)
+    return rate_headers(found)
+
+
+def rate_headers(headers: Mapping[str, Any]) -> RateHeaders | None:
+    """The rate-limit headers among raw response headers; None when there are none."""
+    parsed = RateHeaders.parse(headers)
     return None if parsed.empty() else parsed

@@ -64,7 +64,7 @@ _SCHEMA = {
     },
 }
 #: a 1x1 PNG: the warm-up request carries an image part like the judge's calls
-_PIXEL = (
+PIXEL = (
     "data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAIAAACQd1PeAAAADElEQVR4nGP4"
     "//8/AAX+Av4N70a4AAAAAElFTkSuQmCC"
 )
@@ -74,7 +74,7 @@ _MESSAGES = [
         "role": "user",
         "content": [
             {"type": "text", "text": "warm-up"},
-            {"type": "image_url", "image_url": {"url": _PIXEL}},
+            {"type": "image_url", "image_url": {"url": PIXEL}},
         ],
     },
 ]

@@ -5,8 +5,9 @@ See :mod:`judge.llm.direct` for the whole story.
 Example::
 
     routes = DirectRoutes()
-    route = await routes.route("hosted_vllm/qwen2-vl", kwargs, settings)  # None: use litellm
-    reply = await route.send(messages, fmt, timeout_s=60)
+    route = await routes.route("hosted_vllm/qwen2-vl", kwargs, messages, settings)
+    if route is not None:  # else the call goes through litellm
+        reply = await route.send(messages, fmt, timeout_s=60)
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ import httpx
 from judge.config import JudgeSettings
 from judge.llm import litellm_settings
 from judge.llm.direct.template import CANNED, FORMAT, PROBE, RequestTemplate, plain, template_of
-from judge.llm.ratelimit_headers import RateHeaders
+from judge.llm.ratelimit_headers import rate_headers
 from judge.llm.reply import Reply, from_litellm
 
 #: litellm providers whose chat calls are OpenAI's wire format, sent as built
@@ -34,8 +35,6 @@ MAX_ROUTES = 256
 #: environment variables that give litellm's client a proxy (the route then stays on litellm)
 PROXY_VARIABLES = ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy",
                    "all_proxy")  # fmt: skip
-#: response headers the adaptive limit reads (any other header is not copied)
-_RATE_HINTS = ("ratelimit", "retry-after")
 
 
 @dataclass
@@ -60,7 +59,7 @@ class DirectRoute:
             )
         except TransportFailure as failure:
             return await self._failed(messages, fmt, failure.error)
-        reply = self._read(status, headers, raw) if status == 200 else None
+        reply = self._read(status, headers, raw)
         if reply is not None:
             return reply
         return await self._through_litellm(messages, fmt, status, headers, raw)
@@ -70,7 +69,7 @@ class DirectRoute:
         body, an ``error`` object, another model than asked for (litellm prices by the model
         that answered), a reply opening with a tag (litellm moves a leading ``<think>``
         block out of the text), usage that is missing or not plain counts."""
-        if headers.get("Content-Encoding", "identity").lower() != "identity":
+        if status != 200 or headers.get("Content-Encoding", "identity").lower() != "identity":
             return None
         try:
             data = json.loads(raw)
@@ -98,7 +97,7 @@ class DirectRoute:
                 prompt_tokens=prompt, completion_tokens=completion,
             )  # fmt: skip
             cost = float(sum(parts))
-        return Reply(text or "", prompt, completion, cost, _rate_headers(headers))
+        return Reply(text or "", prompt, completion, cost, rate_headers(headers))
 
     async def _through_litellm(
         self, messages: list[dict], fmt: dict, status: int, headers: Any, raw: bytes
@@ -125,11 +124,6 @@ class DirectRoute:
         raise AssertionError("litellm answered a call that failed")  # pragma: no cover
 
 
-def _rate_headers(headers: Any) -> RateHeaders | None:
-    found = {k: v for k, v in headers.items() if any(h in k.lower() for h in _RATE_HINTS)}
-    return RateHeaders.parse(found) if found else None
-
-
 def _true(value: str | None) -> bool:
     return (value or "").strip().lower() == "true"
 
@@ -154,7 +148,8 @@ class DirectRoutes:
         from judge.llm import mock
         from judge.llm.warmup import provider_of
 
-        if mock.is_mock(model) or provider_of(model) not in PROVIDERS:
+        provider = provider_of(model)
+        if mock.is_mock(model) or provider not in PROVIDERS:
             return False
         if any(os.environ.get(name) for name in PROXY_VARIABLES):
             return False  # litellm's client would go through the proxy
@@ -163,7 +158,7 @@ class DirectRoutes:
             return False  # litellm's client is then httpx's own, with other failure names
         handler = os.environ.get(litellm_settings.OPENAI_HTTP_HANDLER, "")
         # with the OpenAI SDK client, litellm would not use the calibration's local client
-        return provider_of(model) != "openai" or _true(handler)
+        return provider != "openai" or _true(handler)
 
     async def route(
         self, model: str, kwargs: dict[str, Any], messages: list[dict], settings: JudgeSettings

@@ -31,13 +31,9 @@ from typing import Any
 import httpx
 
 from judge.llm.warm_stub import CANNED_COMPLETION
+from judge.llm.warmup import PIXEL
 from skills.types import DataURL
 
-#: a 1x1 PNG, the probe's image
-_PIXEL = (
-    "data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAIAAACQd1PeAAAADElEQVR4nGP4"
-    "//8/AAX+Av4N70a4AAAAAElFTkSuQmCC"
-)
 #: the probe conversation: every message shape the judge sends
 PROBE: list[dict[str, Any]] = [
     {"role": "system", "content": "probe"},
@@ -45,7 +41,7 @@ PROBE: list[dict[str, Any]] = [
         "role": "user",
         "content": [
             {"type": "text", "text": "probe"},
-            {"type": "image_url", "image_url": {"url": _PIXEL}},
+            {"type": "image_url", "image_url": {"url": PIXEL}},
         ],
     },
     {"role": "assistant", "content": "probe"},
