@@ -25,7 +25,7 @@ from pydantic import BaseModel, ConfigDict
 
 from api.campaigns.serving import answer, next_task, public_task
 from api.campaigns.store import CampaignStore
-from api.core.deps import AdminKeyDep
+from api.core.deps import AdminKeyDep, app_store
 from api.core.errors import ERROR_RESPONSES, error_body
 from api.core.secret_throttle import check_secret
 from eval.campaigns.exports import (
@@ -51,10 +51,7 @@ Format = Literal["jsonl", "csv"]
 
 def store_of(request: Request) -> CampaignStore:
     """The app's campaign store (made on first use, on the app's Redis client)."""
-    state = request.app.state
-    if getattr(state, "campaign_store", None) is None:
-        state.campaign_store = CampaignStore(state.redis)
-    return state.campaign_store
+    return app_store(request, "campaign_store", CampaignStore)
 
 
 async def campaign_or_404(request: Request, cid: str) -> dict[str, Any]:

@@ -10,7 +10,8 @@ Example::
 from __future__ import annotations
 
 import hmac
-from typing import Annotated
+from collections.abc import Callable
+from typing import Annotated, TypeVar
 
 import redis.asyncio as aredis
 from fastapi import Depends, HTTPException, Request
@@ -34,6 +35,24 @@ def get_judge(request: Request) -> Judge:
 
 def get_redis(request: Request) -> aredis.Redis:
     return request.app.state.redis
+
+
+S = TypeVar("S")
+
+
+def app_store(request: Request, name: str, build: Callable[[aredis.Redis], S]) -> S:
+    """The app's store ``name``, built on the app's Redis client on first use.
+
+    Example::
+
+        store = app_store(request, "study_store", StudyStore)
+    """
+    state = request.app.state
+    store = getattr(state, name, None)
+    if store is None:
+        store = build(state.redis)
+        setattr(state, name, store)
+    return store
 
 
 async def _identify(request: Request) -> str:

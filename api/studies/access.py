@@ -18,6 +18,7 @@ from typing import Any
 
 from fastapi import HTTPException, Request
 
+from api.core.deps import app_store
 from api.core.errors import error_body
 from api.core.secret_throttle import check_secret
 from api.studies.codes import normalize_code
@@ -29,10 +30,7 @@ _ID = re.compile(STUDY_ID)
 
 def store_of(request: Request) -> StudyStore:
     """The app's study store (made on first use, on the app's Redis client)."""
-    state = request.app.state
-    if getattr(state, "study_store", None) is None:
-        state.study_store = StudyStore(state.redis)
-    return state.study_store
+    return app_store(request, "study_store", StudyStore)
 
 
 async def study_or_404(store: StudyStore, study: str) -> dict[str, Any]:

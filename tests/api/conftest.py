@@ -182,3 +182,17 @@ def open_client(open_service: LiveService) -> Iterator[httpx.Client]:
     """A client of :func:`open_service`."""
     with open_service.client() as c:
         yield c
+
+
+@pytest.fixture
+def admin(service: LiveService) -> Iterator[httpx.Client]:
+    """A client of the module's ``service`` fixture with the admin key ``admin``."""
+    with service.client(headers={"Authorization": "Bearer admin"}) as c:
+        yield c
+
+
+@pytest.fixture
+def anon(service: LiveService) -> Iterator[httpx.Client]:
+    """A client of the module's ``service`` fixture without a key."""
+    with service.client() as c:
+        yield c

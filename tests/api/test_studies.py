@@ -25,18 +25,6 @@ def service(module_tmp: Path) -> Iterator[LiveService]:
         yield svc
 
 
-@pytest.fixture
-def admin(service: LiveService) -> Iterator[httpx.Client]:
-    with service.client(headers={"Authorization": "Bearer admin"}) as c:
-        yield c
-
-
-@pytest.fixture
-def anon(service: LiveService) -> Iterator[httpx.Client]:
-    with service.client() as c:
-        yield c
-
-
 def create(admin: httpx.Client, **overrides: object) -> tuple[str, list[str]]:
     body = study_body(**overrides)
     r = admin.post("/v1/studies", json=body)

@@ -5,10 +5,11 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-import httpx
 import pytest
 
-from tests.api.conftest import LiveService, live_service
+from tests.api.conftest import LiveService, admin, anon, live_service
+
+__all__ = ["admin", "anon", "service"]  # the clients come from tests/api/conftest.py
 
 
 @pytest.fixture(scope="module")
@@ -16,15 +17,3 @@ def service(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveService]:
     env = {"JUDGE_API_KEYS": "reader", "JUDGE_ADMIN_KEYS": "admin"}
     with live_service(env, tmp_path_factory.mktemp("campaign-service")) as svc:
         yield svc
-
-
-@pytest.fixture
-def admin(service: LiveService) -> Iterator[httpx.Client]:
-    with service.client(headers={"Authorization": "Bearer admin"}) as c:
-        yield c
-
-
-@pytest.fixture
-def anon(service: LiveService) -> Iterator[httpx.Client]:
-    with service.client() as c:
-        yield c
