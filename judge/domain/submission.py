@@ -9,13 +9,12 @@ Example:
 
 from __future__ import annotations
 
-import hashlib
-import json
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from judge.domain.task import Task
+from judge.json_digest import content_fingerprint
 
 MAX_PROMPT_CHARS = 20_000
 MAX_IMAGES = 8
@@ -44,8 +43,7 @@ class Submission(BaseModel):
 
     def fingerprint(self) -> str:
         """A stable id derived from the content, used when the submission carries none."""
-        blob = json.dumps(self.model_dump(mode="json"), sort_keys=True).encode()
-        return hashlib.sha256(blob).hexdigest()[:16]
+        return content_fingerprint(self.model_dump(mode="json"))
 
     @property
     def submission_id(self) -> str:

@@ -22,6 +22,7 @@ import io
 import warnings
 from pathlib import Path
 
+import pybase64
 from PIL import Image, UnidentifiedImageError
 
 from judge.config import JudgeSettings
@@ -38,7 +39,21 @@ def _decode_data_url(ref: str, field: str, max_bytes: int) -> bytes:
         raise InputError(field, "data URLs must be base64-encoded (data:image/png;base64,...)")
     if len(payload) > max_bytes * 4 // 3 + 16:
         raise InputError(field, f"image is larger than the {max_bytes} byte limit")
-    try:  # strict: only the base64 alphabet and correct padding (a C check, no regex pass)
+    return _b64decode_strict(payload, field)
+
+
+def _b64decode_strict(payload: str, field: str) -> bytes:
+    """Base64 with only the alphabet and correct padding, as ``binascii`` strict mode has it.
+
+    pybase64's vector decoder validates and decodes megabytes in a fraction of a millisecond
+    (``binascii`` takes several); it accepts a subset of what strict mode accepts, with the
+    same bytes, so whatever it refuses is decided by ``binascii`` itself.
+    """
+    try:
+        return pybase64.b64decode(payload, validate=True)
+    except (binascii.Error, ValueError, TypeError):
+        pass
+    try:
         return binascii.a2b_base64(payload, strict_mode=True)
     except (binascii.Error, ValueError):
         raise InputError(field, "data URL payload is not valid base64") from None

@@ -44,6 +44,8 @@ import json
 import re
 from typing import Any
 
+from judge.json_digest import json_sha256
+
 PREFIX = "mock/"
 #: what litellm is asked for: an OpenAI-shaped model that ``mock_response`` answers locally
 LITELLM_MODEL = "openai/mock-judge"
@@ -78,7 +80,7 @@ def answer(messages: list[dict], fmt: dict[str, Any] | None, text: str = MOCK_TE
     schema = schema_of(fmt)
     if schema is None:
         return json.dumps(FALLBACK_ANSWER)
-    seed = json.dumps(messages, sort_keys=True, default=str)
+    seed = json_sha256(messages, sort_keys=True, default=str)
     return json.dumps(SchemaAnswerer(schema, seed, text).value(schema, "$"))
 
 
@@ -111,11 +113,13 @@ def _stated_bounds(schema: dict[str, Any]) -> dict[str, Any]:
 
 
 class SchemaAnswerer:
-    """Walks one JSON Schema and produces a value for it (deterministic in ``seed``)."""
+    """Walks one JSON Schema and produces a value for it (deterministic in ``seed``: a string,
+    or a ``hashlib.sha256`` object that has already hashed it)."""
 
-    def __init__(self, root: dict[str, Any], seed: str, text: str = MOCK_TEXT) -> None:
+    def __init__(self, root: dict[str, Any], seed: str | Any, text: str = MOCK_TEXT) -> None:
         self.root = root
-        self.seed = seed
+        # each pick hashes seed|path: the seed's part is hashed once and copied per pick
+        self._seed = hashlib.sha256(seed.encode()) if isinstance(seed, str) else seed
         self.text = text
 
     def resolve(self, schema: dict[str, Any]) -> dict[str, Any]:
@@ -133,7 +137,9 @@ class SchemaAnswerer:
         return _stated_bounds(schema)
 
     def pick(self, path: str, low: int, high: int) -> int:
-        digest = hashlib.sha256(f"{self.seed}|{path}".encode()).digest()
+        hasher = self._seed.copy()
+        hasher.update(f"|{path}".encode())
+        digest = hasher.digest()
         return low + int.from_bytes(digest[:8], "big") % (high - low + 1)
 
     def value(self, schema: Any, path: str) -> Any:

@@ -413,3 +413,30 @@ def test_load_submission_file_round_trip(tmp_path):
     path.write_text(json.dumps(submission("OE", n_checks=1, n_images=0)), encoding="utf-8")
     sub = load_submission_file(path)
     assert sub.task.category.value == "OE" and sub.images == []
+
+
+def test_base64_payloads_are_judged_as_strict_binascii_judges_them() -> None:
+    """The vector decoder's fast path accepts and decodes exactly what strict mode does."""
+    import binascii
+    import random
+
+    from judge.io.images import _b64decode_strict
+
+    alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
+    odd = "= \n-_.\x00é"
+    rng = random.Random(5)
+    for _ in range(20000):
+        text = "".join(
+            rng.choice(alphabet[:6] + "+/=" + odd if rng.random() < 0.5 else alphabet + "=")
+            for _ in range(rng.randint(0, 14))
+        )
+        try:
+            expected: bytes | None = binascii.a2b_base64(text, strict_mode=True)
+        except (binascii.Error, ValueError):
+            expected = None
+        try:
+            got: bytes | None = _b64decode_strict(text, "images[0]")
+        except InputError as exc:
+            assert "not valid base64" in str(exc)
+            got = None
+        assert got == expected, repr(text)

@@ -9,12 +9,10 @@ Example:
 
 from __future__ import annotations
 
-import hashlib
-import json
-
 from pydantic import BaseModel, ConfigDict, Field
 
 from judge.domain.submission import MAX_IMAGES
+from judge.json_digest import content_fingerprint
 
 MAX_INSTRUCTION_CHARS = 4000
 
@@ -35,5 +33,4 @@ class EditSubmission(BaseModel):
         """The caller's id, else a fingerprint of the content."""
         if self.id:
             return self.id
-        blob = json.dumps(self.model_dump(mode="json"), sort_keys=True).encode()
-        return hashlib.sha256(blob).hexdigest()[:16]
+        return content_fingerprint(self.model_dump(mode="json"))
