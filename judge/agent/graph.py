@@ -6,7 +6,7 @@ passes. The graph is compiled once per process.
 Example:
     >>> g = compiled_graph()
     >>> sorted(n for n in g.get_graph().nodes if not n.startswith("__"))
-    ['aggregate', 'route', 'run_skill', 'safety']
+    ['aggregate', 'route', 'run_work', 'safety']
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from langgraph.graph.state import CompiledStateGraph
 from judge.agent.context import RunContext
 from judge.agent.nodes.aggregate import aggregate
 from judge.agent.nodes.route import dispatch, route
-from judge.agent.nodes.run_skill import run_skill
+from judge.agent.nodes.run_work import run_work
 from judge.agent.nodes.safety import after_safety, safety
 from judge.agent.state import JudgeState
 
@@ -29,12 +29,12 @@ def build_graph() -> StateGraph:
     g = StateGraph(JudgeState, context_schema=RunContext)
     g.add_node("route", route)
     g.add_node("safety", safety)
-    g.add_node("run_skill", run_skill)
+    g.add_node("run_work", run_work)
     g.add_node("aggregate", aggregate)
     g.add_edge(START, "route")
-    g.add_conditional_edges("route", dispatch, ["safety", "run_skill"])
-    g.add_conditional_edges("safety", after_safety, ["run_skill", "aggregate"])
-    g.add_edge("run_skill", "aggregate")
+    g.add_conditional_edges("route", dispatch, ["safety", "run_work"])
+    g.add_conditional_edges("safety", after_safety, ["run_work", "aggregate"])
+    g.add_edge("run_work", "aggregate")
     g.add_edge("aggregate", END)
     return g
 

@@ -20,8 +20,9 @@ def route(state: JudgeState, runtime: Runtime[RunContext]) -> JudgeState:
 
 
 def work_sends(state: JudgeState) -> list[Send]:
-    """One ``run_skill`` task per planned item."""
-    return [Send("run_skill", {"item": item}) for item in state.get("work", [])]
+    """One ``run_work`` task with every planned item (none when nothing is planned)."""
+    work = state.get("work", [])
+    return [Send("run_work", {"items": work})] if work else []
 
 
 def dispatch(state: JudgeState, runtime: Runtime[RunContext]) -> list[Send]:

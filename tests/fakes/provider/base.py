@@ -35,6 +35,7 @@ from dataclasses import dataclass, field
 from itertools import count
 from typing import ClassVar, Self
 
+import orjson
 from aiohttp import web
 
 from tests.fakes.provider.admin import AdminMixin
@@ -250,7 +251,7 @@ class LoopbackFake(AdminMixin):
         async def handler(request: web.Request) -> web.StreamResponse:
             arrived = asyncio.get_running_loop().time()
             try:
-                body = json.loads(await request.text())
+                body = await _json_body(request)
             except ValueError:
                 return self._refuse(request.path, WireError("request body is not valid JSON"))
             if not isinstance(body, dict):
@@ -335,6 +336,16 @@ class LoopbackFake(AdminMixin):
         else:
             content = self.responder.respond(canonical)
         return web.json_response(render(canonical, body, content, finish))
+
+
+async def _json_body(request: web.Request) -> object:
+    """The request's JSON. orjson reads the usual body several times faster than ``json``
+    (a chat call carries its image as a long base64 string); whatever orjson refuses (huge
+    integers, lone surrogates, a BOM, ...) is decided by ``json`` as before."""
+    try:
+        return orjson.loads(await request.read())
+    except orjson.JSONDecodeError:
+        return json.loads(await request.text())
 
 
 def _credential(request: web.Request) -> str:
