@@ -162,10 +162,8 @@ class LLMGateway:
             limit = self.limits.get(route_label(model, s.api_base))
             ticket = await limit.acquire()
             try:
-                reply = await asyncio.wait_for(
-                    self._round_trip(direct, target, model, messages, fmt, kwargs, s),
-                    timeout=s.timeout_s + 5,
-                )
+                async with asyncio.timeout(s.timeout_s + 5):  # no task per call, as wait_for made
+                    reply = await self._round_trip(direct, target, model, messages, fmt, kwargs, s)
             except Exception as exc:  # provider errors arrive as many classes
                 limit.release(ticket, throttle=throttle_cause(exc), headers=headers_of(exc))
                 last = exc

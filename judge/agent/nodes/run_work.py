@@ -42,8 +42,11 @@ async def run_item(item: WorkItem, ctx: RunContext) -> WorkOutcome:
     if isinstance(inp, SkillOutput):  # the input could not be built: unscored, with the cause
         return WorkOutcome(item=item, output=inp)
     models = ctx.models
-    outputs = await asyncio.gather(*(guarded(skill, inp, ctx.client(m)) for m in models))
-    merged = combine(models, list(outputs))
+    if len(models) == 1:  # one judge model: awaited here, without a task for it
+        outputs = [await guarded(skill, inp, ctx.client(models[0]))]
+    else:
+        outputs = list(await asyncio.gather(*(guarded(skill, inp, ctx.client(m)) for m in models)))
+    merged = combine(models, outputs)
     return WorkOutcome(
         item=item,
         output=merged.output,
