@@ -198,9 +198,13 @@ def run(
     model: str = "openai/fake-judge",
     tuned: dict[str, str] | None = None,
     rate_limit: float = 0.0,
+    repeats: int = 1,
 ) -> dict:
     """The benchmark; returns the report: the default configuration's runs first (keys
-    ``1_worker``, ``2_workers``), then the tuned ones (``1_worker tuned``, ...)."""
+    ``1_worker``, ``2_workers``), then the tuned ones (``1_worker tuned``, ...).
+
+    With ``repeats`` > 1 each run is made that many times, each on a fresh service: a run's
+    figures are then the medians, and ``each`` lists the single runs in order."""
     sub = oe_submission(checkpoints)
     options = {"cache": False, "checkpoint_batching": batching}
     if batching == "per_modality":  # the cheap configuration batches subjective skills too
@@ -218,11 +222,14 @@ def run(
         "body_bytes": len(body),
         "provider_rate_limit_per_s": rate_limit or None,
         "tuned": dict(tuned or {}),
+        "repeats": repeats,
         "runs": {},
     }
     configs = [("", {})] + ([(" tuned", dict(tuned))] if tuned else [])
     try:
-        for (label, env), w in ((c, w) for c in configs for w in workers):
+        for (label, env), w, _ in (
+            (c, w, i) for c in configs for w in workers for i in range(repeats)
+        ):
             with tempfile.TemporaryDirectory() as tmp:
                 proc, url = _start_service(w, provider_url, Path(tmp), model, env)
                 try:
@@ -238,7 +245,7 @@ def run(
                     proc.wait(timeout=30)
                     log = (Path(tmp) / "service.log").read_text(errors="replace")
             lat.sort()
-            report["runs"][f"{w}_worker{'s' if w > 1 else ''}{label}"] = {
+            one = {
                 "ok": len(lat),
                 "errors": errors,
                 "wall_s": round(wall, 2),
@@ -250,10 +257,31 @@ def run(
                 "client_cpu_ms_per_request": round(1000 * ccpu / max(1, len(lat)), 1),
             }
             if errors:  # what the service said (its stderr), to tell why
-                report["runs"][f"{w}_worker{'s' if w > 1 else ''}{label}"]["log_tail"] = log[-3000:]
+                one["log_tail"] = log[-3000:]
+            report["runs"].setdefault(f"{w}_worker{'s' if w > 1 else ''}{label}", []).append(one)
     finally:
         stop_process(fake)
+    report["runs"] = {name: _medians(each) for name, each in report["runs"].items()}
     return report
+
+
+def _medians(each: list[dict]) -> dict:
+    """One run's row: the run itself, or with repeats the median of every figure and the
+    single runs under ``each``."""
+    if len(each) == 1:
+        return each[0]
+    row: dict[str, Any] = {}
+    for key in each[0]:
+        values = [r[key] for r in each if isinstance(r.get(key), int | float)]
+        if key != "log_tail" and len(values) == len(each):
+            mid = statistics.median(values)
+            whole = all(isinstance(v, int) for v in values) and float(mid).is_integer()
+            row[key] = int(mid) if whole else round(mid, 2)
+    tails = [r["log_tail"] for r in each if "log_tail" in r]
+    if tails:
+        row["log_tail"] = tails[-1]
+    row["each"] = each
+    return row
 
 
 COLUMNS = [
@@ -288,24 +316,27 @@ def render(report: dict) -> str:
     loop = f"open loop at {report['rate_per_s']}/s" if report["rate_per_s"] else "closed loop"
     limit = report.get("provider_rate_limit_per_s")
     tuned = report.get("tuned") or {}
+    names = [n + (" median" if r.get("each") else "") for n, r in report["runs"].items()]
+    width = max([16, *(len(n) + 1 for n in names)])
     lines = [
         f"benchmarks.load: {report['clients']} clients, {report['requests']} requests, "
         f"L = {report['latency_L_s']} s, {loop}",
         f"  OE task, {report['checkpoints']} checkpoints, one 1024² image "
         f"({report['body_bytes']:,} byte bodies), {report['batching']}, cache off",
-        f"  model route {report['model']}"
-        + (f", provider rate limit {limit}/s" if limit else ""),
+        f"  model route {report['model']}" + (f", provider rate limit {limit}/s" if limit else ""),
         "  runs: the default configuration"
         + (", then tuned: " + " ".join(f"{k}={v}" for k, v in tuned.items()) if tuned else ""),
         "  CPU: ms per submission of the service, the fake provider and this benchmark's clients",
         "",
-        f"{'run':16}" + "".join(f"{title:>{max(8, len(title) + 2)}}" for _, title in COLUMNS),
+        f"{'run':{width}}" + "".join(f"{t:>{max(8, len(t) + 2)}}" for _, t in COLUMNS),
     ]
     for name, r in report["runs"].items():
-        lines.append(
-            f"{name:16}"
-            + "".join(f"{r[key]!s:>{max(8, len(title) + 2)}}" for key, title in COLUMNS)
-        )
+        rows = [(f"{name} #{i}", one) for i, one in enumerate(r.get("each", []), 1)]
+        for label, one in [*rows, (f"{name} median" if rows else name, r)]:
+            lines.append(
+                f"{label:{width}}"
+                + "".join(f"{one[key]!s:>{max(8, len(title) + 2)}}" for key, title in COLUMNS)
+            )
     return "\n".join(lines)
 
 
@@ -352,6 +383,12 @@ def parser() -> argparse.ArgumentParser:
         default=0.0,
         help="the fake provider refuses calls beyond this many a second (0: no limit)",
     )
+    p.add_argument(
+        "--repeats",
+        type=int,
+        default=1,
+        help="runs of each configuration, each on a fresh service; the report gives medians",
+    )
     p.add_argument("--out", help="also write the report JSON here")
     return p
 
@@ -365,6 +402,8 @@ def main(argv: list[str] | None = None) -> int:
         if not sep or not name.startswith("JUDGE_"):
             raise SystemExit(f"--tuned wants JUDGE_NAME=VALUE, got {item!r}")
         tuned[name] = value
+    if args.repeats < 1:
+        raise SystemExit(f"--repeats wants at least 1 run, got {args.repeats}")
     report = run(
         args.latency,
         args.clients,
@@ -376,6 +415,7 @@ def main(argv: list[str] | None = None) -> int:
         args.model,
         tuned,
         args.rate_limit,
+        args.repeats,
     )
     print(render(report))
     if args.out:

@@ -6,6 +6,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from benchmarks.load import main, render
 from tests.docs.pages import shell_commands
 
@@ -32,3 +34,21 @@ def test_the_documented_command_reports_the_default_configuration_first_and_tune
     assert "the default configuration, then tuned: JUDGE_LLM_CONCURRENCY=8" in text
     assert text.index("1_worker tuned") > text.index("1_worker ")
     assert max(len(line) for line in text.splitlines()) <= 100  # was > 250 wide
+
+
+def test_repeats_give_each_run_and_the_medians(tmp_path: Path, capsys) -> None:
+    out = tmp_path / "report.json"
+    argv = ["--clients", "2", "--requests", "2", "--workers", "1", "--checkpoints", "1"]
+    argv += ["--batching", "per_modality", "--latency", "0.02", "--repeats", "3"]
+    assert main([*argv, "--out", str(out)]) == 0
+    report = json.loads(out.read_text())
+    assert report["repeats"] == 3 and list(report["runs"]) == ["1_worker"]
+    row = report["runs"]["1_worker"]
+    assert len(row["each"]) == 3 and row["ok"] == 2 and row["errors"] == 0
+    for key in ("throughput_per_s", "service_cpu_ms_per_request", "p95_x_L"):
+        values = sorted(one[key] for one in row["each"])
+        assert row[key] == pytest.approx(values[1], abs=0.01)  # the median of three
+    text = capsys.readouterr().out
+    assert all(f"1_worker #{i}" in text for i in (1, 2, 3)) and "1_worker median" in text
+    with pytest.raises(SystemExit, match="at least 1"):
+        main([*argv[:-2], "--repeats", "0"])

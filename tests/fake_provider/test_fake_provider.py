@@ -370,3 +370,17 @@ def test_a_repeated_image_payload_is_decoded_once_and_bad_ones_stay_refused() ->
             wire.decode_data_url(truncated, where=where)
     with pytest.raises(wire.WireError, match="declared as image/jpeg but is image/png"):
         wire.decode_data_url(url.replace("image/png", "image/jpeg", 1), where="m")
+
+
+async def test_keep_calls_bounds_the_records_not_the_count() -> None:
+    """A long benchmark keeps the newest records only; ``calls`` still counts every call
+    (the subprocess fake's ``--keep-calls``, 1000 unless given)."""
+    with FakeProvider(keep_calls=2) as fake:
+        for text in ("one", "two", "three"):
+            await ask(fake, text)
+        assert fake.calls == 3
+        assert [c.body["messages"][-1]["content"] for c in fake.wire_calls] == ["two", "three"]
+        fake.reset()
+        assert fake.calls == 0 and fake.wire_calls == []
+    assert parse_args([]).keep_calls == 1000
+    assert parse_args(["--keep-calls", "5"]).keep_calls == 5

@@ -62,6 +62,12 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     parser.add_argument(
         "--rate-limit", type=float, default=0.0, help="chat requests per second (0: no limit)"
     )
+    parser.add_argument(
+        "--keep-calls",
+        type=int,
+        default=1000,
+        help="request records kept in memory, the newest (the admin counts cover all calls)",
+    )
     return parser.parse_args(argv)
 
 
@@ -78,6 +84,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         fault_kinds=args.fault_kinds,
         seed=args.seed,
         rate_limit=args.rate_limit,
+        keep_calls=args.keep_calls,
     )
     done = threading.Event()
     for sig in (signal.SIGTERM, signal.SIGINT):

@@ -30,6 +30,7 @@ import json
 import random
 import socket
 import threading
+from collections import deque
 from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass, field
 from itertools import count
@@ -88,6 +89,7 @@ class LoopbackFake(AdminMixin):
         fault_kinds: Iterable[str] = FAULT_KINDS,
         seed: int = 0,
         rate_limit: float = 0.0,
+        keep_calls: int | None = None,
     ) -> None:
         self.host, self.latency, self.jitter, self.hang_s = host, latency, jitter, hang_s
         #: server-side requests-per-second limit of chat calls (:mod:`.ratelimit`; 0: none)
@@ -101,7 +103,10 @@ class LoopbackFake(AdminMixin):
         self._jitter_rng = random.Random(seed)
         self._ids = count(1)
         self._lock = threading.Lock()
-        self._calls: list[WireCall] = []
+        #: the accepted calls' records: all, or the last ``keep_calls`` (a long benchmark's
+        #: request bodies would otherwise pile up); :attr:`calls` counts every one
+        self._calls: deque[WireCall] = deque(maxlen=keep_calls)
+        self._count = 0
         self._rejected: list[tuple[str, str]] = []
         self._in_flight = 0
         self._max_in_flight = 0
@@ -184,7 +189,7 @@ class LoopbackFake(AdminMixin):
 
     @property
     def wire_calls(self) -> list[WireCall]:
-        """Every accepted call so far, oldest first."""
+        """The accepted calls so far (the last ``keep_calls`` when that is set), oldest first."""
         with self._lock:
             return list(self._calls)
 
@@ -201,8 +206,9 @@ class LoopbackFake(AdminMixin):
 
     @property
     def calls(self) -> int:
+        """How many calls were accepted (since the last reset)."""
         with self._lock:
-            return len(self._calls)
+            return self._count
 
     @property
     def in_flight(self) -> int:
@@ -221,6 +227,7 @@ class LoopbackFake(AdminMixin):
         self.gate.open()
         with self._lock:
             self._calls.clear()
+            self._count = 0
             self._rejected.clear()
             self._max_in_flight = self._in_flight
         self.responder.reset()
@@ -269,6 +276,7 @@ class LoopbackFake(AdminMixin):
             call = WireCall(request.path, body, canonical, images)
             with self._lock:
                 self._calls.append(call)
+                self._count += 1
                 self._in_flight += 1
                 self._max_in_flight = max(self._max_in_flight, self._in_flight)
             try:
