@@ -38,3 +38,13 @@ async def test_outcomes_keep_the_plan_order(make_judge, provider, co12: dict) ->
     sends = work_sends({"work": planned})
     assert len(sends) == 1 and sends[0].node == "run_work" and sends[0].arg["items"] == planned
     assert work_sends({"work": []}) == []
+
+
+def test_the_limit_is_read_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    from judge.config import JudgeSettings
+
+    monkeypatch.setenv("JUDGE_GRAPH_CONCURRENCY", "3")
+    assert JudgeSettings().graph_concurrency == 3
+    monkeypatch.setenv("JUDGE_GRAPH_CONCURRENCY", "0")
+    with pytest.raises(ValueError, match="graph_concurrency"):
+        JudgeSettings()
