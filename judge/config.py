@@ -61,6 +61,13 @@ class JudgeSettings(BaseSettings):
         "through litellm.acompletion",
     )
     graph_concurrency: int = Field(default=96, ge=1, le=4096)
+    prepare_threads: int = Field(
+        default=1,
+        ge=1,
+        le=64,
+        description="threads per process that validate requests and decode and encode their "
+        "images (judge.prepare_pool)",
+    )
     temperature: float = Field(default=0.0, ge=0, le=2)
     max_tokens: int = Field(default=1024, ge=16)
     cache: bool = True

@@ -33,6 +33,7 @@ from judge.llm import warmup
 from judge.llm.cache import ResponseCache
 from judge.llm.gateway import Deferrer, LLMGateway, response_format
 from judge.modes import get_mode, mode_of
+from judge.prepare_pool import in_prepare_pool
 from memory.store import MemoryStore
 from skills.registry import SkillRegistry, default_registry
 from skills.schemas import answer_schemas
@@ -166,8 +167,13 @@ class Judge:
         **overrides: Any,
     ) -> Any:
         """Judge one request of any mode (async); returns that mode's result model."""
-        ctx = await asyncio.to_thread(
-            self.prepare, request, base_dir=base_dir, mode=mode, **overrides
+        ctx = await in_prepare_pool(
+            self.settings.prepare_threads,
+            self.prepare,
+            request,
+            base_dir=base_dir,
+            mode=mode,
+            **overrides,
         )
         await self.warm(ctx)
         return await self.arun(ctx)
