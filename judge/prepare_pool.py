@@ -3,10 +3,9 @@ loop: a small pool per process, not asyncio's default executor.
 
 Preparing a request is CPU work (a 1024² PNG takes about 20 ms to decode). asyncio's default
 executor runs up to ``cpu_count + 4`` of them at once in each process; on a busy service with
-several worker processes, a dozen decodes then share two cores with the event loops, and the
-same work costs more CPU (context switches, caches, the GIL). ``prepare_threads``
-(``JUDGE_PREPARE_THREADS``, default 1) bounds them per process; raise it for a process that
-has cores to spare beside its event loop.
+several worker processes, a dozen decodes then share two cores with the event loops.
+``prepare_threads`` (``JUDGE_PREPARE_THREADS``, default 1) bounds them, and the image buffers
+they hold, per process; raise it for a process that has cores to spare beside its event loop.
 
 Example:
     >>> import asyncio
