@@ -24,7 +24,8 @@ import json
 from typing import Any
 
 import redis.asyncio as aredis
-from redis.exceptions import WatchError
+
+from api.core.redis_create import create_if_absent
 
 PREFIX = "judge:campaign:"
 TOKENS = "judge:campaign-token:"
@@ -62,23 +63,17 @@ class CampaignStore:
     async def create(self, record: dict[str, Any], images: dict[str, tuple[bytes, str]]) -> bool:
         """Write a new campaign in one transaction; False (nothing written) when it exists."""
         cid = record["id"]
-        async with self.redis.pipeline(transaction=True) as pipe:
-            try:
-                await pipe.watch(_key(cid, "meta"))
-                if await pipe.exists(_key(cid, "meta")):
-                    return False
-                pipe.multi()
-                pipe.set(_key(cid, "meta"), json.dumps(record))
-                pipe.set(_key(cid, "status"), record.get("status", "open"))
-                if images:
-                    pipe.hset(_key(cid, "img"), mapping={k: v[0] for k, v in images.items()})
-                    pipe.hset(_key(cid, "mime"), mapping={k: v[1] for k, v in images.items()})
-                planned = {i["id"]: 0 for i in record["items"] if not i.get("validation")}
-                pipe.hset(_key(cid, "planned"), mapping=planned)
-                await pipe.execute()
-            except WatchError:
-                return False
-        return True
+
+        def write(pipe: Any) -> None:
+            pipe.set(_key(cid, "meta"), json.dumps(record))
+            pipe.set(_key(cid, "status"), record.get("status", "open"))
+            if images:
+                pipe.hset(_key(cid, "img"), mapping={k: v[0] for k, v in images.items()})
+                pipe.hset(_key(cid, "mime"), mapping={k: v[1] for k, v in images.items()})
+            planned = {i["id"]: 0 for i in record["items"] if not i.get("validation")}
+            pipe.hset(_key(cid, "planned"), mapping=planned)
+
+        return await create_if_absent(self.redis, _key(cid, "meta"), write)
 
     async def record(self, cid: str) -> dict[str, Any] | None:
         """The campaign record (with its current ``status``), or None."""

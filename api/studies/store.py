@@ -23,6 +23,8 @@ from typing import Any
 import redis.asyncio as aredis
 from redis.exceptions import WatchError
 
+from api.core.redis_create import create_if_absent
+
 PREFIX = "judge:study:"
 _SUBMIT = """
 local rev = redis.call('HINCRBY', KEYS[3], ARGV[1], 1)
@@ -53,20 +55,14 @@ class StudyStore:
     ) -> bool:
         """Write a new study in one transaction; False (nothing written) when the id exists."""
         sid = meta["id"]
-        async with self.redis.pipeline(transaction=True) as pipe:
-            try:
-                await pipe.watch(_key(sid, "meta"))
-                if await pipe.exists(_key(sid, "meta")):
-                    return False
-                pipe.multi()
-                pipe.set(_key(sid, "meta"), json.dumps(meta))
-                pipe.sadd(_key(sid, "codes"), *codes)
-                for task_id, (data, mime) in images.items():
-                    pipe.hset(_key(sid, "target", task_id), mapping={"data": data, "mime": mime})
-                await pipe.execute()
-            except WatchError:
-                return False
-        return True
+
+        def write(pipe: Any) -> None:
+            pipe.set(_key(sid, "meta"), json.dumps(meta))
+            pipe.sadd(_key(sid, "codes"), *codes)
+            for task_id, (data, mime) in images.items():
+                pipe.hset(_key(sid, "target", task_id), mapping={"data": data, "mime": mime})
+
+        return await create_if_absent(self.redis, _key(sid, "meta"), write)
 
     async def add_codes(self, study: str, codes: list[str]) -> list[str]:
         """Add participant codes; the ones already present (none added then), if any."""
