@@ -20,6 +20,7 @@ import argparse
 import asyncio
 import base64
 import io
+import itertools
 import json
 import os
 import socket
@@ -227,9 +228,7 @@ def run(
     }
     configs = [("", {})] + ([(" tuned", dict(tuned))] if tuned else [])
     try:
-        for (label, env), w, _ in (
-            (c, w, i) for c in configs for w in workers for i in range(repeats)
-        ):
+        for (label, env), w, _ in itertools.product(configs, workers, range(repeats)):
             with tempfile.TemporaryDirectory() as tmp:
                 proc, url = _start_service(w, provider_url, Path(tmp), model, env)
                 try:
@@ -273,7 +272,7 @@ def _medians(each: list[dict]) -> dict:
     row: dict[str, Any] = {}
     for key in each[0]:
         values = [r[key] for r in each if isinstance(r.get(key), int | float)]
-        if key != "log_tail" and len(values) == len(each):
+        if len(values) == len(each):  # a figure of every run (not the log tail)
             mid = statistics.median(values)
             whole = all(isinstance(v, int) for v in values) and float(mid).is_integer()
             row[key] = int(mid) if whole else round(mid, 2)

@@ -23,16 +23,13 @@ from skills.types import SkillOutput
 async def run_work(task: dict, runtime: Runtime[RunContext]) -> JudgeState:
     """Run the task's items; their outcomes land in the reducer-annotated ``outcomes`` key."""
     ctx = runtime.context
-    items: list[WorkItem] = task["items"]
-    if len(items) <= ctx.settings.graph_concurrency:  # all at once: no semaphore to pass
-        return {"outcomes": list(await asyncio.gather(*(run_item(i, ctx) for i in items)))}
     slots = asyncio.Semaphore(ctx.settings.graph_concurrency)
 
     async def bounded(item: WorkItem) -> WorkOutcome:
         async with slots:
             return await run_item(item, ctx)
 
-    return {"outcomes": list(await asyncio.gather(*(bounded(i) for i in items)))}
+    return {"outcomes": list(await asyncio.gather(*(bounded(i) for i in task["items"])))}
 
 
 async def run_item(item: WorkItem, ctx: RunContext) -> WorkOutcome:
@@ -42,10 +39,9 @@ async def run_item(item: WorkItem, ctx: RunContext) -> WorkOutcome:
     if isinstance(inp, SkillOutput):  # the input could not be built: unscored, with the cause
         return WorkOutcome(item=item, output=inp)
     models = ctx.models
-    if len(models) == 1:  # one judge model: awaited here, without a task for it
-        outputs = [await guarded(skill, inp, ctx.client(models[0]))]
-    else:
-        outputs = list(await asyncio.gather(*(guarded(skill, inp, ctx.client(m)) for m in models)))
+    calls = [guarded(skill, inp, ctx.client(m)) for m in models]
+    # one judge model (the usual case): awaited here, without a task for it
+    outputs = [await calls[0]] if len(calls) == 1 else list(await asyncio.gather(*calls))
     merged = combine(models, outputs)
     return WorkOutcome(
         item=item,
