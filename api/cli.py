@@ -81,9 +81,27 @@ def serve(args: argparse.Namespace) -> int:
         host=settings.host,
         port=settings.port,
         log_config=log_config("info"),
-        **proxy_options(settings),
+        **server_options(settings),
     )
     return 0
+
+
+#: the event loop and HTTP parser of every service process: uvloop's libuv loop and the
+#: httptools (llhttp) parser, both C; asyncio's own loop and the pure-Python h11 parser
+#: cost more CPU on every request and every model call (docs/throughput.md has the figures)
+SERVER_LOOP, SERVER_HTTP = "uvloop", "httptools"
+
+
+def server_options(settings: ServiceSettings) -> dict[str, object]:
+    """Every uvicorn option of ``judge serve`` that is not an address: the loop, the HTTP
+    parser and the proxy options.
+
+    Example:
+        >>> from api.core.settings import ServiceSettings
+        >>> server_options(ServiceSettings())
+        {'loop': 'uvloop', 'http': 'httptools', 'proxy_headers': False}
+    """
+    return {"loop": SERVER_LOOP, "http": SERVER_HTTP, **proxy_options(settings)}
 
 
 def proxy_options(settings: ServiceSettings) -> dict[str, object]:
@@ -127,7 +145,7 @@ def _serve_processes(settings: ServiceSettings, workers: int) -> int:
             port=settings.port,
             workers=workers,
             log_config=log_config("warning"),
-            **proxy_options(settings),
+            **server_options(settings),
         )
     finally:
         if embedded:

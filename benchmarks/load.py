@@ -35,6 +35,7 @@ from typing import Any
 import httpx
 import numpy as np
 import psutil
+import uvloop
 from PIL import Image
 from tqdm import tqdm
 
@@ -232,10 +233,10 @@ def run(
             with tempfile.TemporaryDirectory() as tmp:
                 proc, url = _start_service(w, provider_url, Path(tmp), model, env)
                 try:
-                    asyncio.run(_drive(url, body, min(clients, 4), 8))  # warm-up
+                    uvloop.run(_drive(url, body, min(clients, 4), 8))  # warm-up
                     cpu0, fcpu0, t0 = _cpu(proc.pid), _cpu(fake.pid), time.perf_counter()
                     ccpu0 = time.process_time()
-                    lat, errors = asyncio.run(_drive(url, body, clients, total, rate))
+                    lat, errors = uvloop.run(_drive(url, body, clients, total, rate))
                     wall = time.perf_counter() - t0
                     cpu, fcpu = _cpu(proc.pid) - cpu0, _cpu(fake.pid) - fcpu0
                     ccpu = time.process_time() - ccpu0

@@ -35,6 +35,7 @@ import logging.config
 import sys
 from typing import Any
 
+import uvloop
 from arq import Retry
 from arq.connections import RedisSettings
 from arq.constants import in_progress_key_prefix
@@ -289,6 +290,8 @@ def run_worker() -> int:
     }
     logging.config.dictConfig(config)
     options = worker_options(settings, settings.redis_url)
+    # the loop `judge serve` runs on (api.cli.SERVER_LOOP); arq takes the thread's loop
+    asyncio.set_event_loop(uvloop.new_event_loop())
     log.info("batch worker: %d concurrent items, queue %s", options["max_jobs"], QUEUE_NAME)
     BatchWorker(**options).run()
     return 0

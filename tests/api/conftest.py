@@ -23,6 +23,7 @@ import httpx
 import pytest
 import uvicorn
 
+from api.cli import SERVER_HTTP, SERVER_LOOP
 from api.core.settings import ServiceSettings
 from judge.config import JudgeSettings
 
@@ -106,8 +107,14 @@ def live_service(
 
         app = create_app(ServiceSettings())
         port = free_port()
-        config = uvicorn.Config(
-            app, host="127.0.0.1", port=port, log_level="warning", lifespan="on"
+        config = uvicorn.Config(  # the loop and parser `judge serve` runs on
+            app,
+            host="127.0.0.1",
+            port=port,
+            log_level="warning",
+            lifespan="on",
+            loop=SERVER_LOOP,
+            http=SERVER_HTTP,
         )
         server = uvicorn.Server(config)
         thread = threading.Thread(target=server.run, name=f"judge-api-{port}", daemon=True)
