@@ -9,20 +9,15 @@ Example::
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 import os
-import re
-import time
-import uuid
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
 import redis.asyncio as aredis
-from fastapi import APIRouter, FastAPI, Request, Response
+from fastapi import APIRouter, FastAPI
 from fastapi.openapi.utils import get_openapi
 from pydantic.json_schema import models_json_schema
-from starlette.routing import Match
 
 from api.batches import routes as batch_routes
 from api.batches.worker import start_inline_workers, stop_inline_workers
@@ -33,7 +28,7 @@ from api.core.json_body import SafeJSONResponse
 from api.core.judge_factory import build_judge
 from api.core.limits import BodyLimit
 from api.core.models import CompareRequest, ScoreRequest
-from api.core.prometheus import LATENCY, REQUESTS
+from api.core.observe import Observe
 from api.core.readiness import reconcile_batches, warm
 from api.core.redis_embedded import EmbeddedRedis
 from api.core.request_guard import RequestGuard
@@ -43,11 +38,10 @@ from api.routes import compare, health, memory, score, skills
 from api.studies import routes as study_routes
 from api.ui import auth, docs_page, pages, probe_pages, results_pages, study_pages
 from judge.domain.submission import Submission
-from judge.io.pixel_budget import PixelBudget, pixel_ledger
+from judge.io.pixel_budget import PixelBudget
 from judge.modes.compare.request import Comparison
 
 log = logging.getLogger("judge.api")
-_REQUEST_ID = re.compile(r"[A-Za-z0-9._-]{1,64}")
 ROUTERS: tuple[APIRouter, ...] = (
     score.router,
     compare.router,
@@ -122,31 +116,6 @@ async def _requeue_probes(app: FastAPI) -> None:
         await asyncio.sleep(app.state.settings.reconcile_interval_s)
 
 
-def request_id(given: str | None) -> str:
-    """The client's ``x-request-id`` when it is 1–64 safe characters, else a new one.
-
-    Example:
-        >>> request_id("abc-1"), len(request_id("<script>")), len(request_id("x" * 65))
-        ('abc-1', 16, 16)
-    """
-    if given and _REQUEST_ID.fullmatch(given):
-        return given
-    return uuid.uuid4().hex[:16]
-
-
-def route_label(app: FastAPI, request: Request) -> str:
-    """The route template of a request (metrics label); routes FastAPI adds itself (``/docs``,
-    ``/openapi.json``, ``/redoc``) by their path; ``unmatched`` for anything else."""
-    route = request.scope.get("route")
-    if route is not None:
-        return getattr(route, "path", "unmatched")
-    scope = {**request.scope, "path": request.url.path}
-    for candidate in app.router.routes:
-        if candidate.matches(scope)[0] == Match.FULL:
-            return getattr(candidate, "path", "unmatched")
-    return "unmatched"
-
-
 def create_app(settings: ServiceSettings | None = None) -> FastAPI:
     """The service, ready for uvicorn."""
     app = FastAPI(
@@ -172,34 +141,7 @@ def create_app(settings: ServiceSettings | None = None) -> FastAPI:
     app.add_middleware(BodyLimit, max_bytes=app.state.settings.max_body_bytes)
     app.add_middleware(RequestGuard, settings=app.state.settings)  # outermost: runs first
 
-    @app.middleware("http")
-    async def observe(request: Request, call_next) -> Response:
-        rid = request_id(request.headers.get("x-request-id"))
-        request.state.request_id = rid
-        start = time.perf_counter()
-        s: ServiceSettings = app.state.settings
-        with pixel_ledger(
-            s.max_request_pixels, getattr(app.state, "pixel_budget", None), s.decode_wait_s
-        ):
-            response = await call_next(request)
-        route = route_label(app, request)
-        elapsed = time.perf_counter() - start
-        REQUESTS.labels(route=route, method=request.method, status=response.status_code).inc()
-        LATENCY.labels(route=route).observe(elapsed)
-        response.headers["x-request-id"] = rid
-        log.info(
-            json.dumps(
-                {
-                    "event": "request",
-                    "request_id": rid,
-                    "method": request.method,
-                    "route": route,
-                    "status": response.status_code,
-                    "seconds": round(elapsed, 4),
-                }
-            )
-        )
-        return response
+    app.add_middleware(Observe)  # added last: the outermost of the service's own
 
     def openapi() -> dict:
         if app.openapi_schema is None:

@@ -38,6 +38,8 @@ from memory.memory import Memory, MemoryDamaged, encode_records, encoder_for
 from memory.paths import user_data_dir
 
 KEEP_VERSIONS = 2
+#: a reader opens the live version again when writers replaced and pruned it meanwhile
+_LOAD_ATTEMPTS = 5
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,99}$")
 
 
@@ -135,13 +137,23 @@ class MemoryStore:
         """
         if not _NAME.match(name):
             raise KeyError(f"invalid memory name {name!r}")
-        folder = self.folder_of(name) / self._current(name)
-        cached = self._cache.get(name)
-        if cached and cached[0] == folder:
-            return cached[1]
-        mem = Memory.open(folder)
-        self._cache[name] = (folder, mem)
-        return mem
+        for _ in range(_LOAD_ATTEMPTS):
+            live = self._current(name)
+            folder = self.folder_of(name) / live
+            cached = self._cache.get(name)
+            if cached and cached[0] == folder:
+                return cached[1]
+            try:
+                mem = Memory.open(folder)
+            except MemoryDamaged:
+                # readers take no lock: while this one opened the version, newer ones went
+                # live and pruned it; the version now live is the one to read
+                if self._current(name) != live:
+                    continue
+                raise
+            self._cache[name] = (folder, mem)
+            return mem
+        return Memory.open(self.folder_of(name) / self._current(name))
 
     @contextmanager
     def _locked(self, name: str) -> Iterator[Path]:
@@ -300,7 +312,7 @@ class MemoryStore:
                     path.unlink(missing_ok=True)
                 raise
             self._prune(folder, keep=manifest.version_dir)
-        return self.load(name)
+            return self.load(name)  # under the lock: the version written, not yet pruned
 
     def _commit(
         self,

@@ -5,10 +5,11 @@ the throttling events (issue 26).
 The fake provider refuses chat calls beyond ``RATE`` a second (HTTP 429 with OpenAI's
 rate-limit headers). The service starts at 64 calls in flight per route; a burst of concurrent
 submissions asks for far more than the provider allows. The checks are on counts, never on
-wall-clock bounds: no submission fails, the provider's refusals stay a small share of the calls
-(the limit backed off instead of hammering), the service kept probing the limit (refusals did
-happen, and every one reached /metrics as a throttling event) and the limit it ended with is
-near what the provider sustains (its rate times the call latency), far below where it started.
+wall-clock bounds: no submission fails, once the limit has come down a second burst meets few
+refusals (the limit backed off instead of hammering), the service kept probing the limit
+(refusals did happen, and every one reached /metrics as a throttling event) and the limit it
+ended with is near what the provider sustains (its rate times the call latency), far below
+where it started.
 """
 
 from __future__ import annotations
@@ -47,35 +48,45 @@ def service(module_tmp: Path, limited: FakeProvider) -> Iterator[LiveService]:
         yield svc
 
 
-async def _score_all(base_url: str) -> list[httpx.Response]:
+async def _score_all(base_url: str, burst: int = 0) -> list[httpx.Response]:
     async with httpx.AsyncClient(base_url=base_url, timeout=300) as client:
-        bodies = [
-            {"submission": submission("CO", n_checks=2, prompt=f"a red cube #{i}")}
+        bodies = [  # new prompts in every burst: nothing comes from the response cache
+            {"submission": submission("CO", n_checks=2, prompt=f"a red cube #{i} ({burst})")}
             for i in range(SUBMISSIONS)
         ]
         return await asyncio.gather(*(client.post("/v1/score", json=b) for b in bodies))
+
+
+def _scored(responses: list[httpx.Response]) -> list[dict]:
+    assert [r.status_code for r in responses] == [200] * SUBMISSIONS
+    results = [r.json() for r in responses]
+    assert {res["status"] for res in results} == {"scored"}
+    return results
 
 
 def test_the_limit_converges_near_the_providers_rate_without_failed_submissions(
     service: LiveService, limited: FakeProvider
 ) -> None:
     limited.reset()
-    responses = asyncio.run(_score_all(service.base_url))
-    assert [r.status_code for r in responses] == [200] * SUBMISSIONS
-    results = [r.json() for r in responses]
-    assert {res["status"] for res in results} == {"scored"}
+    # the first burst: START calls at once against a bucket of RATE, then the limit comes down
+    results = _scored(asyncio.run(_score_all(service.base_url)))
     assert sum(res["usage"]["llm_calls"] for res in results) == SUBMISSIONS * 14
-
     answered, refused = limited.calls, limited.rate_limit.refused
     assert answered == SUBMISSIONS * 14  # retries of refused calls are answered once each
-    assert refused > 0  # the service reached the provider's limit ...
-    # ... and backed off rather than hammering it: beyond the first wave (START calls at once
-    # against a bucket of RATE) few calls were refused
-    first_wave = START - RATE
-    print(f"refused {refused} of {answered + refused} calls; first wave {first_wave:g}")
-    # (a stalled, busy machine lets calls bunch up and meet the bucket together: 66 - 44 of 140
-    # was seen with another test run beside it, so the bound is 30% of the answered calls)
-    assert refused - first_wave < 0.3 * answered
+    assert refused > 0  # the service reached the provider's limit
+    # How many calls that burst has refused on the way down depends on the machine's timing
+    # (46 to 89 refusals for 140 answers, 44 of them the first wave's, were seen on one
+    # machine in one morning, old code and new alike): the
+    # bound is on the second burst, which meets the limit the first one left.
+    _scored(asyncio.run(_score_all(service.base_url, burst=1)))
+    answered_2 = limited.calls - answered
+    refused_2 = limited.rate_limit.refused - refused
+    print(f"refused {refused} of {answered + refused} calls, then {refused_2} of {answered_2}")
+    assert answered_2 > 0
+    # ... it stays near what the provider takes instead of hammering it: the additive increase
+    # finds the limit again now and then (4 to 7 refusals of 110 calls seen), no more
+    assert refused_2 < 0.15 * answered_2
+    refused += refused_2
 
     with service.client() as client:
         text = client.get("/metrics").text

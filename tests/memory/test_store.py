@@ -7,7 +7,7 @@ import pytest
 
 from memory.encoders.base import Encoder
 from memory.exemplar import ExemplarError, ExemplarRecord, load_exemplars
-from memory.memory import MemoryDamaged, open_image
+from memory.memory import Memory, MemoryDamaged, open_image
 from memory.store import MemoryStore
 from tests.memory.conftest import prompt_records, write_jsonl
 
@@ -190,3 +190,37 @@ def test_a_failed_add_removes_the_image_files_it_wrote(tmp_path, image_file):
     assert str(tmp_path) not in str(info.value)
     assert not list((tmp_path / "s" / "img").rglob("*.img"))
     assert MemoryStore(tmp_path / "s").load("img").manifest.count == 6
+
+
+def test_a_reader_whose_version_is_pruned_while_it_opens_reads_the_live_one(
+    tmp_path, prompt_file, monkeypatch
+):
+    """Readers take no lock: two adds can make a new version live and prune the one a reader
+    just found in CURRENT. The reader then opens the live version instead of failing."""
+    store = MemoryStore(tmp_path)
+    store.build("p", load_exemplars(prompt_file), base_dir=prompt_file.parent)
+    reader = MemoryStore(tmp_path)  # its own cache: it must open from disk
+    real_open = Memory.open.__func__
+    raced: list[str] = []
+
+    def open_after_two_adds(cls, folder):
+        if not raced:
+            raced.append(folder.name)
+            for start in (20, 30):  # two more versions: the one being opened is pruned
+                more = write_jsonl(tmp_path / f"more{start}.jsonl", prompt_records(2, start=start))
+                store.add("p", load_exemplars(more), base_dir=tmp_path)
+            assert not folder.exists()
+        return real_open(cls, folder)
+
+    monkeypatch.setattr(Memory, "open", classmethod(open_after_two_adds))
+    mem = reader.load("p")
+    assert raced == ["v0001"]
+    assert mem.manifest.version == 3 and mem.manifest.count == 12
+
+
+def test_a_damaged_live_version_still_fails_the_reader(tmp_path, prompt_file):
+    store = MemoryStore(tmp_path)
+    store.build("p", load_exemplars(prompt_file), base_dir=prompt_file.parent)
+    (tmp_path / "p" / "v0001" / "index.faiss").write_bytes(b"garbage")
+    with pytest.raises(MemoryDamaged, match=r"index\.faiss"):
+        MemoryStore(tmp_path).load("p")

@@ -37,7 +37,6 @@ from itertools import count
 from typing import ClassVar, Self
 
 import orjson
-import uvloop
 from aiohttp import web
 
 from tests.fakes.provider.admin import AdminMixin
@@ -132,7 +131,7 @@ class LoopbackFake(AdminMixin):
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         sock.bind((self.host, self._requested_port))
         self._port = sock.getsockname()[1]
-        self._loop = uvloop.new_event_loop()  # as the service's loop: less CPU per call
+        self._loop = asyncio.new_event_loop()
         self._thread = threading.Thread(
             target=self._loop.run_forever, name=f"fake-{self.api}-{self._port}", daemon=True
         )
