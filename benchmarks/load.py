@@ -42,11 +42,12 @@ from tqdm import tqdm
 from tests.fakes.provider import spawn_fake_provider, stop_process
 
 
-def oe_submission(checkpoints: int = 6, side: int = 1024) -> dict:
-    """An OE submission with ``checkpoints`` paired checks and one ``side``² PNG."""
+def oe_submission(checkpoints: int = 6, side: int = 1024, image_seed: int = 1) -> dict:
+    """An OE submission with ``checkpoints`` paired checks and one ``side``² PNG (its noise
+    drawn from ``image_seed``: another seed, another image of the same kind)."""
     y, x = np.mgrid[0:side, 0:side] / side
     rgb = np.stack([220 * x + 20, 160 * y + 40, 200 * (1 - x * y) + 30], axis=-1)
-    rgb += np.random.default_rng(1).normal(0, 3, rgb.shape)
+    rgb += np.random.default_rng(image_seed).normal(0, 3, rgb.shape)
     buf = io.BytesIO()
     Image.fromarray(np.clip(rgb, 0, 255).astype(np.uint8)).save(buf, "PNG")
     checks = [
@@ -149,10 +150,11 @@ def _start_service(
 
 
 async def _drive(
-    url: str, body: bytes, clients: int, total: int, rate: float = 0.0
+    url: str, bodies: list[bytes], clients: int, total: int, rate: float = 0.0
 ) -> tuple[list[float], int]:
     """Closed loop (each client sends again as soon as it is answered) or, with ``rate`` > 0,
-    open loop: request ``i`` leaves at ``i / rate`` seconds, at most ``clients`` in flight."""
+    open loop: request ``i`` leaves at ``i / rate`` seconds, at most ``clients`` in flight.
+    Request ``i`` sends ``bodies[i % len(bodies)]``."""
     latencies: list[float] = []
     errors = 0
     sent = 0
@@ -164,6 +166,7 @@ async def _drive(
         async def one_client() -> None:
             nonlocal sent, errors
             while sent < total:
+                body = bodies[sent % len(bodies)]
                 sent += 1
                 if rate > 0:
                     await asyncio.sleep(max(0.0, start + (sent - 1) / rate - time.perf_counter()))
@@ -201,17 +204,24 @@ def run(
     tuned: dict[str, str] | None = None,
     rate_limit: float = 0.0,
     repeats: int = 1,
+    images: int = 1,
 ) -> dict:
     """The benchmark; returns the report: the default configuration's runs first (keys
     ``1_worker``, ``2_workers``), then the tuned ones (``1_worker tuned``, ...).
 
     With ``repeats`` > 1 each run is made that many times, each on a fresh service: a run's
-    figures are then the medians, and ``each`` lists the single runs in order."""
-    sub = oe_submission(checkpoints)
+    figures are then the medians, and ``each`` lists the single runs in order.
+
+    ``images`` distinct images take turns, one per submission (default 1: the same image in
+    every submission, which the fake provider decodes once and then finds in its cache)."""
     options = {"cache": False, "checkpoint_batching": batching}
     if batching == "per_modality":  # the cheap configuration batches subjective skills too
         options["subjective_batching"] = "per_modality"
-    body = json.dumps({"submission": sub, "options": options}).encode()
+    bodies = [
+        json.dumps({"submission": oe_submission(checkpoints, image_seed=1 + i), "options": options})
+        .encode()
+        for i in range(images)
+    ]
     fake, provider_url = spawn_fake_provider(latency=latency, rate_limit=rate_limit)
     report: dict[str, Any] = {
         "latency_L_s": latency,
@@ -221,7 +231,8 @@ def run(
         "batching": batching,
         "rate_per_s": rate or None,
         "model": model,
-        "body_bytes": len(body),
+        "body_bytes": len(bodies[0]),
+        "images": images,
         "provider_rate_limit_per_s": rate_limit or None,
         "tuned": dict(tuned or {}),
         "repeats": repeats,
@@ -233,10 +244,10 @@ def run(
             with tempfile.TemporaryDirectory() as tmp:
                 proc, url = _start_service(w, provider_url, Path(tmp), model, env)
                 try:
-                    uvloop.run(_drive(url, body, min(clients, 4), 8))  # warm-up
+                    uvloop.run(_drive(url, bodies, min(clients, 4), 8))  # warm-up
                     cpu0, fcpu0, t0 = _cpu(proc.pid), _cpu(fake.pid), time.perf_counter()
                     ccpu0 = time.process_time()
-                    lat, errors = uvloop.run(_drive(url, body, clients, total, rate))
+                    lat, errors = uvloop.run(_drive(url, bodies, clients, total, rate))
                     wall = time.perf_counter() - t0
                     cpu, fcpu = _cpu(proc.pid) - cpu0, _cpu(fake.pid) - fcpu0
                     ccpu = time.process_time() - ccpu0
@@ -321,8 +332,9 @@ def render(report: dict) -> str:
     lines = [
         f"benchmarks.load: {report['clients']} clients, {report['requests']} requests, "
         f"L = {report['latency_L_s']} s, {loop}",
-        f"  OE task, {report['checkpoints']} checkpoints, one 1024² image "
-        f"({report['body_bytes']:,} byte bodies), {report['batching']}, cache off",
+        f"  OE task, {report['checkpoints']} checkpoints, {report['batching']}, cache off",
+        f"  one 1024² image per submission ({report['body_bytes']:,} byte bodies): "
+        + _distinct(report.get("images", 1)),
         f"  model route {report['model']}" + (f", provider rate limit {limit}/s" if limit else ""),
         "  runs: the default configuration"
         + (", then tuned: " + " ".join(f"{k}={v}" for k, v in tuned.items()) if tuned else ""),
@@ -338,6 +350,10 @@ def render(report: dict) -> str:
                 + "".join(f"{one[key]!s:>{max(8, len(title) + 2)}}" for key, title in COLUMNS)
             )
     return "\n".join(lines)
+
+
+def _distinct(images: int) -> str:
+    return "the same image every time" if images == 1 else f"{images} images taking turns"
 
 
 def parser() -> argparse.ArgumentParser:
@@ -389,6 +405,12 @@ def parser() -> argparse.ArgumentParser:
         default=1,
         help="runs of each configuration, each on a fresh service; the report gives medians",
     )
+    p.add_argument(
+        "--images",
+        type=int,
+        default=1,
+        help="distinct images taking turns, one per submission (default 1: the same image)",
+    )
     p.add_argument("--out", help="also write the report JSON here")
     return p
 
@@ -404,6 +426,8 @@ def main(argv: list[str] | None = None) -> int:
         tuned[name] = value
     if args.repeats < 1:
         raise SystemExit(f"--repeats wants at least 1 run, got {args.repeats}")
+    if args.images < 1:
+        raise SystemExit(f"--images wants at least 1 image, got {args.images}")
     report = run(
         args.latency,
         args.clients,
@@ -416,6 +440,7 @@ def main(argv: list[str] | None = None) -> int:
         tuned,
         args.rate_limit,
         args.repeats,
+        args.images,
     )
     print(render(report))
     if args.out:

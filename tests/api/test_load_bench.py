@@ -52,3 +52,59 @@ def test_repeats_give_each_run_and_the_medians(tmp_path: Path, capsys) -> None:
     assert all(f"1_worker #{i}" in text for i in (1, 2, 3)) and "1_worker median" in text
     with pytest.raises(SystemExit, match="at least 1"):
         main([*argv[:-2], "--repeats", "0"])
+
+
+def test_distinct_images_take_turns(tmp_path: Path, capsys) -> None:
+    """--images N: N different images, one per submission in turn (the same size of body)."""
+    from benchmarks.load import oe_submission
+
+    first, second = (oe_submission(1, side=32, image_seed=s)["images"][0] for s in (1, 2))
+    assert first != second and first == oe_submission(1, side=32)["images"][0]
+    out = tmp_path / "report.json"
+    argv = ["--clients", "2", "--requests", "4", "--workers", "1", "--checkpoints", "1"]
+    argv += ["--batching", "per_modality", "--latency", "0.02", "--images", "3"]
+    assert main([*argv, "--out", str(out)]) == 0
+    report = json.loads(out.read_text())
+    assert report["images"] == 3
+    row = report["runs"]["1_worker"]
+    assert row["ok"] == 4 and row["errors"] == 0
+    assert "3 images taking turns" in capsys.readouterr().out
+    with pytest.raises(SystemExit, match="at least 1 image"):
+        main([*argv[:-2], "--images", "0"])
+
+
+def test_the_clients_send_the_bodies_in_turn() -> None:
+    """Request i carries bodies[i % len(bodies)], in the closed loop and the open loop."""
+    import http.server
+    import threading
+
+    import uvloop
+
+    from benchmarks.load import _drive
+
+    seen: list[bytes] = []
+
+    class Handler(http.server.BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+
+        def do_POST(self) -> None:  # the name http.server calls
+            seen.append(self.rfile.read(int(self.headers["content-length"])))
+            self.send_response(200)
+            self.send_header("content-length", "2")
+            self.end_headers()
+            self.wfile.write(b"{}")
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        url = f"http://127.0.0.1:{server.server_address[1]}"
+        for rate in (0.0, 50.0):
+            seen.clear()
+            latencies, errors = uvloop.run(_drive(url, [b"a", b"b", b"c"], 1, 7, rate))
+            assert errors == 0 and len(latencies) == 7
+            assert seen == [b"a", b"b", b"c", b"a", b"b", b"c", b"a"]
+    finally:
+        server.shutdown()
