@@ -137,7 +137,7 @@ class MemoryStore:
         """
         if not _NAME.match(name):
             raise KeyError(f"invalid memory name {name!r}")
-        for _ in range(_LOAD_ATTEMPTS):
+        for attempt in range(1, _LOAD_ATTEMPTS + 1):
             live = self._current(name)
             folder = self.folder_of(name) / live
             cached = self._cache.get(name)
@@ -148,12 +148,12 @@ class MemoryStore:
             except MemoryDamaged:
                 # readers take no lock: while this one opened the version, newer ones went
                 # live and pruned it; the version now live is the one to read
-                if self._current(name) != live:
+                if attempt < _LOAD_ATTEMPTS and self._current(name) != live:
                     continue
                 raise
             self._cache[name] = (folder, mem)
             return mem
-        return Memory.open(self.folder_of(name) / self._current(name))
+        raise AssertionError("unreachable")  # pragma: no cover - the last attempt returns or raises
 
     @contextmanager
     def _locked(self, name: str) -> Iterator[Path]:

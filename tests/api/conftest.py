@@ -23,7 +23,7 @@ import httpx
 import pytest
 import uvicorn
 
-from api.cli import SERVER_HTTP, SERVER_LOOP
+from api.cli import server_options
 from api.core.settings import ServiceSettings
 from judge.config import JudgeSettings
 
@@ -105,16 +105,16 @@ def live_service(
     with patched_env(env):
         from api.app import create_app
 
-        app = create_app(ServiceSettings())
+        settings = ServiceSettings()
+        app = create_app(settings)
         port = free_port()
-        config = uvicorn.Config(  # the loop and parser `judge serve` runs on
+        config = uvicorn.Config(  # loop, parser and proxy options as `judge serve` sets them
             app,
             host="127.0.0.1",
             port=port,
             log_level="warning",
             lifespan="on",
-            loop=SERVER_LOOP,
-            http=SERVER_HTTP,
+            **server_options(settings),
         )
         server = uvicorn.Server(config)
         thread = threading.Thread(target=server.run, name=f"judge-api-{port}", daemon=True)
