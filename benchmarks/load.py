@@ -245,12 +245,14 @@ def run(
                 proc, url = _start_service(w, provider_url, Path(tmp), model, env)
                 try:
                     uvloop.run(_drive(url, bodies, min(clients, 4), 8))  # warm-up
+                    refused0 = _refused(provider_url)
                     cpu0, fcpu0, t0 = _cpu(proc.pid), _cpu(fake.pid), time.perf_counter()
                     ccpu0 = time.process_time()
                     lat, errors = uvloop.run(_drive(url, bodies, clients, total, rate))
                     wall = time.perf_counter() - t0
                     cpu, fcpu = _cpu(proc.pid) - cpu0, _cpu(fake.pid) - fcpu0
                     ccpu = time.process_time() - ccpu0
+                    refused = _refused(provider_url) - refused0
                 finally:
                     os.killpg(proc.pid, 15)
                     proc.wait(timeout=30)
@@ -266,6 +268,7 @@ def run(
                 "service_cpu_ms_per_request": round(1000 * cpu / max(1, len(lat)), 1),
                 "provider_cpu_ms_per_request": round(1000 * fcpu / max(1, len(lat)), 1),
                 "client_cpu_ms_per_request": round(1000 * ccpu / max(1, len(lat)), 1),
+                "provider_429s": refused,
             }
             if errors:  # what the service said (its stderr), to tell why
                 one["log_tail"] = log[-3000:]
@@ -274,6 +277,12 @@ def run(
         stop_process(fake)
     report["runs"] = {name: _medians(each) for name, each in report["runs"].items()}
     return report
+
+
+def _refused(provider_url: str) -> int:
+    """How many calls the fake provider has refused for its rate limit so far."""
+    root = provider_url.rsplit("/v1", 1)[0]
+    return int(httpx.get(f"{root}/_admin/stats", timeout=30).json()["rate_limited"])
 
 
 def _medians(each: list[dict]) -> dict:
@@ -307,6 +316,8 @@ COLUMNS = [
     ("wall_s", "wall s"),
 ]
 """Report keys and their short column headings (the JSON keeps the long names)."""
+LIMITED = ("provider_429s", "429s")
+"""The column added when the fake provider has a rate limit: the calls it refused."""
 
 
 def render(report: dict) -> str:
@@ -329,6 +340,7 @@ def render(report: dict) -> str:
     tuned = report.get("tuned") or {}
     names = [n + (" median" if r.get("each") else "") for n, r in report["runs"].items()]
     width = max([16, *(len(n) + 1 for n in names)])
+    columns = [*COLUMNS, LIMITED] if limit else COLUMNS
     lines = [
         f"benchmarks.load: {report['clients']} clients, {report['requests']} requests, "
         f"L = {report['latency_L_s']} s, {loop}",
@@ -340,14 +352,14 @@ def render(report: dict) -> str:
         + (", then tuned: " + " ".join(f"{k}={v}" for k, v in tuned.items()) if tuned else ""),
         "  CPU: ms per submission of the service, the fake provider and this benchmark's clients",
         "",
-        f"{'run':{width}}" + "".join(f"{t:>{max(8, len(t) + 2)}}" for _, t in COLUMNS),
+        f"{'run':{width}}" + "".join(f"{t:>{max(7, len(t) + 2)}}" for _, t in columns),
     ]
     for name, r in report["runs"].items():
         rows = [(f"{name} #{i}", one) for i, one in enumerate(r.get("each", []), 1)]
         for label, one in [*rows, (f"{name} median" if rows else name, r)]:
             lines.append(
                 f"{label:{width}}"
-                + "".join(f"{one[key]!s:>{max(8, len(title) + 2)}}" for key, title in COLUMNS)
+                + "".join(f"{one[key]!s:>{max(7, len(title) + 2)}}" for key, title in columns)
             )
     return "\n".join(lines)
 

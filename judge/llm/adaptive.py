@@ -13,6 +13,12 @@ Additive increase, multiplicative decrease (the way TCP finds a link's capacity)
   nothing new), and hold new calls for the wait the provider names (``retry-after``, or the
   time the window takes to refill one call; at most ``max_pause_s``); headers saying less
   than 5 % is left stop the limit from growing;
+- **restarting after a pause**: when the pause ends, calls start again one at a time (the
+  *window* is 1), and each success of a call started since then opens one more, until the
+  window is back at the limit. Without it, the end of a pause would let ``limit - in_flight``
+  waiting calls go at once against a provider whose window has refilled by about one call:
+  all but one refused, for one cut of the limit (they all started before the first refusal
+  came back, so the rest say nothing new);
 - the configured ``llm_concurrency`` is an optional **ceiling**; the limit starts at
   ``min(start, ceiling)`` and never leaves ``[1, ceiling or HARD_MAX]``.
 
@@ -92,16 +98,33 @@ class AdaptiveLimit:
         self.events: Counter[str] = Counter()
         self._last_cut = float("-inf")
         self._resume_at = 0.0
+        self.restart: float | None = None
+        """While restarting after a pause: calls allowed in flight (below the limit)."""
+        self._restart_at = float("-inf")
         self._waiters: deque[asyncio.Future[None]] = deque()
         self._timer: asyncio.TimerHandle | None = None
 
     # -- slots -------------------------------------------------------------------------------
+    def window(self) -> int:
+        """How many calls may be in flight now: the limit, or the restart window after a
+        pause while it is smaller."""
+        if self.restart is None:
+            return int(self.limit)
+        return int(min(self.limit, self.restart))
+
     def _paused_for(self) -> float:
         return self._resume_at - time.monotonic()
 
+    def _pause(self, wait_s: float) -> None:
+        """Hold new calls for ``wait_s`` (capped), then restart from one call in flight."""
+        now = time.monotonic()
+        self._resume_at = max(self._resume_at, now + min(wait_s, self.max_pause_s))
+        self.restart = 1.0
+        self._restart_at = now
+
     async def acquire(self) -> Ticket:
         """Wait for a slot (first come, first served)."""
-        if not self._waiters and self.in_flight < int(self.limit) and self._paused_for() <= 0:
+        if not self._waiters and self.in_flight < self.window() and self._paused_for() <= 0:
             self.in_flight += 1
             return Ticket(time.monotonic())
         fut: asyncio.Future[None] = asyncio.get_running_loop().create_future()
@@ -125,7 +148,7 @@ class AdaptiveLimit:
             if self._waiters and self._timer is None:
                 self._timer = asyncio.get_running_loop().call_later(pause, self._resume)
             return
-        while self._waiters and self.in_flight < int(self.limit):
+        while self._waiters and self.in_flight < self.window():
             fut = self._waiters.popleft()
             if not fut.done():
                 self.in_flight += 1
@@ -145,21 +168,24 @@ class AdaptiveLimit:
     ) -> None:
         """Give the slot back with what the call said: ``ok`` (an answer came), ``throttle``
         (a cause: ``"429"``, ``"overloaded"``, ``"timeout"``) and the rate-limit headers."""
-        busy = bool(self._waiters) or self.in_flight >= int(self.limit)
+        busy = bool(self._waiters) or self.in_flight >= self.window()
         self.in_flight -= 1
         hold = False
         if headers is not None:
             wait = headers.wait_s()
             if wait and (throttle is not None or headers.exhausted()):
-                self._resume_at = max(
-                    self._resume_at, time.monotonic() + min(wait, self.max_pause_s)
-                )
+                self._pause(wait)
             if throttle is None and headers.exhausted():
                 throttle = "headers"
             share = headers.left_share()
             hold = share is not None and share < LOW_LEFT
         if throttle is not None:
             self._throttled(ticket, throttle)
+        elif self.restart is not None:
+            if ok and ticket.started >= self._restart_at:  # a call of the restart came back
+                self.restart += 1
+                if self.restart >= self.limit:
+                    self.restart = None
         elif ok and busy and not hold and self.limit < self.ceiling:
             before = int(self.limit)
             self.limit = min(
@@ -216,7 +242,8 @@ _BOARDS_LOCK = threading.Lock()
 
 
 def snapshot() -> list[dict]:
-    """Every live route's limit, calls in flight and throttling events (for ``/metrics``).
+    """Every live route's limit, window (calls allowed in flight now: below the limit while
+    restarting after a pause), calls in flight and throttling events (for ``/metrics``).
 
     Example:
         >>> isinstance(snapshot(), list)
@@ -228,6 +255,7 @@ def snapshot() -> list[dict]:
         {
             "route": lim.route,
             "limit": round(lim.limit, 2),
+            "window": lim.window(),
             "ceiling": lim.ceiling,
             "in_flight": lim.in_flight,
             "events": dict(lim.events),

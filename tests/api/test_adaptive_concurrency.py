@@ -5,11 +5,12 @@ the throttling events (issue 26).
 The fake provider refuses chat calls beyond ``RATE`` a second (HTTP 429 with OpenAI's
 rate-limit headers). The service starts at 64 calls in flight per route; a burst of concurrent
 submissions asks for far more than the provider allows. The checks are on counts, never on
-wall-clock bounds: no submission fails, once the limit has come down a second burst meets few
-refusals (the limit backed off instead of hammering), the service kept probing the limit
-(refusals did happen, and every one reached /metrics as a throttling event) and the limit it
-ended with is near what the provider sustains (its rate times the call latency), far below
-where it started.
+wall-clock bounds: no submission fails, the first burst meets few refusals beyond its first
+wave (after each wait the provider names, calls restart one at a time), once the limit has
+come down a second burst meets few refusals (the limit backed off instead of hammering), the
+service kept probing the limit (refusals did happen, and every one reached /metrics as a
+throttling event) and the limit it ended with is near what the provider sustains (its rate
+times the call latency), far below where it started.
 """
 
 from __future__ import annotations
@@ -74,10 +75,12 @@ def test_the_limit_converges_near_the_providers_rate_without_failed_submissions(
     answered, refused = limited.calls, limited.rate_limit.refused
     assert answered == SUBMISSIONS * 14  # retries of refused calls are answered once each
     assert refused > 0  # the service reached the provider's limit
-    # How many calls that burst has refused on the way down depends on the machine's timing
-    # (46 to 89 refusals for 140 answers, 44 of them the first wave's, were seen on one
-    # machine in one morning, old code and new alike): the
-    # bound is on the second burst, which meets the limit the first one left.
+    # The first wave (START calls against a bucket of RATE) meets about START - RATE
+    # refusals; after that, each wait the provider names ends with one call, not with every
+    # waiting call at once, so the way down costs few more (42 to 45 refusals in all seen on
+    # one machine; 66 to 81 before the restart from one call, which let a burst go after
+    # every wait)
+    assert refused <= START
     _scored(asyncio.run(_score_all(service.base_url, burst=1)))
     answered_2 = limited.calls - answered
     refused_2 = limited.rate_limit.refused - refused

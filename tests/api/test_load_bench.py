@@ -73,6 +73,23 @@ def test_distinct_images_take_turns(tmp_path: Path, capsys) -> None:
         main([*argv[:-2], "--images", "0"])
 
 
+def test_a_provider_rate_limit_is_met_and_its_refusals_reported(tmp_path: Path, capsys) -> None:
+    """--rate-limit R: the fake refuses calls beyond R a second; every submission is still
+    judged (the service backs off and retries) and the report counts the refusals."""
+    out = tmp_path / "report.json"
+    argv = ["--clients", "4", "--requests", "4", "--workers", "1", "--checkpoints", "1"]
+    argv += ["--batching", "per_modality", "--latency", "0.05", "--rate-limit", "10"]
+    assert main([*argv, "--out", str(out)]) == 0
+    report = json.loads(out.read_text())
+    assert report["provider_rate_limit_per_s"] == 10
+    row = report["runs"]["1_worker"]
+    assert row["ok"] == 4 and row["errors"] == 0
+    assert isinstance(row["provider_429s"], int) and row["provider_429s"] >= 0
+    text = capsys.readouterr().out
+    assert "provider rate limit 10.0/s" in text and "429s" in text
+    assert max(len(line) for line in text.splitlines()) <= 100
+
+
 def test_the_clients_send_the_bodies_in_turn() -> None:
     """Request i carries bodies[i % len(bodies)], in the closed loop and the open loop."""
     import http.server

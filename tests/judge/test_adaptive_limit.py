@@ -83,6 +83,56 @@ async def test_exhausted_rate_limit_headers_hold_new_calls_for_the_named_wait():
     assert loop.time() - asked >= 0.07
 
 
+async def test_after_a_pause_calls_restart_one_at_a_time_and_double_each_round_trip():
+    """The end of a pause releases one waiting call, not ``limit - in_flight`` of them at once
+    (against a provider whose window refilled by about one call, all but one would be refused);
+    each success of a call started since the pause opens one more, until the limit again."""
+    lim = AdaptiveLimit("m", ceiling=None, start=10)
+    old = await _grant(lim, 4)  # in flight before the provider refuses
+    refused = RateHeaders.parse({"retry-after-ms": "30"})
+    lim.release(old[0], throttle="429", headers=refused)
+    assert lim.limit == pytest.approx(7.0) and lim.restart == 1 and lim.window() == 1
+    waiting = [asyncio.ensure_future(lim.acquire()) for _ in range(8)]
+    await asyncio.sleep(0)
+    assert not any(w.done() for w in waiting)  # paused
+    lim.release(old[1], ok=True)  # a call from before the pause: opens nothing
+    assert lim.restart == 1
+    await asyncio.sleep(0.06)  # the pause is over ...
+    assert sum(w.done() for w in waiting) == 0  # ... but 2 older calls still fill the window
+    lim.release(old[2], ok=True)
+    lim.release(old[3], ok=True)
+    await asyncio.sleep(0)
+    assert [w.done() for w in waiting] == [True] + [False] * 7  # one call, not seven
+    lim.release(waiting[0].result(), ok=True)  # it succeeded: a window of 2
+    await asyncio.sleep(0)
+    assert lim.window() == 2 and sum(w.done() for w in waiting) == 3
+    for w in waiting[1:3]:
+        lim.release(w.result(), ok=True)  # a window of 4: slow start again
+    await asyncio.sleep(0)
+    assert lim.window() == 4 and sum(w.done() for w in waiting) == 7
+    for w in waiting[3:7]:
+        lim.release(w.result(), ok=True)  # back at the limit: the restart is over
+    await asyncio.sleep(0)
+    assert lim.restart is None and lim.window() == 7 and lim.limit == pytest.approx(7.0)
+    lim.release(await waiting[7], ok=True)
+    assert lim.in_flight == 0
+
+
+async def test_a_refusal_while_restarting_pauses_and_restarts_again():
+    lim = AdaptiveLimit("m", ceiling=None, start=10)
+    (t,) = await _grant(lim, 1)
+    lim.release(t, throttle="429", headers=RateHeaders.parse({"retry-after-ms": "1"}))
+    await asyncio.sleep(0.01)
+    a = await lim.acquire()
+    lim.release(a, ok=True)
+    b, c = await _grant(lim, 2)
+    assert lim.window() == 2
+    lim.release(b, throttle="429", headers=RateHeaders.parse({"retry-after-ms": "1"}))
+    assert lim.limit == pytest.approx(4.9) and lim.window() == 1  # cut, and from one again
+    lim.release(c, ok=True)  # started before that pause: opens nothing
+    assert lim.window() == 1
+
+
 async def test_nearly_used_up_windows_stop_growth_without_a_cut():
     lim = AdaptiveLimit("m", ceiling=None, start=1)
     (t,) = await _grant(lim, 1)
@@ -113,6 +163,7 @@ async def test_the_board_keeps_one_limit_per_route_and_reports_them():
     assert other.route == "openai/x@127.0.0.1:9"  # never the credentials or the path
     routes = {row["route"]: row for row in snapshot()}
     assert routes["openai/x@127.0.0.1:9"]["limit"] == 5
+    assert routes["openai/x@127.0.0.1:9"]["window"] == 5  # not restarting after a pause
 
 
 def test_rate_limit_headers_are_read_in_openai_and_litellm_shapes():
