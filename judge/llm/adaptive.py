@@ -13,12 +13,13 @@ Additive increase, multiplicative decrease (the way TCP finds a link's capacity)
   nothing new), and hold new calls for the wait the provider names (``retry-after``, or the
   time the window takes to refill one call; at most ``max_pause_s``); headers saying less
   than 5 % is left stop the limit from growing;
-- **restarting after a pause**: when the pause ends, calls start again one at a time (the
-  *window* is 1), and each success of a call started since then opens one more, until the
-  window is back at the limit. Without it, the end of a pause would let ``limit - in_flight``
-  waiting calls go at once against a provider whose window has refilled by about one call:
-  all but one refused, for one cut of the limit (they all started before the first refusal
-  came back, so the rest say nothing new);
+- **restarting after a pause**: when the pause ends, one call starts (the *window* is 1);
+  the window then opens by one more call each time the named wait passes again (the pace at
+  which the provider's window refills) and by one for each success of a call started since
+  the pause, until it is back at the limit. Without it, the end of a pause would let
+  ``limit - in_flight`` waiting calls go at once against a provider whose window has
+  refilled by about one call: all but one refused, for one cut of the limit (they all
+  started before the first refusal came back, so the rest say nothing new);
 - the configured ``llm_concurrency`` is an optional **ceiling**; the limit starts at
   ``min(start, ceiling)`` and never leaves ``[1, ceiling or HARD_MAX]``.
 
@@ -87,6 +88,7 @@ class AdaptiveLimit:
         start: int = START,
         backoff: float = 0.7,
         max_pause_s: float = 20.0,
+        clock: Callable[[], float] = time.monotonic,
     ):
         self.route = route
         self.ceiling = min(ceiling, HARD_MAX) if ceiling else HARD_MAX
@@ -98,35 +100,46 @@ class AdaptiveLimit:
         self.events: Counter[str] = Counter()
         self._last_cut = float("-inf")
         self._resume_at = 0.0
+        self._clock = clock
         self.restart: float | None = None
-        """While restarting after a pause: calls allowed in flight (below the limit)."""
+        """While restarting after a pause: its calls' successes, plus the first call."""
         self._restart_at = float("-inf")
+        self._pace = 1.0
         self._waiters: deque[asyncio.Future[None]] = deque()
         self._timer: asyncio.TimerHandle | None = None
 
     # -- slots -------------------------------------------------------------------------------
     def window(self) -> int:
         """How many calls may be in flight now: the limit, or the restart window after a
-        pause while it is smaller."""
+        pause while it is smaller (one call, one more per success since the pause and one
+        more each time the provider's named wait passes again)."""
         if self.restart is None:
             return int(self.limit)
-        return int(min(self.limit, self.restart))
+        grown = self.restart + max(0.0, self._clock() - self._resume_at) / self._pace
+        if grown >= self.limit:
+            self.restart = None  # back at the limit: the restart is over
+            return int(self.limit)
+        return int(grown)
 
     def _paused_for(self) -> float:
-        return self._resume_at - time.monotonic()
+        return self._resume_at - self._clock()
 
-    def _pause(self, wait_s: float) -> None:
-        """Hold new calls for ``wait_s`` (capped), then restart from one call in flight."""
-        now = time.monotonic()
-        self._resume_at = max(self._resume_at, now + min(wait_s, self.max_pause_s))
-        self.restart = 1.0
-        self._restart_at = now
+    def _pause(self, wait_s: float, ticket: Ticket) -> None:
+        """Hold new calls for ``wait_s`` (capped), then restart from one call in flight; a
+        signal from a call that started before the current restart only lengthens the wait."""
+        now = self._clock()
+        wait = min(wait_s, self.max_pause_s)
+        self._resume_at = max(self._resume_at, now + wait)
+        if self.restart is None or ticket.started >= self._restart_at:
+            self.restart = 1.0
+            self._restart_at = now
+            self._pace = max(wait, 0.001)
 
     async def acquire(self) -> Ticket:
         """Wait for a slot (first come, first served)."""
         if not self._waiters and self.in_flight < self.window() and self._paused_for() <= 0:
             self.in_flight += 1
-            return Ticket(time.monotonic())
+            return Ticket(self._clock())
         fut: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         self._waiters.append(fut)
         self._wake()
@@ -139,7 +152,7 @@ class AdaptiveLimit:
                 self._waiters.remove(fut)
             self._wake()
             raise
-        return Ticket(time.monotonic())
+        return Ticket(self._clock())
 
     def _wake(self) -> None:
         """Hand free slots to waiters, in order; while paused, come back when the pause ends."""
@@ -153,6 +166,10 @@ class AdaptiveLimit:
             if not fut.done():
                 self.in_flight += 1
                 fut.set_result(None)
+        if self._waiters and self.restart is not None and self._timer is None:
+            # restarting: the window opens by one more call at the next step of the pace
+            step = self._pace - (self._clock() - self._resume_at) % self._pace
+            self._timer = asyncio.get_running_loop().call_later(step, self._resume)
 
     def _resume(self) -> None:
         self._timer = None
@@ -174,7 +191,7 @@ class AdaptiveLimit:
         if headers is not None:
             wait = headers.wait_s()
             if wait and (throttle is not None or headers.exhausted()):
-                self._pause(wait)
+                self._pause(wait, ticket)
             if throttle is None and headers.exhausted():
                 throttle = "headers"
             share = headers.left_share()
@@ -184,8 +201,6 @@ class AdaptiveLimit:
         elif self.restart is not None:
             if ok and ticket.started >= self._restart_at:  # a call of the restart came back
                 self.restart += 1
-                if self.restart >= self.limit:
-                    self.restart = None
         elif ok and busy and not hold and self.limit < self.ceiling:
             before = int(self.limit)
             self.limit = min(
@@ -200,7 +215,7 @@ class AdaptiveLimit:
         if ticket.started >= self._last_cut:  # the call saw the current limit: cut it
             self.limit = max(1.0, self.limit * self.backoff)
             self.slow_start = False
-            self._last_cut = time.monotonic()
+            self._last_cut = self._clock()
         self._notify(cause)
 
     def _notify(self, event: str) -> None:

@@ -75,12 +75,10 @@ def test_the_limit_converges_near_the_providers_rate_without_failed_submissions(
     answered, refused = limited.calls, limited.rate_limit.refused
     assert answered == SUBMISSIONS * 14  # retries of refused calls are answered once each
     assert refused > 0  # the service reached the provider's limit
-    # The first wave (START calls against a bucket of RATE) meets about START - RATE
-    # refusals; after that, each wait the provider names ends with one call, not with every
-    # waiting call at once, so the way down costs few more (42 to 45 refusals in all seen on
-    # one machine; 66 to 81 before the restart from one call, which let a burst go after
-    # every wait)
-    assert refused <= START
+    # After each wait the provider names, calls restart from one, paced by that wait, instead
+    # of every waiting call going at once into a bucket refilled by about one call: 16 to 19
+    # refusals were seen on one machine (4 runs), against 66 to 81 before the restart
+    assert refused <= START * 3 // 4
     _scored(asyncio.run(_score_all(service.base_url, burst=1)))
     answered_2 = limited.calls - answered
     refused_2 = limited.rate_limit.refused - refused

@@ -83,53 +83,77 @@ async def test_exhausted_rate_limit_headers_hold_new_calls_for_the_named_wait():
     assert loop.time() - asked >= 0.07
 
 
-async def test_after_a_pause_calls_restart_one_at_a_time_and_double_each_round_trip():
+class Clock:
+    """A clock the test moves by hand (the limit's timers may fire: they only re-check)."""
+
+    def __init__(self) -> None:
+        self.now = 100.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+async def _settle() -> None:
+    for _ in range(3):
+        await asyncio.sleep(0)
+
+
+async def test_after_a_pause_calls_restart_one_at_a_time_paced_by_the_named_wait():
     """The end of a pause releases one waiting call, not ``limit - in_flight`` of them at once
-    (against a provider whose window refilled by about one call, all but one would be refused);
-    each success of a call started since the pause opens one more, until the limit again."""
-    lim = AdaptiveLimit("m", ceiling=None, start=10)
+    (against a provider whose window refilled by about one call, all but one would be
+    refused); the window then opens one more call per named wait, and one per success of a
+    call started since the pause, until it is back at the limit. (Times are binary fractions:
+    the hand-moved clock adds them exactly.)"""
+    clock = Clock()
+    lim = AdaptiveLimit("m", ceiling=None, start=10, clock=clock)
     old = await _grant(lim, 4)  # in flight before the provider refuses
-    refused = RateHeaders.parse({"retry-after-ms": "30"})
-    lim.release(old[0], throttle="429", headers=refused)
-    assert lim.limit == pytest.approx(7.0) and lim.restart == 1 and lim.window() == 1
+    clock.now += 0.5
+    lim.release(old[0], throttle="429", headers=RateHeaders.parse({"retry-after-ms": "125"}))
+    assert lim.limit == pytest.approx(7.0) and lim.window() == 1
     waiting = [asyncio.ensure_future(lim.acquire()) for _ in range(8)]
-    await asyncio.sleep(0)
-    assert not any(w.done() for w in waiting)  # paused
+    await _settle()
     lim.release(old[1], ok=True)  # a call from before the pause: opens nothing
-    assert lim.restart == 1
-    await asyncio.sleep(0.06)  # the pause is over ...
-    assert sum(w.done() for w in waiting) == 0  # ... but 2 older calls still fill the window
+    assert not any(w.done() for w in waiting) and lim.window() == 1  # paused
     lim.release(old[2], ok=True)
     lim.release(old[3], ok=True)
-    await asyncio.sleep(0)
-    assert [w.done() for w in waiting] == [True] + [False] * 7  # one call, not seven
-    lim.release(waiting[0].result(), ok=True)  # it succeeded: a window of 2
-    await asyncio.sleep(0)
-    assert lim.window() == 2 and sum(w.done() for w in waiting) == 3
-    for w in waiting[1:3]:
-        lim.release(w.result(), ok=True)  # a window of 4: slow start again
-    await asyncio.sleep(0)
-    assert lim.window() == 4 and sum(w.done() for w in waiting) == 7
-    for w in waiting[3:7]:
-        lim.release(w.result(), ok=True)  # back at the limit: the restart is over
-    await asyncio.sleep(0)
-    assert lim.restart is None and lim.window() == 7 and lim.limit == pytest.approx(7.0)
-    lim.release(await waiting[7], ok=True)
+
+    async def moved(by: float) -> int:
+        clock.now += by
+        lim._wake()
+        await _settle()
+        return sum(w.done() for w in waiting)
+
+    assert await moved(0.125) == 1 and waiting[0].done()  # the pause is over: one call
+    assert await moved(0.0625) == 1  # half a wait: nothing more
+    assert await moved(0.0625) == 2  # a whole wait since: the provider refilled one call
+    lim.release(waiting[0].result(), ok=True)  # a call of the restart succeeded: one more
+    assert lim.window() == 3 and await moved(0) == 4
+    assert await moved(1.0) == 8  # many waits later: back at the limit, the restart is over
+    assert lim.restart is None and lim.window() == 7 and lim.in_flight == 7
+    for w in waiting[1:]:
+        lim.release(w.result(), ok=True)
     assert lim.in_flight == 0
 
 
-async def test_a_refusal_while_restarting_pauses_and_restarts_again():
-    lim = AdaptiveLimit("m", ceiling=None, start=10)
-    (t,) = await _grant(lim, 1)
-    lim.release(t, throttle="429", headers=RateHeaders.parse({"retry-after-ms": "1"}))
-    await asyncio.sleep(0.01)
-    a = await lim.acquire()
-    lim.release(a, ok=True)
+async def test_a_refusal_while_restarting_restarts_again_and_a_stale_one_only_waits():
+    clock = Clock()
+    lim = AdaptiveLimit("m", ceiling=None, start=10, clock=clock)
+    wait = RateHeaders.parse({"retry-after-ms": "125"})
+    stale, first = await _grant(lim, 2)
+    clock.now += 0.5
+    lim.release(first, throttle="429", headers=wait)
+    clock.now += 0.25  # the pause, and one more wait: a window of 2 (stale is in flight)
+    (a,) = await _grant(lim, 1)
+    lim.release(a, ok=True)  # a call of the restart succeeded: a window of 3
     b, c = await _grant(lim, 2)
-    assert lim.window() == 2
-    lim.release(b, throttle="429", headers=RateHeaders.parse({"retry-after-ms": "1"}))
+    assert lim.window() == 3 and lim.in_flight == 3
+    lim.release(stale, throttle="429", headers=wait)  # started before the restart
+    assert lim.limit == pytest.approx(7.0) and lim.restart == 2  # no cut, no new restart ...
+    assert lim._paused_for() == pytest.approx(0.125)  # ... but it waits as the provider says
+    clock.now += 0.0625
+    lim.release(b, throttle="429", headers=wait)  # a call of the restart refused
     assert lim.limit == pytest.approx(4.9) and lim.window() == 1  # cut, and from one again
-    lim.release(c, ok=True)  # started before that pause: opens nothing
+    lim.release(c, ok=True)  # started before that restart: opens nothing
     assert lim.window() == 1
 
 
