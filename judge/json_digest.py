@@ -16,23 +16,40 @@ Example:
 
 from __future__ import annotations
 
+import binascii
 import hashlib
 import json
 import secrets
 from collections.abc import Callable
 from typing import Any
 
+import pybase64
+
 #: strings at least this long are checked for the splice; shorter ones are not worth it
 LONG = 4096
 # printable ASCII but the quote and the backslash: what json.dumps writes unchanged
 _VERBATIM = bytes(c for c in range(0x20, 0x7F) if c not in b'"\\')
+# a data URL's media type and parameters come before its first comma, within this many bytes
+_HEAD_MAX = 256
 
 
 def _verbatim(text: str) -> bytes | None:
-    """``text`` as bytes when ``json.dumps`` writes it unchanged (between quotes), else None."""
+    """``text`` as bytes when ``json.dumps`` writes it unchanged (between quotes), else None.
+
+    A data URL's base64 is checked by pybase64's vector decoder (its alphabet and ``=`` are
+    all written unchanged), several times faster than a byte-by-byte pass; anything else,
+    or base64 it refuses, gets the byte-by-byte pass.
+    """
     if not text.isascii():  # O(1): CPython keeps the flag
         return None
     raw = text.encode("ascii")
+    cut = raw.find(b",", 0, _HEAD_MAX) if raw.startswith(b"data:") else -1
+    if cut >= 0 and not raw[:cut].translate(None, _VERBATIM):
+        try:
+            pybase64.b64decode(memoryview(raw)[cut + 1 :], validate=True)
+            return raw
+        except (binascii.Error, ValueError):
+            pass
     return raw if not raw.translate(None, _VERBATIM) else None
 
 

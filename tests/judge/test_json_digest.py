@@ -67,6 +67,30 @@ def data_url() -> str:
     return "data:image/png;base64," + base64.b64encode(blob).decode()
 
 
+# what may appear in or around a data URL's base64: its alphabet, and what json.dumps escapes
+# or pybase64 refuses (whitespace, a quote, a backslash, control characters, DEL, a comma)
+_NOISE = ['"', "\\", "\n", " ", "\x00", "\x1f", "\x7f", ",", "-", "_", ".", "=", "A"]
+
+
+def test_data_urls_are_hashed_as_json_writes_them_whatever_their_payload_holds() -> None:
+    """Data URLs take the vector base64 check; whatever it refuses (bad padding, characters
+    outside the alphabet) is judged byte by byte: the digest is always the plain one."""
+    rng = random.Random(11)
+    good = data_url()
+    heads = ["data:image/png;base64,", 'data:im"age/png;base64,', "data:x\x01;base64,", "data:"]
+    for _ in range(400):
+        text = rng.choice(heads) + good[22:]
+        for _ in range(rng.choice([0, 0, 1, 2])):  # most with no damage, some with a little
+            at = rng.randrange(len(text))
+            text = text[:at] + rng.choice(_NOISE) + text[at + 1 :]
+        if rng.random() < 0.2:
+            text = text[: -rng.randint(1, 3)]  # broken padding
+        value = {"image_url": {"url": text}, "n": 1}
+        assert json_sha256(value).hexdigest() == plain(value, sort_keys=True), repr(text[:40])
+    for edge in ("data:," + "A" * LONG, "data:" + "A" * LONG, "data:a," + "=" * LONG):
+        assert json_sha256([edge]).hexdigest() == plain([edge], sort_keys=True)
+
+
 def test_fingerprints_of_the_three_request_kinds_are_unchanged() -> None:
     sub = Submission.model_validate(
         {
