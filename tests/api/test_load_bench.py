@@ -54,35 +54,37 @@ def test_repeats_give_each_run_and_the_medians(tmp_path: Path, capsys) -> None:
         main([*argv[:-2], "--repeats", "0"])
 
 
+SMALL = ["--requests", "4", "--workers", "1", "--checkpoints", "1", "--batching", "per_modality"]
+"""A tiny run: 4 submissions of one checkpoint, one worker."""
+
+
+def _small_run(tmp_path: Path, *extra: str) -> tuple[dict, dict]:
+    """The report and the single run's row of a tiny run with ``extra`` options."""
+    out = tmp_path / "report.json"
+    assert main([*SMALL, *extra, "--out", str(out)]) == 0
+    report = json.loads(out.read_text())
+    return report, report["runs"]["1_worker"]
+
+
 def test_distinct_images_take_turns(tmp_path: Path, capsys) -> None:
     """--images N: N different images, one per submission in turn (the same size of body)."""
     from benchmarks.load import oe_submission
 
     first, second = (oe_submission(1, side=32, image_seed=s)["images"][0] for s in (1, 2))
     assert first != second and first == oe_submission(1, side=32)["images"][0]
-    out = tmp_path / "report.json"
-    argv = ["--clients", "2", "--requests", "4", "--workers", "1", "--checkpoints", "1"]
-    argv += ["--batching", "per_modality", "--latency", "0.02", "--images", "3"]
-    assert main([*argv, "--out", str(out)]) == 0
-    report = json.loads(out.read_text())
+    report, row = _small_run(tmp_path, "--clients", "2", "--latency", "0.02", "--images", "3")
     assert report["images"] == 3
-    row = report["runs"]["1_worker"]
     assert row["ok"] == 4 and row["errors"] == 0
     assert "3 images taking turns" in capsys.readouterr().out
     with pytest.raises(SystemExit, match="at least 1 image"):
-        main([*argv[:-2], "--images", "0"])
+        main([*SMALL, "--images", "0"])
 
 
 def test_a_provider_rate_limit_is_met_and_its_refusals_reported(tmp_path: Path, capsys) -> None:
     """--rate-limit R: the fake refuses calls beyond R a second; every submission is still
     judged (the service backs off and retries) and the report counts the refusals."""
-    out = tmp_path / "report.json"
-    argv = ["--clients", "4", "--requests", "4", "--workers", "1", "--checkpoints", "1"]
-    argv += ["--batching", "per_modality", "--latency", "0.05", "--rate-limit", "10"]
-    assert main([*argv, "--out", str(out)]) == 0
-    report = json.loads(out.read_text())
+    report, row = _small_run(tmp_path, "--clients", "4", "--latency", "0.05", "--rate-limit", "10")
     assert report["provider_rate_limit_per_s"] == 10
-    row = report["runs"]["1_worker"]
     assert row["ok"] == 4 and row["errors"] == 0
     assert isinstance(row["provider_429s"], int) and row["provider_429s"] >= 0
     text = capsys.readouterr().out
