@@ -55,6 +55,14 @@ LLM_LIMIT = Gauge(
     registry=REGISTRY,
     multiprocess_mode="livesum",
 )
+LLM_WINDOW = Gauge(
+    "judge_llm_concurrency_window",
+    "model calls allowed in flight now, per route: the limit, or fewer while restarting "
+    "after a wait the provider named (summed over worker processes)",
+    ["route"],
+    registry=REGISTRY,
+    multiprocess_mode="livesum",
+)
 LLM_THROTTLES = Counter(
     "judge_llm_throttle_events_total",
     "provider throttling signals (429, overloaded, timeout, rate-limit headers)",
@@ -66,6 +74,7 @@ LLM_THROTTLES = Counter(
 def _on_limit(limit: adaptive.AdaptiveLimit, event: str) -> None:
     """Keep the adaptive limit's gauges current; count its throttling events."""
     LLM_LIMIT.labels(route=limit.route).set(limit.limit)
+    LLM_WINDOW.labels(route=limit.route).set(limit.window())
     if event != "limit":
         LLM_THROTTLES.labels(route=limit.route, cause=event).inc()
 

@@ -64,8 +64,9 @@ _observer: Observer | None = None
 
 
 def set_observer(observer: Observer | None) -> None:
-    """Call ``observer(limit, event)`` on every change (event: ``"limit"`` or a throttle
-    cause); the service feeds ``/metrics`` with it. ``None`` removes it."""
+    """Call ``observer(limit, event)`` on every change (event: ``"limit"`` when the limit or
+    the window moved, or a throttle cause); the service feeds ``/metrics`` with it. ``None``
+    removes it."""
     global _observer
     _observer = observer
 
@@ -105,6 +106,7 @@ class AdaptiveLimit:
         """While restarting after a pause: its calls' successes, plus the first call."""
         self._restart_at = float("-inf")
         self._pace = 1.0
+        self._shown_window = int(self.limit)  # the window the observer last heard of
         self._waiters: deque[asyncio.Future[None]] = deque()
         self._timer: asyncio.TimerHandle | None = None
 
@@ -156,6 +158,8 @@ class AdaptiveLimit:
 
     def _wake(self) -> None:
         """Hand free slots to waiters, in order; while paused, come back when the pause ends."""
+        if self.window() != self._shown_window:
+            self._notify("limit")
         pause = self._paused_for()
         if pause > 0:
             if self._waiters and self._timer is None:
@@ -219,6 +223,7 @@ class AdaptiveLimit:
         self._notify(cause)
 
     def _notify(self, event: str) -> None:
+        self._shown_window = self.window()
         if _observer is not None:
             with contextlib.suppress(Exception):  # metrics must never break a call
                 _observer(self, event)

@@ -103,3 +103,5 @@ def test_the_limit_converges_near_the_providers_rate_without_failed_submissions(
     # a busy machine stretches beyond LATENCY (Little's law: RATE x observed latency calls fit
     # in flight), so the bound is half of START rather than a multiple of RATE x LATENCY.
     assert 1 <= limit <= START / 2
+    # the calls allowed in flight now: the limit, or fewer while restarting after a wait
+    assert 1 <= metric_value(text, "judge_llm_concurrency_window", route) <= limit

@@ -6,7 +6,7 @@ import asyncio
 
 import pytest
 
-from judge.llm.adaptive import AdaptiveLimit, LimitBoard, snapshot
+from judge.llm.adaptive import AdaptiveLimit, LimitBoard, set_observer, snapshot
 from judge.llm.ratelimit_headers import RateHeaders, headers_of, parse_duration
 from judge.llm.retry import route_label
 
@@ -155,6 +155,28 @@ async def test_a_refusal_while_restarting_restarts_again_and_a_stale_one_only_wa
     assert lim.limit == pytest.approx(4.9) and lim.window() == 1  # cut, and from one again
     lim.release(c, ok=True)  # started before that restart: opens nothing
     assert lim.window() == 1
+
+
+async def test_the_observer_hears_the_window_move():
+    """/metrics follows the window through the observer: a throttle's pause takes it to one
+    call, a success of the restart opens it again."""
+    from judge.llm import adaptive
+
+    clock = Clock()
+    lim = AdaptiveLimit("m", ceiling=None, start=10, clock=clock)
+    heard: list[tuple[str, int]] = []
+    before = adaptive._observer
+    set_observer(lambda limit, event: heard.append((event, limit.window())))
+    try:
+        (t,) = await _grant(lim, 1)
+        clock.now += 0.5
+        lim.release(t, throttle="429", headers=RateHeaders.parse({"retry-after-ms": "125"}))
+        clock.now += 0.125
+        (a,) = await _grant(lim, 1)
+        lim.release(a, ok=True)
+    finally:
+        set_observer(before)
+    assert heard == [("429", 1), ("limit", 2)]
 
 
 async def test_nearly_used_up_windows_stop_growth_without_a_cut():
