@@ -21,9 +21,9 @@ Additive increase, multiplicative decrease (the way TCP finds a link's capacity)
   refilled by about one call: all but one refused, for one cut of the limit (they all
   started before the first refusal came back, so the rest say nothing new);
 - **one host, one wait**: with a shared table (:mod:`judge.llm.shared_pauses`, which
-  ``judge serve --workers N`` sets up), a wait the provider names to one process holds new
-  calls to the same route in every process of the host until it is over (in the others as
-  a stale signal would: no cut, no restart);
+  ``judge serve --workers N`` sets up), a wait the provider names to one process holds the
+  same route in every process of the host, and each restarts from one call as above (only
+  the process that heard it cuts its limit);
 - the configured ``llm_concurrency`` is an optional **ceiling**; the limit starts at
   ``min(start, ceiling)`` and never leaves ``[1, ceiling or HARD_MAX]``.
 
@@ -147,19 +147,25 @@ class AdaptiveLimit:
             self._restart_at = now
             self._pace = max(wait, 0.001)
         if self.shared is not None:
-            self.shared.publish(self.route, wait_s=self._resume_at - now)
+            self.shared.publish(self.route, wait_s=self._resume_at - now, pace=self._pace)
 
     def _adopt_shared_wait(self) -> None:
-        """Hold new calls for a longer wait another process of the host heard for this route
-        (as a stale signal of its own would: no cut, no restart; its own refusals, if any come,
-        do both)."""
+        """Take on a longer wait another process of the host heard for this route: hold new
+        calls for it, then restart from one call at its pace, as after a wait of our own."""
         if self.shared is None:
             return
-        until = self.shared.read(self.route)
-        if until is None or until <= max(self._resume_at, self._adopted):
+        held = self.shared.read(self.route)
+        if held is None:
+            return
+        until, pace = held
+        if until <= max(self._resume_at, self._adopted):
             return  # a wait this process knows already (perhaps its own)
         self._adopted = until
-        self._resume_at = min(until, self._clock() + self.max_pause_s)
+        now = self._clock()
+        self._resume_at = min(until, now + self.max_pause_s)
+        self.restart = 1.0
+        self._restart_at = now
+        self._pace = max(pace, 0.001)
         self.events["shared_wait"] += 1
         self._notify("shared_wait")
 

@@ -202,5 +202,5 @@ def test_several_processes_share_one_table_of_named_waits(
     assert table.read_bytes() == bytes(shared_pauses.SIZE)  # made empty for this run
     board = LimitBoard(None)
     assert board.shared is not None and board.shared.path == table.resolve()
-    board.shared.publish("m", wait_s=5.0)
+    board.shared.publish("m", wait_s=5.0, pace=5.0)
     assert shared_pauses.SharedPauses(table).read("m") is not None

@@ -30,19 +30,20 @@ def test_a_published_wait_is_read_by_another_handle_until_it_ends(table: Path) -
     clock = Clock()
     mine, theirs = SharedPauses(table, clock=clock), SharedPauses(table, clock=clock)
     assert theirs.read("r") is None
-    mine.publish("r", wait_s=2.0)
-    assert theirs.read("r") == 102.0
+    mine.publish("r", wait_s=2.0, pace=0.5)
+    assert theirs.read("r") == (102.0, 0.5)
     assert theirs.read("other route") is None
-    mine.publish("r", wait_s=1.0)  # shorter than the wait on record: kept
-    assert theirs.read("r") == 102.0
-    theirs.publish("r", wait_s=3.0)  # longer: replaces it
-    assert mine.read("r") == 103.0
+    mine.publish("r", wait_s=1.0, pace=0.25)  # shorter than the wait on record: kept
+    assert theirs.read("r") == (102.0, 0.5)
+    theirs.publish("r", wait_s=3.0, pace=3.0)  # longer: replaces it
+    assert mine.read("r") == (103.0, 3.0)
     clock.now = 103.0
     assert mine.read("r") is None  # over
-    mine.publish("r", wait_s=0.5)  # a new wait after the last one ended
-    assert theirs.read("r") == 103.5
+    mine.publish("r", wait_s=0.5, pace=0.5)  # a new wait after the last one ended
+    assert theirs.read("r") == (103.5, 0.5)
     for bad in (0.0, -1.0, float("nan"), float("inf")):
-        mine.publish("s", wait_s=bad)
+        mine.publish("s", wait_s=bad, pace=1.0)
+        mine.publish("s", wait_s=1.0, pace=bad)
     assert theirs.read("s") is None
     mine.close()
     theirs.close()
@@ -53,9 +54,9 @@ def test_a_full_table_shares_no_more_routes_and_breaks_nothing(table: Path) -> N
     pauses = SharedPauses(table, clock=clock)
     routes = [f"route {i}" for i in range(SLOTS)]
     for route in routes:
-        pauses.publish(route, wait_s=1.0)
-    assert all(pauses.read(route) == 101.0 for route in routes)  # collisions probed
-    pauses.publish("one too many", wait_s=1.0)
+        pauses.publish(route, wait_s=1.0, pace=1.0)
+    assert all(pauses.read(route) == (101.0, 1.0) for route in routes)  # collisions probed
+    pauses.publish("one too many", wait_s=1.0, pace=1.0)
     assert pauses.read("one too many") is None
     assert len({route_key(r) % SLOTS for r in routes}) < SLOTS  # some did collide
 
@@ -63,7 +64,7 @@ def test_a_full_table_shares_no_more_routes_and_breaks_nothing(table: Path) -> N
 def test_a_record_caught_mid_write_reads_as_nothing(table: Path) -> None:
     clock = Clock()
     pauses = SharedPauses(table, clock=clock)
-    pauses.publish("r", wait_s=1.0)
+    pauses.publish("r", wait_s=1.0, pace=1.0)
     slot = route_key("r") % SLOTS
     with table.open("r+b") as f:  # a writer that stopped half-way: the sequence is odd
         f.seek(slot * SIZE // SLOTS)
@@ -93,7 +94,9 @@ def test_the_environment_names_the_table_and_a_bad_name_means_none(
     assert LimitBoard(None).shared is held
 
 
-async def test_a_wait_one_process_hears_holds_the_others_until_it_is_over(table: Path) -> None:
+async def test_a_wait_one_process_hears_holds_the_others_then_they_restart_from_one(
+    table: Path,
+) -> None:
     clock = Clock()
 
     def process(route: str) -> AdaptiveLimit:  # a process's limit, with its own handle
@@ -105,20 +108,23 @@ async def test_a_wait_one_process_hears_holds_the_others_until_it_is_over(table:
     b_calls = await _grant(b, 2)  # b is busy too, and has heard nothing
     clock.now += 0.5
     a.release(first, throttle="429", headers=RateHeaders.parse({"retry-after": "2"}))
-    assert a.window() == 1 and a.limit == pytest.approx(7.0)  # a's own refusal: cut, restart
     waiting = [asyncio.ensure_future(b.acquire()) for _ in range(3)]
     await _settle()
-    assert not any(w.done() for w in waiting)  # b holds its new calls for a's wait ...
+    assert not any(w.done() for w in waiting)  # b holds its new calls for a's wait
     assert b.events["shared_wait"] == 1 and b._paused_for() == pytest.approx(2.0)
-    assert b.limit == 10 and b.window() == 10  # ... as for a stale signal: no cut, no restart
+    assert b.limit == 10 and b.window() == 1  # no cut of b's own limit; a restart from one
     assert (await _grant(elsewhere, 1)) and elsewhere.events["shared_wait"] == 0
-    b.release(b_calls[0], ok=True)
+    for call in b_calls:  # b's calls from before the wait come back: they open nothing
+        b.release(call, ok=True)
     await _settle()
-    assert not any(w.done() for w in waiting)
+    assert not any(w.done() for w in waiting) and b.window() == 1
     clock.now += 2.0
     b._wake()
     await _settle()
-    assert all(w.done() for w in waiting) and b.in_flight == 4  # the wait is over
+    assert sum(w.done() for w in waiting) == 1  # the wait is over: one call
+    b.release(waiting[0].result(), ok=True)  # a call of the restart came back: a window of 2
+    await _settle()
+    assert b.window() == 2 and b.in_flight == 2 and all(w.done() for w in waiting)
     a.release(await a.acquire(), ok=True)  # a's own wait, read back, is not taken again
     assert a.events["shared_wait"] == 0 and b.events["shared_wait"] == 1
 
