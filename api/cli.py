@@ -130,11 +130,8 @@ def _serve_processes(settings: ServiceSettings, workers: int) -> int:
     from api.core.logs import log_config
     from api.core.prometheus import use_multiprocess_dir
     from api.core.redis_embedded import EmbeddedRedis
-    from judge.llm.shared_pauses import ENV, SharedPauses
 
     use_multiprocess_dir(settings.data_dir)  # /metrics sums every worker process
-    # a wait the provider names to one worker holds every worker (judge.llm.shared_pauses)
-    os.environ[ENV] = str(SharedPauses.create(settings.data_dir / "llm-pauses").resolve())
     embedded = None
     if not settings.redis_url:
         embedded = EmbeddedRedis(settings.data_dir / "redis")

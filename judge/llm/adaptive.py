@@ -20,10 +20,6 @@ Additive increase, multiplicative decrease (the way TCP finds a link's capacity)
   ``limit - in_flight`` waiting calls go at once against a provider whose window has
   refilled by about one call: all but one refused, for one cut of the limit (they all
   started before the first refusal came back, so the rest say nothing new);
-- **one host, one wait**: with a shared table (:mod:`judge.llm.shared_pauses`, which
-  ``judge serve --workers N`` sets up), a wait the provider names to one process holds the
-  same route in every process of the host, and each restarts from one call as above (only
-  the process that heard it cuts its limit);
 - the configured ``llm_concurrency`` is an optional **ceiling**; the limit starts at
   ``min(start, ceiling)`` and never leaves ``[1, ceiling or HARD_MAX]``.
 
@@ -54,9 +50,7 @@ from collections import Counter, deque
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from judge.llm import shared_pauses
 from judge.llm.ratelimit_headers import RateHeaders
-from judge.llm.shared_pauses import SharedPauses
 
 HARD_MAX = 1024
 """The limit's upper bound when no ceiling is configured (``llm_concurrency``' maximum)."""
@@ -96,11 +90,8 @@ class AdaptiveLimit:
         backoff: float = 0.7,
         max_pause_s: float = 20.0,
         clock: Callable[[], float] = time.monotonic,
-        shared: SharedPauses | None = None,
     ):
         self.route = route
-        self.shared = shared
-        """The host's shared table of named waits, if any (on the same clock as ``clock``)."""
         self.ceiling = min(ceiling, HARD_MAX) if ceiling else HARD_MAX
         self.limit = float(min(start, self.ceiling))
         self.backoff = backoff
@@ -115,7 +106,6 @@ class AdaptiveLimit:
         """While restarting after a pause: its calls' successes, plus the first call."""
         self._restart_at = float("-inf")
         self._pace = 1.0
-        self._adopted = float("-inf")  # the end of the last wait taken from the shared table
         self._shown_window = int(self.limit)  # the window the observer last heard of
         self._waiters: deque[asyncio.Future[None]] = deque()
         self._timer: asyncio.TimerHandle | None = None
@@ -146,32 +136,9 @@ class AdaptiveLimit:
             self.restart = 1.0
             self._restart_at = now
             self._pace = max(wait, 0.001)
-        if self.shared is not None:
-            self.shared.publish(self.route, wait_s=self._resume_at - now, pace=self._pace)
-
-    def _adopt_shared_wait(self) -> None:
-        """Take on a longer wait another process of the host heard for this route: hold new
-        calls for it, then restart from one call at its pace, as after a wait of our own."""
-        if self.shared is None:
-            return
-        held = self.shared.read(self.route)
-        if held is None:
-            return
-        until, pace = held
-        if until <= max(self._resume_at, self._adopted):
-            return  # a wait this process knows already (perhaps its own)
-        self._adopted = until
-        now = self._clock()
-        self._resume_at = min(until, now + self.max_pause_s)
-        self.restart = 1.0
-        self._restart_at = now
-        self._pace = max(pace, 0.001)
-        self.events["shared_wait"] += 1
-        self._notify("shared_wait")
 
     async def acquire(self) -> Ticket:
         """Wait for a slot (first come, first served)."""
-        self._adopt_shared_wait()
         if not self._waiters and self.in_flight < self.window() and self._paused_for() <= 0:
             self.in_flight += 1
             return Ticket(self._clock())
@@ -191,7 +158,6 @@ class AdaptiveLimit:
 
     def _wake(self) -> None:
         """Hand free slots to waiters, in order; while paused, come back when the pause ends."""
-        self._adopt_shared_wait()
         if self.window() != self._shown_window:
             self._notify("limit")
         pause = self._paused_for()
@@ -268,8 +234,6 @@ class LimitBoard:
 
     def __init__(self, ceiling: int | None):
         self.ceiling = ceiling
-        self.shared = shared_pauses.from_env()
-        """The host's shared table of named waits (``JUDGE_SHARED_PAUSES``), if any."""
         self._by_loop: weakref.WeakKeyDictionary[
             asyncio.AbstractEventLoop, dict[str, AdaptiveLimit]
         ] = weakref.WeakKeyDictionary()
@@ -284,7 +248,7 @@ class LimitBoard:
             routes = self._by_loop[loop] = {}
         lim = routes.get(route)
         if lim is None:
-            lim = routes[route] = AdaptiveLimit(route, self.ceiling, shared=self.shared)
+            lim = routes[route] = AdaptiveLimit(route, self.ceiling)
             lim._notify("limit")
         return lim
 

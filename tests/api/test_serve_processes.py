@@ -170,37 +170,3 @@ def test_metrics_sum_over_every_worker_process(tmp_path: Path) -> None:
             seen.append(metric_value(text, "judge_requests_total", {"route": "/healthz"}))
         assert seen == [30.0] * 6, seen
         assert (tmp_path / "data" / "metrics").is_dir()
-
-
-
-def test_several_processes_share_one_table_of_named_waits(
-    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
-) -> None:
-    """``serve --workers 2`` makes an empty ``<data dir>/llm-pauses`` and names it to the
-    worker processes it starts; a limit board made under that name reads and writes it."""
-    import uvicorn
-
-    import api.app  # noqa: F401  (its metrics are made before the test points them elsewhere)
-    from judge.cli.main import main as judge_main
-    from judge.llm import shared_pauses
-    from judge.llm.adaptive import LimitBoard
-
-    ran: list[dict] = []
-    monkeypatch.setattr(uvicorn, "run", lambda app, **kw: ran.append(kw))
-    for name in ("JUDGE_API_KEYS", "JUDGE_ALLOW_OPEN_PUBLIC", "JUDGE_HOST", "JUDGE_PORT"):
-        monkeypatch.delenv(name, raising=False)
-    monkeypatch.setenv("JUDGE_DATA_DIR", str(tmp_path))
-    monkeypatch.setenv("REDIS_URL", "redis://127.0.0.1:1/0")  # no embedded Redis is started
-    monkeypatch.setenv("PROMETHEUS_MULTIPROC_DIR", str(tmp_path / "restored-after-the-test"))
-    monkeypatch.setenv("JUDGE_INLINE_WORKERS", "0")
-    monkeypatch.setenv(shared_pauses.ENV, "restored after the test")
-    table = tmp_path / "llm-pauses"
-    table.write_bytes(b"left over from the last run")
-    assert judge_main(["serve", "--port", "18080", "--workers", "2"]) == 0
-    assert ran and ran[0]["workers"] == 2
-    assert os.environ[shared_pauses.ENV] == str(table.resolve())
-    assert table.read_bytes() == bytes(shared_pauses.SIZE)  # made empty for this run
-    board = LimitBoard(None)
-    assert board.shared is not None and board.shared.path == table.resolve()
-    board.shared.publish("m", wait_s=5.0, pace=5.0)
-    assert shared_pauses.SharedPauses(table).read("m") is not None

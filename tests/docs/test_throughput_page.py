@@ -16,5 +16,5 @@ def test_python_examples_run(code: str) -> None:
 
 
 def test_the_page_has_its_examples() -> None:
-    assert len(blocks(PAGE, "python")) == 4
+    assert len(blocks(PAGE, "python")) == 3
     assert [argv[:3] for argv in shell_commands(PAGE)] == [["python", "-m", "benchmarks.load"]]
