@@ -65,8 +65,9 @@ _observer: Observer | None = None
 
 def set_observer(observer: Observer | None) -> None:
     """Call ``observer(limit, event)`` on every change (event: ``"limit"`` when the limit or
-    the window moved, or a throttle cause); the service feeds ``/metrics`` with it. ``None``
-    removes it."""
+    the window moved, or a throttle cause); the service feeds ``/metrics`` with it. While one
+    is set, a paused or restarting limit keeps a timer even with no call waiting, so the
+    observer hears the window open with time alone. ``None`` removes it."""
     global _observer
     _observer = observer
 
@@ -161,19 +162,28 @@ class AdaptiveLimit:
         if self.window() != self._shown_window:
             self._notify("limit")
         pause = self._paused_for()
+        # calls waiting, or an observer (/metrics) following the window as time opens it
+        watched = bool(self._waiters) or _observer is not None
         if pause > 0:
-            if self._waiters and self._timer is None:
-                self._timer = asyncio.get_running_loop().call_later(pause, self._resume)
+            if watched and self._timer is None:
+                self._timer = self._call_later(pause)
             return
         while self._waiters and self.in_flight < self.window():
             fut = self._waiters.popleft()
             if not fut.done():
                 self.in_flight += 1
                 fut.set_result(None)
-        if self._waiters and self.restart is not None and self._timer is None:
+        if watched and self.restart is not None and self._timer is None:
             # restarting: the window opens by one more call at the next step of the pace
             step = self._pace - (self._clock() - self._resume_at) % self._pace
-            self._timer = asyncio.get_running_loop().call_later(step, self._resume)
+            self._timer = self._call_later(step)
+
+    def _call_later(self, delay: float) -> asyncio.TimerHandle | None:
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:  # released outside an event loop: the next call looks again
+            return None
+        return loop.call_later(delay, self._resume)
 
     def _resume(self) -> None:
         self._timer = None

@@ -179,6 +179,47 @@ async def test_the_observer_hears_the_window_move():
     assert heard == [("429", 1), ("limit", 2)]
 
 
+async def test_the_observer_hears_the_window_open_with_time_alone():
+    """With nothing waiting, the window still reaches /metrics as the pause ends and each
+    step of the restart's pace passes (real time: a 40 ms wait)."""
+    from judge.llm import adaptive
+
+    lim = AdaptiveLimit("m", ceiling=None, start=6)
+    heard: list[tuple[str, int]] = []
+    before = adaptive._observer
+    set_observer(lambda limit, event: heard.append((event, limit.window())))
+    try:
+        (t,) = await _grant(lim, 1)
+        lim.release(t, throttle="429", headers=RateHeaders.parse({"retry-after-ms": "40"}))
+        assert heard == [("429", 1)] and lim.limit == pytest.approx(4.2)
+        deadline = asyncio.get_running_loop().time() + 10
+        while lim.restart is not None and asyncio.get_running_loop().time() < deadline:
+            await asyncio.sleep(0.02)
+    finally:
+        set_observer(before)
+    assert lim.restart is None and lim.in_flight == 0  # back at the limit, no call made
+    assert [w for _, w in heard] == [1, 2, 3, 4]  # heard at each step, without a call
+    assert lim._timer is None  # and the timers stopped with the restart
+
+
+async def test_a_release_outside_an_event_loop_sets_no_timer():
+    """Watched, but released where no loop runs: no timer, no error; the window is right."""
+    from judge.llm import adaptive
+
+    lim = AdaptiveLimit("m", ceiling=None, start=6)
+    heard: list[tuple[str, int]] = []
+    before = adaptive._observer
+    set_observer(lambda limit, event: heard.append((event, limit.window())))
+    try:
+        (t,) = await _grant(lim, 1)
+        await asyncio.to_thread(  # a thread without a running loop
+            lim.release, t, throttle="429", headers=RateHeaders.parse({"retry-after-ms": "40"})
+        )
+    finally:
+        set_observer(before)
+    assert lim._timer is None and lim.window() == 1 and heard == [("429", 1)]
+
+
 async def test_nearly_used_up_windows_stop_growth_without_a_cut():
     lim = AdaptiveLimit("m", ceiling=None, start=1)
     (t,) = await _grant(lim, 1)
