@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
+from collections.abc import Iterator
 
 import pytest
 
@@ -93,6 +95,20 @@ class Clock:
         return self.now
 
 
+@contextlib.contextmanager
+def listening() -> Iterator[list[tuple[str, int]]]:
+    """What the observer hears while the block runs: (event, window) pairs."""
+    from judge.llm import adaptive
+
+    heard: list[tuple[str, int]] = []
+    before = adaptive._observer
+    set_observer(lambda limit, event: heard.append((event, limit.window())))
+    try:
+        yield heard
+    finally:
+        set_observer(before)
+
+
 async def _settle() -> None:
     for _ in range(3):
         await asyncio.sleep(0)
@@ -160,43 +176,29 @@ async def test_a_refusal_while_restarting_restarts_again_and_a_stale_one_only_wa
 async def test_the_observer_hears_the_window_move():
     """/metrics follows the window through the observer: a throttle's pause takes it to one
     call, a success of the restart opens it again."""
-    from judge.llm import adaptive
-
     clock = Clock()
     lim = AdaptiveLimit("m", ceiling=None, start=10, clock=clock)
-    heard: list[tuple[str, int]] = []
-    before = adaptive._observer
-    set_observer(lambda limit, event: heard.append((event, limit.window())))
-    try:
+    with listening() as heard:
         (t,) = await _grant(lim, 1)
         clock.now += 0.5
         lim.release(t, throttle="429", headers=RateHeaders.parse({"retry-after-ms": "125"}))
         clock.now += 0.125
         (a,) = await _grant(lim, 1)
         lim.release(a, ok=True)
-    finally:
-        set_observer(before)
     assert heard == [("429", 1), ("limit", 2)]
 
 
 async def test_the_observer_hears_the_window_open_with_time_alone():
     """With nothing waiting, the window still reaches /metrics as the pause ends and each
     step of the restart's pace passes (real time: a 40 ms wait)."""
-    from judge.llm import adaptive
-
     lim = AdaptiveLimit("m", ceiling=None, start=6)
-    heard: list[tuple[str, int]] = []
-    before = adaptive._observer
-    set_observer(lambda limit, event: heard.append((event, limit.window())))
-    try:
+    with listening() as heard:
         (t,) = await _grant(lim, 1)
         lim.release(t, throttle="429", headers=RateHeaders.parse({"retry-after-ms": "40"}))
         assert heard == [("429", 1)] and lim.limit == pytest.approx(4.2)
         deadline = asyncio.get_running_loop().time() + 10
         while lim.restart is not None and asyncio.get_running_loop().time() < deadline:
             await asyncio.sleep(0.02)
-    finally:
-        set_observer(before)
     assert lim.restart is None and lim.in_flight == 0  # back at the limit, no call made
     assert [w for _, w in heard] == [1, 2, 3, 4]  # heard at each step, without a call
     assert lim._timer is None  # and the timers stopped with the restart
@@ -204,19 +206,12 @@ async def test_the_observer_hears_the_window_open_with_time_alone():
 
 async def test_a_release_outside_an_event_loop_sets_no_timer():
     """Watched, but released where no loop runs: no timer, no error; the window is right."""
-    from judge.llm import adaptive
-
     lim = AdaptiveLimit("m", ceiling=None, start=6)
-    heard: list[tuple[str, int]] = []
-    before = adaptive._observer
-    set_observer(lambda limit, event: heard.append((event, limit.window())))
-    try:
+    with listening() as heard:
         (t,) = await _grant(lim, 1)
         await asyncio.to_thread(  # a thread without a running loop
             lim.release, t, throttle="429", headers=RateHeaders.parse({"retry-after-ms": "40"})
         )
-    finally:
-        set_observer(before)
     assert lim._timer is None and lim.window() == 1 and heard == [("429", 1)]
 
 
