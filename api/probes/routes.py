@@ -49,7 +49,7 @@ from api.probes.runner import enqueue_probe
 from api.probes.store import ProbeStore, is_probe_id
 from eval.probing.overrides import OverrideError, make_override, target_key
 from eval.probing.params import ProbeParams
-from eval.probing.runner import export_json
+from eval.probing.stored import export_json
 
 router = APIRouter(prefix="/v1/probes", tags=["probes"])
 FORBIDDEN = {

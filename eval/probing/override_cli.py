@@ -74,7 +74,7 @@ def _read_json(path: Path, what: str) -> dict[str, Any]:
 
 def _stored_overrides(out: Path) -> dict[str, Any]:
     """The run's overrides as JSON, read (and validated) as a run reads them."""
-    from eval.probing.run_dir import read_overrides
+    from eval.probing.stored import read_overrides
 
     try:
         return {k: v.model_dump(mode="json") for k, v in read_overrides(out).items()}
@@ -121,8 +121,7 @@ def run_override_cli(args: argparse.Namespace) -> int:
                 del overrides[key]
             else:
                 overrides[key] = value
-            from eval.probing.run_dir import write_json
-            from eval.probing.runner import export_json
+            from eval.probing.stored import export_json, write_json
 
             write_json(args.out / "overrides.json", overrides)
             # a finished run's tree is rewritten now; a running one applies them at its next step

@@ -7,8 +7,6 @@ Example::
 
 from __future__ import annotations
 
-import json
-import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -19,23 +17,8 @@ from eval.probing.params import ProbeParams
 from eval.probing.runner import export, run_probe
 from eval.probing.setup import NO_LLM, build_context
 from eval.probing.storage import FileImages
+from eval.probing.stored import read_overrides, write_json
 from eval.probing.tree import Override, ProbeNode
-
-
-def write_json(path: Path, data: Any) -> None:
-    """Write JSON atomically (a killed run never leaves half a file)."""
-    tmp = path.with_suffix(f".{os.getpid()}.tmp")
-    tmp.write_text(json.dumps(data, indent=1, ensure_ascii=False), encoding="utf-8")
-    os.replace(tmp, path)
-
-
-def read_overrides(out: Path) -> dict[str, Override]:
-    """``DIR/overrides.json`` (``{"n0/1/2": {"verdict", "who", "when"}}``), when present."""
-    path = out / "overrides.json"
-    if not path.exists():
-        return {}
-    raw = json.loads(path.read_text(encoding="utf-8"))
-    return {k: Override.model_validate(v) for k, v in raw.items()}
 
 
 def make_judge(overrides: dict[str, Any], params: ProbeParams) -> Any:

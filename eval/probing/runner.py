@@ -39,22 +39,6 @@ def export(root: ProbeNode, ctx: ProbeContext, extra: dict[str, Any] | None = No
     return out
 
 
-def export_json(
-    snapshot: dict[str, Any], overrides: dict[str, Any], params: dict[str, Any]
-) -> dict[str, Any]:
-    """A stored export with the current overrides applied and the metrics recomputed."""
-    from eval.probing.overrides import apply_overrides
-
-    root = ProbeNode.from_json(snapshot["root"])
-    apply_overrides(root, overrides)
-    out = dict(snapshot)
-    out["root"] = root.to_json()
-    out["metrics"] = tree_metrics(root, float(params.get("bug_threshold", 0.75)))
-    if "baseline" in out and out["baseline"].get("metrics"):
-        out["comparison"] = comparison(out["metrics"], out["baseline"]["metrics"])
-    return out
-
-
 async def _bfs(ctx: ProbeContext, root: ProbeNode, update: Update) -> None:
     parents: dict[str, ProbeNode | None] = {root.id: None}
     level = [root]
