@@ -1,4 +1,4 @@
-"""Skill cards: the data that defines a skill (DESIGN.md §5).
+"""Skill cards: the data that defines a skill (docs/design.md#skills-and-cards).
 
 A card names its kind (code), its modality, the task categories it applies to, its
 rubric (for subjective skills), its prompt template file and its version. Bump the

@@ -37,9 +37,7 @@ def test_built_in_cards_take_every_primitive_on_their_side() -> None:
 
 
 @pytest.mark.parametrize("batching", ["per_checkpoint", "per_modality"])
-def test_a_second_general_card_never_duplicates_a_checkpoint(
-    tmp_path: Path, batching: str
-) -> None:
+def test_a_second_general_card_never_duplicates_a_checkpoint(tmp_path: Path, batching: str) -> None:
     write_card(tmp_path, "strict_image_check", "image")
     items = plan_work(example_task(), registry_with(tmp_path), n_images=1, batching=batching)
     for side in ("prompt", "image"):
@@ -67,9 +65,7 @@ def test_a_primitive_card_takes_exactly_its_checkpoints(tmp_path: Path) -> None:
 
 def test_a_primitive_card_batches_its_own_checkpoints(tmp_path: Path) -> None:
     write_card(tmp_path, "ocr_check", "image", primitives=["text"])
-    items = plan_work(
-        example_task(), registry_with(tmp_path), n_images=1, batching="per_modality"
-    )
+    items = plan_work(example_task(), registry_with(tmp_path), n_images=1, batching="per_modality")
     image = {i.skill: i.checks for i in items if i.modality == "image" and i.checks}
     assert image["ocr_check"] == ("c7", "c8")
     assert len(image["image_check"]) == 10

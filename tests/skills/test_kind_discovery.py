@@ -52,7 +52,11 @@ def test_listing_kinds_imports_no_kind_module_and_no_model_library() -> None:
         "print(sorted(m for m in heavy if m in sys.modules))\n"
     )
     out = subprocess.run(
-        [sys.executable, "-c", probe], cwd=REPO, capture_output=True, text=True, check=True,
+        [sys.executable, "-c", probe],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        check=True,
         env={"PYTHONPATH": str(REPO), "PATH": "/usr/bin:/bin"},
     )
     assert out.stdout.strip() == "[]", out.stderr
