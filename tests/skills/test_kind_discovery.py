@@ -13,19 +13,18 @@ from skills.kinds.discovery import discover_kinds, registrations
 from skills.registry import default_registry
 
 REPO = Path(__file__).resolve().parents[2]
+MODULES = {  # kind -> its module's name in skills/kinds and skills/local
+    "subjective-rubric": "subjective",
+    "objective-checklist": "objective",
+    "safety": "safety",
+    "pairwise-preference": "pairwise",
+    "edit-rubric": "edit",
+}
 BUILT_IN = {
-    ("subjective-rubric", "llm"): "skills.kinds.subjective",
-    ("objective-checklist", "llm"): "skills.kinds.objective",
-    ("safety", "llm"): "skills.kinds.safety",
-    ("pairwise-preference", "llm"): "skills.kinds.pairwise",
-    ("edit-rubric", "llm"): "skills.kinds.edit",
+    **{(kind, "llm"): f"skills.kinds.{m}" for kind, m in MODULES.items()},
+    **{(kind, "local"): f"skills.local.{m}" for kind, m in MODULES.items()},
     ("shift-metrics", "llm"): "skills.kinds.shift",
-    ("subjective-rubric", "local"): "skills.local.subjective",
-    ("objective-checklist", "local"): "skills.local.objective",
-    ("safety", "local"): "skills.local.safety",
-    ("pairwise-preference", "local"): "skills.local.pairwise",
-    ("edit-rubric", "local"): "skills.local.edit",
-    ("shift-metrics", "local"): "skills.kinds.shift",
+    ("shift-metrics", "local"): "skills.kinds.shift",  # model-free: one module for both
 }
 
 
