@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
 
+from judge.cli.main import main
 from judge.domain.task import Primitive
 from judge.modes.score.planning import plan_work
 from skills.card import SkillCard
@@ -149,3 +151,20 @@ def test_the_judge_refuses_conflicting_cards_when_it_resolves_its_skills(
     write_card(tmp_path, "sign_check", "image", primitives=["text"])
     with pytest.raises(ValueError, match=r"'ocr_check'.*'sign_check'"):
         make_judge(card_dirs=[str(tmp_path)])
+
+
+def test_judge_skills_shows_which_primitives_a_card_takes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+
+    write_card(tmp_path, "ocr_check", "image", primitives=["text"])
+    monkeypatch.setenv("JUDGE_SKILL_DIRS", str(tmp_path))
+    assert main(["skills", "--json"]) == 0
+    rows = {r["name"]: r for r in json.loads(capsys.readouterr().out)}
+    assert rows["ocr_check"]["primitives"] == ["text"] and rows["image_check"]["primitives"] == []
+    assert main(["skills"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert [ln for ln in lines if "primitives" in ln] == [
+        next(ln for ln in lines if ln.startswith("ocr_check"))
+    ]
+    assert next(ln for ln in lines if ln.startswith("ocr_check")).endswith("(primitives: text)")
