@@ -25,18 +25,9 @@ from typing import Any
 
 from PIL import Image, ImageDraw
 
+from skills.primitives import PRIMITIVES as PRIMS
+
 CATEGORIES = ("OE", "CO", "IM")
-PRIMS = (
-    "abstract_intent",
-    "audience_intent",
-    "implicit_style",
-    "semantic_negation",
-    "attribute_binding",
-    "spatial_relation",
-    "quantity",
-    "text",
-    "hard_constraint",
-)
 
 
 def parser() -> argparse.ArgumentParser:

@@ -30,10 +30,15 @@ contracts. These four load on first use, so ``import judge`` stays cheap.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from judge.client import AsyncClient, Client, ServiceError
 from judge.front import ascore, compare, edit, score
+
+if TYPE_CHECKING:  # loaded on first use by __getattr__ below; named here for type checkers
+    from judge.config import JudgeSettings
+    from judge.domain import Result, Submission
+    from judge.engine import Judge
 
 __all__ = [
     "AsyncClient",

@@ -32,7 +32,7 @@ from pathlib import Path
 import numpy as np
 
 from memory import index as faiss_index
-from memory.exemplar import ExemplarError, ExemplarRecord, dump_jsonl, parse_lines
+from memory.exemplar import ExemplarError, ExemplarRecord, dump_jsonl
 from memory.manifest import EncoderInfo, Manifest
 from memory.memory import Memory, MemoryDamaged, encode_records, encoder_for
 from memory.paths import user_data_dir
@@ -43,7 +43,7 @@ _LOAD_ATTEMPTS = 5
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,99}$")
 
 
-SHIPPED_DIR = Path(__file__).parent / "store"
+SHIPPED_DIR = Path(__file__).parent / "shipped"
 """The memories shipped with the package: read-only, never written to."""
 
 
@@ -418,8 +418,3 @@ def _write_images(folder: Path, images: dict[str, bytes]) -> list[Path]:
             path.unlink(missing_ok=True)
         raise
     return created
-
-
-def records_from_lines(lines: list[str], source: str) -> list[ExemplarRecord]:
-    """Validate exemplar JSONL lines (for callers that have text, not a file)."""
-    return parse_lines(lines, source)

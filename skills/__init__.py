@@ -1,1 +1,1 @@
-"""The skill library: skill kinds as code, skill cards as data (DESIGN.md §5)."""
+"""The skill library: skill kinds as code, skill cards as data (docs/design.md#skills-and-cards)."""

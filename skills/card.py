@@ -1,4 +1,4 @@
-"""Skill cards: the data that defines a skill (DESIGN.md §5).
+"""Skill cards: the data that defines a skill (docs/design.md#skills-and-cards).
 
 A card names its kind (code), its modality, the task categories it applies to, its
 rubric (for subjective skills), its prompt template file and its version. Bump the
@@ -22,9 +22,15 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from skills.primitives import PRIMITIVES, unknown_primitives
+
 Modality = str
 """What a card looks at: a view role such as ``prompt``, ``image`` or ``pair`` (open set)."""
 CATEGORIES = ("OE", "CO", "IM")
+CHECKLIST_SIDES = ("prompt", "image")
+"""The sides a checklist card checks: the prompt (QA) or each image (VQA)."""
+BUILTIN_DIR = Path(__file__).parent / "cards"
+"""The folder of the cards shipped with the package."""
 _NAME = re.compile(r"^[a-z][a-z0-9_]*$")
 
 
@@ -81,6 +87,11 @@ class SkillCard(BaseModel):
     show_prompt: bool = Field(
         default=True, description="whether the judge sees the prompt (pairwise cards)"
     )
+    primitives: list[str] = Field(
+        default_factory=list,
+        description="for checklist cards: the checkpoint primitives this card serves on its "
+        "side (empty: every primitive no other card claims)",
+    )
 
     @field_validator("name")
     @classmethod
@@ -104,8 +115,27 @@ class SkillCard(BaseModel):
             raise ValueError(f"unknown categories {bad}; use {list(CATEGORIES)}")
         return v
 
+    @field_validator("primitives")
+    @classmethod
+    def _known_primitives(cls, v: list[str]) -> list[str]:
+        bad = unknown_primitives(v)
+        if bad:
+            raise ValueError(f"unknown primitives {bad}; use {list(PRIMITIVES)}")
+        return v
+
     @model_validator(mode="after")
     def _kind_fields(self) -> SkillCard:
+        checklist = self.kind == "objective-checklist"
+        if self.primitives and not checklist:
+            raise ValueError(
+                f"card {self.name!r}: only objective-checklist cards route by primitives; "
+                f"remove 'primitives' from this {self.kind} card"
+            )
+        if checklist and self.modality not in CHECKLIST_SIDES:
+            raise ValueError(
+                f"card {self.name!r}: a checklist card checks one side, "
+                f"modality must be one of {list(CHECKLIST_SIDES)}, not {self.modality!r}"
+            )
         if self.kind in ("subjective-rubric", "edit-rubric") and not self.dimensions:
             raise ValueError(f"card {self.name!r}: a {self.kind} card needs dimensions")
         if self.kind == "safety" and not self.safety_categories:
@@ -113,6 +143,13 @@ class SkillCard(BaseModel):
         if self.kind == "pairwise-preference" and not self.question.strip():
             raise ValueError(f"card {self.name!r}: a pairwise-preference card needs a question")
         return self
+
+    @property
+    def builtin(self) -> bool:
+        """Whether the card ships with the package (its file is under ``skills/cards``)."""
+        return self.source is not None and Path(self.source).resolve().is_relative_to(
+            BUILTIN_DIR.resolve()
+        )
 
     @property
     def dimension_names(self) -> list[str]:

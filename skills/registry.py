@@ -19,14 +19,16 @@ from collections.abc import Iterable
 from functools import cache
 from pathlib import Path
 
-from skills.card import SkillCard
+from skills.card import BUILTIN_DIR, SkillCard
 from skills.kinds import Skill, build_skill
+from skills.routing import all_checklist_routes
 
-CARD_DIR = Path(__file__).parent / "cards"
+CARD_DIR = BUILTIN_DIR
 
 
 class SkillRegistry:
-    """Cards by name, with helpful errors for unknown names and duplicate definitions."""
+    """Cards by name, with helpful errors for unknown names, duplicate definitions and two
+    checklist cards claiming the same checkpoints (see :mod:`skills.routing`)."""
 
     def __init__(self, cards: Iterable[SkillCard]):
         self._cards: dict[str, SkillCard] = {}
@@ -39,6 +41,7 @@ class SkillRegistry:
                     f"{self._cards[card.name].source} and {card.source}"
                 )
             self._cards[card.name] = card
+        self._routes = all_checklist_routes(self._cards.values())
 
     @classmethod
     def from_dirs(cls, dirs: Iterable[Path]) -> SkillRegistry:
@@ -138,6 +141,16 @@ class SkillRegistry:
                 names = [self.card(item).name]
             out += [n for n in names if n not in out]
         return out
+
+    def checklist_card(self, side: str, primitive: str, category: str) -> str | None:
+        """The checklist card that checks ``primitive`` checkpoints on ``side`` (``prompt``
+        or ``image``) for ``category`` tasks; None when no card does.
+
+        Example:
+            >>> default_registry().checklist_card("image", "quantity", "CO")
+            'image_check'
+        """
+        return self._routes.get((side, category), {}).get(primitive)
 
     def cards(
         self,

@@ -1,6 +1,6 @@
 """Request and response models of the HTTP API (separate from the engine's domain).
 
-``POST /v1/score`` takes either a Submission (DESIGN.md §7) or
+``POST /v1/score`` takes either a Submission (docs/design.md#submission-and-result-mode-score) or
 ``{"submission": Submission, "options": ScoreOptions}``.
 
 Example:

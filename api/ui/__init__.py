@@ -1,4 +1,5 @@
-"""The web UI (DESIGN.md §11): server-rendered Jinja2 pages under ``/ui/`` with local CSS/JS.
+"""The web UI: server-rendered Jinja2 pages under ``/ui/`` with local CSS/JS
+(docs/design.md#the-web-ui).
 
 Every page goes through :func:`render`, which escapes all template values (autoescape on for
 every template) and sends the UI's security headers: a strict Content-Security-Policy (only

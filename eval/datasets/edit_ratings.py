@@ -65,7 +65,8 @@ class EditRatingsDataset:
         return self._path(data)
 
     def load(self, data: Path) -> list[EvalItem]:
-        """One item per edit; the submission is an edit (DESIGN.md §10)."""
+        """One item per edit; the submission is an edit
+        (docs/design.md#edit-submission-and-result)."""
         path = self._path(data)
         if not path.is_file():
             raise FileNotFoundError(f"{path} not found (edit-ratings expects {FILE})")

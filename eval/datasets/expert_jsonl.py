@@ -3,7 +3,7 @@
 Schema (one JSON object per line)::
 
     {"id": "co_106-gpt52-flux",
-     "task": {... a Task as in DESIGN.md §7, with its checklist ...},
+     "task": {... a Task (docs/design.md#submission-and-result-mode-score) and its checklist ...},
      "prompt": "...", "image": "images/co_106.png",          # relative to the file
      "backend": "flux-pro", "prompter": {"id": "gpt-5.2", "kind": "mllm"},
      "subjective": {"prompt": {"instructional_clarity": {"mean": 3.67, "raters": [4, 3, 4]}},

@@ -5,8 +5,9 @@ Stages: read (bad lines reported) → keywords per time window → model relevan
 screenshot parsing → feedback labels. Relevance calls run concurrently; then every thread goes
 through its own stages concurrently with the others, each stage under its own cap. Every
 answer is journalled first (:mod:`eval.evidence.calls`): re-running resumes and pays for no
-call twice. Outputs (DESIGN.md §14): ``suite.t2i.jsonl``, ``suite.i2i.jsonl``,
-``analysis.jsonl``, ``report.json`` and ``failures.png``.
+call twice. Outputs (docs/design.md#task-suites-from-posts-and-by-edit-type):
+``suite.t2i.jsonl``, ``suite.i2i.jsonl``, ``analysis.jsonl``, ``report.json`` and
+``failures.png``.
 
 Example::
 

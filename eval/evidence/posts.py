@@ -1,4 +1,5 @@
-"""Reading a posts export: JSONL, one post a line (DESIGN.md §14).
+"""Reading a posts export: JSONL, one post a line
+(docs/design.md#task-suites-from-posts-and-by-edit-type).
 
 A line is ``{"id", "text", "created_at", "author", "reply_to"?, "quotes"?, "images"?}``;
 image references are paths relative to the export's folder, or URLs (fetched only when

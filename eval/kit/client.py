@@ -1,8 +1,8 @@
 """The one way a workflow gets a judgment: a :class:`JudgeClient`.
 
 Three implementations behind one interface — ``await client.score(submission, base_dir,
-options)`` returns the Result JSON (DESIGN.md §7) or raises :class:`JudgeCallError` with the
-reason:
+options)`` returns the Result JSON (docs/design.md#submission-and-result-mode-score)
+or raises :class:`JudgeCallError` with the reason:
 
 - :class:`LocalJudge` — the engine in this process (one gateway and cache for the run);
 - :class:`LocalJudge` with ``batch=ProviderBatch(...)`` — the same, its model calls sent through

@@ -21,7 +21,7 @@ from eval.kit.client import LocalJudge
 from eval.metaeval.runner import run_items
 from judge.config import JudgeSettings
 from judge.llm.batch.deferral import ProviderBatch
-from judge.llm.batch.ledger import Journal
+from judge.llm.batch.ledger import BatchLedger
 from judge.llm.batch.rounds import run_in_rounds
 
 FOLDER = "provider-batch"
@@ -83,7 +83,7 @@ async def score_in_batches(
 def batch_summary(run_dir: Path, fallback: str) -> dict[str, Any]:
     """The run's batch accounting for the report: requests by state and route, batches,
     tokens, cost at the batch price, the list price and what the batch discount saved."""
-    journal = Journal(run_dir / FOLDER / "journal.sqlite")
+    journal = BatchLedger(run_dir / FOLDER / "journal.sqlite")
     try:
         return {"fallback": fallback, **journal.summary()}
     finally:

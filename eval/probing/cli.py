@@ -8,7 +8,7 @@ Example:
 
 The run folder holds ``probe.json`` (the options), ``journal.jsonl`` (every finished step; a
 re-run resumes from it, also after ``kill -9``), ``images/`` and ``tree.json`` (rewritten as
-the tree grows; DESIGN.md §10).
+the tree grows; docs/design.md#probes).
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Metrics of a probe tree: #bugs, APR and AFR per node and per tree, and judge–human agreement.
+"""Metrics of a probe tree: #bugs, APR and AFR over its tests, and judge–human agreement.
 
 Following the paper: a test pair (image, input) passes or fails; APR = passes / labelled pairs
 of the tree's tests (localisation renders are never counted), AFR = 1 − APR; a *bug* is an
@@ -36,11 +36,6 @@ def _tests_metrics(tests: list[ProbeTest], bug_threshold: float) -> dict[str, An
         "n_unlabelled": sum(1 for t in tests for v in t.verdicts if v is None)
         + sum(1 for t in tests if not t.verdicts),
     }
-
-
-def node_metrics(node: ProbeNode, bug_threshold: float = 0.75) -> dict[str, Any]:
-    """The metrics of one node's own tests."""
-    return _tests_metrics(node.tests, bug_threshold)
 
 
 def tree_metrics(root: ProbeNode, bug_threshold: float = 0.75) -> dict[str, Any]:

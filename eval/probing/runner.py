@@ -27,8 +27,8 @@ async def _nothing(root: ProbeNode) -> None:
 
 
 def export(root: ProbeNode, ctx: ProbeContext, extra: dict[str, Any] | None = None) -> dict:
-    """``{"root": NODE, "metrics": {...}, "params": {...}}`` (DESIGN.md §10), overrides applied
-    by the caller."""
+    """``{"root": NODE, "metrics": {...}, "params": {...}}`` (docs/design.md#probes),
+    overrides applied by the caller."""
     out = {
         "root": root.to_json(),
         "metrics": tree_metrics(root, ctx.params.bug_threshold),

@@ -1,4 +1,4 @@
-"""The topic tree: nodes, their tests and failures, in the shape of DESIGN.md §10.
+"""The topic tree: nodes, their tests and failures, in the shape of docs/design.md#probes.
 
 A NODE serialises as ``{"id", "topic", "depth", "tests": [...], "pass_rate", "reflection",
 "failures": [...], "children": [...]}`` plus a few extras (``status``, ``reason``,

@@ -1,5 +1,5 @@
-"""The study file (DESIGN.md §10): ``[study]``, ``[[prompters]]``, ``[[backends]]``, ``[judge]``
-and the runner's own ``[run]`` options.
+"""The study file (docs/design.md#studies): ``[study]``, ``[[prompters]]``, ``[[backends]]``,
+``[judge]`` and the runner's own ``[run]`` options.
 
 Paths (``tasks``, a human prompter's ``prompts``) are relative to the study file. Every model
 entry (prompters, backends, the judge) takes ``api_base`` and ``api_key_env`` (the *name* of the

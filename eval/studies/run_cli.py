@@ -26,7 +26,7 @@ EXIT_INPUT, EXIT_STOPPED, EXIT_INTERRUPTED = 2, 5, 130
 def register(actions: argparse._SubParsersAction) -> None:
     """Add ``judge study run``."""
     p = actions.add_parser("run", help="run a study: prompts → images → judge → results.jsonl")
-    p.add_argument("study", type=Path, help="study file (TOML, DESIGN.md §10)")
+    p.add_argument("study", type=Path, help="study file (TOML, docs/design.md#studies)")
     p.add_argument("--out", type=Path, required=True, help="output folder (resumed if it exists)")
     p.add_argument(
         "--dry-run",

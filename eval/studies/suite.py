@@ -1,4 +1,5 @@
-"""Task suites: a JSONL file of tasks (DESIGN.md §7 ``task`` objects plus tags), one per line.
+"""Task suites: a JSONL file of tasks, one per line: ``task`` objects plus tags
+(docs/design.md#submission-and-result-mode-score).
 
 Each line is a judge task (``id``, ``category``, ``brief``, ``target_image``, ``checklist``)
 with ``tags`` (``primitives``, ``topic``, ``difficulty``) and, for checklists a model wrote,

@@ -1,6 +1,6 @@
 """``judge compare FILE``: judge pairwise comparisons and print ComparisonResults.
 
-FILE is one comparison (JSON object, DESIGN.md §10), a JSON list of them, or JSONL. One
+FILE is one comparison (JSON object, docs/design.md#comparison), a JSON list of them, or JSONL. One
 comparison prints one JSON document; several print JSONL (one result per line, input
 order), run concurrently with a progress bar on stderr. ``--votes`` also writes the decided
 criteria as vote rows for ``judge leaderboard`` (CSV when the name ends in ``.csv``).
@@ -33,7 +33,9 @@ def register(sub: argparse._SubParsersAction) -> None:
         description=__doc__,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    p.add_argument("file", type=Path, help="comparison JSON, JSON list or JSONL (DESIGN.md §10)")
+    p.add_argument(
+        "file", type=Path, help="comparison JSON, JSON list or JSONL (docs/design.md#comparison)"
+    )
     p.add_argument("--backend", choices=["auto", "llm", "local"], help="as for `judge score`")
     p.add_argument("--model", help="litellm model string (env JUDGE_MODEL)")
     p.add_argument("--api-base", help="provider base URL (env JUDGE_API_BASE)")

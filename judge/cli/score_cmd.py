@@ -25,7 +25,11 @@ EXIT_UNSCORED = 4
 def register(sub: argparse._SubParsersAction) -> None:
     """Add the ``score`` verb."""
     p = sub.add_parser("score", help="score one submission file and print the Result JSON")
-    p.add_argument("submission", type=Path, help="submission JSON file (DESIGN.md §7)")
+    p.add_argument(
+        "submission",
+        type=Path,
+        help="submission JSON file (docs/design.md#submission-and-result-mode-score)",
+    )
     p.add_argument(
         "--backend",
         choices=["auto", "llm", "local"],

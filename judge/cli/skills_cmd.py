@@ -21,7 +21,16 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         rows = [
             c.model_dump(
-                include={"name", "kind", "version", "modality", "categories", "memory", "enabled"}
+                include={
+                    "name",
+                    "kind",
+                    "version",
+                    "modality",
+                    "categories",
+                    "memory",
+                    "enabled",
+                    "primitives",
+                }
             )
             | {"dimensions": c.dimension_names}
             for c in cards
@@ -32,5 +41,7 @@ def run(args: argparse.Namespace) -> int:
     for c in cards:
         cats = ",".join(c.categories)
         flag = "" if c.enabled else "  (disabled)"
+        if c.primitives:  # a checklist card that takes only these primitives' checkpoints
+            flag += f"  (primitives: {', '.join(c.primitives)})"
         print(f"{c.name:26} {c.kind:20} {c.modality:8} {cats:11} {c.version}{flag}")
     return 0

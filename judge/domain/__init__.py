@@ -1,4 +1,5 @@
-"""Public data contracts of the judge (DESIGN.md §7): tasks, submissions and results."""
+"""Public data contracts of the judge: tasks, submissions and results
+(docs/design.md#submission-and-result-mode-score)."""
 
 from judge.domain.result import (
     CheckItem,

@@ -1,4 +1,4 @@
-"""The Result contract (DESIGN.md §7).
+"""The Result contract (docs/design.md#submission-and-result-mode-score).
 
 A null ``score`` or ``verdict`` always comes with a ``reason``; unscored items are
 reported, counted and excluded from rates, never counted as failures.

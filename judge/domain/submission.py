@@ -30,7 +30,7 @@ class Prompter(BaseModel):
 
 
 class Submission(BaseModel):
-    """The unit the judge scores (DESIGN.md §7)."""
+    """The unit the judge scores (docs/design.md#submission-and-result-mode-score)."""
 
     model_config = ConfigDict(extra="forbid")
 

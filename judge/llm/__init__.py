@@ -1,4 +1,4 @@
-"""The LLM gateway: every model call goes through litellm here (DESIGN.md §4).
+"""The LLM gateway: every model call goes through litellm here (docs/design.md#the-model-gateway).
 
 Importing this package sets litellm's offline defaults before any module of it imports
 litellm: the bundled price map and Anthropic beta-header table instead of a fetch from GitHub

@@ -1,4 +1,4 @@
-"""The mode registry: every kind of judgment the engine can run (DESIGN.md §10).
+"""The mode registry: every kind of judgment the engine can run (docs/design.md#modes).
 
 Modes are the sub-packages of ``judge.modes`` (each registers one :class:`Mode` instance
 when imported) plus any registered at run time with :func:`register_mode`. Packages are

@@ -1,4 +1,4 @@
-"""What a mode is: a registered unit of judgment (DESIGN.md §10).
+"""What a mode is: a registered unit of judgment (docs/design.md#modes).
 
 A mode owns its request model, how its inputs become named *views* (decoded images by
 name), the work it plans, the inputs each skill call sees, the safety targets, and how the

@@ -1,4 +1,5 @@
-"""Encoder registry: specs to lazily loaded, cached encoders (DESIGN.md §6, §9).
+"""Encoder registry: specs to lazily loaded, cached encoders
+(docs/design.md#exemplar-memories-and-encoders, docs/design.md#offline-by-default).
 
 A spec is ``name`` or ``name:argument``:
 

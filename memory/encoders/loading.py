@@ -1,10 +1,10 @@
 """Where an encoder's weights come from, and errors that say what to do when they are missing.
 
 A model reference is either a local folder or a Hugging Face hub id. The machines this
-service runs on have no hub (DESIGN.md §9), so a hub id only works when its files are
-already in the local cache; otherwise the loader's ``OSError`` becomes a ``RuntimeError``
-telling the user to pass a local path. Encoder ids use the model *name* (the last path
-component), never the absolute path, so they are stable across machines.
+service runs on have no hub (docs/design.md#offline-by-default), so a hub id only works
+when its files are already in the local cache; otherwise the loader's ``OSError`` becomes a
+``RuntimeError`` telling the user to pass a local path. Encoder ids use the model *name* (the
+last path component), never the absolute path, so they are stable across machines.
 
 Example:
     >>> source = model_source("facebook/dinov2-giant")

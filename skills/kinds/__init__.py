@@ -1,9 +1,11 @@
 """Skill kinds: code that turns a card into an async skill, per backend.
 
 Each kind has an implementation per backend: ``llm`` (a judge model through the gateway)
-and ``local`` (packaged local models and exemplar memories, no network). Kinds register
-themselves with :func:`register_kind`; :func:`build_skill` imports the kind's module lazily
-and fails helpfully on an unknown kind or backend.
+and ``local`` (packaged local models and exemplar memories, no network). A kind is a module
+of ``skills/kinds/`` (``llm``) or ``skills/local/`` (``local``) with a function decorated by
+:func:`register_kind`; nothing else lists it. The registry finds those modules by reading
+their source (:mod:`skills.kinds.discovery`), and :func:`build_skill` imports a kind's module
+only when a card of that kind is built, failing helpfully on an unknown kind or backend.
 
 Example:
     >>> sorted(available_kinds())[:3]
@@ -22,25 +24,14 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
 from skills.card import SkillCard
+from skills.kinds.discovery import discover_kinds
 from skills.types import ModelClient, SkillInput, SkillOutput
 
 SkillFn = Callable[[SkillInput, ModelClient], Awaitable[SkillOutput]]
 Factory = Callable[[SkillCard], SkillFn]
 
-_MODULES: dict[tuple[str, str], str] = {
-    ("subjective-rubric", "llm"): "skills.kinds.subjective",
-    ("objective-checklist", "llm"): "skills.kinds.objective",
-    ("safety", "llm"): "skills.kinds.safety",
-    ("pairwise-preference", "llm"): "skills.kinds.pairwise",
-    ("edit-rubric", "llm"): "skills.kinds.edit",
-    ("shift-metrics", "llm"): "skills.kinds.shift",
-    ("subjective-rubric", "local"): "skills.local.subjective",
-    ("objective-checklist", "local"): "skills.local.objective",
-    ("safety", "local"): "skills.local.safety",
-    ("pairwise-preference", "local"): "skills.local.pairwise",
-    ("edit-rubric", "local"): "skills.local.edit",
-    ("shift-metrics", "local"): "skills.kinds.shift",
-}
+_MODULES: dict[tuple[str, str], str] = {}
+"""Kinds registered with an explicit ``module`` (outside the kind packages)."""
 _FACTORIES: dict[tuple[str, str], Factory] = {}
 
 
@@ -64,7 +55,21 @@ class Skill:
 def register_kind(
     name: str, backend: str = "llm", module: str | None = None
 ) -> Callable[[Factory], Factory]:
-    """Decorator registering a factory ``card -> async skill`` for ``(name, backend)``."""
+    """Decorator registering a factory ``card -> async skill`` for ``(name, backend)``.
+
+    In a module of ``skills/kinds/`` or ``skills/local/``, write the names as plain strings:
+    the registry reads them from the source to know the kind before importing it. Elsewhere,
+    pass ``module`` (the decorated function's module) so the kind is listed before its module
+    is imported; in both cases nothing else needs to name the kind.
+
+    Example (``skills/kinds/echo.py``; ``skills/local/echo.py`` with ``backend="local"``)::
+
+        @register_kind("echo")
+        def echo(card: SkillCard) -> SkillFn:
+            async def run(inp: SkillInput, client: ModelClient) -> SkillOutput:
+                return SkillOutput()
+            return run
+    """
 
     def deco(factory: Factory) -> Factory:
         _FACTORIES[(name, backend)] = factory
@@ -75,21 +80,27 @@ def register_kind(
     return deco
 
 
+def _modules() -> dict[tuple[str, str], str]:
+    """``(kind, backend) -> module``: the discovered kinds and the explicitly placed ones."""
+    return {**discover_kinds(), **_MODULES}
+
+
 def available_kinds() -> list[str]:
     """Every kind name the registry knows (imported or not)."""
-    return sorted({k for k, _ in (*_MODULES, *_FACTORIES)})
+    return sorted({k for k, _ in (*_modules(), *_FACTORIES)})
 
 
 def available_backends() -> list[str]:
     """Every backend some kind is implemented for."""
-    return sorted({b for _, b in (*_MODULES, *_FACTORIES)})
+    return sorted({b for _, b in (*_modules(), *_FACTORIES)})
 
 
 def build_skill(card: SkillCard, backend: str = "llm") -> Skill:
     """Bind ``card`` to the code of its kind for ``backend``."""
     key = (card.kind, backend)
-    if key not in _FACTORIES and key in _MODULES:
-        importlib.import_module(_MODULES[key])
+    modules = _modules()
+    if key not in _FACTORIES and key in modules:
+        importlib.import_module(modules[key])
     factory = _FACTORIES.get(key)
     if factory is None:
         if card.kind not in available_kinds():

@@ -1,4 +1,4 @@
-"""Model-free shift metrics for image edits (DESIGN.md §10, issue 10 item 3).
+"""Model-free shift metrics for image edits (docs/design.md#edit-submission-and-result).
 
 ``color_shift`` (CIELAB sliced Wasserstein, ΔE units), ``structure_distance`` (deep patch
 self-similarity), ``face_identity`` (dlib descriptors, best cosine) and ``text_rendering``

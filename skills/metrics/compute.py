@@ -49,7 +49,7 @@ def compute_all(
     requested_text: Sequence[str] | None = None,
     max_side: int = MAX_SIDE,
 ) -> dict[str, MetricValue]:
-    """Shift metrics of an edit, keyed by metric name (DESIGN.md §10 "Edit result").
+    """Shift metrics of an edit, keyed by metric name (docs/design.md#edit-submission-and-result).
 
     ``metrics`` selects metric names (default: all registered). ``applicability`` passes a
     model's decision per metric (``True``/``False`` or ``(bool, reason)``); metrics it does

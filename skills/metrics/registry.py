@@ -34,7 +34,8 @@ class Metric:
 
     name: ClassVar[str]
     direction: ClassVar[str]
-    order: ClassVar[int] = 100  # position in results (DESIGN.md §10 order for the built-ins)
+    # position in results (the built-ins in the order of docs/design.md#edit-submission-and-result)
+    order: ClassVar[int] = 100
 
     def applicability(self, instruction: str) -> tuple[bool, str | None, dict[str, Any]]:
         """Whether the metric applies to ``instruction``: ``(applies, reason, facts)``.

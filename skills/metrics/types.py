@@ -33,7 +33,7 @@ class MetricValue:
         return cls(value=None, applicable=True, reason=reason, details=dict(details))
 
     def as_dict(self) -> dict[str, Any]:
-        """The JSON form used in edit results (DESIGN.md §10)."""
+        """The JSON form used in edit results (docs/design.md#edit-submission-and-result)."""
         return {
             "value": self.value,
             "applicable": self.applicable,

@@ -28,7 +28,7 @@ from api.core.settings import ServiceSettings
 from judge.config import JudgeSettings
 
 REPO = Path(__file__).resolve().parents[2]
-SHIPPED_MEMORIES = REPO / "memory" / "store"
+SHIPPED_MEMORIES = REPO / "memory" / "shipped"
 
 
 def free_port() -> int:

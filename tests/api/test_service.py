@@ -89,7 +89,7 @@ def metrics_text(client: httpx.Client) -> str:
 
 
 def check_result_contract(body: dict) -> None:
-    """The Result contract of DESIGN.md §7."""
+    """The Result contract of docs/design.md#submission-and-result-mode-score."""
     Result.model_validate(body)
     assert body["submission_id"]
     assert body["status"] in {"scored", "partial", "blocked"}

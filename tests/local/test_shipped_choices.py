@@ -22,7 +22,7 @@ from skills.local.predictor import MemoryModel
 from skills.local.selection import cache_path, load_choices
 from skills.local.settings import config_key
 
-STORE = Path(__file__).resolve().parents[2] / "memory" / "store" / "avt-image"
+STORE = Path(__file__).resolve().parents[2] / "memory" / "shipped" / "avt-image"
 
 
 pytestmark = pytest.mark.usefixtures("predictor_defaults")

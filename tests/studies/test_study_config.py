@@ -1,4 +1,5 @@
-"""The study file: DESIGN.md §10 keys, paths relative to the file, errors naming file and key."""
+"""The study file (docs/design.md#studies): its keys, paths relative to the file, errors naming
+file and key."""
 
 from __future__ import annotations
 

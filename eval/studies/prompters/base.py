@@ -41,7 +41,7 @@ Status = Literal["ok", "refused", "empty", "missing", "failed"]
 
 
 class PrompterSpec(BaseModel):
-    """A ``[[prompters]]`` entry of a study file (DESIGN.md §10).
+    """A ``[[prompters]]`` entry of a study file (docs/design.md#studies).
 
     ``human``: prompts come from ``prompts`` (a JSONL of ``{"task_id", "prompt"}``, relative to
     the study file). ``mllm``: ``model`` (a litellm string) writes them under ``condition`` (a

@@ -44,7 +44,7 @@ from pathlib import Path
 from typing import Any, Literal, TypeVar
 
 from judge.config import JudgeSettings
-from judge.llm.batch.ledger import Journal
+from judge.llm.batch.ledger import BatchLedger
 from judge.llm.batch.provider import TERMINAL, BatchTarget, read_lines, request_line
 from judge.llm.cache import _strip_images
 from judge.llm.usage import UsageMeter
@@ -105,7 +105,7 @@ class ProviderBatch:
         self.poll_s = poll_s
         self.fallback: Fallback = fallback
         self.max_attempts = max_attempts
-        self.journal = Journal(folder / "journal.sqlite")
+        self.journal = BatchLedger(folder / "journal.sqlite")
         self.waiting_items = 0
         self._targets: dict[str, BatchTarget] = {}
         for model in settings.models():  # an unsupported provider is refused before any work

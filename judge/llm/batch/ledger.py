@@ -1,4 +1,5 @@
-"""The provider-batch journal: one SQLite file in the run folder that survives a crash.
+"""The provider-batch ledger: one SQLite file in the run folder (``journal.sqlite``) that
+survives a crash.
 
 It holds every deferred request (its full body, so it can be sent again), the state it is in,
 the batch it went out with and, once answered, the reply and its usage; and every batch with
@@ -13,7 +14,7 @@ has it) → ``collected`` (its output is in the journal).
 
 Example:
     >>> import tempfile, pathlib
-    >>> j = Journal(pathlib.Path(tempfile.mkdtemp()) / "journal.sqlite")
+    >>> j = BatchLedger(pathlib.Path(tempfile.mkdtemp()) / "journal.sqlite")
     >>> j.record("k1", "openai/gpt-4o", {"model": "gpt-4o", "messages": []})
     True
     >>> j.get("k1").state
@@ -76,8 +77,9 @@ class BatchRow:
     status: str | None
 
 
-class Journal:
-    """Requests and batches of one run; writes are committed by :meth:`commit`."""
+class BatchLedger:
+    """The deferred requests and provider batches of one run (not the event journal of the
+    eval workflows); writes are committed by :meth:`commit`."""
 
     def __init__(self, path: Path):
         path.parent.mkdir(parents=True, exist_ok=True)

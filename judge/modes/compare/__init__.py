@@ -1,4 +1,4 @@
-"""The ``compare`` mode (DESIGN.md §10): pairwise judging with both orders asked."""
+"""The ``compare`` mode (docs/design.md#comparison): pairwise judging with both orders asked."""
 
 from judge.modes import register_mode
 from judge.modes.compare.mode import CompareMode

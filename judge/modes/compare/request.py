@@ -1,4 +1,4 @@
-"""The comparison request (DESIGN.md §10): a prompt and two labelled images.
+"""The comparison request (docs/design.md#comparison): a prompt and two labelled images.
 
 Example:
     >>> c = Comparison.model_validate({"prompt": "a red fox", "a": {"image": "a.png"},

@@ -1,4 +1,4 @@
-"""The ComparisonResult contract (DESIGN.md §10).
+"""The ComparisonResult contract (docs/design.md#comparison).
 
 Example:
     >>> r = CriterionResult(winner="tie", position_consistent=False)

@@ -1,4 +1,5 @@
-"""The ``edit`` mode (DESIGN.md §10): instruction following, consistency, quality, shifts."""
+"""The ``edit`` mode: instruction following, consistency, quality, shifts
+(docs/design.md#edit-submission-and-result)."""
 
 from judge.modes import register_mode
 from judge.modes.edit.mode import EditMode

@@ -1,4 +1,5 @@
-"""The ``edit`` mode: a source image, an instruction and edited image(s) (DESIGN.md §10).
+"""The ``edit`` mode: a source image, an instruction and edited image(s)
+(docs/design.md#edit-submission-and-result).
 
 Views: ``source`` and ``images[i]``. Per edited image the planner makes one
 ``shift_metrics`` item (colour shift, structure distance, face identity, text rendering,

@@ -1,4 +1,5 @@
-"""The edit submission (DESIGN.md §10): a source image, an instruction, the edited image(s).
+"""The edit submission: a source image, an instruction, the edited image(s)
+(docs/design.md#edit-submission-and-result).
 
 Example:
     >>> e = EditSubmission.model_validate({"instruction": "Make the car blue.",

@@ -1,4 +1,4 @@
-"""The edit result contract (DESIGN.md §10).
+"""The edit result contract (docs/design.md#edit-submission-and-result).
 
 Example:
     >>> Success(threshold=4.0, passed=None, reason="visual_quality unscored").passed is None

@@ -1,4 +1,5 @@
-"""The ``score`` mode (DESIGN.md §7): a Submission in, a Result out."""
+"""The ``score`` mode: a Submission in, a Result out
+(docs/design.md#submission-and-result-mode-score)."""
 
 from judge.modes import register_mode
 from judge.modes.score.mode import ScoreMode

@@ -1,4 +1,5 @@
-"""Aggregation for the ``score`` mode: outcomes into the Result contract (DESIGN.md §7).
+"""Aggregation for the ``score`` mode: outcomes into the Result contract
+(docs/design.md#submission-and-result-mode-score).
 
 Subjective scores are kept per dimension and modality; checkpoint verdicts become
 ``rate = 100 * passed / scored``; unscored items are counted and excluded. Unscored

@@ -1,4 +1,5 @@
-"""The ``score`` mode: one prompt–image submission in, a :class:`Result` out (DESIGN.md §7).
+"""The ``score`` mode: one prompt–image submission in, a :class:`Result` out
+(docs/design.md#submission-and-result-mode-score).
 
 Views: ``images[i]`` for each generated image and ``task.target_image`` for imitation
 tasks. Subjective cards see the prompt or one image (calibrated by exemplars retrieved for

@@ -3,8 +3,9 @@
 - prompt-side subjective cards that list the category run once;
 - image-side subjective cards run per image, for the categories they list (OE and CO by
   default: imitation tasks get no subjective image scores);
-- every checkpoint runs on the prompt (QA) and on each image (VQA), one call each or one
-  call per modality when batching is ``per_modality``.
+- every checkpoint runs on the prompt (QA) and on each image (VQA), by exactly one checklist
+  card per side: the card routed to its primitive (:meth:`SkillRegistry.checklist_card`),
+  one call each or one call per card and side when batching is ``per_modality``.
 
 Example:
     >>> from skills.registry import default_registry
@@ -27,12 +28,15 @@ from skills.registry import SkillRegistry
 
 
 def _check_items(
-    task: Task, skill: str, modality: str, image: int | None, batching: str
+    task: Task, registry: SkillRegistry, skill: str, modality: str, image: int | None, batching: str
 ) -> list[WorkItem]:
+    """The items of checklist card ``skill``: the checkpoints routed to it on its side."""
+    category = task.category.value
     ids = tuple(
         cp.id
         for cp in task.checklist
         if (cp.prompt_check if modality == "prompt" else cp.image_check)
+        and registry.checklist_card(modality, cp.primitive.value, category) == skill
     )
     where = "prompt" if image is None else f"img{image}"
     views = image_views(image)
@@ -120,8 +124,8 @@ def plan_work(
             items.append(WorkItem(f"{name}/img{i}", name, "image", i, views=image_views(i)))
     for card in registry.cards(kind="objective-checklist", category=category):
         if card.modality == "prompt":
-            items += _check_items(task, card.name, "prompt", None, batching)
+            items += _check_items(task, registry, card.name, "prompt", None, batching)
         else:
             for i in range(n_images):
-                items += _check_items(task, card.name, "image", i, batching)
+                items += _check_items(task, registry, card.name, "image", i, batching)
     return items
