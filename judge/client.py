@@ -2,9 +2,11 @@
 
 It speaks HTTP only (no engine imports): ``score`` and ``compare`` one item, ``submit`` a
 batch, ``wait`` for it with a progress bar, ``results`` streams the finished items in input
-order. Local image paths are sent inline as ``data:`` URLs. 429 and 502/503/504 answers and
-dropped connections are retried with exponential backoff (``Retry-After`` honoured); any
-other error answer raises :class:`ServiceError` with the service's code, field and message.
+order. Local image paths are sent inline as ``data:`` URLs. The transport underneath
+(:mod:`judge.transport`, shared with the workflows' admin client) retries 429 and
+502/503/504 answers and dropped connections with exponential backoff (``Retry-After``
+honoured); any other error answer raises :class:`ServiceError` with the service's code,
+field and message.
 
 Example::
 
@@ -24,7 +26,6 @@ from __future__ import annotations
 
 import asyncio
 import base64
-import itertools
 import json
 import mimetypes
 import os
@@ -32,25 +33,19 @@ import sys
 import time
 from collections.abc import AsyncIterator, Iterable, Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from judge.errors import InputError, JudgeError
+from judge.errors import InputError
+from judge.transport import (
+    RETRY_STATUSES,
+    AsyncTransport,
+    ServiceError,
+    Transport,
+    raise_for,
+)
 
-if TYPE_CHECKING:  # httpx loads when a client is made: ``import judge`` stays cheap
-    import httpx
-
-RETRY_STATUSES = (429, 502, 503, 504)
-
-
-class ServiceError(JudgeError):
-    """An error answer of the service (after retries); ``status``, ``code`` and ``field``
-    come from its ``{"error": {...}}`` body."""
-
-    def __init__(self, status: int, message: str, code: str | None = None,
-                 field: str | None = None):
-        where = f" ({field})" if field else ""
-        super().__init__(f"service answered {status}{where}: {message}")
-        self.status, self.code, self.field = status, code, field
+__all__ = ["RETRY_STATUSES", "AsyncClient", "Client", "ServiceError", "data_url", "inline",
+           "inline_request"]
 
 
 def data_url(path: Path) -> str:
@@ -88,48 +83,8 @@ def inline_request(item: dict[str, Any], base_dir: Path | None = None) -> dict[s
     return out
 
 
-def _raise_for(resp: httpx.Response) -> None:
-    if resp.status_code < 400:
-        return
-    try:
-        err = resp.json().get("error") or {}
-    except (ValueError, AttributeError):
-        err = {}
-    message = err.get("message") or resp.text[:300] or resp.reason_phrase
-    raise ServiceError(resp.status_code, message, err.get("code"), err.get("field"))
-
-
-class _Base:
-    """Address, key, retry policy and request bodies shared by both clients."""
-
-    def __init__(self, url: str, key: str | None = None, *, retries: int = 4,
-                 backoff_s: float = 0.5, max_backoff_s: float = 16.0, timeout_s: float = 600.0):
-        self.url = url.rstrip("/")
-        key = key or os.environ.get("JUDGE_SERVICE_KEY")
-        self.headers = {"Authorization": f"Bearer {key}"} if key else {}
-        self.retries, self.backoff_s, self.max_backoff_s = retries, backoff_s, max_backoff_s
-        self.timeout_s = timeout_s
-
-    def delay(self, attempt: int, resp: httpx.Response | None) -> float | None:
-        """Seconds to wait before retry ``attempt`` (0-based), or None to stop retrying."""
-        if attempt >= self.retries or (resp is not None and resp.status_code not in RETRY_STATUSES):
-            return None
-        wait = min(self.backoff_s * 2**attempt, self.max_backoff_s)
-        if resp is not None and (after := resp.headers.get("retry-after", "")).isdigit():
-            wait = max(wait, min(float(after), self.max_backoff_s * 4))
-        return wait
-
-    def settle(self, attempt: int, resp: httpx.Response | None,
-               failure: Exception | None) -> float | None:
-        """After one try: seconds to wait before the next, or None when ``resp`` is the
-        answer; raises :class:`ServiceError` when retries are spent or cannot help."""
-        wait = self.delay(attempt, resp)
-        if wait is not None:
-            return wait
-        if resp is None:
-            raise ServiceError(0, f"{self.url} unreachable ({failure})")
-        _raise_for(resp)
-        return None
+class _Bodies:
+    """The request bodies both clients send."""
 
     @staticmethod
     def wrap(item: dict[str, Any], key: str, options: dict[str, Any] | None,
@@ -163,37 +118,17 @@ def _comparison_result(data: dict[str, Any]) -> Any:
     return ComparisonResult.model_validate(data)
 
 
-class Client(_Base):
+class Client(_Bodies, Transport):
     """The service, blocking calls. ``key`` defaults to ``$JUDGE_SERVICE_KEY``."""
 
     def __init__(self, url: str, key: str | None = None, **policy: Any):
-        super().__init__(url, key, **policy)
-        import httpx
-
-        self.transport_errors = httpx.TransportError
-        self.http = httpx.Client(timeout=httpx.Timeout(self.timeout_s), headers=self.headers)
+        super().__init__(url, key or os.environ.get("JUDGE_SERVICE_KEY"), **policy)
 
     def __enter__(self) -> Client:
         return self
 
     def __exit__(self, *exc: object) -> None:
         self.close()
-
-    def close(self) -> None:
-        """Close the connection pool."""
-        self.http.close()
-
-    def request(self, method: str, path: str, **kw: Any) -> httpx.Response:
-        """One call with retries; raises :class:`ServiceError` on an error answer."""
-        for attempt in itertools.count():
-            try:
-                resp, failure = self.http.request(method, self.url + path, **kw), None
-            except self.transport_errors as exc:
-                resp, failure = None, exc
-            if (wait := self.settle(attempt, resp, failure)) is None:
-                return resp  # type: ignore[return-value]
-            time.sleep(wait)
-        raise AssertionError("unreachable")  # pragma: no cover
 
     def score(self, submission: dict[str, Any], *, options: dict[str, Any] | None = None,
               base_dir: Path | None = None) -> Any:
@@ -236,7 +171,7 @@ class Client(_Base):
         with self.http.stream("GET", url, params=params, timeout=None) as resp:
             if resp.status_code >= 400:
                 resp.read()
-                _raise_for(resp)
+                raise_for(resp)
             for line in resp.iter_lines():
                 if line.strip():
                     yield json.loads(line)
@@ -246,37 +181,17 @@ class Client(_Base):
         self.request("DELETE", f"/v1/batches/{batch_id}")
 
 
-class AsyncClient(_Base):
+class AsyncClient(_Bodies, AsyncTransport):
     """The service, as coroutines (same methods as :class:`Client`)."""
 
     def __init__(self, url: str, key: str | None = None, **policy: Any):
-        super().__init__(url, key, **policy)
-        import httpx
-
-        self.transport_errors = httpx.TransportError
-        self.http = httpx.AsyncClient(timeout=httpx.Timeout(self.timeout_s), headers=self.headers)
+        super().__init__(url, key or os.environ.get("JUDGE_SERVICE_KEY"), **policy)
 
     async def __aenter__(self) -> AsyncClient:
         return self
 
     async def __aexit__(self, *exc: object) -> None:
         await self.aclose()
-
-    async def aclose(self) -> None:
-        """Close the connection pool."""
-        await self.http.aclose()
-
-    async def request(self, method: str, path: str, **kw: Any) -> httpx.Response:
-        """One call with retries; raises :class:`ServiceError` on an error answer."""
-        for attempt in itertools.count():
-            try:
-                resp, failure = await self.http.request(method, self.url + path, **kw), None
-            except self.transport_errors as exc:
-                resp, failure = None, exc
-            if (wait := self.settle(attempt, resp, failure)) is None:
-                return resp  # type: ignore[return-value]
-            await asyncio.sleep(wait)
-        raise AssertionError("unreachable")  # pragma: no cover
 
     async def score_json(self, body: dict[str, Any]) -> dict[str, Any]:
         """``POST /v1/score`` with a ready body; the Result as JSON."""
@@ -323,7 +238,7 @@ class AsyncClient(_Base):
         async with self.http.stream("GET", url, params=params, timeout=None) as resp:
             if resp.status_code >= 400:
                 await resp.aread()
-                _raise_for(resp)
+                raise_for(resp)
             async for line in resp.aiter_lines():
                 if line.strip():
                     yield json.loads(line)

@@ -3,7 +3,13 @@
 Floors, lowest first: ``memory`` < ``skills`` < ``judge`` < ``api``/``eval``. A package imports
 only from its own floor or below; no product package imports the harness (``benchmarks``,
 ``tests``); the service builds its engine in one place; product module names that confuse
-(``bench``, ``journal``, ``engine``) are not repeated."""
+(``bench``, ``journal``, ``engine``) are not repeated.
+
+Sibling rules on the top floor: a workflow under ``eval/`` reaches another workflow only
+through ``eval/kit`` (the few exceptions are named in :data:`SHARED_PROVIDERS` and
+:data:`ALLOWED_CALLS`, each with its reason); ``eval`` never imports ``api``; ``api/core``
+imports no other part of ``api``; and no private name (``_x``) is imported from one package
+into another."""
 
 from __future__ import annotations
 
@@ -13,6 +19,24 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parents[1]
+
+# Violations of the sibling rules that other parts of the same change are removing. Each is
+# (rule, importing file, imported module). The list can only shrink:
+# test_known_violations_still_exist fails for an entry that no longer happens, so delete its
+# line when the import goes. Never add a line: fix the import instead.
+KNOWN_VIOLATIONS: frozenset[tuple[str, str, str]] = frozenset({
+    # being removed by the shared-kit change: the statistics (Krippendorff's alpha, bootstrap
+    # CIs) move from eval/metaeval into eval/kit
+    ("sibling", "eval/campaigns/agreement.py", "eval.metaeval.agreement"),
+    ("sibling", "eval/campaigns/agreement.py", "eval.metaeval.bootstrap"),
+    ("sibling", "eval/campaigns/report.py", "eval.metaeval.bootstrap"),
+    # being removed by the shared-kit change: the eval/metaeval <-> eval/leaderboards cycle
+    # is broken (the bootstrap moves into eval/kit)
+    ("sibling", "eval/leaderboards/meta.py", "eval.metaeval.bootstrap"),
+    # being removed by the shared-kit change: the api/ reorganisation keeps api/core free of
+    # the job queue (readiness asks api/batches today)
+    ("api-core", "api/core/readiness.py", "api.batches.jobs"),
+})  # fmt: skip
 LOWER = ["judge", "skills", "memory"]
 UPPER = {"api", "eval"}
 PRODUCT = ["judge", "skills", "memory", "api", "eval"]
@@ -157,3 +181,171 @@ def test_the_service_builds_its_engine_in_one_place() -> None:
             ):
                 builders.append(str(path.relative_to(REPO)))
     assert builders == ["api/core/judge_factory.py"], builders
+
+
+# --- sibling rules -----------------------------------------------------------------------
+
+EVAL = REPO / "eval"
+KIT = "kit"
+
+SHARED_PROVIDERS: dict[str, str] = {
+    "datasets": "adapters from labelled datasets to judge submissions; meta-eval, studies "
+    "and campaigns all read labels through them",
+    "t2i": "text-to-image generation; studies and probes both make images with it",
+    "leaderboards": "the ranking of votes (Bradley-Terry, Elo, win rate) every workflow "
+    "that compares models reports with",
+}
+"""Workflow packages any other may import (they import only the kit and each other)."""
+
+ALLOWED_CALLS: dict[tuple[str, str], str] = {
+    ("tasks", "studies"): "the `judge tasks` verb checks suites and writes checklists",
+    ("tasks", "evidence"): "the `judge tasks` verb builds suites from posts and run reports",
+    ("tasks", "edit_tasks"): "the `judge tasks` verb writes edit instructions",
+    ("evidence", "studies.suite"): "suites from posts are written in the studies' task "
+    "suite format (eval/studies/suite.py, which the service reads too)",
+}
+"""(importer, imported package or module under eval/): the one-way calls allowed."""
+
+
+def workflows() -> list[str]:
+    return sorted(p.name for p in EVAL.iterdir() if (p / "__init__.py").is_file())
+
+
+def imports_with_names(path: Path) -> list[tuple[str, str | None]]:
+    """(module, imported name or None) for every absolute import of the file."""
+    tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+    found: list[tuple[str, str | None]] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found += [(alias.name, None) for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            found += [(node.module, alias.name) for alias in node.names]
+    return found
+
+
+def rel(path: Path) -> str:
+    return path.relative_to(REPO).as_posix()
+
+
+def sibling_allowed(own: str, module: str) -> bool:
+    parts = module.split(".")
+    if parts[0] != "eval" or len(parts) < 2 or parts[1] in (own, KIT):
+        return True
+    other = parts[1]
+    if own == KIT:
+        return False  # the kit sits below every workflow
+    if other in SHARED_PROVIDERS:
+        return True
+    return any(
+        (own, allowed) in ALLOWED_CALLS
+        for allowed in (other, ".".join(parts[1:3]))
+    )
+
+
+def sibling_violations() -> set[tuple[str, str, str]]:
+    found = set()
+    for path in sources("eval"):
+        parts = path.relative_to(EVAL).parts
+        if len(parts) < 2:
+            continue
+        own = parts[0]
+        for module in imported_modules(path):
+            if own in SHARED_PROVIDERS and module.startswith("eval."):
+                ok = module.split(".")[1] in (own, KIT, *SHARED_PROVIDERS)
+            else:
+                ok = sibling_allowed(own, module)
+            if not ok:
+                found.add(("sibling", rel(path), module))
+    return found
+
+
+def eval_api_violations() -> set[tuple[str, str, str]]:
+    return {
+        ("eval-api", rel(path), m)
+        for path in sources("eval")
+        for m in imported_modules(path)
+        if m.split(".")[0] == "api"
+    }
+
+
+def api_core_violations() -> set[tuple[str, str, str]]:
+    return {
+        ("api-core", rel(path), m)
+        for path in sources("api/core")
+        for m in imported_modules(path)
+        if m.split(".")[0] == "api" and m.split(".")[:2] != ["api", "core"]
+    }
+
+
+def package_of_module(module: str) -> str:
+    """The package a dotted module lives in (a package is its own)."""
+    if (REPO / Path(*module.split(".")) / "__init__.py").is_file():
+        return module
+    return module.rpartition(".")[0]
+
+
+def private(name: str) -> bool:
+    return name.startswith("_") and not name.startswith("__")
+
+
+def private_import_violations() -> set[tuple[str, str, str]]:
+    found = set()
+    for package in PRODUCT:
+        for path in sources(package):
+            own = ".".join(path.relative_to(REPO).parent.parts)
+            for module, name in imports_with_names(path):
+                names = [n for n in module.split(".") if private(n)]
+                if name is not None and private(name):
+                    names.append(name)
+                if names and package_of_module(module) != own:
+                    found.add(("private", rel(path), f"{module}:{','.join(names)}"))
+    return found
+
+
+RULES = {
+    "sibling": sibling_violations,
+    "eval-api": eval_api_violations,
+    "api-core": api_core_violations,
+    "private": private_import_violations,
+}
+
+
+@pytest.mark.parametrize("rule", sorted(RULES))
+def test_sibling_rules_hold_but_for_known_violations(rule: str) -> None:
+    """(sibling) workflows meet through eval/kit; (eval-api) eval never imports api;
+    (api-core) api/core imports no other part of api; (private) no ``_name`` crosses a
+    package boundary."""
+    new = RULES[rule]() - KNOWN_VIOLATIONS
+    assert not new, (
+        f"{rule}: {sorted(new)}; move what both sides need into eval/kit (or make it public "
+        "in its own package) instead of reaching into a sibling"
+    )
+
+
+def test_known_violations_still_exist() -> None:
+    """The allowlist only shrinks: an entry that no longer happens must be deleted."""
+    current = set().union(*(find() for find in RULES.values()))
+    gone = sorted(KNOWN_VIOLATIONS - current)
+    assert not gone, f"fixed, so delete from KNOWN_VIOLATIONS: {gone}"
+
+
+def test_every_exception_names_a_real_package_and_a_reason() -> None:
+    names = set(workflows())
+    for importer, imported in ALLOWED_CALLS:
+        assert importer in names and imported.split(".")[0] in names, (importer, imported)
+    assert set(SHARED_PROVIDERS) <= names
+    assert all(len(why) > 20 for why in [*SHARED_PROVIDERS.values(), *ALLOWED_CALLS.values()])
+
+
+def test_the_sibling_walker_sees_what_it_should(tmp_path: Path) -> None:
+    probe = tmp_path / "probe.py"
+    probe.write_text("from judge.llm.cache import _hidden\nimport eval.metaeval._x\n")
+    assert imports_with_names(probe) == [("judge.llm.cache", "_hidden"), ("eval.metaeval._x", None)]
+    assert not sibling_allowed("campaigns", "eval.metaeval.agreement")
+    assert sibling_allowed("campaigns", "eval.kit.admin")
+    assert sibling_allowed("studies", "eval.t2i")
+    assert sibling_allowed("evidence", "eval.studies.suite")
+    assert not sibling_allowed("evidence", "eval.studies.runner")
+    assert not sibling_allowed(KIT, "eval.studies.suite")
+    assert package_of_module("eval.kit.admin") == "eval.kit"
+    assert package_of_module("eval.kit") == "eval.kit"

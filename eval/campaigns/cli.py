@@ -27,18 +27,8 @@ from pathlib import Path
 from typing import Any
 
 from eval.campaigns import loop_cli
-from eval.studies.participants.cli import _admin_key
-from eval.studies.participants.client import StudyClient, StudyClientError
-
-DEFAULT_KEY_ENV = "JUDGE_ADMIN_KEY"
-
-
-class CampaignClient(StudyClient):
-    """Admin calls to ``/v1/campaigns`` (errors as :class:`StudyClientError`)."""
-
-    def get(self, path: str, **params: Any) -> Any:
-        r = self._call("GET", f"/v1/campaigns/{path}", params=params)
-        return r.json() if r.headers.get("content-type", "").startswith("application/json") else r
+from eval.kit.admin import DEFAULT_KEY_ENV, AdminClient, admin_key, refusal
+from judge.transport import ServiceError
 
 
 def _common(p: argparse.ArgumentParser, campaign: bool = True) -> None:
@@ -99,24 +89,21 @@ def _fail(action: str, message: str, code: int = 2) -> int:
     return code
 
 
-def _client(args: argparse.Namespace) -> CampaignClient:
-    return CampaignClient(args.url, _admin_key(args))
-
-
 def _guarded(action: str, args: argparse.Namespace, work: Any) -> int:
     try:
-        return work(_client(args))
+        with AdminClient(args.url, admin_key(args.admin_key_env)) as client:
+            return work(client)
     except (ValueError, OSError) as exc:
         return _fail(action, str(exc))
-    except StudyClientError as exc:
-        return _fail(action, str(exc), 2 if exc.bad_input else 1)
+    except ServiceError as exc:
+        return _fail(action, *refusal(exc, args.url))
 
 
 def run_create(args: argparse.Namespace) -> int:
     """Build the items from the source and register the campaign."""
     from eval.campaigns.sources import campaign_body
 
-    def work(client: CampaignClient) -> int:
+    def work(client: AdminClient) -> int:
         body = campaign_body(
             args.source, campaign_id=args.id, kind=args.kind, criterion=args.criterion,
             per_model=args.pairs_per_model, votes_per_item=args.votes_per_item,
@@ -124,7 +111,7 @@ def run_create(args: argparse.Namespace) -> int:
             min_seconds=args.min_seconds, penalty_s=args.penalty_seconds,
             validation=args.validation, title=args.title, instructions=args.instructions,
         )  # fmt: skip
-        made = client._call("POST", "/v1/campaigns", json=body).json()
+        made = client.create_campaign(body)
         print(
             f"campaign {made['id']!r}: {made['n_items']} items, {made['n_validation']} "
             f"validation tasks, {made['target_votes']} labels planned"
@@ -135,9 +122,8 @@ def run_create(args: argparse.Namespace) -> int:
 
 
 def run_invite(args: argparse.Namespace) -> int:
-    def work(client: CampaignClient) -> int:
-        path = f"/v1/campaigns/{args.campaign}/invitations"
-        got = client._call("POST", path, json={"count": args.count}).json()["invitations"]
+    def work(client: AdminClient) -> int:
+        got = client.invite(args.campaign, args.count)
         base = args.url.rstrip("/")
         lines = ["annotator,url,token"] + [
             f"{g['annotator']},{base}{g['url']},{g['token']}" for g in got
@@ -153,8 +139,8 @@ def run_invite(args: argparse.Namespace) -> int:
 
 
 def run_status(args: argparse.Namespace) -> int:
-    def work(client: CampaignClient) -> int:
-        s = client.get(args.campaign)
+    def work(client: AdminClient) -> int:
+        s = client.campaign(args.campaign)
         print(
             f"{s['id']} ({s['status']}): {s['labels']} of {s['target_votes']} labels, "
             f"{s['items_complete']} of {s['n_items']} items complete, "
@@ -166,15 +152,15 @@ def run_status(args: argparse.Namespace) -> int:
 
 
 def run_close(args: argparse.Namespace) -> int:
-    def work(client: CampaignClient) -> int:
-        client._call("POST", f"/v1/campaigns/{args.campaign}/status", json={"status": "closed"})
+    def work(client: AdminClient) -> int:
+        client.close_campaign(args.campaign)
         print(f"{args.campaign}: closed (no new tasks are served)")
         return 0
 
     return _guarded("close", args, work)
 
 
-def _download_images(client: CampaignClient, campaign: str, rows: list[dict], out: Path) -> int:
+def _download_images(client: AdminClient, campaign: str, rows: list[dict], out: Path) -> int:
     from tqdm import tqdm
 
     wanted = sorted({r[k] for r in rows for k in ("image_a", "image_b", "image", "source_image")
@@ -182,8 +168,7 @@ def _download_images(client: CampaignClient, campaign: str, rows: list[dict], ou
     for rel in tqdm(wanted, desc="images", unit="img", disable=None):
         target = out / rel
         if not target.is_file():
-            key = Path(rel).stem
-            raw = client.get(f"{campaign}/images/{key}").content
+            raw = client.campaign_image(campaign, Path(rel).stem)
             target.parent.mkdir(parents=True, exist_ok=True)
             target.write_bytes(raw)
     return len(wanted)
@@ -192,20 +177,20 @@ def _download_images(client: CampaignClient, campaign: str, rows: list[dict], ou
 def run_votes(args: argparse.Namespace) -> int:
     """Votes (or ratings) with images, ready for leaderboards and meta-eval."""
 
-    def work(client: CampaignClient) -> int:
-        kind = client.get(args.campaign)["kind"]
+    def work(client: AdminClient) -> int:
+        kind = client.campaign(args.campaign)["kind"]
         what = "ratings" if kind == "rating" else "votes"
-        jsonl = client.get(f"{args.campaign}/{what}").text
+        jsonl = client.campaign_export(args.campaign, what)
         rows = [json.loads(x) for x in jsonl.splitlines() if x.strip()]
         args.out.mkdir(parents=True, exist_ok=True)
         if args.format == "csv":
             (args.out / f"{what}.csv").write_text(
-                client.get(f"{args.campaign}/{what}", format="csv").text, encoding="utf-8"
+                client.campaign_export(args.campaign, what, "csv"), encoding="utf-8"
             )
         else:
             (args.out / f"{what}.jsonl").write_text(jsonl, encoding="utf-8")
         if kind == "rating":
-            edits = client.get(f"{args.campaign}/ratings", format="edit-ratings").text
+            edits = client.campaign_export(args.campaign, "ratings", "edit-ratings")
             if edits.strip():
                 (args.out / "edits.jsonl").write_text(edits, encoding="utf-8")
         n_img = _download_images(client, args.campaign, rows, args.out)
@@ -220,8 +205,8 @@ def run_report(args: argparse.Namespace) -> int:
     """The report (JSON, Markdown, figures) of a campaign."""
     from eval.campaigns.plots import write_report
 
-    def work(client: CampaignClient) -> int:
-        report = client.get(f"{args.campaign}/report", bootstrap=args.bootstrap)
+    def work(client: AdminClient) -> int:
+        report = client.campaign_report(args.campaign, bootstrap=args.bootstrap)
         loop_cli.before_after(client, args, report)
         paths = write_report(report, args.out)
         flagged = sum(1 for a in report["annotators"] if a["flagged"])

@@ -28,6 +28,7 @@ from eval.campaigns.loop import (
     read_judge_scores,
     split_items,
 )
+from eval.kit.admin import AdminClient
 
 CHUNK = 50
 
@@ -51,16 +52,17 @@ def report_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--judge-after", type=Path, help="judge results with the memory (JSONL)")
 
 
-def _kept_ratings(client: Any, campaign: str) -> tuple[dict[str, Any], list[dict[str, Any]]]:
-    record = client.get(campaign)
+def _kept_ratings(
+    client: AdminClient, campaign: str
+) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    record = client.campaign(campaign)
     if record["kind"] != "rating":
         raise ValueError(f"campaign {campaign!r} is {record['kind']}: only rating campaigns "
                          "make exemplars")  # fmt: skip
-    text = client.get(f"{campaign}/ratings").text
-    return record, [json.loads(x) for x in text.splitlines() if x.strip()]
+    return record, client.campaign_rows(campaign, "ratings")
 
 
-def add_to_memory(client: Any, args: argparse.Namespace) -> int:
+def add_to_memory(client: AdminClient, args: argparse.Namespace) -> int:
     """Aggregate, split, add; print what was added and write the split file."""
     from tqdm import tqdm
 
@@ -73,13 +75,13 @@ def add_to_memory(client: Any, args: argparse.Namespace) -> int:
     lines = []
     for item in tqdm(memory_ids, desc="images", unit="img", disable=None):
         rel = per_item[item]["row"]["image"]
-        raw = client.get(f"{args.campaign}/images/{Path(rel).stem}").content
+        raw = client.campaign_image(args.campaign, Path(rel).stem)
         lines.append(exemplar_row(args.campaign, criterion, item, per_item[item], raw,
                                   Path(rel).suffix.lstrip(".")))  # fmt: skip
     added: dict[str, Any] = {}
     for start in range(0, len(lines), CHUNK):
         body = {"exemplars": lines[start : start + CHUNK], "encoder": args.encoder}
-        added = client._call("POST", f"/v1/memories/{args.memory}/exemplars", json=body).json()
+        added = client.add_exemplars(args.memory, body)
     split = {
         "campaign": args.campaign,
         "criterion": criterion,
@@ -102,7 +104,7 @@ def add_to_memory(client: Any, args: argparse.Namespace) -> int:
     return 0
 
 
-def before_after(client: Any, args: argparse.Namespace, report: dict[str, Any]) -> None:
+def before_after(client: AdminClient, args: argparse.Namespace, report: dict[str, Any]) -> None:
     """Add ``judge_memory_agreement`` to ``report`` when the three options are given."""
     given = [args.split, args.judge_before, args.judge_after]
     if not any(given):

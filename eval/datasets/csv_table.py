@@ -1,8 +1,9 @@
 """``csv``: your own labelled images, a CSV or JSONL table mapped on the command line.
 
 ``--data`` is the table itself (``.csv`` or ``.jsonl``, one object per line) or a folder
-holding ``labels.csv`` (or ``labels.jsonl``). ``--columns`` takes comma-separated
-``key=COLUMN`` pairs:
+holding ``labels.csv`` (or ``labels.jsonl``). The adapter takes the column mapping as a dict
+(``judge.meta_eval(columns={...})``); ``--columns`` writes it as comma-separated
+``key=COLUMN`` pairs (:func:`column_pairs` reads them at the command line's edge):
 - ``image=COL`` (required; paths relative to the table's folder), ``prompt=COL``, ``id=COL``,
   ``brief=COL``, ``category=OE|CO|IM`` (a constant; default OE), ``group=COL`` (items of one
   group are left out together under ``--cv lopo``; default: each item alone);
@@ -13,14 +14,18 @@ holding ``labels.csv`` (or ``labels.jsonl``). ``--columns`` takes comma-separate
 - ``slice.NAME=COL``: a column to slice the metrics by.
 
 Example:
-    >>> parse_columns("image=file,prompt=caption,target.appeal=mos,slice.model=gen")["target"]
+    >>> column_pairs("image=file,target.appeal=mos")
+    {'image': 'file', 'target.appeal': 'mos'}
+    >>> group_columns({"image": "file", "target.appeal": "mos", "slice.model": "gen"})["target"]
     {'appeal': 'mos'}
 """
 
 from __future__ import annotations
 
 import csv
+from collections.abc import Mapping
 from pathlib import Path
+from typing import ClassVar
 
 from eval.datasets.base import EvalItem, Target, json_lines
 from memory.exemplar import ExemplarRecord
@@ -30,13 +35,22 @@ JSONL_FILE = "labels.jsonl"
 SCALE = (1.0, 5.0)
 
 
-def parse_columns(spec: str) -> dict:
-    """``key=value`` pairs into {"field": {...}, "target": {...}, "slice": {...}}."""
-    out: dict[str, dict[str, str]] = {"field": {}, "target": {}, "slice": {}}
+def column_pairs(spec: str) -> dict[str, str]:
+    """The command line's ``key=COLUMN,key=COLUMN`` as a mapping."""
+    out: dict[str, str] = {}
     for pair in filter(None, (p.strip() for p in spec.split(","))):
         key, sep, value = pair.partition("=")
         if not sep or not value:
             raise ValueError(f"--columns: expected key=COLUMN, got {pair!r}")
+        out[key] = value
+    return out
+
+
+def group_columns(columns: Mapping[str, str]) -> dict[str, dict[str, str]]:
+    """A column mapping checked and grouped into {"field": {...}, "target": {...},
+    "slice": {...}}."""
+    out: dict[str, dict[str, str]] = {"field": {}, "target": {}, "slice": {}}
+    for key, value in columns.items():
         group, dot, name = key.partition(".")
         if dot and group in ("target", "slice"):
             out[group][name] = value
@@ -51,6 +65,11 @@ def parse_columns(spec: str) -> dict:
     return out
 
 
+def parse_columns(spec: str) -> dict[str, dict[str, str]]:
+    """``key=value`` pairs into {"field": {...}, "target": {...}, "slice": {...}}."""
+    return group_columns(column_pairs(spec))
+
+
 class CsvDataset:
     """Adapter for ``<dir>/labels.csv`` (or a .csv path) with a column mapping."""
 
@@ -58,10 +77,12 @@ class CsvDataset:
     group_key = "group"
     label_memory = "csv-image"  # the memory of your labels; meta-eval writes cards reading it
 
-    def __init__(self, columns: str = "", skills: str = ""):
-        self.columns = parse_columns(columns) if columns else None
-        self.skills = [s for s in skills.split(",") if s]
+    skills: ClassVar[list[str]] = []  # yours come with the judge settings (``--skills``)
+
+    def __init__(self, columns: Mapping[str, str] | None = None):
+        self.columns = group_columns(columns) if columns else None
         self.targets = [Target(t, "image", t) for t in (self.columns or {}).get("target", {})]
+        self.loaded: dict[Path, list[EvalItem]] = {}  # each table is read once
 
     def _path(self, data: Path) -> Path:
         if data.suffix in (".csv", ".jsonl"):
@@ -72,9 +93,12 @@ class CsvDataset:
         """Target name → the column holding its labels."""
         return dict((self.columns or {}).get("target", {}))
 
-    def _rows(self, data: Path) -> list[dict[str, str]]:
+    def _mapping(self) -> dict[str, dict[str, str]]:
         if self.columns is None:
             raise ValueError("the csv dataset needs --columns (see `judge meta-eval --help`)")
+        return self.columns
+
+    def _rows(self, data: Path, columns: dict[str, dict[str, str]]) -> list[dict[str, str]]:
         path = self._path(data)
         if not path.is_file():
             raise FileNotFoundError(f"{path}: no such labels file (give the .csv or .jsonl)")
@@ -82,9 +106,9 @@ class CsvDataset:
         missing = [
             c
             for c in [
-                *self.columns["field"].values(),
-                *self.columns["target"].values(),
-                *self.columns["slice"].values(),
+                *columns["field"].values(),
+                *columns["target"].values(),
+                *columns["slice"].values(),
             ]
             if c not in (rows[0] if rows else {}) and c not in ("OE", "CO", "IM")
         ]
@@ -97,16 +121,23 @@ class CsvDataset:
         return self._path(data)
 
     def load(self, data_dir: Path) -> list[EvalItem]:
-        """One item per row."""
-        assert self.columns is not None or self._rows(data_dir)
-        f, base = self.columns["field"], self._path(data_dir).parent  # type: ignore[index]
+        """One item per row (the table is read once; later calls give the same items)."""
+        key = self._path(data_dir).resolve()
+        if key not in self.loaded:
+            self.loaded[key] = self._items(data_dir)
+        return list(self.loaded[key])
+
+    def _items(self, data_dir: Path) -> list[EvalItem]:
+        columns = self._mapping()
+        rows = self._rows(data_dir, columns)
+        f, base = columns["field"], self._path(data_dir).parent
         items = []
-        for n, row in enumerate(self._rows(data_dir)):
+        for n, row in enumerate(rows):
             image = row[f["image"]]
             prompt = row.get(f.get("prompt", ""), "") or ""
             item_id = row.get(f.get("id", ""), "") or image or f"row{n}"
             labels = {}
-            for t, col in self.columns["target"].items():  # type: ignore[index]
+            for t, col in columns["target"].items():
                 try:
                     labels[t] = float(row[col])
                 except (TypeError, ValueError):
@@ -127,7 +158,7 @@ class CsvDataset:
                     },
                     base_dir=base,
                     labels=labels,
-                    slices={s: row[c] for s, c in self.columns["slice"].items()},  # type: ignore[index]
+                    slices={s: row[c] for s, c in columns["slice"].items()},
                     group=row.get(f.get("group", ""), None) or item_id,
                     key={"image": image},
                 )

@@ -1,7 +1,9 @@
 """``judge.meta_eval(...)``: how well does the judge agree with your labels, in Python.
 
 The same run as ``judge meta-eval`` (it writes ``predictions.jsonl``, ``report.json``,
-``report.md`` and plots to ``out``) and returns the report as a dict.
+``report.md`` and plots to ``out``) and returns the report as a dict. It is also the one way
+in: the command line parses its flags and calls :func:`meta_eval` with the values; the
+arguments go straight into one :class:`~eval.metaeval.config.MetaEvalConfig`, checked once.
 
 Example::
 
@@ -13,10 +15,13 @@ Example::
 from __future__ import annotations
 
 import time
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from eval.metaeval.meta_eval import MetaEvalConfig, run_meta_eval
+from eval.datasets.csv_table import column_pairs
+from eval.metaeval.config import MetaEvalConfig
+from eval.metaeval.meta_eval import run_meta_eval
 from memory.paths import user_data_dir
 
 
@@ -25,18 +30,11 @@ def default_out(dataset: str) -> Path:
     return user_data_dir("runs") / f"{dataset}-{time.strftime('%Y%m%d-%H%M%S')}"
 
 
-def columns_spec(columns: str | dict[str, str] | None) -> str:
-    """``{"image": "file", "target.q": "mos"}`` as the CLI's ``image=file,target.q=mos``."""
-    if columns is None or isinstance(columns, str):
-        return columns or ""
-    return ",".join(f"{k}={v}" for k, v in columns.items())
-
-
 def meta_eval(
     data: str | Path,
     *,
     dataset: str = "csv",
-    columns: str | dict[str, str] | None = None,
+    columns: Mapping[str, str] | str | None = None,
     out: str | Path | None = None,
     cv: str | None = None,
     memory_from: str | Path | None = None,
@@ -49,6 +47,13 @@ def meta_eval(
     n_boot: int = 1000,
     seed: int = 0,
     progress: bool = False,
+    ablation: str | None = None,
+    encoders: list[str] | None = None,
+    fit_calibration: str | None = None,
+    provider_batch: bool = False,
+    batch_poll_s: float = 30.0,
+    batch_wait: bool = False,
+    batch_fallback: str = "batch",
     **settings: Any,
 ) -> dict[str, Any]:
     """Score a labelled dataset and compare the judge with the labels.
@@ -58,20 +63,27 @@ def meta_eval(
         dataset: ``csv`` (any CSV, mapped by ``columns``), ``avt``, ``expert-jsonl``,
             ``votes`` or ``edit-ratings``.
         columns: for ``csv``: ``image``, ``prompt``, ``id``, ``group``, ``target.NAME``,
-            ``slice.NAME`` → column names.
+            ``slice.NAME`` → column names (a mapping; the ``key=COLUMN,...`` text of
+            ``--columns`` is read too).
         cv: ``"lopo"`` calibrates on the split itself, leaving each item's group out.
         memory_from: another labelled split to calibrate on.
+        skills: the subjective cards to run (default: the dataset's).
+        ablation, encoders, fit_calibration, provider_batch, batch_poll_s, batch_wait,
+            batch_fallback: as ``--ablation``, ``--encoders``, ``--fit-calibration``,
+            ``--provider-batch``, ``--batch-poll-s``, ``--wait``,
+            ``--provider-batch-fallback`` (docs/meta-eval.md).
         **settings: judge settings (``api_base``, ``api_key``, ``retrieval``, ...).
+
+    Raises:
+        ValueError: options that cannot go together, or a column mapping without
+            ``image`` or a target (the message says what to change).
 
     Returns:
         The report: ``targets.<name>.{spearman, kendall, mae, n, ci95, coverage}``, ``out``
         and, for targets that could not be scored, ``unscored.<name>`` with the reasons.
     """
-    options = (
-        {"columns": columns_spec(columns), "skills": ",".join(skills or [])}
-        if dataset == "csv" else {}
-    )
-    overrides = {k: v for k, v in {**settings, "skills": skills}.items() if v is not None}
+    if isinstance(columns, str):
+        columns = column_pairs(columns)
     cfg = MetaEvalConfig(
         dataset=dataset,
         data=Path(data),
@@ -81,12 +93,19 @@ def meta_eval(
         cv=cv,
         model=model,
         url=url,
-        dataset_options=options,
-        overrides=overrides,
+        ablation=ablation,
+        encoders=list(encoders or []),
+        fit_calibration=fit_calibration,
+        columns=dict(columns) if columns else None,
+        overrides={k: v for k, v in {**settings, "skills": skills}.items() if v is not None},
         concurrency=concurrency,
         limit=limit,
         n_boot=n_boot,
         seed=seed,
         progress=progress,
+        provider_batch=provider_batch,
+        batch_poll_s=batch_poll_s,
+        batch_wait=batch_wait,
+        batch_fallback=batch_fallback,
     )
     return run_meta_eval(cfg)

@@ -1,6 +1,8 @@
 """``judge meta-eval``: agreement of the judge with expert or crowd labels.
 
-Registered as a ``t2i_judge.commands`` entry point (see :mod:`judge.cli.plugins`).
+One verb of the ``judge`` command (listed in :mod:`judge.cli.verbs`). The flags are parsed
+here, at the edge, and passed as typed values to :func:`eval.metaeval.api.meta_eval`, the
+same entry ``judge.meta_eval(...)`` uses.
 
 Example:
     $ judge meta-eval --dataset avt --data HELDOUT --out /tmp/test \\
@@ -104,68 +106,45 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Run and print where the report went."""
-    from eval.metaeval.api import default_out
-    from eval.metaeval.meta_eval import MetaEvalConfig, run_meta_eval
+    from eval.datasets.csv_table import column_pairs
+    from eval.metaeval.api import meta_eval
     from judge.errors import JudgeError
     from judge.llm.batch.rounds import BatchPending
 
-    if args.memory_dir is not None and (args.memory_from or args.cv):
-        print(
-            "judge meta-eval: --memory-dir scores with an existing store; --memory-from and "
-            "--cv build one from labels instead: give only one of them",
-            file=sys.stderr,
-        )
-        return 2
-    if args.memory_dir is not None and not args.memory_dir.is_dir():
-        print(f"judge meta-eval: --memory-dir {args.memory_dir} is not a folder", file=sys.stderr)
-        return 2
-    if args.out is None:
-        args.out = default_out(args.dataset)
-
-    overrides = {
+    settings = {
         "api_base": args.api_base,
         "api_key": args.api_key,
         "calibration": args.calibration,
         "retrieval": args.retrieval,
         "retrieval_k": args.retrieval_k,
-        "skills": args.skills.split(",") if args.skills else None,
         "safety": False if args.no_safety else None,
     }
-    options = (
-        {"columns": args.columns, "skills": args.skills or ""} if args.dataset == "csv" else {}
-    )
-    cfg = MetaEvalConfig(
-        dataset=args.dataset,
-        data=args.data,
-        out=args.out,
-        memory_from=args.memory_from,
-        memory_dir=args.memory_dir,
-        cv=args.cv,
-        model=args.model,
-        url=args.url,
-        ablation=args.ablation,
-        encoders=[e for e in args.encoders.split(",") if e],
-        fit_calibration=args.fit_calibration,
-        dataset_options=options,
-        overrides={k: v for k, v in overrides.items() if v is not None},
-        concurrency=args.concurrency,
-        limit=args.limit,
-        n_boot=args.n_boot,
-        seed=args.seed,
-        provider_batch=args.provider_batch,
-        batch_poll_s=args.batch_poll_s,
-        batch_wait=args.wait,
-        batch_fallback=args.provider_batch_fallback,
-    )
-    if (args.wait or args.provider_batch_fallback != "batch") and not args.provider_batch:
-        print(
-            "judge meta-eval: --wait and --provider-batch-fallback apply to --provider-batch; "
-            "add it or drop them",
-            file=sys.stderr,
-        )
-        return 2
     try:
-        report = run_meta_eval(cfg)
+        report = meta_eval(
+            args.data,
+            dataset=args.dataset,
+            columns=column_pairs(args.columns) if args.dataset == "csv" else None,
+            out=args.out,
+            cv=args.cv,
+            memory_from=args.memory_from,
+            memory_dir=args.memory_dir,
+            model=args.model,
+            url=args.url,
+            skills=args.skills.split(",") if args.skills else None,
+            limit=args.limit,
+            concurrency=args.concurrency,
+            n_boot=args.n_boot,
+            seed=args.seed,
+            progress=True,
+            ablation=args.ablation,
+            encoders=[e for e in args.encoders.split(",") if e],
+            fit_calibration=args.fit_calibration,
+            provider_batch=args.provider_batch,
+            batch_poll_s=args.batch_poll_s,
+            batch_wait=args.wait,
+            batch_fallback=args.provider_batch_fallback,
+            **{k: v for k, v in settings.items() if v is not None},
+        )
     except BatchPending as pending:
         print(f"judge meta-eval: {pending}", file=sys.stderr)
         return EXIT_BATCH_PENDING
@@ -175,7 +154,7 @@ def run(args: argparse.Namespace) -> int:
         return 2
     print(
         f"{report['n_predicted']}/{report['n_items']} items scored; report: "
-        f"{args.out / 'report.md'}"
+        f"{Path(report['out']) / 'report.md'}"
     )
     unscored = report.get("unscored") or {}
     for t, m in report["targets"].items():

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -29,6 +28,7 @@ from eval.metaeval.ablations import Variant, summary_row, variants
 from eval.metaeval.baselines import best_baseline, iqa_baselines, margin_vs_best
 from eval.metaeval.batch_scoring import BatchOptions, batch_summary, score_in_batches
 from eval.metaeval.calibration import fit_calibration, save_calibration
+from eval.metaeval.config import MetaEvalConfig, memory_source
 from eval.metaeval.evaluate import evaluate, pairs_by_target
 from eval.metaeval.report import write_report
 from eval.metaeval.runner import run_items
@@ -37,34 +37,6 @@ from memory.store import MemoryStore
 
 REFERENCE = Path(__file__).with_name("reference.json")
 _LOCAL_ONLY = {"api_key", "api_base", "memory_dir", "model"}
-
-
-@dataclass
-class MetaEvalConfig:
-    """Everything one run needs (the CLI fills it from flags)."""
-
-    dataset: str
-    data: Path
-    out: Path
-    memory_from: Path | None = None
-    memory_dir: Path | None = None
-    cv: str | None = None
-    model: str | None = None
-    url: str | None = None
-    ablation: str | None = None
-    encoders: list[str] = field(default_factory=list)
-    fit_calibration: str | None = None
-    dataset_options: dict[str, Any] = field(default_factory=dict)
-    overrides: dict[str, Any] = field(default_factory=dict)
-    concurrency: int = 4
-    limit: int | None = None
-    n_boot: int = 1000
-    seed: int = 0
-    progress: bool = True
-    provider_batch: bool = False
-    batch_poll_s: float = 30.0
-    batch_wait: bool = False
-    batch_fallback: str = "batch"
 
 
 def _labels_file(dataset: Dataset, data: Path) -> Path:
@@ -148,31 +120,10 @@ def _score(
 
 
 def _check_config(cfg: MetaEvalConfig, dataset: Dataset) -> Path | None:
-    """The folder to build memories from, refusing to reuse the scored split's labels and
-    option combinations that cannot work; checked before anything is scored."""
-    if cfg.cv not in (None, "lopo"):
-        raise ValueError(f"unknown --cv {cfg.cv!r}; use lopo")
-    if cfg.provider_batch and cfg.url:
-        raise ValueError(
-            "--provider-batch batches this process's own judge calls; with --url the service "
-            "makes them: drop one of the two"
-        )
-    if cfg.batch_fallback not in ("batch", "direct"):
-        raise ValueError(
-            f"unknown --provider-batch-fallback {cfg.batch_fallback!r}; use batch or direct"
-        )
-    if cfg.batch_poll_s <= 0:
-        raise ValueError(f"--batch-poll-s must be positive, got {cfg.batch_poll_s}")
-    if cfg.url and (cfg.memory_from or cfg.cv or cfg.ablation == "encoder"):
-        raise ValueError(
-            "--memory-from, --cv and --ablation encoder build local memories; "
-            "with --url the service scores with its own memories"
-        )
-    if cfg.ablation:
-        variants(cfg.ablation, cfg.encoders)  # raises on an unknown kind or missing encoders
-    source = (cfg.memory_from or cfg.data) if cfg.cv == "lopo" else cfg.memory_from
-    if cfg.ablation == "encoder" and source is None:
-        raise ValueError("--ablation encoder needs --memory-from or --cv lopo")
+    """The folder to build memories from, refusing to reuse the scored split's labels and an
+    ablation with no exemplars to vary; checked before anything is scored (the options
+    alone were checked when ``cfg`` was built: :mod:`eval.metaeval.config`)."""
+    source = memory_source(cfg)
     if cfg.ablation in ("retrieval", "k") and not cfg.url and source is None:
         store = MemoryStore(cfg.memory_dir) if cfg.memory_dir is not None else None
         if store is None or not store.names():
@@ -195,8 +146,10 @@ def _check_config(cfg: MetaEvalConfig, dataset: Dataset) -> Path | None:
 
 def run_meta_eval(cfg: MetaEvalConfig) -> dict[str, Any]:
     """Score, evaluate, write ``predictions.jsonl``, ``report.json``, ``report.md``, plots."""
-    dataset = get_dataset(cfg.dataset, **cfg.dataset_options)
-    items = dataset.load(cfg.data)[: cfg.limit] if cfg.limit else dataset.load(cfg.data)
+    dataset = get_dataset(cfg.dataset, **cfg.dataset_options())
+    items = dataset.load(cfg.data)
+    if cfg.limit:
+        items = items[: cfg.limit]
     if not items:
         raise ValueError(f"no items found in {cfg.data}")
     cfg.out.mkdir(parents=True, exist_ok=True)

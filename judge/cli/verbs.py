@@ -60,7 +60,7 @@ VERBS: tuple[Verb, ...] = (
     Verb("study", "run prompt-proficiency studies and report on them",
          "eval.studies.cli:register"),
     Verb("tasks", "check task suites, generate checklists",
-         "eval.studies.tasks_cli:register"),
+         "eval.tasks.cli:register"),
     Verb("probe", "adaptively probe a text-to-image model (run, override)",
          "eval.probing.cli:register"),
     Verb("campaign", "collect human labels in the browser, with quality control",

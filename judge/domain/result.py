@@ -30,7 +30,8 @@ Cause = Literal["no_model", "no_memory", "failed", "not_applicable", "blocked"]
 """Why a value is unscored; only ``not_applicable`` is by design (skills.types.Cause)."""
 
 
-class _Model(BaseModel):
+class ResultModel(BaseModel):
+    # the base of every result model (score, edit, compare): unknown keys are refused
     model_config = ConfigDict(extra="forbid")
     #: keys kept even when null and the dump excludes None: a null verdict is information
     _always: ClassVar[tuple[str, ...]] = ()
@@ -48,14 +49,14 @@ class _Model(BaseModel):
         return self.model_dump(mode="json", exclude_none=True)
 
 
-class ExemplarRef(_Model):
+class ExemplarRef(ResultModel):
     """An exemplar that calibrated a score, with its retrieval similarity."""
 
     id: str
     similarity: float | None = None
 
 
-class DimensionScore(_Model):
+class DimensionScore(ResultModel):
     """A 1–5 score for one subjective dimension, or null with a reason."""
 
     _always = ("score",)
@@ -71,7 +72,7 @@ class DimensionScore(_Model):
     agreement: float | None = None
 
 
-class CheckItem(_Model):
+class CheckItem(ResultModel):
     """A pass/fail verdict on one checkpoint for one modality, or null with a reason."""
 
     _always = ("verdict",)
@@ -86,14 +87,14 @@ class CheckItem(_Model):
     agreement: float | None = None
 
 
-class Coverage(_Model):
+class Coverage(ResultModel):
     """How many of the items a rate or mean is computed over: ``scored`` of ``total``."""
 
     scored: int
     total: int
 
 
-class ObjectiveSide(_Model):
+class ObjectiveSide(ResultModel):
     """Checklist verdicts for one modality and the satisfaction rate over scored items.
 
     ``coverage`` says how many checkpoints the rate stands on (always next to it).
@@ -132,7 +133,7 @@ class ObjectiveSide(_Model):
         )
 
 
-class SafetyVerdict(_Model):
+class SafetyVerdict(ResultModel):
     """One safety filter's verdict; ``passed`` null means the filter could not decide."""
 
     _always = ("passed",)
@@ -144,7 +145,7 @@ class SafetyVerdict(_Model):
     cause: Cause | None = None
 
 
-class SafetyReport(_Model):
+class SafetyReport(ResultModel):
     """The safety gate: overall pass plus the prompt and (worst) image verdicts.
 
     ``passed`` is true when every filter passed, false when one flagged (or, with
@@ -161,7 +162,7 @@ class SafetyReport(_Model):
     blocked_by: str | None = None
 
 
-class ImageResult(_Model):
+class ImageResult(ResultModel):
     """Everything judged about one image of a best-of-n submission."""
 
     index: int
@@ -171,7 +172,7 @@ class ImageResult(_Model):
     selection_key: list[float] = Field(default_factory=list)
 
 
-class Selection(_Model):
+class Selection(ResultModel):
     """How the reported image was chosen among several (best-of-n)."""
 
     rule: str
@@ -179,7 +180,7 @@ class Selection(_Model):
     keys: list[list[float]] = Field(default_factory=list)
 
 
-class Provenance(_Model):
+class Provenance(ResultModel):
     """What produced the result: judge models, card versions, memories, options."""
 
     judge_models: list[str] = Field(default_factory=list)
@@ -188,7 +189,7 @@ class Provenance(_Model):
     options: dict[str, str | int | float | bool | None] = Field(default_factory=dict)
 
 
-class Usage(_Model):
+class Usage(ResultModel):
     """Model-call accounting for one submission."""
 
     llm_calls: int = 0
@@ -202,7 +203,7 @@ class Usage(_Model):
     failed_calls: int = 0
 
 
-class Result(_Model):
+class Result(ResultModel):
     """What the judge returns for one submission."""
 
     submission_id: str

@@ -65,22 +65,22 @@ def url_digest(url: str) -> str:
     return digest
 
 
-def _strip_images(obj: Any) -> Any:
+def strip_images(obj: Any) -> Any:
     """Replace data URLs by the sha256 of their payload so keys stay small and exact."""
     if isinstance(obj, dict):
         if obj.get("type") == "image_url":
             url = obj.get("image_url", {}).get("url", "")
             return {"image_sha256": url_digest(url)}
-        return {k: _strip_images(v) for k, v in obj.items()}
+        return {k: strip_images(v) for k, v in obj.items()}
     if isinstance(obj, list):
-        return [_strip_images(v) for v in obj]
+        return [strip_images(v) for v in obj]
     return obj
 
 
 def cache_key(model: str, messages: list[dict], schema: dict, params: dict, tag: str) -> str:
     """A stable key for one structured call."""
     blob = json.dumps(
-        {"m": model, "msg": _strip_images(messages), "s": schema, "p": params, "t": tag},
+        {"m": model, "msg": strip_images(messages), "s": schema, "p": params, "t": tag},
         sort_keys=True,
         ensure_ascii=False,
     )

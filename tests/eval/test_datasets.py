@@ -12,7 +12,7 @@ from PIL import Image
 from eval.datasets import DATASETS, get_dataset
 from eval.datasets.avt import AvtDataset
 from eval.datasets.base import Target
-from eval.datasets.csv_table import CsvDataset, parse_columns
+from eval.datasets.csv_table import CsvDataset, column_pairs, parse_columns
 from eval.datasets.expert_jsonl import ExpertJsonlDataset
 from judge.cli.main import main
 from tests.eval.conftest import AVT_DEV, BLANK_APPEAL2, EXPERT, read_csv, require_dev, write_csv
@@ -323,7 +323,8 @@ def _csv_fixture(folder: Path) -> Path:
 
 def test_csv_adapter_loads_mapped_columns(tmp_path: Path) -> None:
     _csv_fixture(tmp_path / "d")
-    ds = CsvDataset("image=file,prompt=caption,target.appeal=mos,slice.model=gen,group=topic")
+    ds = CsvDataset({"image": "file", "prompt": "caption", "target.appeal": "mos",
+                     "slice.model": "gen", "group": "topic"})
     assert [(t.name, t.modality, t.dimension) for t in ds.targets] == [
         ("appeal", "image", "appeal")
     ]
@@ -339,13 +340,15 @@ def test_csv_adapter_loads_mapped_columns(tmp_path: Path) -> None:
     assert [i.group for i in items] == ["t0", "t0", "t1", "t1"]
     assert "mos" not in json.dumps([i.submission for i in items])
     # the same file by path, and a constant category
-    again = CsvDataset("image=file,category=CO,target.appeal=mos").load(
+    again = CsvDataset({"image": "file", "category": "CO", "target.appeal": "mos"}).load(
         tmp_path / "d" / "labels.csv"
     )
     assert again[0].submission["task"]["category"] == "CO"
     assert again[0].submission["prompt"] == ""
     # memories: labelled rows only, clipped to the 1-5 scale
-    recs, base = CsvDataset("image=file,target.appeal=mos,group=topic").memories(tmp_path / "d")[
+    recs, base = CsvDataset(
+        {"image": "file", "target.appeal": "mos", "group": "topic"}
+    ).memories(tmp_path / "d")[
         "csv-image"
     ]
     assert [r.id for r in recs] == ["img/red.png", "img/blue.png", "img/gray.png"]
@@ -355,13 +358,38 @@ def test_csv_adapter_loads_mapped_columns(tmp_path: Path) -> None:
 def test_csv_adapter_errors(tmp_path: Path) -> None:
     _csv_fixture(tmp_path / "d")
     with pytest.raises(ValueError, match=r"columns not found: \['score', 'model'\]"):
-        CsvDataset("image=file,target.appeal=score,slice.m=model").load(tmp_path / "d")
+        CsvDataset({"image": "file", "target.appeal": "score", "slice.m": "model"}).load(
+            tmp_path / "d"
+        )
     with pytest.raises(ValueError, match="needs --columns"):
         CsvDataset().load(tmp_path / "d")
     with pytest.raises(ValueError, match="needs image=COLUMN"):
-        CsvDataset("target.appeal=mos")
+        CsvDataset({"target.appeal": "mos"})
     with pytest.raises(ValueError, match="at least one target"):
-        CsvDataset("image=file")
+        CsvDataset({"image": "file"})
+
+
+def test_column_pairs_are_the_command_lines_mapping() -> None:
+    assert column_pairs(" image=file, target.appeal=mos,,slice.m=gen") == {
+        "image": "file", "target.appeal": "mos", "slice.m": "gen"}  # fmt: skip
+    assert column_pairs("") == {}
+
+
+def test_csv_table_is_read_once_for_items_and_memories(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Under --cv lopo the scored split is also the memory's source: one read of the table."""
+    import eval.datasets.csv_table as csv_table
+
+    _csv_fixture(tmp_path / "d")
+    reads: list[Path] = []
+    real = csv_table._csv_rows
+    monkeypatch.setattr(csv_table, "_csv_rows", lambda path: reads.append(path) or real(path))
+    ds = CsvDataset({"image": "file", "target.appeal": "mos"})
+    items = ds.load(tmp_path / "d")
+    (recs, _), = ds.memories(tmp_path / "d").values()
+    assert ds.load(tmp_path / "d" / "labels.csv") == items  # the same table by its path
+    assert len(reads) == 1 and len(recs) == 3
 
 
 def test_csv_cli_errors_exit_2(tmp_path: Path, capsys) -> None:

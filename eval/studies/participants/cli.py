@@ -15,12 +15,12 @@ The admin key is read from the environment variable named by ``--admin-key-env``
 from __future__ import annotations
 
 import argparse
-import os
 import re
 import sys
 from pathlib import Path
 
-DEFAULT_KEY_ENV = "JUDGE_ADMIN_KEY"
+from eval.kit.admin import DEFAULT_KEY_ENV, AdminClient, admin_key, refusal
+from judge.transport import ServiceError
 
 
 def register(actions: argparse._SubParsersAction) -> None:
@@ -66,27 +66,17 @@ def _fail(action: str, message: str, code: int = 2) -> int:
     return code
 
 
-def _admin_key(args: argparse.Namespace) -> str | None:
-    if args.admin_key_env:
-        key = os.environ.get(args.admin_key_env)
-        if not key:
-            raise ValueError(f"--admin-key-env: the variable {args.admin_key_env} is not set")
-        return key
-    return os.environ.get(DEFAULT_KEY_ENV) or None
-
-
 def run_import(args: argparse.Namespace) -> int:
     """Write the study's prompts (latest version of each) for the study runner."""
-    from eval.studies.participants.client import StudyClient, StudyClientError
     from eval.studies.participants.prompts_file import write_combined, write_per_participant
 
     try:
-        client = StudyClient(args.url, _admin_key(args))
-        rows = client.export(args.study)
+        with AdminClient(args.url, admin_key(args.admin_key_env)) as client:
+            rows = client.study_prompts(args.study)
     except ValueError as exc:
         return _fail("import-prompts", str(exc))
-    except StudyClientError as exc:
-        return _fail("import-prompts", str(exc), 2 if exc.bad_input else 1)
+    except ServiceError as exc:
+        return _fail("import-prompts", *refusal(exc, args.url))
     if args.participant:
         rows = [r for r in rows if r["participant"] == args.participant.strip().upper()]
         if not rows:
@@ -106,7 +96,6 @@ def run_import(args: argparse.Namespace) -> int:
 
 def run_publish(args: argparse.Namespace) -> int:
     """Register the suite as a study and print (or save) the participant codes."""
-    from eval.studies.participants.client import StudyClient, StudyClientError
     from eval.studies.participants.publish import SuiteFileError, study_body
 
     try:
@@ -123,17 +112,18 @@ def run_publish(args: argparse.Namespace) -> int:
             max_prompt_chars=args.max_prompt_chars,
             instructions=args.instructions,
         )
-        client = StudyClient(args.url, _admin_key(args))
-        made = client.create(body)
+        with AdminClient(args.url, admin_key(args.admin_key_env)) as client:
+            made = client.create_study(body)
     except (SuiteFileError, ValueError, OSError) as exc:
         return _fail("publish", str(exc))
-    except StudyClientError as exc:
+    except ServiceError as exc:
+        text, code = refusal(exc, args.url)
         message = re.sub(
             r"tasks\[(\d+)\]",
             lambda m: f"{args.suite}:{lines[int(m[1])]}" if int(m[1]) < len(lines) else m[0],
-            str(exc),
+            text,
         )
-        return _fail("publish", message, 2 if exc.bad_input else 1)
+        return _fail("publish", message, code)
     codes = "\n".join(made["participants"]) + "\n"
     if args.codes_out:
         args.codes_out.write_text(codes, encoding="utf-8")

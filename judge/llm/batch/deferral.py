@@ -46,7 +46,7 @@ from typing import Any, Literal, TypeVar
 from judge.config import JudgeSettings
 from judge.llm.batch.ledger import BatchLedger
 from judge.llm.batch.provider import TERMINAL, BatchTarget, read_lines, request_line
-from judge.llm.cache import _strip_images
+from judge.llm.cache import strip_images
 from judge.llm.usage import UsageMeter
 from skills.types import ModelCallError
 
@@ -82,7 +82,7 @@ _TICKET: ContextVar[Ticket | None] = ContextVar("judge_provider_batch_ticket", d
 
 def request_key(model: str, body: dict[str, Any]) -> str:
     """Identity of one provider request (images by digest)."""
-    blob = json.dumps({"m": model, "b": _strip_images(body)}, sort_keys=True, ensure_ascii=False)
+    blob = json.dumps({"m": model, "b": strip_images(body)}, sort_keys=True, ensure_ascii=False)
     return hashlib.sha256(blob.encode("utf-8")).hexdigest()[:48]
 
 

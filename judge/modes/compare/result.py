@@ -12,11 +12,11 @@ from typing import Any, Literal
 
 from pydantic import Field
 
-from judge.domain.result import Cause, Provenance, SafetyReport, Status, Usage, _Model
+from judge.domain.result import Cause, Provenance, ResultModel, SafetyReport, Status, Usage
 from judge.domain.rows import comparison_row
 
 
-class OrderAnswer(_Model):
+class OrderAnswer(ResultModel):
     """One order's answer, mapped back to the contenders: who was shown first, who won."""
 
     _always = ("choice",)
@@ -29,7 +29,7 @@ class OrderAnswer(_Model):
     agreement: float | None = None
 
 
-class CriterionResult(_Model):
+class CriterionResult(ResultModel):
     """The verdict on one criterion: a winner when both orders agree, else a tie."""
 
     _always = ("winner",)
@@ -43,7 +43,7 @@ class CriterionResult(_Model):
     skill: str | None = None
 
 
-class ComparisonResult(_Model):
+class ComparisonResult(ResultModel):
     """What the judge returns for one comparison."""
 
     comparison_id: str

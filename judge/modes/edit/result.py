@@ -14,17 +14,17 @@ from pydantic import Field
 from judge.domain.result import (
     DimensionScore,
     Provenance,
+    ResultModel,
     SafetyReport,
     SafetyVerdict,
     Selection,
     Status,
     Usage,
-    _Model,
 )
 from judge.domain.rows import edit_row
 
 
-class Success(_Model):
+class Success(ResultModel):
     """Whether every (calibrated) criterion reached the threshold; null when one is unscored."""
 
     _always = ("passed",)
@@ -34,7 +34,7 @@ class Success(_Model):
     reason: str | None = None
 
 
-class MetricResult(_Model):
+class MetricResult(ResultModel):
     """One shift metric: its value, whether it applies to this edit, and why not."""
 
     _always = ("value", "applicable")
@@ -45,7 +45,7 @@ class MetricResult(_Model):
     details: dict[str, Any] = Field(default_factory=dict)
 
 
-class EditImageResult(_Model):
+class EditImageResult(ResultModel):
     """Everything judged about one edited image of a best-of-n edit."""
 
     index: int
@@ -56,7 +56,7 @@ class EditImageResult(_Model):
     selection_key: list[float] = Field(default_factory=list)
 
 
-class EditResult(_Model):
+class EditResult(ResultModel):
     """What the judge returns for one edit."""
 
     submission_id: str

@@ -1,4 +1,4 @@
-"""The ``judge tasks edits`` action (registered by :mod:`eval.evidence.cli`).
+"""``judge tasks edits``: edit instructions for a folder of images, or imported from a CSV.
 
 Example:
     $ judge tasks edits photos/ --out edits.jsonl --model openai/gpt-4o
@@ -13,11 +13,8 @@ import json
 import sys
 
 from eval.kit.journal import write_atomic
-
-
-def _fail(message: str) -> int:
-    print(f"judge tasks edits: {message}", file=sys.stderr)
-    return 2
+from eval.tasks.fail import fail
+from eval.tasks.models import model_settings
 
 
 def _write(tasks: list[dict], args: argparse.Namespace) -> None:
@@ -25,12 +22,11 @@ def _write(tasks: list[dict], args: argparse.Namespace) -> None:
     write_atomic(args.out, body.encode())
 
 
-def run(args: argparse.Namespace) -> int:
+def run_edits(args: argparse.Namespace) -> int:
     """Generate (or import) edit tasks into ``--out``."""
     from eval.edit_tasks.cards import CardError
     from eval.edit_tasks.generate import generate
     from eval.edit_tasks.importer import ImportError_, import_csv, read_categories
-    from eval.evidence.cli import settings_from
 
     try:
         if args.from_csv:
@@ -39,14 +35,14 @@ def run(args: argparse.Namespace) -> int:
             print(f"wrote {args.out}: {len(tasks)} imported edit tasks")
             return 0
         if args.images is None:
-            return _fail("give a folder of images (or --from-csv FILE)")
+            return fail("edits", "give a folder of images (or --from-csv FILE)")
         cats = read_categories(args.categories) if args.categories else None
-        settings = settings_from(args)
+        settings = model_settings(args)
         tasks, report = asyncio.run(generate(args.images, args.out, settings,
                                              types_dir=args.types, categories=cats,
                                              progress=not args.no_progress))
     except (ImportError_, CardError, ValueError) as exc:
-        return _fail(str(exc))
+        return fail("edits", str(exc))
     _write(tasks, args)
     r = report.as_dict()
     if args.json:
