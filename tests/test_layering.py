@@ -141,7 +141,7 @@ def test_the_walker_sees_function_level_imports(tmp_path: Path) -> None:
 
 def test_the_worker_does_not_import_the_app() -> None:
     assert not {
-        m for m in imported_modules(REPO / "api" / "batches" / "worker.py") if m == "api.app"
+        m for m in imported_modules(REPO / "api" / "jobs" / "worker.py") if m == "api.app"
     }
 
 
@@ -156,4 +156,4 @@ def test_the_service_builds_its_engine_in_one_place() -> None:
                 and node.func.id == "Judge"
             ):
                 builders.append(str(path.relative_to(REPO)))
-    assert builders == ["api/core/judge_factory.py"], builders
+    assert builders == ["api/judging/factory.py"], builders

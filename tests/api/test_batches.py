@@ -27,8 +27,8 @@ import httpx
 import pytest
 import redis
 
-from api.batches.jobs import QUEUE_NAME, BatchKeys
 from api.core.redis_embedded import EmbeddedRedis
+from api.jobs.store import QUEUE_NAME, BatchKeys
 from tests.api.conftest import assert_error, free_port
 from tests.api.hosts import stop_all
 from tests.conftest import png_data_url, submission
@@ -443,7 +443,7 @@ async def _new_batch(url: str, n: int) -> tuple[Any, Any, str]:
     from arq import create_pool
     from arq.connections import RedisSettings
 
-    from api.batches.jobs import BatchStore
+    from api.jobs.store import BatchStore
 
     pool = await create_pool(RedisSettings.from_dsn(url))
     store = BatchStore(pool, ttl_s=600)
@@ -454,8 +454,8 @@ async def _new_batch(url: str, n: int) -> tuple[Any, Any, str]:
 
 
 async def _run_burst(url: str, judge: Any) -> None:
-    from api.batches.worker import BatchWorker, worker_options
     from api.core.settings import ServiceSettings
+    from api.jobs.worker import BatchWorker, worker_options
 
     options = worker_options(ServiceSettings(redis_url=url, worker_concurrency=2), url)
     options["ctx"]["judge"] = judge
@@ -470,7 +470,7 @@ async def _run_burst(url: str, judge: Any) -> None:
 async def test_an_item_that_raises_is_retried_then_scored(
     redis_url: str, make_judge: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr("api.batches.worker.RETRY_BASE_S", 0.01)
+    monkeypatch.setattr("api.jobs.worker.RETRY_BASE_S", 0.01)
     pool, store, batch_id = await _new_batch(redis_url, 1)
     judge = FlakyJudge(make_judge(), failures=2)
     await _run_burst(redis_url, judge)
@@ -484,9 +484,9 @@ async def test_an_item_that_raises_is_retried_then_scored(
 async def test_an_item_that_always_raises_fails_after_max_tries(
     redis_url: str, make_judge: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from api.batches.worker import ITEM_MAX_TRIES
+    from api.jobs.worker import ITEM_MAX_TRIES
 
-    monkeypatch.setattr("api.batches.worker.RETRY_BASE_S", 0.01)
+    monkeypatch.setattr("api.jobs.worker.RETRY_BASE_S", 0.01)
     pool, store, batch_id = await _new_batch(redis_url, 2)
     judge = FlakyJudge(make_judge(), failures=10_000)
     await _run_burst(redis_url, judge)
@@ -503,7 +503,7 @@ async def test_an_item_that_always_raises_fails_after_max_tries(
 async def test_an_item_whose_worker_died_each_time_is_given_up(
     redis_url: str, make_judge: Any
 ) -> None:
-    from api.batches.worker import ITEM_MAX_TRIES
+    from api.jobs.worker import ITEM_MAX_TRIES
 
     pool, store, batch_id = await _new_batch(redis_url, 1)
     await pool.set(f"arq:retry:{batch_id}:0", ITEM_MAX_TRIES)  # five crashed tries so far
@@ -515,8 +515,8 @@ async def test_an_item_whose_worker_died_each_time_is_given_up(
 
 
 async def test_a_job_that_runs_again_writes_nothing_twice(redis_url: str, make_judge: Any) -> None:
-    from api.batches.worker import score_item, startup
     from api.core.settings import ServiceSettings
+    from api.jobs.worker import score_item, startup
 
     pool, store, batch_id = await _new_batch(redis_url, 1)
     await _run_burst(redis_url, make_judge())
@@ -537,8 +537,8 @@ async def test_inline_workers_run_inside_the_api_loop(redis_url: str, make_judge
     import asyncio
     from types import SimpleNamespace
 
-    from api.batches.worker import start_inline_workers, stop_inline_workers
     from api.core.settings import ServiceSettings
+    from api.jobs.worker import start_inline_workers, stop_inline_workers
 
     state = SimpleNamespace(
         inline_workers=2,

@@ -19,8 +19,8 @@ import pytest
 import redis.asyncio as aredis
 from PIL import Image
 
-from api.batches.jobs import BatchStore, owner_tag
 from api.core import readiness
+from api.jobs.store import BatchStore, owner_tag
 from tests.api.conftest import LiveService, assert_error, live_service, metric_value
 from tests.api.test_batches import make_items
 from tests.api.test_service import fake_model_env

@@ -3,7 +3,7 @@
 A job scores one batch item (:func:`score_item`) or runs one probe
 (:func:`api.probes.job.run_probe_job`, a long job). Delivery is at-least-once, results are
 exactly-once: the job skips an item that already has an outcome and writes its own with an
-atomic set-if-absent (:meth:`api.batches.jobs.BatchStore.record`).
+atomic set-if-absent (:meth:`api.jobs.store.BatchStore.record`).
 
 Failure handling:
 
@@ -22,7 +22,7 @@ Failure handling:
 Run::
 
     $ REDIS_URL=redis://127.0.0.1:6379/0 JUDGE_MODEL=openai/gpt-4o judge worker
-    $ arq api.batches.worker.WorkerSettings          # the same, through arq's own CLI
+    $ arq api.jobs.worker.WorkerSettings          # the same, through arq's own CLI
 """
 
 from __future__ import annotations
@@ -46,11 +46,11 @@ from pydantic import Field, ValidationError
 from pydantic_settings import BaseSettings, SettingsConfigDict
 from redis.exceptions import RedisError
 
-from api.batches.jobs import JOB_FUNCTION, QUEUE_NAME, BatchStore
 from api.core.errors import error_body
-from api.core.judge_factory import build_judge
-from api.core.requests import parse_options, parse_request
 from api.core.settings import ServiceSettings
+from api.jobs.store import JOB_FUNCTION, QUEUE_NAME, BatchStore
+from api.judging.factory import build_judge
+from api.judging.requests import parse_options, parse_request
 from judge.engine import Judge
 from judge.errors import ConfigError, InputError
 from judge.io.pixel_budget import PixelBudget, pixel_ledger
@@ -260,7 +260,7 @@ def worker_options(settings: ServiceSettings, redis_url: str) -> dict[str, Any]:
 
 
 def __getattr__(name: str) -> Any:
-    """``WorkerSettings`` for arq's CLI (``arq api.batches.worker.WorkerSettings``), built on
+    """``WorkerSettings`` for arq's CLI (``arq api.jobs.worker.WorkerSettings``), built on
     first use from the environment so that importing this module reads no settings."""
     if name != "WorkerSettings":
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -34,14 +34,14 @@ from fastapi import APIRouter, HTTPException, Query, Request, Response
 from fastapi.responses import JSONResponse, StreamingResponse
 from starlette.datastructures import UploadFile
 
-from api.batches.jobs import BatchCreated, BatchInfo, BatchStore, is_batch_id, owner_tag
 from api.core import json_body
 from api.core.deps import JudgeDep, KeyDep, PollKeyDep, RedisDep, SettingsDep
 from api.core.errors import error_body
 from api.core.limits import charge
-from api.core.policy import check_overrides
-from api.core.requests import ParsedRequest, check_request, parse_options, parse_request
 from api.core.settings import ServiceSettings
+from api.jobs.store import BatchCreated, BatchInfo, BatchStore, is_batch_id, owner_tag
+from api.judging.policy import check_overrides
+from api.judging.requests import ParsedRequest, check_request, parse_options, parse_request
 from judge.engine import Judge
 from judge.errors import InputError
 

@@ -10,10 +10,10 @@ from fastapi import HTTPException
 from pydantic import BaseModel
 
 from api.core.errors import error_body
-from api.core.policy import check_overrides
 from api.core.prometheus import record_result
-from api.core.requests import parse_request, prefixed
 from api.core.settings import ServiceSettings
+from api.judging.policy import check_overrides
+from api.judging.requests import parse_request, prefixed
 from judge.errors import InputError
 
 
