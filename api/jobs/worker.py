@@ -50,10 +50,11 @@ from api.core.errors import error_body
 from api.core.settings import ServiceSettings
 from api.jobs.store import JOB_FUNCTION, QUEUE_NAME, BatchStore
 from api.judging.factory import build_judge
-from api.judging.requests import parse_options, parse_request
+from api.judging.requests import OuterOptions, check_body
 from judge.engine import Judge
 from judge.errors import ConfigError, InputError
 from judge.io.pixel_budget import PixelBudget, pixel_ledger
+from judge.modes.checked import CheckedRequest
 
 log = logging.getLogger("judge.worker")
 
@@ -104,12 +105,13 @@ async def _hold_lease(redis: Any, job: str, lease_s: float) -> None:
         await asyncio.sleep(lease_s / 3)
 
 
-def _item_request(item_json: str, options_json: str) -> tuple[Any, str, dict[str, Any]]:
-    """The request, its mode and engine overrides of a stored item (batch options < item
-    options)."""
-    parsed = parse_request(json.loads(item_json))
-    batch = parse_options(parsed.mode, json.loads(options_json)).overrides()  # type: ignore[attr-defined]
-    return parsed.request, parsed.mode.name, {**batch, **parsed.overrides}
+def _item_request(
+    item_json: str, options_json: str, judge: Judge, settings: ServiceSettings
+) -> CheckedRequest:
+    """A stored item, checked once on the routes' one path (batch options < item options);
+    the engine then runs it without checking it again."""
+    outer = OuterOptions(json.loads(options_json))
+    return check_body(json.loads(item_json), judge, settings, outer=outer)
 
 
 async def score_item(ctx: dict[str, Any], batch_id: str, index: int) -> str:
@@ -152,14 +154,14 @@ async def _score_item(ctx: dict[str, Any], batch_id: str, index: int) -> str:
             "(the worker stopped or timed out each time)",
         )
     try:
-        request, mode, overrides = _item_request(item_json, options_json)
+        checked = _item_request(item_json, options_json, judge, settings)
         with pixel_ledger(settings.max_request_pixels, ctx.get("pixel_budget")):
             result = await asyncio.wait_for(
-                judge.arun_request(request, mode=mode, **overrides),
-                timeout=scoring_timeout(settings),
+                judge.arun_checked(checked), timeout=scoring_timeout(settings)
             )
     except InputError as exc:
-        return await fail("invalid_input", str(exc), exc.field)
+        named = exc.under(f"items[{index}]")
+        return await fail("invalid_input", str(named), named.field)
     except ConfigError as exc:
         return await fail("not_configured", str(exc))
     except ValidationError as exc:

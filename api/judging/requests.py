@@ -1,89 +1,115 @@
-"""Parse any mode's request body: bare, or wrapped with per-request options.
+"""The service's one validation path: every route that judges (``POST /v1/score``,
+``POST /v1/compare``), every batch item (when the batch is posted and again in the worker,
+which reads it back from Redis) goes through :func:`check_body`, once, and the engine runs the
+result without validating it again (:meth:`judge.engine.Judge.arun_checked`).
 
 A body is a mode's request (``{"mode": "compare", ...}`` picks the mode; the route gives the
-default), or the wrapped form ``{"<wrapper_key>": request, "options": {...}}`` where the
-wrapper key is the mode's (``submission`` for ``score``, ``comparison`` for ``compare``).
-Every problem is an :class:`~judge.errors.InputError` naming the field.
+default) or its wrapped form ``{"<wrapper_key>": request, "options": {...}}``; the mode
+unwraps it (:meth:`judge.modes.base.Mode.unwrap`). Every fault is an
+:class:`~judge.errors.InputError` naming the field as the client wrote it: ``submission.prompt``,
+``options.retrieval_k``, ``options.skills`` (an unknown card the options asked for),
+``criteria[1]``; the app turns it into ``400 invalid_input`` on every route, and a batch
+names the item in front (``items[3].options.skills``).
 
 Example:
-    >>> p = parse_request({"submission": {"task": {"id": "t", "category": "OE", "brief": "b"},
-    ...                    "prompt": "p"}, "options": {"retrieval": "none"}})
-    >>> p.mode.name, p.overrides
-    ('score', {'retrieval': 'none'})
+    >>> from judge.engine import Judge
+    >>> from api.core.settings import ServiceSettings
+    >>> judge = Judge(backend="local")
+    >>> body = {"submission": {"task": {"id": "t", "category": "OE", "brief": "b"},
+    ...         "prompt": "p"}, "options": {"skills": ["no_such_card"]}}
+    >>> try:
+    ...     check_body(body, judge, ServiceSettings())
+    ... except InputError as exc:
+    ...     print(exc.field)
+    options.skills
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel
 
+from api.core.settings import ServiceSettings
+from api.judging.policy import check_overrides
 from judge.errors import InputError
 from judge.modes import Mode, get_mode, mode_of
+from judge.modes.checked import CheckedRequest, check_request
 
 
-@dataclass(frozen=True)
-class ParsedRequest:
-    """A validated request, its mode and the engine overrides its options ask for."""
-
-    mode: Mode
-    request: BaseModel
-    overrides: dict[str, Any]
-    wrapped: bool = False
+class OptionsFault(InputError):
+    """A fault of options given beside the requests (a batch's own ``options``): it concerns
+    every item, so it is named without an item (``options.skills``)."""
 
 
-def prefixed(prefix: str, exc: InputError) -> InputError:
-    """``exc`` with its field moved under ``prefix`` (the wrapper key)."""
-    if exc.field.startswith("("):  # the whole object
-        return InputError(prefix, exc.message)
-    return InputError(f"{prefix}.{exc.field}", exc.message)
+class OuterOptions:
+    """Options given beside the requests (a batch's), turned into each mode's engine
+    overrides once per mode; a request's own options beat them.
+
+    Example::
+
+        outer = OuterOptions({"retrieval": "none"})
+        checked = [check_body(item, judge, policy, outer=outer) for item in items]
+    """
+
+    def __init__(self, raw: Any):
+        self.raw = {} if raw is None else raw
+        self._by_mode: dict[str, dict[str, Any]] = {}
+
+    def for_mode(
+        self, mode: Mode, request: BaseModel, judge: Any, policy: ServiceSettings
+    ) -> dict[str, Any]:
+        """``mode``'s overrides; raise :class:`OptionsFault` when they are bad for it."""
+        if mode.name in self._by_mode:
+            return self._by_mode[mode.name]
+        try:
+            overrides = mode.parse_options(self.raw)
+            _checked(mode, request, overrides, True, judge, policy)
+        except InputError as exc:
+            if exc.field.startswith("options"):
+                raise OptionsFault(exc.field, exc.message) from None
+            # else a fault of this request, not of the options: its own check reports it
+        self._by_mode[mode.name] = overrides
+        return overrides
 
 
-def parse_options(mode: Mode, options: Any, field: str = "options") -> BaseModel:
-    """Validate a mode's per-request options; errors name ``options.<name>``."""
-    if not isinstance(options, dict):
-        raise InputError(field, f"expected a JSON object, got {type(options).__name__}")
-    try:
-        return mode.options_model.model_validate(options)
-    except ValidationError as exc:
-        err = exc.errors()[0]
-        loc = ".".join(str(p) for p in err["loc"])
-        msg = "unknown option" if err["type"] == "extra_forbidden" else err["msg"]
-        raise InputError(f"{field}.{loc}" if loc else field, msg) from None
-
-
-def parse_request(body: Any, default_mode: str = "score") -> ParsedRequest:
-    """Validate a request body of any mode."""
+def check_body(
+    body: Any,
+    judge: Any,
+    policy: ServiceSettings,
+    default_mode: str = "score",
+    outer: OuterOptions | None = None,
+) -> CheckedRequest:
+    """Parse ``body`` (bare or wrapped, of any mode), merge its options (over ``outer``'s)
+    into ``judge``'s settings, apply the service's ``policy`` and run the mode's checks.
+    Raises :class:`~judge.errors.InputError` naming the field (see the module docstring)."""
     if not isinstance(body, dict):
         root = f"({get_mode(default_mode).wrapper_key})"
         raise InputError(root, f"expected a JSON object, got {type(body).__name__}")
     mode = mode_of(body, default_mode)
-    key = mode.wrapper_key
-    if key not in body:
-        return ParsedRequest(mode, mode.parse(body), {})
-    extra = sorted(set(body) - {key, "options", "mode"})
-    if extra:
-        raise InputError(extra[0], "unknown field (expected only the request and options)")
-    if not isinstance(body[key], dict):
-        raise InputError(key, f"expected a JSON object, got {type(body[key]).__name__}")
-    try:
-        request = mode.parse(body[key])
-    except InputError as exc:
-        raise prefixed(key, exc) from None
-    options = parse_options(mode, body.get("options", {}))
-    return ParsedRequest(mode, request, options.overrides(), wrapped=True)  # type: ignore[attr-defined]
+    parsed = mode.unwrap(body)
+    overrides = parsed.overrides
+    if outer is not None:
+        overrides = {**outer.for_mode(mode, parsed.request, judge, policy), **overrides}
+    return _checked(mode, parsed.request, overrides, parsed.wrapped, judge, policy)
 
 
-def check_request(parsed: ParsedRequest, judge: Any) -> None:
-    """Reject unknown cards/criteria before anything runs; errors name the option or field."""
+def _checked(
+    mode: Mode,
+    request: BaseModel,
+    overrides: dict[str, Any],
+    wrapped: bool,
+    judge: Any,
+    policy: ServiceSettings,
+) -> CheckedRequest:
+    check_overrides(overrides, policy)
     try:
-        settings = judge.settings.merged(**parsed.overrides)
-        parsed.mode.check(parsed.request, judge.registry, settings)
+        return check_request(mode, request, overrides, judge.settings, judge.registry)
     except InputError as exc:
-        if exc.field == "skills":
-            raise InputError("options.skills", exc.message) from None
-        raise (prefixed(parsed.mode.wrapper_key, exc) if parsed.wrapped else exc) from None
+        if exc.field == "skills":  # the cards come from the settings the options changed
+            named = InputError("options.skills", exc.message) if "skills" in overrides else exc
+            raise named from None
+        raise (exc.under(mode.wrapper_key) if wrapped else exc) from None
 
 
 def body_schema(*models: str) -> dict[str, Any]:

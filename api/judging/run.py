@@ -1,5 +1,10 @@
-"""Run one request of any mode for a route: parse, judge under the service's time limit,
-count it in the metrics. ``POST /v1/score`` and ``POST /v1/compare`` share this."""
+"""Judge one checked request for a route under the service's time limit and count it in the
+metrics. ``POST /v1/score`` and ``POST /v1/compare`` share this.
+
+Example (inside a route)::
+
+    result = await judge_body(judge, settings, body, "score")
+"""
 
 from __future__ import annotations
 
@@ -12,27 +17,18 @@ from pydantic import BaseModel
 from api.core.errors import error_body
 from api.core.prometheus import record_result
 from api.core.settings import ServiceSettings
-from api.judging.policy import check_overrides
-from api.judging.requests import parse_request, prefixed
-from judge.errors import InputError
+from api.judging.requests import check_body
 
 
 async def judge_body(
     judge: Any, settings: ServiceSettings, body: Any, default_mode: str
 ) -> BaseModel:
-    """Judge ``body`` (bare or wrapped; ``"mode"`` may pick another mode)."""
-    parsed = parse_request(body, default_mode)
-    check_overrides(parsed.overrides, settings)
-    try:  # unknown criteria or cards, named inside the wrapped request
-        settings_ = judge.settings.merged(**parsed.overrides)
-        parsed.mode.check(parsed.request, judge.registry, settings_)
-    except InputError as exc:
-        wrapped = parsed.wrapped and exc.field != "skills"
-        raise (prefixed(parsed.mode.wrapper_key, exc) if wrapped else exc) from None
+    """Check ``body`` once (bare or wrapped; ``"mode"`` may pick another mode), then judge it
+    without checking it again; 504 past ``JUDGE_SCORE_TIMEOUT_S``."""
+    checked = check_body(body, judge, settings, default_mode)
     try:
         result = await asyncio.wait_for(
-            judge.arun_request(parsed.request, mode=parsed.mode.name, **parsed.overrides),
-            timeout=settings.score_timeout_s,
+            judge.arun_checked(checked), timeout=settings.score_timeout_s
         )
     except TimeoutError:
         raise HTTPException(

@@ -271,30 +271,30 @@ def test_bad_items_reject_the_whole_batch_and_store_nothing(stack: Stack) -> Non
     items[3]["task"]["category"] = "XX"
     items[4]["prompt"] = 7
     resp = stack.client.post("/v1/batches", json=items)
-    err = assert_error(resp, 422, "items[3].task.category")
+    err = assert_error(resp, 400, "items[3].task.category")
     assert "1 more bad item" in err["message"]
 
     wrapped = [{"submission": items[0], "options": {"retrieval": "bogus"}}]
-    assert_error(stack.client.post("/v1/batches", json=wrapped), 422, "items[0].options.retrieval")
+    assert_error(stack.client.post("/v1/batches", json=wrapped), 400, "items[0].options.retrieval")
     assert_error(
         stack.client.post("/v1/batches", json={"items": items[:1], "options": {"skills": ["x"]}}),
-        422,
+        400,
         "options.skills",
     )
     bad_line = json.dumps(items[0]) + "\n" + "{not json\n"
     resp = stack.client.post(
         "/v1/batches", content=bad_line, headers={"content-type": "application/x-ndjson"}
     )
-    assert_error(resp, 422, "items[1]")
-    assert_error(stack.client.post("/v1/batches", json=[items[0], [1, 2]]), 422, "items[1]")
-    assert_error(stack.client.post("/v1/batches", json=[]), 422, "items")
-    assert_error(stack.client.post("/v1/batches", json={"items": []}), 422, "items")
-    assert_error(stack.client.post("/v1/batches", json={"submission": items[0]}), 422, "(body)")
+    assert_error(resp, 400, "items[1]")
+    assert_error(stack.client.post("/v1/batches", json=[items[0], [1, 2]]), 400, "items[1]")
+    assert_error(stack.client.post("/v1/batches", json=[]), 400, "items")
+    assert_error(stack.client.post("/v1/batches", json={"items": []}), 400, "items")
+    assert_error(stack.client.post("/v1/batches", json={"submission": items[0]}), 400, "(body)")
     oops = stack.client.post(
         "/v1/batches", content=b"{oops", headers={"content-type": "application/json"}
     )
-    assert_error(oops, 422, "(body)")
-    assert_error(stack.client.post("/v1/batches", files={"other": ("a", b"x")}), 422, "file")
+    assert_error(oops, 400, "(body)")
+    assert_error(stack.client.post("/v1/batches", files={"other": ("a", b"x")}), 400, "file")
     too_many = [items[0]] * 101
     err = assert_error(stack.client.post("/v1/batches", json=too_many), 413, "items")
     assert "limit of 100" in err["message"]
@@ -330,7 +330,7 @@ def test_unreadable_image_fails_its_item_only(stack: Stack) -> None:
     assert (info["done"], info["failed"]) == (2, 1)
     lines = stack.results(batch_id)
     assert [line["index"] for line in lines] == [0, 1, 2]
-    assert lines[1]["error"]["field"] == "images[0]"
+    assert lines[1]["error"]["field"] == "items[1].images[0]"  # the item, then its field
     assert lines[1]["error"]["code"] == "invalid_input"
     assert "result" in lines[0] and "result" in lines[2]
 
@@ -418,16 +418,20 @@ def test_worker_killed_mid_batch_loses_and_duplicates_nothing(tmp_path: Path) ->
 
 
 class FlakyJudge:
-    """A Judge whose ``arun_request`` raises ``RuntimeError`` for its first ``failures`` calls."""
+    """A Judge whose ``arun_checked`` (what the worker runs) raises ``RuntimeError`` for its
+    first ``failures`` calls; everything else is the wrapped judge's."""
 
     def __init__(self, judge: Any, failures: int):
         self.judge, self.failures, self.calls = judge, failures, 0
 
-    async def arun_request(self, request: Any, **overrides: Any) -> Any:
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.judge, name)
+
+    async def arun_checked(self, checked: Any, **kwargs: Any) -> Any:
         self.calls += 1
         if self.calls <= self.failures:
             raise RuntimeError(f"boom {self.calls}")
-        return await self.judge.arun_request(request, **overrides)
+        return await self.judge.arun_checked(checked, **kwargs)
 
 
 @pytest.fixture

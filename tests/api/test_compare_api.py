@@ -118,9 +118,9 @@ def test_a_batch_mixes_submissions_and_comparisons(client: httpx.Client) -> None
 
 def test_a_bad_comparison_rejects_the_batch(client: httpx.Client) -> None:
     items = [submission("OE", n_checks=1), {"mode": "compare", **comparison(criteria=["nope"])}]
-    assert_error(client.post("/v1/batches", json=items), 422, "items[1].criteria[0]")
+    assert_error(client.post("/v1/batches", json=items), 400, "items[1].criteria[0]")
     opts = {"items": [{"mode": "compare", **comparison()}], "options": {"allow_tie": 3}}
-    assert_error(client.post("/v1/batches", json=opts), 422, "options.allow_tie")
+    assert_error(client.post("/v1/batches", json=opts), 400, "options.allow_tie")
 
 
 def edit_body(**over: object) -> dict:
