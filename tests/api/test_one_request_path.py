@@ -5,8 +5,6 @@ with the fake provider and one inline worker."""
 
 from __future__ import annotations
 
-import json
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -14,11 +12,11 @@ from typing import Any
 import httpx
 import pytest
 
-from tests.api.conftest import LiveService, assert_error, live_service
+from tests.api.conftest import assert_error, batch_results, live_service
 from tests.api.test_compare_api import comparison
+from tests.api.test_service import fake_model_env
 from tests.conftest import submission
 from tests.fakes.provider import FakeProvider
-from tests.modes.test_compare import is_pairwise, prefers_red
 
 NOT_AN_IMAGE = "data:image/png;base64,bm90IGFuIGltYWdl"
 
@@ -68,25 +66,10 @@ FAULTS: dict[str, tuple[str, dict, str]] = {
 
 
 @pytest.fixture(scope="module")
-def service(module_tmp: Path, provider_session: FakeProvider) -> Iterator[LiveService]:
-    provider_session.reset()
-    env = {
-        "JUDGE_MODEL": "openai/fake-judge",
-        "JUDGE_API_BASE": provider_session.base_url,
-        "JUDGE_API_KEY": "test-key",
-        "JUDGE_BACKOFF_BASE_S": "0.001",
-        "JUDGE_TIMEOUT_S": "10",
-        "JUDGE_INLINE_WORKERS": "1",
-    }
-    with live_service(env, module_tmp / "data") as svc:
-        yield svc
-
-
-@pytest.fixture
-def client(service: LiveService, provider_session: FakeProvider) -> Iterator[httpx.Client]:
-    provider_session.reset()
-    provider_session.on(is_pairwise, prefers_red)
-    with service.client() as c:
+def client(module_tmp: Path, provider_session: FakeProvider) -> Iterator[httpx.Client]:
+    """A key-less service on the fake model with one inline worker, and its client."""
+    env = {**fake_model_env(provider_session), "JUDGE_INLINE_WORKERS": "1"}
+    with live_service(env, module_tmp / "data") as svc, svc.client() as c:
         yield c
 
 
@@ -128,16 +111,9 @@ def test_a_fault_found_by_the_worker_names_the_item(client: httpx.Client) -> Non
     bad = comparison("unreadable", a={"image": NOT_AN_IMAGE, "model": "sd3"})
     direct = assert_error(client.post("/v1/compare", json=bad), 400, "a.image")
     items = [as_item("/v1/compare", comparison("readable")), as_item("/v1/compare", bad)]
-    r = client.post("/v1/batches", json=items)  # images are read when an item runs
-    assert r.status_code == 202, r.text
-    batch = r.json()["id"]
-    deadline = time.monotonic() + 120
-    while client.get(f"/v1/batches/{batch}").json()["status"] != "done":
-        assert time.monotonic() < deadline, "the batch did not finish"
-        time.sleep(0.2)
-    lines = [json.loads(x) for x in client.get(f"/v1/batches/{batch}/results").text.splitlines()]
+    lines = batch_results(client, items)  # images are read when an item runs
     assert [x["index"] for x in lines] == [0, 1]
-    assert lines[0]["result"]["criteria"]["preference"]["winner"] == "b"
+    assert set(lines[0]["result"]["criteria"]) == {"preference", "alignment"}
     error = lines[1]["error"]
     assert (error["code"], error["field"]) == ("invalid_input", "items[1].a.image")
     assert error["message"] == f"items[1].{direct['message']}"
