@@ -19,24 +19,29 @@ from fastapi import APIRouter, FastAPI
 from fastapi.openapi.utils import get_openapi
 from pydantic.json_schema import models_json_schema
 
-from api.batches import routes as batch_routes
-from api.batches.worker import start_inline_workers, stop_inline_workers
 from api.campaigns import pages as campaign_pages
 from api.campaigns import routes as campaign_routes
 from api.core import errors
 from api.core.json_body import SafeJSONResponse
-from api.core.judge_factory import build_judge
 from api.core.limits import BodyLimit
-from api.core.models import CompareRequest, ScoreRequest
 from api.core.observe import Observe
-from api.core.readiness import reconcile_batches, warm
 from api.core.redis_embedded import EmbeddedRedis
 from api.core.request_guard import RequestGuard
 from api.core.settings import ServiceSettings
+from api.health import routes as health
+from api.health.readiness import warm
+from api.jobs import routes as batch_routes
+from api.jobs.reconcile import reconcile_batches
+from api.jobs.worker import start_inline_workers, stop_inline_workers
+from api.judging import compare, score, skills
+from api.judging.factory import build_judge
+from api.judging.models import CompareRequest, ScoreRequest
+from api.memories import routes as memory
+from api.probes import pages as probe_pages
 from api.probes import routes as probe_routes
-from api.routes import compare, health, memory, score, skills
+from api.studies import pages as study_pages
 from api.studies import routes as study_routes
-from api.ui import auth, docs_page, pages, probe_pages, results_pages, study_pages
+from api.ui import auth, docs_page, pages, results_pages
 from judge.domain.submission import Submission
 from judge.io.pixel_budget import PixelBudget
 from judge.modes.compare.request import Comparison

@@ -155,6 +155,6 @@ def _serve_processes(settings: ServiceSettings, workers: int) -> int:
 
 def worker(args: argparse.Namespace) -> int:
     """Run an arq worker until interrupted."""
-    from api.batches.worker import run_worker
+    from api.jobs.worker import run_worker
 
     return run_worker()

@@ -22,8 +22,8 @@ from pydantic import BaseModel
 
 def contracts() -> dict[str, type[BaseModel]]:
     """Contract name → the pydantic model that defines it."""
-    from api.batches.jobs import BatchCreated, BatchInfo
     from api.core.errors import ErrorBody
+    from api.jobs.store import BatchCreated, BatchInfo
     from api.probes.routes import OverrideIn, ProbeStatus
     from api.studies.models import StudyCreate, StudyInfo
     from eval.probing.params import ProbeParams

@@ -7,7 +7,8 @@ Example:
 
 Then ``judge.score(submission_dict, base_dir=folder)`` (sync) or ``await judge.ascore(...)``
 for a Submission (or any request carrying ``"mode"``), ``judge.compare(comparison)`` for a
-pairwise comparison, and ``await judge.arun_request(data, mode="...")`` for any mode.
+pairwise comparison, and ``await judge.arun_request(data, mode="...")`` for any mode; a
+caller that validated a request itself (the service) runs ``await judge.arun_checked(checked)``.
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ from judge.llm import warmup
 from judge.llm.cache import ResponseCache
 from judge.llm.gateway import Deferrer, LLMGateway, response_format
 from judge.modes import get_mode, mode_of
+from judge.modes.checked import CheckedRequest, check_request
 from judge.prepare_pool import in_prepare_pool
 from memory.store import MemoryStore
 from skills.registry import SkillRegistry, default_registry
@@ -114,6 +116,20 @@ class Judge:
         if ctx.backend == "llm":
             await warmup.ready(ctx.models)
 
+    def check(
+        self, request: BaseModel | dict, *, mode: str | None = None, **overrides: Any
+    ) -> CheckedRequest:
+        """Validate a request of ``mode`` (default: its ``"mode"`` field, else ``score``) and
+        merge ``overrides`` into the settings; raise ``InputError`` naming the field.
+
+        Example::
+
+            checked = judge.check(submission_dict, retrieval="none")
+            result = await judge.arun_checked(checked)
+        """
+        m = get_mode(mode) if mode else mode_of(request)
+        return check_request(m, m.parse(request), overrides, self.settings, self.registry)
+
     def prepare(
         self,
         request: BaseModel | dict,
@@ -122,15 +138,20 @@ class Judge:
         mode: str | None = None,
         **overrides: Any,
     ) -> RunContext:
-        """Validate a request of ``mode`` (default: its ``"mode"`` field, else ``score``),
-        load its images and resolve settings; raise ``InputError``/``ConfigError`` on bad
-        input. Blocking (image fetches and decoding): async callers run it in a thread."""
-        settings = self.settings.merged(**overrides) if overrides else self.settings
+        """Validate a request (:meth:`check`), then :meth:`prepare_checked` it. Blocking
+        (image fetches and decoding): async callers run it in a thread."""
+        return self.prepare_checked(self.check(request, mode=mode, **overrides), base_dir=base_dir)
+
+    def prepare_checked(
+        self, checked: CheckedRequest, *, base_dir: Path | None = None
+    ) -> RunContext:
+        """Load the images of an already checked request (never validated again) and build
+        its run context; raise ``InputError`` for unreadable images and ``ConfigError`` when
+        no model is configured. Blocking: async callers run it in a thread."""
+        settings = checked.settings
         if settings.resolved_backend() == "llm" and not settings.models():
             raise ConfigError(NO_MODEL)
-        m = get_mode(mode) if mode else mode_of(request)
-        req = m.parse(request)
-        m.check(req, self.registry, settings)
+        m, req = checked.mode, checked.request
         views = m.load_views(req, settings, base_dir)
         ctx = RunContext(
             mode=m,
@@ -166,15 +187,24 @@ class Judge:
         base_dir: Path | None = None,
         **overrides: Any,
     ) -> Any:
-        """Judge one request of any mode (async); returns that mode's result model."""
-        ctx = await in_prepare_pool(
-            self.settings.prepare_threads,
-            self.prepare,
-            request,
-            base_dir=base_dir,
-            mode=mode,
-            **overrides,
+        """Judge one request of any mode (async), validating it first; returns that mode's
+        result model."""
+        return await self._run_prepared(
+            self.prepare, request, base_dir=base_dir, mode=mode, **overrides
         )
+
+    async def arun_checked(self, checked: CheckedRequest, *, base_dir: Path | None = None) -> Any:
+        """Judge a request the caller already checked (the service's one validation path);
+        nothing is parsed or checked again. Returns that mode's result model.
+
+        Example::
+
+            result = await judge.arun_checked(judge.check(comparison, mode="compare"))
+        """
+        return await self._run_prepared(self.prepare_checked, checked, base_dir=base_dir)
+
+    async def _run_prepared(self, prepare: Any, *args: Any, **kwargs: Any) -> Any:
+        ctx = await in_prepare_pool(self.settings.prepare_threads, prepare, *args, **kwargs)
         await self.warm(ctx)
         return await self.arun(ctx)
 

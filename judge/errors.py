@@ -20,6 +20,19 @@ class InputError(JudgeError, ValueError):
         self.field = field
         self.message = message
 
+    def under(self, prefix: str) -> InputError:
+        """The same problem named inside ``prefix`` (a wrapper key, ``items[3]``, ...); a
+        problem of the whole object (``(submission)``) becomes ``prefix`` itself.
+
+        Example:
+            >>> InputError("prompt", "expected a string").under("submission").field
+            'submission.prompt'
+        """
+        if self.field.startswith("("):
+            return InputError(prefix, self.message)
+        sep = "" if self.field.startswith("[") else "."
+        return InputError(f"{prefix}{sep}{self.field}", self.message)
+
 
 class ConfigError(JudgeError):
     """The judge is not configured to do what was asked (e.g. no model)."""

@@ -33,9 +33,6 @@ KNOWN_VIOLATIONS: frozenset[tuple[str, str, str]] = frozenset({
     # being removed by the shared-kit change: the eval/metaeval <-> eval/leaderboards cycle
     # is broken (the bootstrap moves into eval/kit)
     ("sibling", "eval/leaderboards/meta.py", "eval.metaeval.bootstrap"),
-    # being removed by the shared-kit change: the api/ reorganisation keeps api/core free of
-    # the job queue (readiness asks api/batches today)
-    ("api-core", "api/core/readiness.py", "api.batches.jobs"),
 })  # fmt: skip
 LOWER = ["judge", "skills", "memory"]
 UPPER = {"api", "eval"}
@@ -165,7 +162,7 @@ def test_the_walker_sees_function_level_imports(tmp_path: Path) -> None:
 
 def test_the_worker_does_not_import_the_app() -> None:
     assert not {
-        m for m in imported_modules(REPO / "api" / "batches" / "worker.py") if m == "api.app"
+        m for m in imported_modules(REPO / "api" / "jobs" / "worker.py") if m == "api.app"
     }
 
 
@@ -180,7 +177,7 @@ def test_the_service_builds_its_engine_in_one_place() -> None:
                 and node.func.id == "Judge"
             ):
                 builders.append(str(path.relative_to(REPO)))
-    assert builders == ["api/core/judge_factory.py"], builders
+    assert builders == ["api/judging/factory.py"], builders
 
 
 # --- sibling rules -----------------------------------------------------------------------

@@ -107,11 +107,6 @@ async def charge(
         raise _over(per_minute, "requests (batch items count one each)")
 
 
-async def check_rate(client: aredis.Redis, key: str, per_minute: int) -> None:
-    """One unit of ``key``'s request budget (see :func:`charge`)."""
-    await charge(client, key, per_minute)
-
-
 def client_address(request: Request) -> str:
     """The peer address of the connection (what wrong-key throttling counts by)."""
     return request.client.host if request.client else "unknown"

@@ -17,10 +17,10 @@ from typing import Any
 import redis.asyncio as aredis
 from fastapi import FastAPI, HTTPException
 
-from api.batches.jobs import owner_tag
 from api.core.errors import error_body
 from api.core.limits import charge
 from api.core.settings import ServiceSettings
+from api.jobs.store import owner_tag
 from api.probes.budget import ProbeBudget, out_of_bounds, over_budget, plan_probe
 from api.probes.meter import prices_for
 from api.probes.runner import BackendsError, service_backends

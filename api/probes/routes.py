@@ -40,10 +40,10 @@ from fastapi import APIRouter, HTTPException, Request, Response
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from api.batches.jobs import owner_tag
 from api.core import json_body
 from api.core.deps import KeyDep, PollKeyDep, RedisDep, SettingsDep
 from api.core.errors import error_body
+from api.jobs.store import owner_tag
 from api.probes.admission import admit
 from api.probes.runner import enqueue_probe
 from api.probes.store import ProbeStore, is_probe_id

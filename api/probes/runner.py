@@ -36,7 +36,7 @@ from arq.constants import in_progress_key_prefix
 from fastapi import FastAPI
 from redis.exceptions import RedisError
 
-from api.batches.jobs import QUEUE_NAME
+from api.jobs.store import QUEUE_NAME
 from api.probes.budget import ProbeBudget
 from api.probes.job import PROBE_FUNCTION, PROBE_MAX_TRIES, probe_job_id
 from api.probes.meter import BudgetExceeded, Meter, prices_for

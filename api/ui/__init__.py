@@ -8,8 +8,10 @@ framing), ``nosniff``, ``same-origin`` referrers (so form posts carry an Origin 
 check). Pages extend ``templates/base.html``.
 
 Adding a page: a router module (``prefix="/ui/..."``, ``include_in_schema=False``) listed in
-``api.app.ROUTERS``; a template that ``{% extends "base.html" %}`` and fills ``content`` (and
-``head`` for an extra stylesheet or script from ``static/``, ``nav`` for page-local links);
+``api.app.ROUTERS``, beside its subsystem's routes when the page belongs to one
+(``api/probes/pages.py``, ``api/studies/pages.py``), here when it spans several; a
+template that ``{% extends "base.html" %}`` and fills ``content`` (and ``head`` for an extra
+stylesheet or script from ``static/``, ``nav`` for page-local links);
 :func:`add_nav_link` puts a section in the main navigation; handlers return :func:`render` or
 :func:`error_page`. Static files go in ``static/`` (``.css``, ``.js``, ``.svg``), served at
 ``/ui/static/<name>``; no inline script or style (the CSP refuses them).

@@ -31,8 +31,8 @@ from typing import Any
 from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
-from api.batches.jobs import BatchStore, is_batch_id, owner_tag
 from api.core.deps import is_admin
+from api.jobs.store import BatchStore, is_batch_id, owner_tag
 from api.ui import SECURITY_HEADERS, add_nav_link, error_page, render
 from api.ui.auth import sign_in_redirect, spend, ui_key
 from api.ui.result_view import batch_row, dimensions_of, filter_rows, study_row

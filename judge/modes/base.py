@@ -19,8 +19,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from pydantic import BaseModel
+from pydantic import BaseModel, ValidationError
 
+from judge.errors import InputError
 from judge.validation import validate_model
 
 if TYPE_CHECKING:  # the context imports the gateway; modes must stay cheap to import
@@ -37,6 +38,16 @@ class Views:
 
     payloads: dict[str, Any]
     pil: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class Unwrapped:
+    """A parsed body: the request, the engine overrides its options ask for, and whether it
+    came wrapped (its fields are then named under the wrapper key)."""
+
+    request: BaseModel
+    overrides: dict[str, Any]
+    wrapped: bool
 
 
 @dataclass(frozen=True)
@@ -70,6 +81,47 @@ class Mode(ABC):
         if isinstance(data, dict) and "mode" in data:
             data = {k: v for k, v in data.items() if k != "mode"}
         return validate_model(self.request_model, data, root=f"({self.wrapper_key})")
+
+    def unwrap(self, body: dict[str, Any]) -> Unwrapped:
+        """A body of this mode, bare (the request itself) or wrapped
+        (``{"<wrapper_key>": request, "options": {...}}``), as the request and the engine
+        overrides its options ask for. Errors name the field as the client wrote it
+        (``submission.prompt``, ``options.retrieval_k``).
+
+        Example:
+            >>> from judge.modes import get_mode
+            >>> task = {"id": "t", "category": "OE", "brief": "b"}
+            >>> body = {"submission": {"task": task, "prompt": "p"},
+            ...         "options": {"retrieval": "none"}}
+            >>> get_mode("score").unwrap(body).overrides
+            {'retrieval': 'none'}
+        """
+        key = self.wrapper_key
+        if key not in body:
+            return Unwrapped(self.parse(body), {}, wrapped=False)
+        extra = sorted(set(body) - {key, "options", "mode"})
+        if extra:
+            raise InputError(extra[0], "unknown field (expected only the request and options)")
+        if not isinstance(body[key], dict):
+            raise InputError(key, f"expected a JSON object, got {type(body[key]).__name__}")
+        try:
+            request = self.parse(body[key])
+        except InputError as exc:
+            raise exc.under(key) from None
+        return Unwrapped(request, self.parse_options(body.get("options", {})), wrapped=True)
+
+    def parse_options(self, options: Any, field: str = "options") -> dict[str, Any]:
+        """Validate per-request options into engine overrides; errors name ``options.<name>``."""
+        if not isinstance(options, dict):
+            raise InputError(field, f"expected a JSON object, got {type(options).__name__}")
+        try:
+            parsed = self.options_model.model_validate(options)
+        except ValidationError as exc:
+            err = exc.errors()[0]
+            loc = ".".join(str(p) for p in err["loc"])
+            msg = "unknown option" if err["type"] == "extra_forbidden" else err["msg"]
+            raise InputError(f"{field}.{loc}" if loc else field, msg) from None
+        return parsed.overrides()  # type: ignore[attr-defined]
 
     def check(self, request: BaseModel, registry: SkillRegistry, settings: JudgeSettings) -> None:
         """Reject requests naming unknown cards or options (raise ``InputError``)."""

@@ -8,6 +8,7 @@ at start-up, and starts its own embedded redis-server under ``JUDGE_DATA_DIR`` u
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
@@ -167,6 +168,19 @@ def assert_error(response: httpx.Response, status: int | tuple[int, ...], field:
     assert err["code"] and err["message"], err
     assert err["field"] == field, (err, field)
     return err
+
+
+def batch_results(client: httpx.Client, items: object, timeout_s: float = 120) -> list[dict]:
+    """Post ``items`` (any body ``POST /v1/batches`` takes) as a batch, wait until it is done
+    and return its result lines (``{"index", "result" | "error"}``, input order)."""
+    r = client.post("/v1/batches", json=items)
+    assert r.status_code == 202, r.text
+    batch = r.json()["id"]
+    deadline = time.monotonic() + timeout_s
+    while client.get(f"/v1/batches/{batch}").json()["status"] != "done":
+        assert time.monotonic() < deadline, "the batch did not finish"
+        time.sleep(0.2)
+    return [json.loads(x) for x in client.get(f"/v1/batches/{batch}/results").text.splitlines()]
 
 
 @pytest.fixture(scope="module")

@@ -24,7 +24,7 @@ from typing import Any
 
 import httpx
 
-from api.batches.jobs import BatchKeys
+from api.jobs.store import BatchKeys
 from tests.api.test_batches import Stack, make_items
 
 

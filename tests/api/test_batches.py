@@ -27,8 +27,8 @@ import httpx
 import pytest
 import redis
 
-from api.batches.jobs import QUEUE_NAME, BatchKeys
 from api.core.redis_embedded import EmbeddedRedis
+from api.jobs.store import QUEUE_NAME, BatchKeys
 from tests.api.conftest import assert_error, free_port
 from tests.api.hosts import stop_all
 from tests.conftest import png_data_url, submission
@@ -271,30 +271,30 @@ def test_bad_items_reject_the_whole_batch_and_store_nothing(stack: Stack) -> Non
     items[3]["task"]["category"] = "XX"
     items[4]["prompt"] = 7
     resp = stack.client.post("/v1/batches", json=items)
-    err = assert_error(resp, 422, "items[3].task.category")
+    err = assert_error(resp, 400, "items[3].task.category")
     assert "1 more bad item" in err["message"]
 
     wrapped = [{"submission": items[0], "options": {"retrieval": "bogus"}}]
-    assert_error(stack.client.post("/v1/batches", json=wrapped), 422, "items[0].options.retrieval")
+    assert_error(stack.client.post("/v1/batches", json=wrapped), 400, "items[0].options.retrieval")
     assert_error(
         stack.client.post("/v1/batches", json={"items": items[:1], "options": {"skills": ["x"]}}),
-        422,
+        400,
         "options.skills",
     )
     bad_line = json.dumps(items[0]) + "\n" + "{not json\n"
     resp = stack.client.post(
         "/v1/batches", content=bad_line, headers={"content-type": "application/x-ndjson"}
     )
-    assert_error(resp, 422, "items[1]")
-    assert_error(stack.client.post("/v1/batches", json=[items[0], [1, 2]]), 422, "items[1]")
-    assert_error(stack.client.post("/v1/batches", json=[]), 422, "items")
-    assert_error(stack.client.post("/v1/batches", json={"items": []}), 422, "items")
-    assert_error(stack.client.post("/v1/batches", json={"submission": items[0]}), 422, "(body)")
+    assert_error(resp, 400, "items[1]")
+    assert_error(stack.client.post("/v1/batches", json=[items[0], [1, 2]]), 400, "items[1]")
+    assert_error(stack.client.post("/v1/batches", json=[]), 400, "items")
+    assert_error(stack.client.post("/v1/batches", json={"items": []}), 400, "items")
+    assert_error(stack.client.post("/v1/batches", json={"submission": items[0]}), 400, "(body)")
     oops = stack.client.post(
         "/v1/batches", content=b"{oops", headers={"content-type": "application/json"}
     )
-    assert_error(oops, 422, "(body)")
-    assert_error(stack.client.post("/v1/batches", files={"other": ("a", b"x")}), 422, "file")
+    assert_error(oops, 400, "(body)")
+    assert_error(stack.client.post("/v1/batches", files={"other": ("a", b"x")}), 400, "file")
     too_many = [items[0]] * 101
     err = assert_error(stack.client.post("/v1/batches", json=too_many), 413, "items")
     assert "limit of 100" in err["message"]
@@ -330,7 +330,7 @@ def test_unreadable_image_fails_its_item_only(stack: Stack) -> None:
     assert (info["done"], info["failed"]) == (2, 1)
     lines = stack.results(batch_id)
     assert [line["index"] for line in lines] == [0, 1, 2]
-    assert lines[1]["error"]["field"] == "images[0]"
+    assert lines[1]["error"]["field"] == "items[1].images[0]"  # the item, then its field
     assert lines[1]["error"]["code"] == "invalid_input"
     assert "result" in lines[0] and "result" in lines[2]
 
@@ -418,16 +418,20 @@ def test_worker_killed_mid_batch_loses_and_duplicates_nothing(tmp_path: Path) ->
 
 
 class FlakyJudge:
-    """A Judge whose ``arun_request`` raises ``RuntimeError`` for its first ``failures`` calls."""
+    """A Judge whose ``arun_checked`` (what the worker runs) raises ``RuntimeError`` for its
+    first ``failures`` calls; everything else is the wrapped judge's."""
 
     def __init__(self, judge: Any, failures: int):
         self.judge, self.failures, self.calls = judge, failures, 0
 
-    async def arun_request(self, request: Any, **overrides: Any) -> Any:
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.judge, name)
+
+    async def arun_checked(self, checked: Any, **kwargs: Any) -> Any:
         self.calls += 1
         if self.calls <= self.failures:
             raise RuntimeError(f"boom {self.calls}")
-        return await self.judge.arun_request(request, **overrides)
+        return await self.judge.arun_checked(checked, **kwargs)
 
 
 @pytest.fixture
@@ -443,7 +447,7 @@ async def _new_batch(url: str, n: int) -> tuple[Any, Any, str]:
     from arq import create_pool
     from arq.connections import RedisSettings
 
-    from api.batches.jobs import BatchStore
+    from api.jobs.store import BatchStore
 
     pool = await create_pool(RedisSettings.from_dsn(url))
     store = BatchStore(pool, ttl_s=600)
@@ -454,8 +458,8 @@ async def _new_batch(url: str, n: int) -> tuple[Any, Any, str]:
 
 
 async def _run_burst(url: str, judge: Any) -> None:
-    from api.batches.worker import BatchWorker, worker_options
     from api.core.settings import ServiceSettings
+    from api.jobs.worker import BatchWorker, worker_options
 
     options = worker_options(ServiceSettings(redis_url=url, worker_concurrency=2), url)
     options["ctx"]["judge"] = judge
@@ -470,7 +474,7 @@ async def _run_burst(url: str, judge: Any) -> None:
 async def test_an_item_that_raises_is_retried_then_scored(
     redis_url: str, make_judge: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr("api.batches.worker.RETRY_BASE_S", 0.01)
+    monkeypatch.setattr("api.jobs.worker.RETRY_BASE_S", 0.01)
     pool, store, batch_id = await _new_batch(redis_url, 1)
     judge = FlakyJudge(make_judge(), failures=2)
     await _run_burst(redis_url, judge)
@@ -484,9 +488,9 @@ async def test_an_item_that_raises_is_retried_then_scored(
 async def test_an_item_that_always_raises_fails_after_max_tries(
     redis_url: str, make_judge: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from api.batches.worker import ITEM_MAX_TRIES
+    from api.jobs.worker import ITEM_MAX_TRIES
 
-    monkeypatch.setattr("api.batches.worker.RETRY_BASE_S", 0.01)
+    monkeypatch.setattr("api.jobs.worker.RETRY_BASE_S", 0.01)
     pool, store, batch_id = await _new_batch(redis_url, 2)
     judge = FlakyJudge(make_judge(), failures=10_000)
     await _run_burst(redis_url, judge)
@@ -503,7 +507,7 @@ async def test_an_item_that_always_raises_fails_after_max_tries(
 async def test_an_item_whose_worker_died_each_time_is_given_up(
     redis_url: str, make_judge: Any
 ) -> None:
-    from api.batches.worker import ITEM_MAX_TRIES
+    from api.jobs.worker import ITEM_MAX_TRIES
 
     pool, store, batch_id = await _new_batch(redis_url, 1)
     await pool.set(f"arq:retry:{batch_id}:0", ITEM_MAX_TRIES)  # five crashed tries so far
@@ -515,8 +519,8 @@ async def test_an_item_whose_worker_died_each_time_is_given_up(
 
 
 async def test_a_job_that_runs_again_writes_nothing_twice(redis_url: str, make_judge: Any) -> None:
-    from api.batches.worker import score_item, startup
     from api.core.settings import ServiceSettings
+    from api.jobs.worker import score_item, startup
 
     pool, store, batch_id = await _new_batch(redis_url, 1)
     await _run_burst(redis_url, make_judge())
@@ -537,8 +541,8 @@ async def test_inline_workers_run_inside_the_api_loop(redis_url: str, make_judge
     import asyncio
     from types import SimpleNamespace
 
-    from api.batches.worker import start_inline_workers, stop_inline_workers
     from api.core.settings import ServiceSettings
+    from api.jobs.worker import start_inline_workers, stop_inline_workers
 
     state = SimpleNamespace(
         inline_workers=2,

@@ -22,7 +22,7 @@ from hypothesis import strategies as st
 from schemathesis import GenerationMode
 from schemathesis.checks import not_a_server_error
 
-from api.core.models import ScoreRequest
+from api.judging.models import ScoreRequest
 from judge.domain.submission import Submission
 from tests.api.conftest import LiveService, copy_shipped_memory, live_service
 

@@ -12,8 +12,8 @@ import httpx
 import pytest
 import redis.asyncio as aredis
 
-from api.batches.jobs import owner_tag
 from api.core.deps import ANONYMOUS
+from api.jobs.store import owner_tag
 from api.probes.store import ProbeStore
 from tests.api.conftest import LiveService, assert_error
 from tests.api.test_batches import make_items

@@ -332,7 +332,7 @@ WRAPPED_CASES: dict[str, tuple[Callable[[], Any], str]] = {
     ),
     "unknown-skill": (
         lambda: {"submission": sub(), "options": {"skills": ["no_such_card"]}},
-        "skills",
+        "options.skills",
     ),
 }
 

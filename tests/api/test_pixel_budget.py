@@ -11,9 +11,9 @@ import time
 import pytest
 from PIL import Image
 
-from api.core.models import ScoreOptions
-from api.core.policy import check_options
 from api.core.settings import ServiceSettings
+from api.judging.models import ScoreOptions
+from api.judging.policy import check_options
 from judge.config import JudgeSettings
 from judge.errors import InputError
 from judge.io.images import decode_image

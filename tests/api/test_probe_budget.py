@@ -167,7 +167,7 @@ def test_the_ui_stop_button_needs_this_site(service: LiveService, slow_llm: Fake
 
 
 def test_the_ui_form_sends_no_model(service: LiveService) -> None:
-    from api.ui.probe_pages import form_to_options
+    from api.probes.pages import form_to_options
 
     form = {"topic": "t", "backend": "card", "model": "openai/o1-pro-EXPENSIVE"}
     assert "model" not in form_to_options(form)

@@ -19,8 +19,8 @@ import pytest
 import redis.asyncio as aredis
 from PIL import Image
 
-from api.batches.jobs import BatchStore, owner_tag
-from api.core import readiness
+from api.health import readiness
+from api.jobs.store import BatchStore, owner_tag
 from tests.api.conftest import LiveService, assert_error, live_service, metric_value
 from tests.api.test_batches import make_items
 from tests.api.test_service import fake_model_env
@@ -87,9 +87,9 @@ def test_a_request_cannot_force_the_local_backend(client: httpx.Client) -> None:
     err = assert_error(client.post("/v1/score", json=body), 400, "options.backend")
     assert "JUDGE_ALLOW_LOCAL_BACKEND" in err["message"]
     r = client.post("/v1/batches", json={"items": [submission()], "options": {"backend": "local"}})
-    assert_error(r, 422, "options.backend")
+    assert assert_error(r, 400, "options.backend") == err  # the same answer as /v1/score
     r = client.post("/v1/batches", json=[submission(), body])
-    assert_error(r, 422, "items[1].options.backend")
+    assert_error(r, 400, "items[1].options.backend")
     ok = {"submission": submission(prompt=f"llm {uuid.uuid4().hex}"), "options": {"backend": "llm"}}
     assert client.post("/v1/score", json=ok).status_code == 200
 

@@ -1,5 +1,5 @@
 """The service's processes run on uvloop: `judge serve` (with the httptools parser, api.cli)
-and `judge worker` (api.batches.worker).
+and `judge worker` (api.jobs.worker).
 
 The service tests' live server (tests/api/conftest.py) runs on the same pair, and the batch
 tests start real `judge worker` processes, so every test of the API exercises them; here:
@@ -78,7 +78,7 @@ def test_uvicorn_loads_the_pair() -> None:
 
 def test_judge_worker_runs_on_uvloop(monkeypatch: pytest.MonkeyPatch) -> None:
     """arq takes the thread's event loop when the worker is built: it must be uvloop's."""
-    from api.batches import worker as worker_module
+    from api.jobs import worker as worker_module
 
     seen: list[asyncio.AbstractEventLoop] = []
     monkeypatch.setenv("REDIS_URL", "redis://127.0.0.1:1/0")  # never connected: run is replaced

@@ -634,7 +634,7 @@ for phase in ("close_session", "worker_shutdown", "leave"):
     if phase == "close_session":
         loop.run_until_complete(transport.close_session())
     elif phase == "worker_shutdown":
-        from api.batches.worker import shutdown
+        from api.jobs.worker import shutdown
         loop.run_until_complete(shutdown({{}}))
     result = (loop in transport._SESSIONS, session.closed)
     loop.close()

@@ -16,7 +16,7 @@ import redis.asyncio as aredis
 from PIL import Image
 from playwright.sync_api import Page, expect
 
-from api.batches.jobs import BatchStore, owner_tag
+from api.jobs.store import BatchStore, owner_tag
 from tests.api.conftest import LiveService, live_service
 from tests.ui.probe_service import KEY, OTHER_KEY, probe_service, sign_in
 

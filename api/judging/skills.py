@@ -5,7 +5,7 @@ from __future__ import annotations
 from fastapi import APIRouter
 
 from api.core.deps import JudgeDep, KeyDep
-from api.core.models import SkillInfo
+from api.judging.models import SkillInfo
 
 router = APIRouter(prefix="/v1", tags=["skills"])
 

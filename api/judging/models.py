@@ -10,8 +10,6 @@ Example:
 
 from __future__ import annotations
 
-from typing import Literal
-
 from pydantic import BaseModel, ConfigDict, Field
 
 from judge.domain.submission import Submission
@@ -19,7 +17,7 @@ from judge.modes.compare.options import CompareOptions
 from judge.modes.compare.request import Comparison
 from judge.modes.score.options import ScoreOptions
 
-__all__ = ["CompareRequest", "Health", "ScoreOptions", "ScoreRequest", "SkillInfo"]
+__all__ = ["CompareRequest", "ScoreOptions", "ScoreRequest", "SkillInfo"]
 
 
 class ScoreRequest(BaseModel):
@@ -51,10 +49,3 @@ class SkillInfo(BaseModel):
     dimensions: list[str]
     memory: str | None
     enabled: bool
-
-
-class Health(BaseModel):
-    """Liveness/readiness answer."""
-
-    status: Literal["ok", "unavailable"]
-    checks: dict[str, str] = Field(default_factory=dict)

@@ -3,7 +3,7 @@
 A job scores one batch item (:func:`score_item`) or runs one probe
 (:func:`api.probes.job.run_probe_job`, a long job). Delivery is at-least-once, results are
 exactly-once: the job skips an item that already has an outcome and writes its own with an
-atomic set-if-absent (:meth:`api.batches.jobs.BatchStore.record`).
+atomic set-if-absent (:meth:`api.jobs.store.BatchStore.record`).
 
 Failure handling:
 
@@ -22,7 +22,7 @@ Failure handling:
 Run::
 
     $ REDIS_URL=redis://127.0.0.1:6379/0 JUDGE_MODEL=openai/gpt-4o judge worker
-    $ arq api.batches.worker.WorkerSettings          # the same, through arq's own CLI
+    $ arq api.jobs.worker.WorkerSettings          # the same, through arq's own CLI
 """
 
 from __future__ import annotations
@@ -46,14 +46,15 @@ from pydantic import Field, ValidationError
 from pydantic_settings import BaseSettings, SettingsConfigDict
 from redis.exceptions import RedisError
 
-from api.batches.jobs import JOB_FUNCTION, QUEUE_NAME, BatchStore
 from api.core.errors import error_body
-from api.core.judge_factory import build_judge
-from api.core.requests import parse_options, parse_request
 from api.core.settings import ServiceSettings
+from api.jobs.store import JOB_FUNCTION, QUEUE_NAME, BatchStore
+from api.judging.factory import build_judge
+from api.judging.requests import OuterOptions, check_body
 from judge.engine import Judge
 from judge.errors import ConfigError, InputError
 from judge.io.pixel_budget import PixelBudget, pixel_ledger
+from judge.modes.checked import CheckedRequest
 
 log = logging.getLogger("judge.worker")
 
@@ -104,12 +105,13 @@ async def _hold_lease(redis: Any, job: str, lease_s: float) -> None:
         await asyncio.sleep(lease_s / 3)
 
 
-def _item_request(item_json: str, options_json: str) -> tuple[Any, str, dict[str, Any]]:
-    """The request, its mode and engine overrides of a stored item (batch options < item
-    options)."""
-    parsed = parse_request(json.loads(item_json))
-    batch = parse_options(parsed.mode, json.loads(options_json)).overrides()  # type: ignore[attr-defined]
-    return parsed.request, parsed.mode.name, {**batch, **parsed.overrides}
+def _item_request(
+    item_json: str, options_json: str, judge: Judge, settings: ServiceSettings
+) -> CheckedRequest:
+    """A stored item, checked once on the routes' one path (batch options < item options);
+    the engine then runs it without checking it again."""
+    outer = OuterOptions(json.loads(options_json))
+    return check_body(json.loads(item_json), judge, settings, outer=outer)
 
 
 async def score_item(ctx: dict[str, Any], batch_id: str, index: int) -> str:
@@ -152,14 +154,14 @@ async def _score_item(ctx: dict[str, Any], batch_id: str, index: int) -> str:
             "(the worker stopped or timed out each time)",
         )
     try:
-        request, mode, overrides = _item_request(item_json, options_json)
+        checked = _item_request(item_json, options_json, judge, settings)
         with pixel_ledger(settings.max_request_pixels, ctx.get("pixel_budget")):
             result = await asyncio.wait_for(
-                judge.arun_request(request, mode=mode, **overrides),
-                timeout=scoring_timeout(settings),
+                judge.arun_checked(checked), timeout=scoring_timeout(settings)
             )
     except InputError as exc:
-        return await fail("invalid_input", str(exc), exc.field)
+        named = exc.under(f"items[{index}]")
+        return await fail("invalid_input", str(named), named.field)
     except ConfigError as exc:
         return await fail("not_configured", str(exc))
     except ValidationError as exc:
@@ -260,7 +262,7 @@ def worker_options(settings: ServiceSettings, redis_url: str) -> dict[str, Any]:
 
 
 def __getattr__(name: str) -> Any:
-    """``WorkerSettings`` for arq's CLI (``arq api.batches.worker.WorkerSettings``), built on
+    """``WorkerSettings`` for arq's CLI (``arq api.jobs.worker.WorkerSettings``), built on
     first use from the environment so that importing this module reads no settings."""
     if name != "WorkerSettings":
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -7,8 +7,8 @@ import contextlib
 from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse, Response
 
-from api.core.models import Health
 from api.core.prometheus import QUEUE_DEPTH, render
+from api.health.models import Health
 
 router = APIRouter(tags=["health"])
 

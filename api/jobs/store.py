@@ -15,7 +15,7 @@ index yet (HSETNX across both hashes), so a job that runs twice — at-least-onc
 so counters can never drift from the stored outcomes.
 
 Jobs go through arq (queue :data:`QUEUE_NAME`, function :data:`JOB_FUNCTION`, job id
-``{batch}:{index}`` so a re-enqueue is a no-op); the worker side lives in :mod:`api.batches.worker`.
+``{batch}:{index}`` so a re-enqueue is a no-op); the worker side lives in :mod:`api.jobs.worker`.
 
 Example::
 

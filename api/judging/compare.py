@@ -9,8 +9,8 @@ from fastapi.responses import JSONResponse
 
 from api.core.deps import JudgeDep, KeyDep, SettingsDep
 from api.core.errors import ERROR_RESPONSES
-from api.core.judging import judge_body
-from api.core.requests import body_schema
+from api.judging.requests import body_schema
+from api.judging.run import judge_body
 from judge.modes.compare.result import ComparisonResult
 
 router = APIRouter(prefix="/v1", tags=["compare"])

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from api.core.response_cache import RedisResponseCache
 from api.core.settings import ServiceSettings
+from api.judging.response_cache import RedisResponseCache
 from judge.config import JudgeSettings
 from judge.engine import Judge
 

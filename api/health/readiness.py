@@ -1,13 +1,12 @@
-"""Start-up work that decides readiness, and the batch reconciler.
+"""Start-up work that decides readiness.
 
 ``/readyz`` answers 200 only once :func:`warm_engine` has finished (the graph compiled, the
-model gateway's provider code imported) and Redis answers. :func:`reconcile_batches` runs in
-every API process and re-queues batches whose queueing a crash interrupted.
+model gateway's provider code imported) and Redis answers.
 
 Example (inside the lifespan)::
 
     app.state.engine_ready = False
-    tasks = [asyncio.create_task(warm(app)), asyncio.create_task(reconcile_batches(app))]
+    task = asyncio.create_task(warm(app))
 """
 
 from __future__ import annotations
@@ -20,7 +19,6 @@ from typing import Any
 
 from fastapi import FastAPI
 
-from api.batches.jobs import BatchStore
 from judge.agent.graph import compiled_graph
 
 log = logging.getLogger("judge.api")
@@ -61,18 +59,3 @@ async def warm(app: FastAPI) -> None:
         _FROZEN.append(True)
         gc.freeze()
     app.state.engine_ready = True
-
-
-async def reconcile_batches(app: FastAPI) -> None:
-    """Every ``reconcile_interval_s``: queue the jobs of batches stored but never queued."""
-    settings = app.state.settings
-    interval = settings.reconcile_interval_s
-    store = BatchStore(app.state.redis, ttl_s=settings.batch_ttl_s)
-    while True:
-        try:
-            healed = await store.requeue_stalled(app.state.queue, older_than_s=interval)
-            if healed:
-                log.warning("re-queued %d batch(es) left unqueued: %s", len(healed), healed)
-        except Exception as exc:  # Redis down: try again next round
-            log.warning("batch reconciler: %s", exc)
-        await asyncio.sleep(interval)

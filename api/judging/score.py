@@ -9,10 +9,8 @@ from fastapi.responses import JSONResponse
 
 from api.core.deps import JudgeDep, KeyDep, SettingsDep
 from api.core.errors import ERROR_RESPONSES
-from api.core.judging import judge_body
-from api.core.models import ScoreOptions
-from api.core.requests import body_schema
-from api.core.requests import parse_request as parse_any
+from api.judging.requests import body_schema
+from api.judging.run import judge_body
 from judge.domain.result import Result
 
 router = APIRouter(prefix="/v1", tags=["score"])
@@ -34,16 +32,6 @@ EXAMPLE = {
     "prompt": "Photograph of a quiet harbour at dawn, mist over the water",
     "images": ["data:image/png;base64,..."],
 }
-
-
-def parse_request(body: Any) -> tuple[Any, ScoreOptions]:
-    """A bare Submission, or ``{"submission": ..., "options": ...}``; errors name the field.
-
-    Kept for callers of the ``score`` mode only; :func:`api.core.requests.parse_request` handles
-    every mode.
-    """
-    parsed = parse_any(body, "score")
-    return parsed.request, ScoreOptions.model_validate(parsed.overrides)
 
 
 REQUEST_SCHEMA = body_schema("Submission", "ScoreRequest")

@@ -1,0 +1,1 @@
+"""Exemplar memories over HTTP: ``/v1/memories`` (list, read, search, add, repair)."""
