@@ -43,7 +43,7 @@ from arq.logs import default_log_config
 from arq.worker import Function, Worker, func
 from fastapi import FastAPI
 from pydantic import Field, ValidationError
-from pydantic_settings import BaseSettings, SettingsConfigDict
+from pydantic_settings import SettingsConfigDict
 from redis.exceptions import RedisError
 
 from api.batches.jobs import JOB_FUNCTION, QUEUE_NAME, BatchStore
@@ -51,6 +51,7 @@ from api.core.errors import error_body
 from api.core.judge_factory import build_judge
 from api.core.requests import parse_options, parse_request
 from api.core.settings import ServiceSettings
+from judge.config_env import ProjectSettings
 from judge.engine import Judge
 from judge.errors import ConfigError, InputError
 from judge.io.pixel_budget import PixelBudget, pixel_ledger
@@ -70,7 +71,7 @@ NO_REDIS = (
 )
 
 
-class WorkerTuning(BaseSettings):
+class WorkerTuning(ProjectSettings):
     """Knobs of the batch workers that the service settings do not cover (``JUDGE_WORKER_*``)."""
 
     model_config = SettingsConfigDict(env_prefix="JUDGE_WORKER_", extra="ignore")
@@ -83,7 +84,9 @@ class WorkerTuning(BaseSettings):
         ge=10,
         description="job ids read per poll; keep above the fleet's total concurrency",
     )
-    poll_delay_s: float = Field(default=0.5, gt=0)
+    poll_delay_s: float = Field(
+        default=0.5, gt=0, description="wait between polls of the queue for new jobs"
+    )
 
 
 def scoring_timeout(settings: ServiceSettings) -> float:
