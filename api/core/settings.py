@@ -21,6 +21,7 @@ from pydantic_settings import NoDecode, SettingsConfigDict
 
 from judge.config import user_data_dir
 from judge.config_env import ProjectSettings
+from judge.config_page import Section
 
 
 class ServiceSettings(ProjectSettings):
@@ -166,3 +167,37 @@ class ServiceSettings(ProjectSettings):
             f"refusing to serve on {self.host} without API keys: set JUDGE_API_KEYS, "
             "bind 127.0.0.1, or set JUDGE_ALLOW_OPEN_PUBLIC=true deliberately"
         )
+
+
+def reference_sections() -> list[Section]:
+    """Every settings model of the project, for ``docs/configuration.md``: the service knows
+    every process, so the list lives here (see :mod:`judge.config_page`).
+
+    Example:
+        >>> [s.model.__name__ for s in reference_sections()][:2]
+        ['JudgeSettings', 'ServiceSettings']
+    """
+    from api.batches.worker import WorkerTuning
+    from api.probes.budget import ProbeBudget
+    from eval.t2i.settings import BackendsSettings
+    from judge.config import JudgeSettings
+
+    serve, worker = "`judge serve`", "`judge worker`"
+    return [
+        Section("Engine", JudgeSettings, "every process that judges: the CLI, `judge.score` "
+                f"and the rest of the Python API, {serve} and {worker}"),
+        Section("Service", ServiceSettings, f"{serve} and {worker}"),
+        Section("Batch workers", WorkerTuning, f"{worker} and the inline workers of {serve}"),
+        Section("Probes on the service", ProbeBudget,
+                f"{serve} (`/v1/probes`) and the probe jobs of {worker}"),
+        Section("Image backends", BackendsSettings, f"`judge probe`, {serve} and {worker}"),
+    ]  # fmt: skip
+
+
+if __name__ == "__main__":
+    import sys
+
+    from api.core import settings  # the importable module, not __main__: its names are shown
+    from judge.config_page import main
+
+    raise SystemExit(main(sys.argv[1:], settings.reference_sections))
