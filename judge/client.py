@@ -27,13 +27,13 @@ import base64
 import itertools
 import json
 import mimetypes
-import os
 import sys
 import time
 from collections.abc import AsyncIterator, Iterable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from judge.client_settings import ClientSettings
 from judge.errors import InputError, JudgeError
 
 if TYPE_CHECKING:  # httpx loads when a client is made: ``import judge`` stays cheap
@@ -105,7 +105,8 @@ class _Base:
     def __init__(self, url: str, key: str | None = None, *, retries: int = 4,
                  backoff_s: float = 0.5, max_backoff_s: float = 16.0, timeout_s: float = 600.0):
         self.url = url.rstrip("/")
-        key = key or os.environ.get("JUDGE_SERVICE_KEY")
+        if not key and (secret := ClientSettings().key) is not None:  # JUDGE_SERVICE_KEY
+            key = secret.get_secret_value()
         self.headers = {"Authorization": f"Bearer {key}"} if key else {}
         self.retries, self.backoff_s, self.max_backoff_s = retries, backoff_s, max_backoff_s
         self.timeout_s = timeout_s

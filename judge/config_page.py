@@ -50,6 +50,20 @@ the CLI's flags).
   new name wins. Rename it: old names will go.
 """
 
+FOOTER = """\
+## Read by name, outside these models
+
+- Variables that a flag names: `--admin-key-env NAME` of the `judge campaign` and
+  `judge study` commands that talk to a service (default `JUDGE_ADMIN_KEY`), `api_key_env` of
+  a backend or prompter entry (a provider's own variable, e.g. `OPENAI_API_KEY`).
+- Other tools' variables: the providers' keys that litellm reads, `XDG_DATA_HOME` (under
+  `JUDGE_HOME`'s default), the proxy variables (`HTTPS_PROXY`, ...; with one set, model calls
+  go through litellm's own client). The CLI and the engine set
+  `LITELLM_LOCAL_MODEL_COST_MAP=True` before litellm is imported (no price map is fetched),
+  and `judge serve` sets `PROMETHEUS_MULTIPROC_DIR` and `JUDGE_INLINE_WORKERS` for the
+  processes it starts.
+"""
+
 _SIMPLE = {bool: "boolean", int: "integer", float: "number", str: "text", Path: "path",
            SecretStr: "secret text"}  # fmt: skip
 
@@ -91,6 +105,8 @@ def default_text(field: FieldInfo) -> str:
     value = field.default
     if value is None or value is PydanticUndefined:
         return "unset"
+    if value == "":
+        return "empty"
     if isinstance(value, bool):
         return f"`{str(value).lower()}`"
     return f"`{value}`"
@@ -119,7 +135,7 @@ def section_text(section: Section) -> str:
 
 def render(sections: Iterable[Section]) -> str:
     """The whole page."""
-    return "\n".join([HEADER, *(section_text(s) for s in sections)])
+    return "\n".join([HEADER, *(section_text(s) for s in sections), FOOTER])
 
 
 def variables(sections: Iterable[Section]) -> list[tuple[str, str]]:

@@ -21,6 +21,7 @@ from pathlib import Path
 
 from skills.card import SkillCard
 from skills.kinds import Skill, build_skill
+from skills.settings import SkillSettings
 
 CARD_DIR = Path(__file__).parent / "cards"
 
@@ -164,7 +165,7 @@ class SkillRegistry:
 
 
 def _env_dirs() -> tuple[Path, ...]:
-    raw = os.environ.get("JUDGE_SKILL_DIRS", "")
+    raw = SkillSettings().skill_dirs
     return tuple(Path(p) for p in raw.split(os.pathsep) if p)
 
 

@@ -180,7 +180,10 @@ def reference_sections() -> list[Section]:
     from api.batches.worker import WorkerTuning
     from api.probes.budget import ProbeBudget
     from eval.t2i.settings import BackendsSettings
+    from judge.client_settings import ClientSettings
     from judge.config import JudgeSettings
+    from memory.settings import DataSettings
+    from skills.settings import SkillSettings
 
     serve, worker = "`judge serve`", "`judge worker`"
     return [
@@ -191,6 +194,13 @@ def reference_sections() -> list[Section]:
         Section("Probes on the service", ProbeBudget,
                 f"{serve} (`/v1/probes`) and the probe jobs of {worker}"),
         Section("Image backends", BackendsSettings, f"`judge probe`, {serve} and {worker}"),
+        Section("Skills", SkillSettings, "every process that loads skill cards or runs the "
+                "local backend's skills"),
+        Section("Data folders", DataSettings, "every process",
+                "`JUDGE_DATA_DIR` and `JUDGE_MEMORY_DIR` are the service's and the engine's "
+                "(above); they default to folders under `JUDGE_HOME`."),
+        Section("Service client", ClientSettings, "`judge.Client` and `judge.AsyncClient` in "
+                "your own process"),
     ]  # fmt: skip
 
 
