@@ -63,7 +63,7 @@ def env_names(model: type[BaseSettings], name: str) -> list[str]:
 
 
 def _warn(message: str) -> None:
-    warnings.warn(message, DeprecationWarning, stacklevel=4)
+    warnings.warn(message, DeprecationWarning, stacklevel=5)  # the line building settings
     if message not in _logged:  # settings are built often: the log says it once
         _logged.add(message)
         log.warning(message)
@@ -93,8 +93,16 @@ class RenamedVariables(PydanticBaseSettingsSource):
                     f"{old} is deprecated: it still works for now, but rename it {new} "
                     "(docs/configuration.md lists every variable)"
                 )
-                found.setdefault(name, environ[old])
+                found.setdefault(_input_key(field, name), environ[old])
         return found
+
+
+def _input_key(field: FieldInfo, name: str) -> str:
+    """The key a field is validated under: its (first) validation alias, else its name."""
+    alias = field.validation_alias
+    if isinstance(alias, AliasChoices) and isinstance(alias.choices[0], str):
+        return alias.choices[0]
+    return alias if isinstance(alias, str) else name
 
 
 class ProjectSettings(BaseSettings):

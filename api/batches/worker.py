@@ -65,7 +65,7 @@ ARQ_MAX_TRIES = ITEM_MAX_TRIES + 3
 RETRY_BASE_S = 1.0
 """Back-off before re-running an item that raised: 1, 2, 4, 8 s."""
 NO_REDIS = (
-    "judge worker: no Redis configured: set REDIS_URL (or JUDGE_REDIS_URL) to the Redis the "
+    "judge worker: no Redis configured: set REDIS_URL to the Redis the "
     "service uses, e.g. REDIS_URL=redis://127.0.0.1:6379/0 judge worker (a `judge serve` "
     "without REDIS_URL runs a private Redis that outside workers cannot reach; give it one)"
 )

@@ -16,11 +16,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Annotated, Any
 
-from pydantic import AliasChoices, Field, field_validator
+from pydantic import Field, field_validator
 from pydantic_settings import NoDecode, SettingsConfigDict
 
 from judge.config import user_data_dir
-from judge.config_env import ProjectSettings
+from judge.config_env import ProjectSettings, renamed
 from judge.config_page import Section
 
 
@@ -59,9 +59,10 @@ class ServiceSettings(ProjectSettings):
     )
     redis_url: str | None = Field(
         default=None,
-        validation_alias=AliasChoices("REDIS_URL", "JUDGE_REDIS_URL"),
+        validation_alias="REDIS_URL",
         description="the Redis of batches, probes and the answer cache (redis://host:6379/0); "
         "unset: judge serve runs a private redis-server under data_dir",
+        json_schema_extra=renamed("JUDGE_REDIS_URL"),
     )
     data_dir: Path = Field(
         default_factory=lambda: user_data_dir("service"),

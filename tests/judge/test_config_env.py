@@ -88,4 +88,19 @@ def test_env_names_follow_prefix_and_alias() -> None:
     from api.core.settings import ServiceSettings
 
     assert env_names(JudgeSettings, "image_max_bytes") == [NEW]
-    assert env_names(ServiceSettings, "redis_url") == ["REDIS_URL", "JUDGE_REDIS_URL"]
+    assert env_names(ServiceSettings, "redis_url") == ["REDIS_URL"]
+
+
+def test_the_redis_url_has_one_name(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``JUDGE_REDIS_URL`` was a second name of ``REDIS_URL``: it still works, and warns."""
+    from api.core.settings import ServiceSettings
+
+    monkeypatch.delenv("REDIS_URL", raising=False)
+    monkeypatch.setenv("JUDGE_REDIS_URL", "redis://old:6379/0")
+    with pytest.warns(DeprecationWarning, match="rename it REDIS_URL"):
+        assert ServiceSettings().redis_url == "redis://old:6379/0"
+    monkeypatch.setenv("REDIS_URL", "redis://new:6379/0")
+    with pytest.warns(DeprecationWarning, match="REDIS_URL is also set and wins"):
+        assert ServiceSettings().redis_url == "redis://new:6379/0"
+    monkeypatch.delenv("JUDGE_REDIS_URL")
+    assert ServiceSettings(redis_url="redis://arg:6379/0").redis_url == "redis://arg:6379/0"
