@@ -39,13 +39,15 @@ class ProbeBudget(ProjectSettings):
 
     model_config = SettingsConfigDict(env_prefix="JUDGE_PROBE_", extra="ignore")
 
-    max_depth: int = Field(default=4, ge=1, le=6, description="bound on the option depth")
-    max_topics: int = Field(default=4, ge=1, le=8, description="bound on the option topics")
-    max_inputs: int = Field(default=10, ge=1, le=20, description="bound on the option inputs")
-    max_images: int = Field(default=4, ge=1, le=8, description="bound on the option images")
-    max_rounds: int = Field(default=3, ge=1, le=5, description="bound on the option rounds")
+    max_depth: int = Field(default=4, ge=1, le=6, description="largest depth a probe may ask for")
+    max_topics: int = Field(default=4, ge=1, le=8, description="largest topics a probe may ask for")
+    max_inputs: int = Field(
+        default=10, ge=1, le=20, description="largest inputs a probe may ask for"
+    )
+    max_images: int = Field(default=4, ge=1, le=8, description="largest images a probe may ask for")
+    max_rounds: int = Field(default=3, ge=1, le=5, description="largest rounds a probe may ask for")
     max_split_tests: int = Field(
-        default=16, ge=2, le=64, description="bound on the option max_split_tests"
+        default=16, ge=2, le=64, description="largest max_split_tests a probe may ask for"
     )
     budget_nodes: int = Field(default=40, ge=1, description="topic nodes one probe may plan")
     budget_images: int = Field(default=4000, ge=1, description="images one probe may plan")
