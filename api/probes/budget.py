@@ -14,7 +14,6 @@ Settings (environment, ``JUDGE_PROBE_*``):
 
 Example:
     >>> from eval.probing.params import ProbeParams
-from judge.config_env import ProjectSettings
     >>> plan = plan_probe(ProbeParams(topic="t", backend="b", localise=False), None, None)
     >>> plan.nodes, plan.images, plan.model_calls, plan.usd
     (13, 520, 351, None)
