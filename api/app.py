@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import os
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
@@ -138,10 +137,11 @@ def create_app(settings: ServiceSettings | None = None) -> FastAPI:
     # T2I backends for /v1/probes, read once here (never on a request's event loop)
     from api.probes.budget import ProbeBudget
     from api.probes.runner import load_service_backends
+    from eval.t2i.settings import backends_file
 
-    app.state.backends = load_service_backends(os.environ.get("JUDGE_BACKENDS"))
+    app.state.backends = load_service_backends(backends_file())
     app.state.probe_budget = ProbeBudget()  # JUDGE_PROBE_*: bounds and budget of /v1/probes
-    app.state.study_runs = os.environ.get("JUDGE_STUDY_RUNS")  # study runs for /ui/results
+    app.state.study_runs = app.state.settings.study_runs  # study runs for /ui/results
     errors.install(app)
     app.add_middleware(BodyLimit, max_bytes=app.state.settings.max_body_bytes)
     app.add_middleware(RequestGuard, settings=app.state.settings)  # outermost: runs first

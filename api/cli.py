@@ -136,6 +136,8 @@ def _serve_processes(settings: ServiceSettings, workers: int) -> int:
     if not settings.redis_url:
         embedded = EmbeddedRedis(settings.data_dir / "redis")
         os.environ["REDIS_URL"] = embedded.start()
+    # the processes uvicorn starts build their ServiceSettings from the environment: hand them
+    # the --workers-inline choice (and the private REDIS_URL above) there
     os.environ["JUDGE_INLINE_WORKERS"] = str(settings.inline_workers)
     try:
         uvicorn.run(

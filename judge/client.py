@@ -28,13 +28,13 @@ import asyncio
 import base64
 import json
 import mimetypes
-import os
 import sys
 import time
 from collections.abc import AsyncIterator, Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
+from judge.client_settings import ClientSettings
 from judge.errors import InputError
 from judge.transport import (
     RETRY_STATUSES,
@@ -83,6 +83,12 @@ def inline_request(item: dict[str, Any], base_dir: Path | None = None) -> dict[s
     return out
 
 
+def service_key() -> str | None:
+    """``$JUDGE_SERVICE_KEY`` (read through the client's settings), or None."""
+    secret = ClientSettings().key
+    return secret.get_secret_value() if secret is not None else None
+
+
 class _Bodies:
     """The request bodies both clients send."""
 
@@ -122,7 +128,7 @@ class Client(_Bodies, Transport):
     """The service, blocking calls. ``key`` defaults to ``$JUDGE_SERVICE_KEY``."""
 
     def __init__(self, url: str, key: str | None = None, **policy: Any):
-        super().__init__(url, key or os.environ.get("JUDGE_SERVICE_KEY"), **policy)
+        super().__init__(url, key or service_key(), **policy)
 
     def __enter__(self) -> Client:
         return self
@@ -185,7 +191,7 @@ class AsyncClient(_Bodies, AsyncTransport):
     """The service, as coroutines (same methods as :class:`Client`)."""
 
     def __init__(self, url: str, key: str | None = None, **policy: Any):
-        super().__init__(url, key or os.environ.get("JUDGE_SERVICE_KEY"), **policy)
+        super().__init__(url, key or service_key(), **policy)
 
     async def __aenter__(self) -> AsyncClient:
         return self

@@ -15,8 +15,9 @@ import json
 from typing import Annotated, Any, Literal
 
 from pydantic import Field, PrivateAttr, SecretStr, field_validator
-from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
+from pydantic_settings import NoDecode, SettingsConfigDict
 
+from judge.config_env import ProjectSettings, renamed
 from memory.paths import APP_DIR, USER_DIRS, data_home, user_data_dir
 
 __all__ = ["APP_DIR", "USER_DIRS", "JudgeSettings", "data_home", "user_data_dir"]
@@ -26,7 +27,7 @@ Retrieval = Literal["similarity", "random", "fixed", "none"]
 SelectionRule = Literal["objective_then_subjective", "subjective_then_objective", "first"]
 
 
-class JudgeSettings(BaseSettings):
+class JudgeSettings(ProjectSettings):
     """Everything that changes how a submission is judged or how models are called."""
 
     model_config = SettingsConfigDict(env_prefix="JUDGE_", extra="ignore")
@@ -35,18 +36,30 @@ class JudgeSettings(BaseSettings):
     backend: Literal["auto", "llm", "local"] = Field(
         default="auto", description="auto: the LLM backend when a model is set, else local"
     )
-    model: str | None = Field(default=None, description="litellm model string")
-    api_base: str | None = None
-    api_key: SecretStr | None = None
+    model: str | None = Field(
+        default=None, description="the judge model, as a litellm model string (openai/gpt-4o)"
+    )
+    api_base: str | None = Field(
+        default=None, description="base URL of an OpenAI-compatible endpoint for the model"
+    )
+    api_key: SecretStr | None = Field(
+        default=None, description="key for the model's provider (else the provider's own variable)"
+    )
     panel: Annotated[list[str], NoDecode] = Field(
-        default_factory=list, description="several judge models"
+        default_factory=list, description="several judge models (comma-separated): a panel"
     )
 
-    timeout_s: float = Field(default=60.0, gt=0)
-    max_retries: int = Field(default=6, ge=0, le=20)
-    max_reasks: int = Field(default=4, ge=0, le=10)
-    backoff_base_s: float = Field(default=0.5, ge=0)
-    backoff_max_s: float = Field(default=20.0, ge=0)
+    timeout_s: float = Field(default=60.0, gt=0, description="one model call, at most")
+    max_retries: int = Field(
+        default=6, ge=0, le=20, description="retries of a model call after a provider fault"
+    )
+    max_reasks: int = Field(
+        default=4, ge=0, le=10, description="asks again after an answer that is not valid JSON"
+    )
+    backoff_base_s: float = Field(
+        default=0.5, ge=0, description="first wait between retries (doubles each time)"
+    )
+    backoff_max_s: float = Field(default=20.0, ge=0, description="longest wait between retries")
     llm_concurrency: int | None = Field(
         default=None,
         ge=1,
@@ -60,7 +73,9 @@ class JudgeSettings(BaseSettings):
         "builds them, by the judge's own HTTP client (judge.llm.direct); litellm: every call "
         "through litellm.acompletion",
     )
-    graph_concurrency: int = Field(default=96, ge=1, le=4096)
+    graph_concurrency: int = Field(
+        default=96, ge=1, le=4096, description="steps of one judgement's graph run at once"
+    )
     prepare_threads: int = Field(
         default=1,
         ge=1,
@@ -68,9 +83,9 @@ class JudgeSettings(BaseSettings):
         description="threads per process that validate requests and decode and encode their "
         "images (judge.prepare_pool)",
     )
-    temperature: float = Field(default=0.0, ge=0, le=2)
-    max_tokens: int = Field(default=1024, ge=16)
-    cache: bool = True
+    temperature: float = Field(default=0.0, ge=0, le=2, description="sampling temperature")
+    max_tokens: int = Field(default=1024, ge=16, description="answer length cap per model call")
+    cache: bool = Field(default=True, description="reuse the answers of identical model calls")
 
     skills: Annotated[list[str], NoDecode] = Field(
         default_factory=list, description="subjective cards to run (default: enabled cards)"
@@ -85,9 +100,13 @@ class JudgeSettings(BaseSettings):
         description="exemplar store used alone (JUDGE_MEMORY_DIR); default: your store under "
         "data_home() layered over the shipped read-only memories",
     )
-    retrieval: Retrieval = "similarity"
-    retrieval_k: int = Field(default=3, ge=0, le=16)
-    exemplar_image_side: int = Field(default=512, ge=64)
+    retrieval: Retrieval = Field(
+        default="similarity", description="how exemplars are picked from a memory"
+    )
+    retrieval_k: int = Field(default=3, ge=0, le=16, description="exemplars shown per call")
+    exemplar_image_side: int = Field(
+        default=512, ge=64, description="exemplar images are downscaled to this side (pixels)"
+    )
     exclude_exemplars: dict[str, str] = Field(
         default_factory=dict,
         description="skip exemplars whose meta matches (e.g. {'prompt_id': 'p01'} for "
@@ -95,20 +114,30 @@ class JudgeSettings(BaseSettings):
     )
     calibration: str | None = Field(default=None, description="calibration JSON to apply")
 
-    checkpoint_batching: Batching = "per_checkpoint"
+    checkpoint_batching: Batching = Field(
+        default="per_checkpoint",
+        description="per_modality: one call checks every checklist item of a modality",
+    )
     subjective_batching: Literal["per_dimension", "per_modality"] = Field(
         default="per_dimension",
         description="per_modality: one call scores every subjective dimension of a modality "
         "that shares a memory (as the reference design's skills do)",
     )
-    speculative_safety: bool = True
-    safety: bool = True
+    speculative_safety: bool = Field(
+        default=True,
+        description="run the safety gate and the scoring work at once; false: the gate "
+        "first, the work only when it passes",
+    )
+    safety: bool = Field(default=True, description="run the safety gate")
     safety_on_error: Literal["unknown", "block"] = Field(
         default="unknown",
         description="a safety filter that could not run: unknown (safety.passed null, status "
         "partial) or block (fail closed: status blocked)",
     )
-    selection_rule: SelectionRule = "objective_then_subjective"
+    selection_rule: SelectionRule = Field(
+        default="objective_then_subjective",
+        description="how the best of several images is chosen",
+    )
     edit_samples: int = Field(
         default=1, ge=1, le=10, description="edit mode: judge calls per criterion, averaged"
     )
@@ -123,8 +152,18 @@ class JudgeSettings(BaseSettings):
         description="compare mode: let the judge answer 'tie' (else it must pick an image)",
     )
 
-    image_max_bytes: int = Field(default=20 * 1024 * 1024, ge=1024)
-    image_max_pixels: int = Field(default=40_000_000, ge=1)
+    image_max_bytes: int = Field(
+        default=20 * 1024 * 1024,
+        ge=1024,
+        description="largest image accepted, in bytes (also the service's cap)",
+        json_schema_extra=renamed("JUDGE_MAX_IMAGE_BYTES"),
+    )
+    image_max_pixels: int = Field(
+        default=40_000_000,
+        ge=1,
+        description="largest decoded image accepted, in pixels (also the service's cap)",
+        json_schema_extra=renamed("JUDGE_MAX_IMAGE_PIXELS"),
+    )
     image_max_side: int = Field(default=1536, ge=64, description="downscale before sending")
     provider_image_size: bool = Field(
         default=True,
@@ -132,8 +171,13 @@ class JudgeSettings(BaseSettings):
         "them to anyway (judge/io/provider_image_sizes.toml); false: as before",
     )
     allow_local_paths: bool = Field(default=True, description="off in the HTTP service")
-    allow_remote_images: bool = False
-    remote_image_timeout_s: float = Field(default=10.0, gt=0)
+    allow_remote_images: bool = Field(
+        default=False,
+        description="accept https image URLs (fetched with the checks of docs/security.md)",
+    )
+    remote_image_timeout_s: float = Field(
+        default=10.0, gt=0, description="one remote image's download, at most"
+    )
 
     @field_validator("panel", "skills", "card_dirs", mode="before")
     @classmethod

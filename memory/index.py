@@ -23,10 +23,12 @@ from typing import Literal
 import faiss
 import numpy as np
 
+from memory.settings import DataSettings
+
 IndexKind = Literal["flat", "hnsw"]
 # One thread answers a single query fastest, and extra threads hurt on a loaded host (see
 # `judge memory bench`); builds use every core.
-faiss.omp_set_num_threads(int(os.environ.get("JUDGE_FAISS_THREADS", "1")))
+faiss.omp_set_num_threads(DataSettings().faiss_threads)
 
 
 @contextmanager

@@ -10,6 +10,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from memory.settings import DataSettings
+
 APP_DIR = "t2i-judge"
 
 
@@ -23,10 +25,10 @@ def data_home() -> Path:
         ('/tmp/jh', '/tmp/jh/runs')
         >>> del os.environ["JUDGE_HOME"]
     """
-    env = os.environ.get("JUDGE_HOME")
+    env = DataSettings().home
     if env:
         return Path(env).expanduser()
-    xdg = os.environ.get("XDG_DATA_HOME")
+    xdg = os.environ.get("XDG_DATA_HOME")  # the XDG base directory spec's, not ours
     base = Path(xdg).expanduser() if xdg else Path.home() / ".local" / "share"
     return base / APP_DIR
 
@@ -40,5 +42,7 @@ def user_data_dir(kind: str) -> Path:
     images; ``JUDGE_DATA_DIR``), ``memories`` (memories you build; ``JUDGE_MEMORY_DIR``) or
     ``runs`` (meta-evaluation outputs)."""
     env = USER_DIRS[kind]
+    # JUDGE_DATA_DIR and JUDGE_MEMORY_DIR are the service's and the engine's settings
+    # (ServiceSettings.data_dir, JudgeSettings.memory_dir), above this floor: read by name here
     value = os.environ.get(env) if env else None
     return Path(value).expanduser() if value else data_home() / kind

@@ -56,6 +56,7 @@ def default_store_dir() -> Path:
 def default_read_only() -> list[Path]:
     """Stores read under the default one: the shipped memories, unless ``JUDGE_MEMORY_DIR``
     names a store to use alone."""
+    # JudgeSettings.memory_dir's variable, above this floor (as in memory.paths.user_data_dir)
     return [] if os.environ.get("JUDGE_MEMORY_DIR") else [SHIPPED_DIR]
 
 

@@ -22,6 +22,7 @@ from pathlib import Path
 from skills.card import BUILTIN_DIR, SkillCard
 from skills.kinds import Skill, build_skill
 from skills.routing import all_checklist_routes
+from skills.settings import SkillSettings
 
 CARD_DIR = BUILTIN_DIR
 
@@ -177,7 +178,7 @@ class SkillRegistry:
 
 
 def _env_dirs() -> tuple[Path, ...]:
-    raw = os.environ.get("JUDGE_SKILL_DIRS", "")
+    raw = SkillSettings().skill_dirs
     return tuple(Path(p) for p in raw.split(os.pathsep) if p)
 
 

@@ -43,7 +43,7 @@ from arq.logs import default_log_config
 from arq.worker import Function, Worker, func
 from fastapi import FastAPI
 from pydantic import Field, ValidationError
-from pydantic_settings import BaseSettings, SettingsConfigDict
+from pydantic_settings import SettingsConfigDict
 from redis.exceptions import RedisError
 
 from api.core.errors import error_body
@@ -51,6 +51,7 @@ from api.core.settings import ServiceSettings
 from api.jobs.store import JOB_FUNCTION, QUEUE_NAME, BatchStore
 from api.judging.factory import build_judge
 from api.judging.requests import OuterOptions, check_body
+from judge.config_env import ProjectSettings
 from judge.engine import Judge
 from judge.errors import ConfigError, InputError
 from judge.io.pixel_budget import PixelBudget, pixel_ledger
@@ -65,13 +66,13 @@ ARQ_MAX_TRIES = ITEM_MAX_TRIES + 3
 RETRY_BASE_S = 1.0
 """Back-off before re-running an item that raised: 1, 2, 4, 8 s."""
 NO_REDIS = (
-    "judge worker: no Redis configured: set REDIS_URL (or JUDGE_REDIS_URL) to the Redis the "
+    "judge worker: no Redis configured: set REDIS_URL to the Redis the "
     "service uses, e.g. REDIS_URL=redis://127.0.0.1:6379/0 judge worker (a `judge serve` "
     "without REDIS_URL runs a private Redis that outside workers cannot reach; give it one)"
 )
 
 
-class WorkerTuning(BaseSettings):
+class WorkerTuning(ProjectSettings):
     """Knobs of the batch workers that the service settings do not cover (``JUDGE_WORKER_*``)."""
 
     model_config = SettingsConfigDict(env_prefix="JUDGE_WORKER_", extra="ignore")
@@ -84,7 +85,9 @@ class WorkerTuning(BaseSettings):
         ge=10,
         description="job ids read per poll; keep above the fleet's total concurrency",
     )
-    poll_delay_s: float = Field(default=0.5, gt=0)
+    poll_delay_s: float = Field(
+        default=0.5, gt=0, description="wait between polls of the queue for new jobs"
+    )
 
 
 def scoring_timeout(settings: ServiceSettings) -> float:

@@ -15,17 +15,14 @@ from judge.config import JudgeSettings
 from judge.engine import Judge
 
 
-def engine_settings(settings: ServiceSettings) -> JudgeSettings:
-    """The engine's settings under the service's input limits (no server-side paths)."""
-    return JudgeSettings().merged(
-        allow_local_paths=False,
-        allow_remote_images=settings.allow_remote_images,
-        image_max_bytes=settings.max_image_bytes,
-        image_max_pixels=settings.max_image_pixels,
-    )
+def engine_settings() -> JudgeSettings:
+    """The engine's settings with no server-side paths. The image caps and remote images are
+    the engine's own settings (``JUDGE_IMAGE_MAX_BYTES``, ``JUDGE_IMAGE_MAX_PIXELS``,
+    ``JUDGE_ALLOW_REMOTE_IMAGES``; the service's old names still work, with a warning)."""
+    return JudgeSettings().merged(allow_local_paths=False)
 
 
 def build_judge(settings: ServiceSettings, redis: Any) -> Judge:
     """A Judge with the service's limits and a response cache in ``redis``."""
     cache = RedisResponseCache(redis, ttl_s=settings.cache_ttl_s)
-    return Judge(engine_settings(settings), cache=cache)
+    return Judge(engine_settings(), cache=cache)

@@ -24,33 +24,50 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 
 from pydantic import Field
-from pydantic_settings import BaseSettings, SettingsConfigDict
+from pydantic_settings import SettingsConfigDict
 
 from eval.probing.params import ProbeParams
+from judge.config_env import ProjectSettings
 
 BOUNDED = ("depth", "topics", "inputs", "images", "rounds", "max_split_tests")
 """Options the service bounds more tightly than the CLI (``ProbeParams``)."""
 
 
-class ProbeBudget(BaseSettings):
+class ProbeBudget(ProjectSettings):
     """Bounds and budget of probes started over the API (``JUDGE_PROBE_*``)."""
 
     model_config = SettingsConfigDict(env_prefix="JUDGE_PROBE_", extra="ignore")
 
-    max_depth: int = Field(default=4, ge=1, le=6)
-    max_topics: int = Field(default=4, ge=1, le=8)
-    max_inputs: int = Field(default=10, ge=1, le=20)
-    max_images: int = Field(default=4, ge=1, le=8)
-    max_rounds: int = Field(default=3, ge=1, le=5)
-    max_split_tests: int = Field(default=16, ge=2, le=64)
-    budget_nodes: int = Field(default=40, ge=1)
-    budget_images: int = Field(default=4000, ge=1)
-    budget_model_calls: int = Field(default=4000, ge=1)
-    budget_usd: float = Field(default=10.0, gt=0)
-    usd_per_image: float | None = Field(default=None, ge=0)
-    usd_per_model_call: float | None = Field(default=None, ge=0)
-    max_running_per_key: int = Field(default=2, ge=1)
-    writer_model: str | None = None
+    max_depth: int = Field(default=4, ge=1, le=6, description="largest depth a probe may ask for")
+    max_topics: int = Field(default=4, ge=1, le=8, description="largest topics a probe may ask for")
+    max_inputs: int = Field(
+        default=10, ge=1, le=20, description="largest inputs a probe may ask for"
+    )
+    max_images: int = Field(default=4, ge=1, le=8, description="largest images a probe may ask for")
+    max_rounds: int = Field(default=3, ge=1, le=5, description="largest rounds a probe may ask for")
+    max_split_tests: int = Field(
+        default=16, ge=2, le=64, description="largest max_split_tests a probe may ask for"
+    )
+    budget_nodes: int = Field(default=40, ge=1, description="topic nodes one probe may plan")
+    budget_images: int = Field(default=4000, ge=1, description="images one probe may plan")
+    budget_model_calls: int = Field(
+        default=4000, ge=1, description="model calls one probe may plan"
+    )
+    budget_usd: float = Field(
+        default=10.0, gt=0, description="USD one probe may plan (checked where prices are known)"
+    )
+    usd_per_image: float | None = Field(
+        default=None, ge=0, description="price of one image when the price map has none"
+    )
+    usd_per_model_call: float | None = Field(
+        default=None, ge=0, description="price of one model call when the price map has none"
+    )
+    max_running_per_key: int = Field(
+        default=2, ge=1, description="probes one key may have running at once"
+    )
+    writer_model: str | None = Field(
+        default=None, description="the LLM that writes inputs (unset: the judge's model)"
+    )
     timeout_s: int = Field(default=24 * 3600, ge=60, description="one probe job, at most")
 
     def bound(self, option: str) -> int:

@@ -27,7 +27,6 @@ import asyncio
 import contextlib
 import json
 import logging
-import os
 from pathlib import Path
 from typing import Any
 
@@ -46,6 +45,7 @@ from eval.probing.params import ProbeParams
 from eval.probing.runner import export, run_probe
 from eval.probing.setup import build_context, writer_model
 from eval.probing.tree import ProbeNode
+from eval.t2i.settings import backends_file
 
 log = logging.getLogger("judge.api.probes")
 WATCH_S = 1.0
@@ -77,7 +77,7 @@ def service_backends(app: FastAPI) -> dict[str, Any]:
     :class:`BackendsError` when there are none or the file was unusable."""
     loaded = getattr(app.state, "backends", None)
     if loaded is None:  # an app built without create_app: read the environment's file now
-        loaded = app.state.backends = load_service_backends(os.environ.get("JUDGE_BACKENDS"))
+        loaded = app.state.backends = load_service_backends(backends_file())
     if isinstance(loaded, BackendsError):
         raise loaded
     return loaded
@@ -157,9 +157,7 @@ class ProbeJob:
             return "gave up"
         backends = self.ctx.get("probe_backends")
         if backends is None:
-            backends = self.ctx["probe_backends"] = load_service_backends(
-                os.environ.get("JUDGE_BACKENDS")
-            )
+            backends = self.ctx["probe_backends"] = load_service_backends(backends_file())
         params = ProbeParams.model_validate(json.loads(meta["params"]))
         if isinstance(backends, BackendsError) or params.backend not in backends:
             problem = backends if isinstance(backends, BackendsError) else "not configured here"

@@ -16,7 +16,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -140,8 +139,9 @@ def resolve_params(args: argparse.Namespace) -> tuple[Any, str | None]:
 def backend_spec(args: argparse.Namespace, name: str) -> Any:
     """The model under test: an id of ``JUDGE_BACKENDS`` or a model string with flags."""
     from eval.t2i import BackendSpec, load_backends
+    from eval.t2i.settings import backends_file
 
-    path = os.environ.get("JUDGE_BACKENDS")
+    path = backends_file()
     if path:
         known = load_backends(Path(path))
         if name in known:

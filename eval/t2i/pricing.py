@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import os
 
+# litellm's variable, set before litellm is imported: no price map fetched over the network
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
 import litellm

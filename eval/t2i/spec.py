@@ -16,7 +16,6 @@ Example:
 
 from __future__ import annotations
 
-import os
 import re
 import tomllib
 from pathlib import Path
@@ -187,12 +186,14 @@ def load_backends(path: Path) -> dict[str, BackendSpec]:
     return parse_backends(data["backends"], str(path))
 
 
-def backends_from_env(var: str = ENV_VAR) -> dict[str, BackendSpec]:
+def backends_from_env() -> dict[str, BackendSpec]:
     """The backends of the file named by ``$JUDGE_BACKENDS`` (``{}`` when it is unset)."""
-    path = os.environ.get(var, "").strip()
+    from eval.t2i.settings import backends_file
+
+    path = backends_file()
     if not path:
         return {}
     try:
         return load_backends(Path(path))
     except BackendConfigError as exc:
-        raise BackendConfigError(f"{var}: {exc}") from None
+        raise BackendConfigError(f"{ENV_VAR}: {exc}") from None

@@ -18,6 +18,8 @@ import os
 import sys
 from collections.abc import Sequence
 
+# litellm's variable, not ours: it must be set before litellm is imported (no settings model
+# can read it in time), so that no price map is fetched over the network
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
 from judge.cli.verbs import VERBS

@@ -24,13 +24,14 @@ from memory.memory import Memory, open_image
 from skills.local.camera import CAMERA_VERSION, camera_features
 from skills.local.image_features import VERSION as FEATURES_VERSION
 from skills.local.image_features import image_features
+from skills.settings import SkillSettings
 
 log = logging.getLogger("judge.local")
 
 
 def cache_dir() -> Path:
     """Where derived data is cached: ``$JUDGE_CACHE_DIR`` or ``~/.cache/t2i-judge``."""
-    return Path(os.environ.get("JUDGE_CACHE_DIR") or Path.home() / ".cache" / "t2i-judge")
+    return Path(SkillSettings().cache_dir or Path.home() / ".cache" / "t2i-judge")
 
 
 def shipped(memory: Memory, path: Path) -> Path:

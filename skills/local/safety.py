@@ -17,20 +17,13 @@ Example:
 from __future__ import annotations
 
 import asyncio
-import os
 import warnings
 
 from skills.card import SkillCard
 from skills.kinds import SkillFn, register_kind
 from skills.local.common import payload_image, shared_model
+from skills.settings import SkillSettings
 from skills.types import ModelClient, SafetyValue, SkillInput, SkillOutput
-
-
-def _threshold(name: str, default: float) -> float:
-    try:
-        return float(os.environ.get(name, default))
-    except ValueError:
-        return default
 
 
 def _nsfw(inp: SkillInput) -> SafetyValue:
@@ -39,7 +32,7 @@ def _nsfw(inp: SkillInput) -> SafetyValue:
     assert inp.image is not None
     clf = shared_model("open-nsfw", lambda: Classifier(intra_op_threads=1))
     score = clf.score(payload_image(inp.image))
-    limit = _threshold("JUDGE_NSFW_THRESHOLD", 0.8)
+    limit = SkillSettings().nsfw_threshold
     flagged = score >= limit
     return SafetyValue(
         passed=not flagged,
@@ -56,7 +49,7 @@ def _profanity(inp: SkillInput) -> SafetyValue:
     texts = [t for t in (inp.brief, inp.prompt) if t.strip()]
     probs = [float(p) for p in predict_prob(texts)] if texts else [0.0]
     worst = max(probs)
-    limit = _threshold("JUDGE_PROFANITY_THRESHOLD", 0.9)
+    limit = SkillSettings().profanity_threshold
     flagged = worst >= limit
     return SafetyValue(
         passed=not flagged,

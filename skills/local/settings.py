@@ -21,7 +21,8 @@ Example:
 from __future__ import annotations
 
 import hashlib
-import os
+
+from skills.settings import SkillSettings
 
 STRATEGY_NAMES = ("stack", "best")
 DEFAULT_MEMBERS = ("memory", "prompt", "quality", "prototype", "sibling")
@@ -29,8 +30,8 @@ ALL_MEMBERS = (*DEFAULT_MEMBERS, "brisque", "niqe", "camera")
 WEIGHTINGS = ("equal", "agreement")
 
 
-def _choice(var: str, allowed: tuple[str, ...]) -> str:
-    name = os.environ.get(var) or allowed[0]
+def _choice(var: str, value: str | None, allowed: tuple[str, ...]) -> str:
+    name = value or allowed[0]
     if name not in allowed:
         raise ValueError(f"{var}={name!r} is unknown; use one of {list(allowed)}")
     return name
@@ -38,17 +39,17 @@ def _choice(var: str, allowed: tuple[str, ...]) -> str:
 
 def strategy() -> str:
     """``JUDGE_LOCAL_SELECTION`` (default ``stack``)."""
-    return _choice("JUDGE_LOCAL_SELECTION", STRATEGY_NAMES)
+    return _choice("JUDGE_LOCAL_SELECTION", SkillSettings().local_selection, STRATEGY_NAMES)
 
 
 def weighting() -> str:
     """``JUDGE_LOCAL_WEIGHTS`` (default ``equal``)."""
-    return _choice("JUDGE_LOCAL_WEIGHTS", WEIGHTINGS)
+    return _choice("JUDGE_LOCAL_WEIGHTS", SkillSettings().local_weights, WEIGHTINGS)
 
 
 def member_filter() -> tuple[str, ...]:
     """``JUDGE_LOCAL_MEMBERS``: the members allowed (default :data:`DEFAULT_MEMBERS`)."""
-    raw = os.environ.get("JUDGE_LOCAL_MEMBERS") or ""
+    raw = SkillSettings().local_members or ""
     names = tuple(n.strip() for n in raw.split(",") if n.strip()) or DEFAULT_MEMBERS
     unknown = sorted(set(names) - set(ALL_MEMBERS))
     if unknown:

@@ -1,0 +1,56 @@
+"""The configuration reference: every settings model of the project, one section each, for
+``docs/configuration.md`` (rendered by :mod:`judge.config_page`). Run after changing a settings
+model::
+
+    python -m api.configuration docs/configuration.md            # write the page
+    python -m api.configuration docs/configuration.md --check    # exit 1 when it is stale
+"""
+
+from __future__ import annotations
+
+from api.core.settings import ServiceSettings
+from api.jobs.worker import WorkerTuning
+from api.probes.budget import ProbeBudget
+from eval.t2i.settings import BackendsSettings
+from judge.client_settings import ClientSettings
+from judge.config import JudgeSettings
+from judge.config_page import Section
+from memory.settings import DataSettings
+from skills.settings import SkillSettings
+
+
+def reference_sections() -> list[Section]:
+    """Every settings model of the project, for ``docs/configuration.md``: the service
+    runs every process, so the list lives at the top of ``api`` (see :mod:`judge.config_page`).
+
+    Example:
+        >>> [s.model.__name__ for s in reference_sections()][:2]
+        ['JudgeSettings', 'ServiceSettings']
+    """
+
+    serve, worker = "`judge serve`", "`judge worker`"
+    return [
+        Section("Engine", JudgeSettings, "every process that judges: the CLI, `judge.score` "
+                f"and the rest of the Python API, {serve} and {worker}"),
+        Section("Service", ServiceSettings, f"{serve} and {worker}"),
+        Section("Batch workers", WorkerTuning, f"{worker} and the inline workers of {serve}"),
+        Section("Probes on the service", ProbeBudget,
+                f"{serve} (`/v1/probes`) and the probe jobs of {worker}"),
+        Section("Image backends", BackendsSettings, f"`judge probe`, {serve} and {worker}"),
+        Section("Skills", SkillSettings, "every process that loads skill cards or runs the "
+                "local backend's skills"),
+        Section("Data folders", DataSettings, "every process",
+                "`JUDGE_DATA_DIR` and `JUDGE_MEMORY_DIR` are the service's and the engine's "
+                "(above); they default to folders under `JUDGE_HOME`."),
+        Section("Service client", ClientSettings, "`judge.Client` and `judge.AsyncClient` in "
+                "your own process"),
+    ]  # fmt: skip
+
+
+if __name__ == "__main__":
+    import sys
+
+    from api import configuration  # the importable module, not __main__: its names are shown
+    from judge.config_page import main
+
+    raise SystemExit(main(sys.argv[1:], configuration.reference_sections))

@@ -1,0 +1,106 @@
+"""Renamed variables (judge.config_env): the old name still works and warns with the new name;
+when both are set the new one wins and the warning says so. The image caps had two names (the
+engine's ``JUDGE_IMAGE_MAX_*`` and the service's ``JUDGE_MAX_IMAGE_*``, which overrode the
+engine's in the service): the engine's is the one name now, in the CLI and the service alike."""
+
+from __future__ import annotations
+
+import logging
+import warnings
+
+import pytest
+
+from api.judging.factory import engine_settings
+from judge.config import JudgeSettings
+from judge.config_env import env_names
+
+OLD, NEW = "JUDGE_MAX_IMAGE_BYTES", "JUDGE_IMAGE_MAX_BYTES"
+OLD_PIXELS, NEW_PIXELS = "JUDGE_MAX_IMAGE_PIXELS", "JUDGE_IMAGE_MAX_PIXELS"
+
+
+@pytest.fixture(autouse=True)
+def _clean(monkeypatch: pytest.MonkeyPatch) -> None:
+    for name in (OLD, NEW, OLD_PIXELS, NEW_PIXELS):
+        monkeypatch.delenv(name, raising=False)
+
+
+def test_the_old_name_works_and_warns_naming_the_new_one(
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    monkeypatch.setenv(OLD, "5000")
+    with pytest.warns(DeprecationWarning, match=f"{OLD} is deprecated.*rename it {NEW}"):
+        settings = JudgeSettings()
+    assert settings.image_max_bytes == 5000
+    assert any(NEW in r.getMessage() and r.levelno == logging.WARNING for r in caplog.records)
+
+
+def test_the_new_name_wins_over_the_old_and_the_warning_says_so(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv(OLD, "5000")
+    monkeypatch.setenv(NEW, "6000")
+    with pytest.warns(DeprecationWarning, match=f"{OLD} is deprecated and ignored: {NEW}.*wins"):
+        settings = JudgeSettings()
+    assert settings.image_max_bytes == 6000
+
+
+def test_arguments_beat_both_names(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(OLD, "5000")
+    with pytest.warns(DeprecationWarning):
+        assert JudgeSettings(image_max_bytes=7000).image_max_bytes == 7000
+
+
+def test_the_new_name_alone_is_silent(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(NEW, "6000")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert JudgeSettings().image_max_bytes == 6000
+
+
+def test_the_old_value_is_validated_like_the_new(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(OLD, "10")  # under the floor of 1024 bytes
+    with pytest.warns(DeprecationWarning), pytest.raises(ValueError, match="image_max_bytes"):
+        JudgeSettings()
+
+
+def test_the_service_uses_the_one_name_for_its_image_caps(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The engine's name used to be ignored by the service (its own default won)."""
+    monkeypatch.setenv(NEW, "6000")
+    monkeypatch.setenv(NEW_PIXELS, "7000")
+    settings = engine_settings()
+    assert (settings.image_max_bytes, settings.image_max_pixels) == (6000, 7000)
+    assert settings.allow_local_paths is False
+
+
+def test_the_service_still_honours_its_old_names(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(OLD, "5000")
+    monkeypatch.setenv(OLD_PIXELS, "8000")
+    with pytest.warns(DeprecationWarning) as seen:
+        settings = engine_settings()
+    assert (settings.image_max_bytes, settings.image_max_pixels) == (5000, 8000)
+    messages = " ".join(str(w.message) for w in seen)
+    assert NEW in messages and NEW_PIXELS in messages
+
+
+def test_env_names_follow_prefix_and_alias() -> None:
+    from api.core.settings import ServiceSettings
+
+    assert env_names(JudgeSettings, "image_max_bytes") == [NEW]
+    assert env_names(ServiceSettings, "redis_url") == ["REDIS_URL"]
+
+
+def test_the_redis_url_has_one_name(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``JUDGE_REDIS_URL`` was a second name of ``REDIS_URL``: it still works, and warns."""
+    from api.core.settings import ServiceSettings
+
+    monkeypatch.delenv("REDIS_URL", raising=False)
+    monkeypatch.setenv("JUDGE_REDIS_URL", "redis://old:6379/0")
+    with pytest.warns(DeprecationWarning, match="rename it REDIS_URL"):
+        assert ServiceSettings().redis_url == "redis://old:6379/0"
+    monkeypatch.setenv("REDIS_URL", "redis://new:6379/0")
+    with pytest.warns(DeprecationWarning, match="REDIS_URL is also set and wins"):
+        assert ServiceSettings().redis_url == "redis://new:6379/0"
+    monkeypatch.delenv("JUDGE_REDIS_URL")
+    assert ServiceSettings(redis_url="redis://arg:6379/0").redis_url == "redis://arg:6379/0"
