@@ -35,9 +35,13 @@ chromium:
 	  $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y chromium \
 	  || { $(SUDO) apt-get update && $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y chromium; }; }
 
+# The suite runs on every core (pytest-xdist; a worker steals queued tests from a busy one) and
+# names its slowest tests at the end, so a test that grows slow is seen in CI's log.
+TEST_WORKERS ?= auto
+
 test: setup chromium
 	$(BIN)/ruff check judge skills memory api eval tests benchmarks
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist worksteal --durations=30
 
 bench: setup
 	$(BIN)/python -m benchmarks.score

@@ -23,6 +23,32 @@ from tests.fakes.provider import FakeProvider
 
 REPO = Path(__file__).resolve().parents[1]
 EXAMPLE = REPO / "examples" / "co_106" / "submission.json"
+SLOW_FIRST = REPO / "tests" / "slow_first.txt"
+
+
+def slow_first(nodeid: str, slow: list[str]) -> int:
+    """The rank of a test in ``tests/slow_first.txt`` (its first matching prefix), or the
+    list's length for every other test.
+
+    >>> slow_first("tests/test_readme.py::test_walk[start]", ["tests/x.py", "tests/test_readme"])
+    1
+    >>> slow_first("tests/judge/test_cli.py::test_help", ["tests/x.py"])
+    1
+    """
+    return next((i for i, prefix in enumerate(slow) if nodeid.startswith(prefix)), len(slow))
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Run the slowest tests first (a stable sort: the rest keep their order). With the suite
+    on several workers (``make test`` runs pytest-xdist with work stealing), a long test that
+    started last would leave the other workers idle at the end; started first, the short
+    tests fill in around it. The list is ordered by measured duration, slowest first."""
+    slow = [
+        line.split("#")[0].strip()
+        for line in SLOW_FIRST.read_text(encoding="utf-8").splitlines()
+        if line.split("#")[0].strip()
+    ]
+    items.sort(key=lambda item: slow_first(item.nodeid, slow))
 
 
 @pytest.fixture(scope="session", autouse=True)
