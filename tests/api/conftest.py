@@ -120,7 +120,7 @@ def live_service(
         server = uvicorn.Server(config)
         thread = threading.Thread(target=server.run, name=f"judge-api-{port}", daemon=True)
         thread.start()
-        deadline = time.monotonic() + 60
+        deadline = time.monotonic() + 240  # a hang guard, not a speed check
         while not server.started:
             if not thread.is_alive() or time.monotonic() > deadline:
                 server.should_exit = True

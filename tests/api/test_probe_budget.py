@@ -117,7 +117,7 @@ def test_delete_stops_a_probe_and_keeps_what_it_measured(
     second = {"topic": "u", "backend": "card", **SMALL}
     err = assert_error(client.post("/v1/probes", json=second), 429, None)
     assert err["code"] == "too_many_probes"
-    deadline = time.monotonic() + 60
+    deadline = time.monotonic() + 240  # a hang guard, not a speed check
     while client.get(f"/v1/probes/{probe_id}").json()["tree"] is None:
         assert time.monotonic() < deadline
         time.sleep(0.1)

@@ -345,7 +345,7 @@ def test_search_of_the_wrong_modality_names_the_request_field(client: httpx.Clie
 def test_health_ready_docs(client: httpx.Client) -> None:
     r = client.get("/healthz")
     assert r.status_code == 200 and r.json()["status"] == "ok"
-    deadline = time.monotonic() + 60  # ready once the engine has warmed up
+    deadline = time.monotonic() + 240  # a hang guard: ready once the engine has warmed up
     while client.get("/readyz").status_code != 200 and time.monotonic() < deadline:
         time.sleep(0.1)
     r = client.get("/readyz")
@@ -448,7 +448,7 @@ def test_readyz_is_503_when_redis_goes_away(tmp_path: Path) -> None:
         ):
             assert svc.redis_url == url
             assert not (tmp_path / "data" / "redis").exists(), "started a second Redis"
-            deadline = time.monotonic() + 60  # ready once the engine has warmed up
+            deadline = time.monotonic() + 240  # a hang guard: ready once the engine has warmed up
             while c.get("/readyz").status_code != 200 and time.monotonic() < deadline:
                 time.sleep(0.1)
             assert c.get("/readyz").status_code == 200
@@ -601,7 +601,7 @@ def test_serve_without_keys_on_loopback_says_so(tmp_path: Path) -> None:
     reader = threading.Thread(target=lambda: lines.extend(proc.stderr or []), daemon=True)
     reader.start()
     try:
-        deadline = time.monotonic() + 60
+        deadline = time.monotonic() + 240  # a hang guard, not a speed check
         ready = False
         while time.monotonic() < deadline and proc.poll() is None:
             try:

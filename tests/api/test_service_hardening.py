@@ -119,7 +119,7 @@ def test_a_batch_stored_but_never_queued_is_queued_by_the_reconciler(svc: LiveSe
             await client.aclose()
 
     batch_id = asyncio.run(store_only())
-    deadline = time.monotonic() + 90
+    deadline = time.monotonic() + 240  # a hang guard, not a speed check
     with svc.client() as c:
         while time.monotonic() < deadline:
             info = c.get(f"/v1/batches/{batch_id}").json()
@@ -146,7 +146,7 @@ def test_readyz_waits_for_the_engine_warm_up(
         assert r.json()["checks"] == {"redis": "ok", "engine": "warming"}
         assert c.get("/healthz").status_code == 200
         release.set()
-        deadline = time.monotonic() + 60
+        deadline = time.monotonic() + 240  # a hang guard, not a speed check
         while c.get("/readyz").status_code != 200 and time.monotonic() < deadline:
             time.sleep(0.1)
         assert c.get("/readyz").json() == {
