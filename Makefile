@@ -35,13 +35,15 @@ chromium:
 	  $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y chromium \
 	  || { $(SUDO) apt-get update && $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y chromium; }; }
 
-# The suite runs on every core (pytest-xdist; a worker steals queued tests from a busy one) and
-# names its slowest tests at the end, so a test that grows slow is seen in CI's log.
+# The suite runs on every core (pytest-xdist): each worker takes whole test files (so a file's
+# module fixtures are built once), the slowest first (tests/slow_first.txt, ordered by
+# tests/conftest.py); it names its slowest tests at the end, so one that grows slow shows in
+# CI's log.
 TEST_WORKERS ?= auto
 
 test: setup chromium
 	$(BIN)/ruff check judge skills memory api eval tests benchmarks
-	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist worksteal --durations=30
+	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadgroup --no-loadscope-reorder --durations=30
 
 bench: setup
 	$(BIN)/python -m benchmarks.score
