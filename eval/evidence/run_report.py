@@ -24,7 +24,7 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
-from eval.evidence.ranking import kendall_tau_b, positions
+from eval.evidence.ranking import positions, shown_tau
 from eval.kit.journal import write_atomic
 from eval.leaderboards import VotesError, build_leaderboard
 from eval.leaderboards.pseudo import pseudo_votes, read_results
@@ -80,13 +80,13 @@ def _agreement(rows: list[dict], boards: dict, human: list[dict]) -> dict[str, A
             rates = {m["model"]: m["score"] for m in boards["all"]["models"]}
             models = [m for m in ranking if rates.get(m) is not None]
             if len(models) >= 2:
-                overall = kendall_tau_b(positions(ranking, models), [-rates[m] for m in models])
+                overall = shown_tau(positions(ranking, models), [-rates[m] for m in models])
             continue
         task = per_task.get(str(h["prompt_id"]), {})
         models = [m for m in ranking if task.get(m)]
         if len(models) >= 2:
-            tau = kendall_tau_b(positions(ranking, models),
-                                [-sum(task[m]) / len(task[m]) for m in models])
+            tau = shown_tau(positions(ranking, models),
+                            [-sum(task[m]) / len(task[m]) for m in models])
             if tau is not None:
                 taus.append(tau)
     return {"overall": overall, "per_task_mean": round(sum(taus) / len(taus), 4) if taus
