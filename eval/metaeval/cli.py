@@ -104,8 +104,8 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Run and print where the report went."""
-    from eval.metaeval.api import default_out
     from eval.metaeval.meta_eval import MetaEvalConfig, run_meta_eval
+    from eval.metaeval.python_api import default_out
     from judge.errors import JudgeError
     from judge.llm.batch.rounds import BatchPending
 
