@@ -23,10 +23,8 @@ Example::
 from __future__ import annotations
 
 import asyncio
-import base64
 import itertools
 import json
-import mimetypes
 import os
 import sys
 import time
@@ -35,6 +33,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from judge.errors import InputError, JudgeError
+from judge.io.data_urls import file_data_url
 
 if TYPE_CHECKING:  # httpx loads when a client is made: ``import judge`` stays cheap
     import httpx
@@ -55,8 +54,7 @@ class ServiceError(JudgeError):
 
 def data_url(path: Path) -> str:
     """A local image file as a data URL (the service never reads local paths)."""
-    mime = mimetypes.guess_type(path.name)[0] or "image/png"
-    return f"data:{mime};base64," + base64.b64encode(path.read_bytes()).decode()
+    return file_data_url(path)
 
 
 def inline(ref: str | None, base_dir: Path | None, field: str = "image") -> str | None:

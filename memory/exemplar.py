@@ -29,6 +29,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
+from memory.io.jsonl import JsonlError, parse_jsonl, where
+
 MAX_TEXT = 20_000
 
 
@@ -102,25 +104,22 @@ def _problem(exc: ValidationError) -> str:
 
 
 def parse_lines(lines: list[str], source: str) -> list[ExemplarRecord]:
-    """Validate JSONL lines; blank lines are skipped; ids must be unique."""
+    """Validate JSONL lines (:mod:`memory.io.jsonl`: blank lines skipped, errors
+    ``SOURCE:LINE: …``); ids must be unique."""
     records: list[ExemplarRecord] = []
     seen: dict[str, int] = {}
-    for lineno, line in enumerate(lines, start=1):
-        if not line.strip():
-            continue
-        try:
-            data = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise ExemplarError(f"{source} line {lineno}: not valid JSON ({exc.msg})") from None
-        if not isinstance(data, dict):
-            raise ExemplarError(f"{source} line {lineno}: expected a JSON object")
+    try:
+        numbered = parse_jsonl(lines, source, objects=True)
+    except JsonlError as exc:
+        raise ExemplarError(str(exc)) from None
+    for lineno, data in numbered:
         try:
             rec = ExemplarRecord.model_validate(data)
         except ValidationError as exc:
-            raise ExemplarError(f"{source} line {lineno}: {_problem(exc)}") from None
+            raise ExemplarError(f"{where(source, lineno)}: {_problem(exc)}") from None
         if rec.id in seen:
             raise ExemplarError(
-                f"{source} line {lineno}: id {rec.id!r} already used on line {seen[rec.id]}"
+                f"{where(source, lineno)}: id {rec.id!r} already used on line {seen[rec.id]}"
             )
         seen[rec.id] = lineno
         records.append(rec)

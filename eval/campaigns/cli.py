@@ -21,7 +21,6 @@ votes`` (or ``edit-ratings``) reads.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 from typing import Any
@@ -29,6 +28,7 @@ from typing import Any
 from eval.campaigns import loop_cli
 from eval.studies.participants.cli import _admin_key
 from eval.studies.participants.client import StudyClient, StudyClientError
+from memory.io.jsonl import parse_jsonl
 
 DEFAULT_KEY_ENV = "JUDGE_ADMIN_KEY"
 
@@ -196,7 +196,7 @@ def run_votes(args: argparse.Namespace) -> int:
         kind = client.get(args.campaign)["kind"]
         what = "ratings" if kind == "rating" else "votes"
         jsonl = client.get(f"{args.campaign}/{what}").text
-        rows = [json.loads(x) for x in jsonl.splitlines() if x.strip()]
+        rows = [row for _, row in parse_jsonl(jsonl, f"{args.campaign}/{what}")]
         args.out.mkdir(parents=True, exist_ok=True)
         if args.format == "csv":
             (args.out / f"{what}.csv").write_text(

@@ -28,6 +28,7 @@ from eval.campaigns.loop import (
     read_judge_scores,
     split_items,
 )
+from memory.io.jsonl import parse_jsonl
 
 CHUNK = 50
 
@@ -57,7 +58,7 @@ def _kept_ratings(client: Any, campaign: str) -> tuple[dict[str, Any], list[dict
         raise ValueError(f"campaign {campaign!r} is {record['kind']}: only rating campaigns "
                          "make exemplars")  # fmt: skip
     text = client.get(f"{campaign}/ratings").text
-    return record, [json.loads(x) for x in text.splitlines() if x.strip()]
+    return record, [row for _, row in parse_jsonl(text, f"{campaign}/ratings")]
 
 
 def add_to_memory(client: Any, args: argparse.Namespace) -> int:

@@ -12,7 +12,7 @@ import asyncio
 import json
 import sys
 
-from eval.kit.journal import write_atomic
+from memory.io.atomic import write_atomic
 
 
 def _fail(message: str) -> int:

@@ -25,9 +25,10 @@ from pathlib import Path
 from typing import Any
 
 from eval.evidence.ranking import positions, shown_tau
-from eval.kit.journal import write_atomic
 from eval.leaderboards import VotesError, build_leaderboard
 from eval.leaderboards.pseudo import pseudo_votes, read_results
+from memory.io.atomic import write_atomic
+from memory.io.jsonl import JsonlError, read_jsonl
 
 
 class RunReportError(ValueError):
@@ -54,13 +55,11 @@ def grade(row: dict[str, Any]) -> float | None:
 def read_human(path: Path) -> list[dict[str, Any]]:
     """Human rankings, checked (``FILE:LINE`` in errors)."""
     out = []
-    for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
-        if not line.strip():
-            continue
-        try:
-            row = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise RunReportError(f"{path}:{n}: not valid JSON ({exc.msg})") from None
+    try:
+        numbered = read_jsonl(path)
+    except JsonlError as exc:
+        raise RunReportError(str(exc)) from None
+    for n, row in numbered:
         rank = row.get("ranking") if isinstance(row, dict) else None
         if not isinstance(rank, list) or len(rank) < 2 or len(set(rank)) != len(rank):
             raise RunReportError(f"{path}:{n}: ranking: a list of 2+ distinct model names")
@@ -109,7 +108,10 @@ def _read(path: Path) -> list[dict[str, Any]]:
         is_study = False
     if not is_study:
         return read_results(path)
-    lines = [json.loads(x) for x in path.read_text(encoding="utf-8").splitlines() if x.strip()]
+    try:
+        lines = [row for _, row in read_jsonl(path, objects=True)]
+    except JsonlError as exc:
+        raise RunReportError(str(exc)) from None
     return [from_study_line(x, path.parent.name, "t2i") for x in lines if x.get("result")]
 
 

@@ -74,6 +74,7 @@ def krippendorff_alpha(
 
     >>> round(krippendorff_alpha([[1, 1], [2, 1], [3, 3]], "nominal"), 3)  # 1 - 5 * 2 / 22
     0.545
+    >>> import math
     >>> math.isnan(krippendorff_alpha([[2, 2], [2, 2]]))
     True
     """
