@@ -29,7 +29,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from memory.io.jsonl import JsonlError, parse_jsonl, where
+from memory.io.jsonl import parse_jsonl, where
 
 MAX_TEXT = 20_000
 
@@ -108,10 +108,7 @@ def parse_lines(lines: list[str], source: str) -> list[ExemplarRecord]:
     ``SOURCE:LINE: …``); ids must be unique."""
     records: list[ExemplarRecord] = []
     seen: dict[str, int] = {}
-    try:
-        numbered = parse_jsonl(lines, source, objects=True)
-    except JsonlError as exc:
-        raise ExemplarError(str(exc)) from None
+    numbered = parse_jsonl(lines, source, objects=True, error=ExemplarError)
     for lineno, data in numbered:
         try:
             rec = ExemplarRecord.model_validate(data)

@@ -26,7 +26,7 @@ from typing import Any
 
 from eval.campaigns.planning import pair_plan
 from judge.io.data_urls import file_data_url
-from memory.io.jsonl import JsonlError, read_jsonl
+from memory.io.jsonl import read_jsonl
 
 EXTS = {".png", ".jpg", ".jpeg", ".webp", ".gif", ".bmp"}
 
@@ -43,10 +43,7 @@ def data_url(path: Path, where: str) -> str:
 
 
 def _jsonl(path: Path) -> list[tuple[int, dict[str, Any]]]:
-    try:
-        return list(read_jsonl(path, objects=True))
-    except JsonlError as exc:
-        raise SourceError(str(exc)) from None
+    return list(read_jsonl(path, objects=True, error=SourceError))
 
 
 def _outputs(source: Path) -> list[dict[str, Any]]:

@@ -30,7 +30,7 @@ from typing import Any, ClassVar
 from eval.datasets.base import EvalItem, Target
 from eval.leaderboards.votes import Vote, VotesError, excluded, majority, make_vote
 from memory.exemplar import ExemplarRecord
-from memory.io.jsonl import JsonlError, read_jsonl
+from memory.io.jsonl import read_jsonl
 from memory.io.jsonl import where as line_of
 
 FILES = ("votes.csv", "votes.jsonl")
@@ -71,10 +71,7 @@ class VotesDataset:
             raise FileNotFoundError(f"{path} not found (the votes dataset expects {FILES})")
         raw: list[tuple[dict[str, Any], str]] = []
         if path.suffix == ".jsonl":
-            try:
-                raw.extend((row, line_of(path, n)) for n, row in read_jsonl(path))
-            except JsonlError as exc:
-                raise VotesError(str(exc)) from None
+            raw.extend((row, line_of(path, n)) for n, row in read_jsonl(path, error=VotesError))
         else:
             with open(path, newline="", encoding="utf-8") as fh:
                 reader = csv.DictReader(fh)

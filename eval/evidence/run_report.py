@@ -28,7 +28,7 @@ from eval.evidence.ranking import positions, shown_tau
 from eval.leaderboards import VotesError, build_leaderboard
 from eval.leaderboards.pseudo import pseudo_votes, read_results
 from memory.io.atomic import write_atomic
-from memory.io.jsonl import JsonlError, read_jsonl
+from memory.io.jsonl import read_jsonl
 
 
 class RunReportError(ValueError):
@@ -55,10 +55,7 @@ def grade(row: dict[str, Any]) -> float | None:
 def read_human(path: Path) -> list[dict[str, Any]]:
     """Human rankings, checked (``FILE:LINE`` in errors)."""
     out = []
-    try:
-        numbered = read_jsonl(path)
-    except JsonlError as exc:
-        raise RunReportError(str(exc)) from None
+    numbered = read_jsonl(path, error=RunReportError)
     for n, row in numbered:
         rank = row.get("ranking") if isinstance(row, dict) else None
         if not isinstance(rank, list) or len(rank) < 2 or len(set(rank)) != len(rank):
@@ -108,10 +105,7 @@ def _read(path: Path) -> list[dict[str, Any]]:
         is_study = False
     if not is_study:
         return read_results(path)
-    try:
-        lines = [row for _, row in read_jsonl(path, objects=True)]
-    except JsonlError as exc:
-        raise RunReportError(str(exc)) from None
+    lines = [row for _, row in read_jsonl(path, objects=True, error=RunReportError)]
     return [from_study_line(x, path.parent.name, "t2i") for x in lines if x.get("result")]
 
 

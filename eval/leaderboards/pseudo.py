@@ -33,7 +33,7 @@ from pathlib import Path
 from typing import Any
 
 from eval.leaderboards.votes import Vote, VotesError, majority
-from memory.io.jsonl import JsonlError, read_jsonl, where
+from memory.io.jsonl import read_jsonl, where
 
 Metric = Callable[[dict[str, Any]], float | None]
 
@@ -95,10 +95,7 @@ def read_results(path: str | Path) -> list[dict]:
     if not path.is_file():
         raise VotesError(f"{path}: no such results file")
     rows, seen = [], {}
-    try:
-        numbered = read_jsonl(path)
-    except JsonlError as exc:
-        raise VotesError(str(exc)) from None
+    numbered = read_jsonl(path, error=VotesError)
     for n, row in numbered:
         at = where(path, n)
         for key in ("prompt_id", "model"):

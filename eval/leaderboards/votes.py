@@ -30,7 +30,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from memory.io.jsonl import JsonlError, read_jsonl
+from memory.io.jsonl import read_jsonl
 
 WINNERS = ("a", "b", "tie")
 COLUMNS = ("prompt_id", "model_a", "model_b", "winner", "criterion")
@@ -133,10 +133,7 @@ def _parse_lines(path: Path) -> list[tuple[int, Any]]:
             return [(n, v) for (n, _), v in zip(numbered, values, strict=True)]
     except json.JSONDecodeError:
         pass
-    try:  # something is off: the shared reader says where
-        return list(read_jsonl(path))
-    except JsonlError as exc:
-        raise VotesError(str(exc)) from None
+    return list(read_jsonl(path, error=VotesError))  # something is off: it says where
 
 
 def row_votes(row: Any, where: str) -> list[Vote]:

@@ -12,7 +12,8 @@ The policy for bad lines, the same for every JSONL file the product reads:
   an error.
 
 Errors are :class:`JsonlError` (a ``ValueError``) carrying ``source``, ``line`` and
-``problem``; callers with their own error type re-raise it with the same message. What a
+``problem``; a caller with its own error type passes it as ``error`` and gets that type,
+with the same message. What a
 valid line means (fields, types, duplicates) is the caller's, who names the line with
 :func:`where`.
 
@@ -34,7 +35,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -71,9 +72,29 @@ def parse_jsonl(
     *,
     objects: bool = False,
     torn_tail: bool = False,
+    error: Callable[[str], Exception] | None = None,
 ) -> JsonLines:
     """The lines of ``text`` (a file's text, or its lines already split; read from
-    ``source``, which errors name), by the policy above."""
+    ``source``, which errors name), by the policy above; ``error(message)`` is raised
+    instead of :class:`JsonlError` when given.
+
+    >>> class VotesError(ValueError): ...
+    >>> parse_jsonl("[1]", "v.jsonl", objects=True, error=VotesError)
+    Traceback (most recent call last):
+    ...
+    memory.io.jsonl.VotesError: v.jsonl:1: expected a JSON object, got list
+    """
+    try:
+        return _parse(text, source, objects, torn_tail)
+    except JsonlError as exc:
+        if error is None:
+            raise
+        raise error(str(exc)) from None
+
+
+def _parse(
+    text: str | Sequence[str], source: str | os.PathLike[str], objects: bool, torn_tail: bool
+) -> JsonLines:
     out = JsonLines()
     lines = text.splitlines() if isinstance(text, str) else text
     ends_whole = not isinstance(text, str) or text.endswith(("\n", "\r"))
@@ -94,9 +115,12 @@ def parse_jsonl(
 
 
 def read_jsonl(
-    path: str | os.PathLike[str], *, objects: bool = False, torn_tail: bool = False
+    path: str | os.PathLike[str],
+    *,
+    objects: bool = False,
+    torn_tail: bool = False,
+    error: Callable[[str], Exception] | None = None,
 ) -> JsonLines:
     """:func:`parse_jsonl` of a UTF-8 file (``OSError`` when it cannot be read)."""
-    return parse_jsonl(
-        Path(path).read_text(encoding="utf-8"), path, objects=objects, torn_tail=torn_tail
-    )
+    text = Path(path).read_text(encoding="utf-8")
+    return parse_jsonl(text, path, objects=objects, torn_tail=torn_tail, error=error)

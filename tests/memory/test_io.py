@@ -75,3 +75,12 @@ def test_write_atomic_failure_keeps_the_old_file(tmp_path: Path) -> None:
         write_atomic(path, 42)  # type: ignore[arg-type]
     assert path.read_text(encoding="utf-8") == "old"
     assert [p.name for p in tmp_path.iterdir()] == ["keep.txt"]
+
+
+def test_a_callers_error_type_carries_the_same_message() -> None:
+    class VotesError(ValueError):
+        pass
+
+    with pytest.raises(VotesError, match=r"^v.jsonl:2: not valid JSON \(Expecting value\)$"):
+        parse_jsonl("{}\n[1,\n", "v.jsonl", error=VotesError)
+    assert list(parse_jsonl("{}\n", "v.jsonl", error=VotesError)) == [(1, {})]

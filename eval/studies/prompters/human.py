@@ -18,7 +18,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from eval.studies.prompters.base import PrompterSpec, PromptOutcome, check_prompt
-from memory.io.jsonl import JsonlError, read_jsonl, where
+from memory.io.jsonl import read_jsonl, where
 
 _CACHE: dict[tuple[str, float, int], dict[str, str]] = {}
 
@@ -37,10 +37,7 @@ def read_prompt_file(path: Path) -> dict[str, str]:
     if key in _CACHE:
         return _CACHE[key]
     prompts: dict[str, str] = {}
-    try:
-        numbered = read_jsonl(path)
-    except JsonlError as exc:
-        raise PromptFileError(str(exc)) from None
+    numbered = read_jsonl(path, error=PromptFileError)
     for n, row in numbered:
         at = where(path, n)
         if not isinstance(row, dict):
