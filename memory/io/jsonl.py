@@ -8,8 +8,11 @@ The policy for bad lines, the same for every JSONL file the product reads:
 - with ``objects=True`` a line that is JSON but not an object is an error too;
 - one exception, for files a run appends to: with ``torn_tail=True`` a last line without a
   line end that is not valid JSON (a write cut short by a crash) is left out, and
-  :attr:`JsonLines.torn` tells the caller, who may say so. A bad line anywhere else is still
-  an error.
+  :attr:`JsonLines.torn` gives its number, so the caller may say so. A bad line anywhere else
+  is still an error.
+
+Lines end at ``\n`` only (``\r\n`` works too): a JSON string may hold U+2028 or other
+characters that :meth:`str.splitlines` would break on.
 
 Errors are :class:`JsonlError` (a ``ValueError``) carrying ``source``, ``line`` and
 ``problem``; a caller with its own error type passes it as ``error`` and gets that type,
@@ -25,10 +28,10 @@ Example:
     Traceback (most recent call last):
     ...
     memory.io.jsonl.JsonlError: votes.jsonl:2: not valid JSON (Expecting value)
-    >>> parse_jsonl('{"a": 1}\\n{"a": 2}', "run.jsonl", torn_tail=True).torn
-    False
-    >>> parse_jsonl('{"a": 1}\\n{"a": ', "run.jsonl", torn_tail=True).torn
+    >>> parse_jsonl('{"a": 1}\\n{"a": 2}', "run.jsonl", torn_tail=True).torn is None
     True
+    >>> parse_jsonl('{"a": 1}\\n{"a": ', "run.jsonl", torn_tail=True).torn
+    2
 """
 
 from __future__ import annotations
@@ -60,10 +63,10 @@ class JsonlError(ValueError):
 
 
 class JsonLines(list[tuple[int, Any]]):
-    """``(line number, value)`` of every non-blank line; ``torn`` when a torn last line was
-    left out (only with ``torn_tail=True``)."""
+    """``(line number, value)`` of every non-blank line; ``torn``, the number of a torn last
+    line that was left out (only with ``torn_tail=True``), else ``None``."""
 
-    torn: bool = False
+    torn: int | None = None
 
 
 def parse_jsonl(
@@ -96,8 +99,13 @@ def _parse(
     text: str | Sequence[str], source: str | os.PathLike[str], objects: bool, torn_tail: bool
 ) -> JsonLines:
     out = JsonLines()
-    lines = text.splitlines() if isinstance(text, str) else text
-    ends_whole = not isinstance(text, str) or text.endswith(("\n", "\r"))
+    if isinstance(text, str):
+        lines = text.split("\n")
+        ends_whole = lines[-1] == ""
+        if ends_whole:
+            lines.pop()
+    else:
+        lines, ends_whole = text, True
     for n, line in enumerate(lines, start=1):
         if not line.strip():
             continue
@@ -105,7 +113,7 @@ def _parse(
             value = json.loads(line)
         except json.JSONDecodeError as exc:
             if torn_tail and n == len(lines) and not ends_whole:
-                out.torn = True
+                out.torn = n
                 break
             raise JsonlError(source, n, f"not valid JSON ({exc.msg})") from None
         if objects and not isinstance(value, dict):

@@ -37,11 +37,17 @@ def test_a_torn_tail_is_left_out_only_when_asked_and_only_at_the_end() -> None:
     with pytest.raises(JsonlError, match=r"f.jsonl:3: not valid JSON"):
         parse_jsonl(text, "f.jsonl")
     read = parse_jsonl(text, "f.jsonl", torn_tail=True)
-    assert list(read) == [(1, {"a": 1}), (2, {"a": 2})] and read.torn
+    assert list(read) == [(1, {"a": 1}), (2, {"a": 2})] and read.torn == 3
+    assert parse_jsonl(text + "1}\n", "f.jsonl", torn_tail=True).torn is None
     with pytest.raises(JsonlError, match=r"f.jsonl:2: not valid JSON"):  # ends with a newline
         parse_jsonl('{"a": 1}\n{"a": \n', "f.jsonl", torn_tail=True)
     with pytest.raises(JsonlError, match=r"f.jsonl:1: not valid JSON"):  # not the last line
         parse_jsonl('{"a": \n{"a": 2}', "f.jsonl", torn_tail=True)
+
+
+def test_lines_end_at_newline_only() -> None:
+    text = '{"t": "a\u2028b\u2029c\u0085d"}\r\n\n{"t": "e"}'
+    assert list(parse_jsonl(text, "f")) == [(1, {"t": "a\u2028b\u2029c\u0085d"}), (3, {"t": "e"})]
 
 
 def test_lines_already_split_are_read_the_same() -> None:
