@@ -103,8 +103,8 @@ def _problem(exc: ValidationError) -> str:
     return f"{loc}: {msg}" if loc else msg
 
 
-def parse_lines(lines: list[str], source: str) -> list[ExemplarRecord]:
-    """Validate JSONL lines (:mod:`memory.io.jsonl`: blank lines skipped, errors
+def parse_lines(lines: str | list[str], source: str) -> list[ExemplarRecord]:
+    """Validate JSONL text or lines (:mod:`memory.io.jsonl`: blank lines skipped, errors
     ``SOURCE:LINE: …``); ids must be unique."""
     records: list[ExemplarRecord] = []
     seen: dict[str, int] = {}
@@ -131,7 +131,7 @@ def load_exemplars(path: Path) -> list[ExemplarRecord]:
         raise ExemplarError(f"{path}: cannot read exemplar file ({exc.strerror})") from None
     except UnicodeDecodeError:
         raise ExemplarError(f"{path}: exemplar file is not UTF-8 text") from None
-    records = parse_lines(text.splitlines(), str(path))
+    records = parse_lines(text, str(path))
     if not records:
         raise ExemplarError(f"{path}: no exemplars in the file")
     modalities = {r.modality for r in records}
