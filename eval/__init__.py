@@ -5,11 +5,18 @@ imports them):
 - :mod:`eval.leaderboards` — Bradley–Terry, Elo and win-rate boards from votes;
 - :mod:`eval.studies` — prompt-proficiency studies: task suites, prompters, runner, report;
 - :mod:`eval.probing` — adaptive probing of a T2I model (topic trees);
+- :mod:`eval.campaigns` — human label campaigns: items, quality control, agreement, exports;
+- :mod:`eval.evidence` — task suites from community posts, and run reports;
+- :mod:`eval.edit_tasks` — edit instructions by type;
 - :mod:`eval.datasets` — adapters from labelled datasets to judge submissions;
 - :mod:`eval.t2i` — text-to-image generation for studies and probes;
 - :mod:`eval.campaigns` — human label campaigns on the service;
 - :mod:`eval.evidence` and :mod:`eval.edit_tasks` — task suites from posts, edit instructions;
 - :mod:`eval.tasks` — the ``judge tasks`` verb, calling studies, evidence and edit_tasks;
-- :mod:`eval.kit` — what the workflows share: one judge client, one admin client of the
-  service and one crash-safe journal.
+- :mod:`eval.kit` — the workflows' shared floor: the judge client, the admin client of the
+  service, the journal and the statistics (:mod:`eval.kit.stats`); JSONL reading and atomic
+  writes are one floor lower (:mod:`memory.io`), data URLs in :mod:`judge.io.data_urls`.
+
+A workflow imports the kit, never another workflow's internals (docs: extending, "Add a
+workflow").
 """

@@ -66,13 +66,13 @@ def meta_eval(data: str | Path, **options: Any) -> dict[str, Any]:
     """Score a labelled dataset and report how well the judge agrees with the labels.
 
     Same run as ``judge meta-eval`` (files in ``out``); see
-    :func:`eval.metaeval.api.meta_eval` for every option. With your own CSV::
+    :func:`eval.metaeval.python_api.meta_eval` for every option. With your own CSV::
 
         report = judge.meta_eval("labels.csv", columns={"image": "file",
                                  "target.quality": "mos"}, cv="lopo", out="runs/mine")
         report["targets"]["quality"]["spearman"]
     """
-    from eval.metaeval.api import meta_eval as run
+    from eval.metaeval.python_api import meta_eval as run
 
     return run(data, **options)
 
@@ -80,7 +80,7 @@ def meta_eval(data: str | Path, **options: Any) -> dict[str, Any]:
 def leaderboard(votes: Any, **options: Any) -> list[dict[str, Any]]:
     """Rank models from votes: a votes file (CSV or JSONL), vote dicts, or comparison results
     (``judge.compare(...)`` answers). One board per criterion; see
-    :func:`eval.leaderboards.api.leaderboard` for the options (``method``, ``criterion``,
+    :func:`eval.leaderboards.python_api.leaderboard` for the options (``method``, ``criterion``,
     ``bootstrap``, ``seed``, ``plots``).
 
         >>> import judge
@@ -89,7 +89,7 @@ def leaderboard(votes: Any, **options: Any) -> list[dict[str, Any]]:
         >>> judge.leaderboard(votes, bootstrap=0)[0]["models"][0]["model"]
         'x'
     """
-    from eval.leaderboards.api import leaderboard as rank
+    from eval.leaderboards.python_api import leaderboard as rank
 
     return rank(votes, **options)
 
@@ -101,7 +101,7 @@ class study:
     def run(study_file: str | Path, out: str | Path, **options: Any) -> dict[str, Any]:
         """Run (or resume) a study as ``judge study run`` does; returns ``run.json``.
         Options: ``concurrency``, ``max_cost``, ``url``, ``progress``."""
-        from eval.studies.api import run
+        from eval.studies.python_api import run
 
         return run(study_file, out, **options)
 
@@ -109,7 +109,7 @@ class study:
     def report(folder: str | Path, **options: Any) -> dict[str, Any]:
         """Write and return a study's report (cells, Kendall's W, groups, leaderboards).
         Options: ``bootstrap``, ``permutations``, ``seed``, ``plots``."""
-        from eval.studies.api import report
+        from eval.studies.python_api import report
 
         return report(folder, **options)
 

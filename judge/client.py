@@ -25,9 +25,7 @@ Example::
 from __future__ import annotations
 
 import asyncio
-import base64
 import json
-import mimetypes
 import sys
 import time
 from collections.abc import AsyncIterator, Iterable, Iterator
@@ -36,6 +34,7 @@ from typing import Any
 
 from judge.client_settings import ClientSettings
 from judge.errors import InputError
+from judge.io.data_urls import file_data_url
 from judge.transport import (
     RETRY_STATUSES,
     AsyncTransport,
@@ -50,8 +49,7 @@ __all__ = ["RETRY_STATUSES", "AsyncClient", "Client", "ServiceError", "data_url"
 
 def data_url(path: Path) -> str:
     """A local image file as a data URL (the service never reads local paths)."""
-    mime = mimetypes.guess_type(path.name)[0] or "image/png"
-    return f"data:{mime};base64," + base64.b64encode(path.read_bytes()).decode()
+    return file_data_url(path)
 
 
 def inline(ref: str | None, base_dir: Path | None, field: str = "image") -> str | None:

@@ -29,6 +29,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
+from memory.io.jsonl import parse_jsonl, where
+
 MAX_TEXT = 20_000
 
 
@@ -101,26 +103,20 @@ def _problem(exc: ValidationError) -> str:
     return f"{loc}: {msg}" if loc else msg
 
 
-def parse_lines(lines: list[str], source: str) -> list[ExemplarRecord]:
-    """Validate JSONL lines; blank lines are skipped; ids must be unique."""
+def parse_lines(lines: str | list[str], source: str) -> list[ExemplarRecord]:
+    """Validate JSONL text or lines (:mod:`memory.io.jsonl`: blank lines skipped, errors
+    ``SOURCE:LINE: …``); ids must be unique."""
     records: list[ExemplarRecord] = []
     seen: dict[str, int] = {}
-    for lineno, line in enumerate(lines, start=1):
-        if not line.strip():
-            continue
-        try:
-            data = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise ExemplarError(f"{source} line {lineno}: not valid JSON ({exc.msg})") from None
-        if not isinstance(data, dict):
-            raise ExemplarError(f"{source} line {lineno}: expected a JSON object")
+    numbered = parse_jsonl(lines, source, objects=True, error=ExemplarError)
+    for lineno, data in numbered:
         try:
             rec = ExemplarRecord.model_validate(data)
         except ValidationError as exc:
-            raise ExemplarError(f"{source} line {lineno}: {_problem(exc)}") from None
+            raise ExemplarError(f"{where(source, lineno)}: {_problem(exc)}") from None
         if rec.id in seen:
             raise ExemplarError(
-                f"{source} line {lineno}: id {rec.id!r} already used on line {seen[rec.id]}"
+                f"{where(source, lineno)}: id {rec.id!r} already used on line {seen[rec.id]}"
             )
         seen[rec.id] = lineno
         records.append(rec)
@@ -135,7 +131,7 @@ def load_exemplars(path: Path) -> list[ExemplarRecord]:
         raise ExemplarError(f"{path}: cannot read exemplar file ({exc.strerror})") from None
     except UnicodeDecodeError:
         raise ExemplarError(f"{path}: exemplar file is not UTF-8 text") from None
-    records = parse_lines(text.splitlines(), str(path))
+    records = parse_lines(text, str(path))
     if not records:
         raise ExemplarError(f"{path}: no exemplars in the file")
     modalities = {r.modality for r in records}

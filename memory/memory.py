@@ -127,8 +127,8 @@ class Memory:
         try:
             manifest = Manifest.model_validate(json.loads((folder / "manifest.json").read_text()))
             step = "exemplars.jsonl"
-            lines = (folder / "exemplars.jsonl").read_text(encoding="utf-8").splitlines()
-            records = parse_lines(lines, "exemplars.jsonl")
+            text = (folder / "exemplars.jsonl").read_text(encoding="utf-8")
+            records = parse_lines(text, "exemplars.jsonl")
             step = "vectors.npy"
             vectors = np.load(folder / "vectors.npy", mmap_mode="r")
             step = "index.faiss"

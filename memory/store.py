@@ -33,6 +33,7 @@ import numpy as np
 
 from memory import index as faiss_index
 from memory.exemplar import ExemplarError, ExemplarRecord, dump_jsonl
+from memory.io.atomic import write_atomic
 from memory.manifest import EncoderInfo, Manifest
 from memory.memory import Memory, MemoryDamaged, encode_records, encoder_for
 from memory.paths import user_data_dir
@@ -267,9 +268,7 @@ class MemoryStore:
 
     @staticmethod
     def _point(folder: Path, version_dir: str) -> None:
-        pointer = folder / ".CURRENT.tmp"
-        pointer.write_text(version_dir)
-        os.replace(pointer, folder / "CURRENT")
+        write_atomic(folder / "CURRENT", version_dir)
 
     def _write(
         self,
@@ -409,10 +408,7 @@ def _write_images(folder: Path, images: dict[str, bytes]) -> list[Path]:
             path = folder / rel
             if path.is_file():
                 continue
-            path.parent.mkdir(parents=True, exist_ok=True)
-            part = path.with_name(path.name + ".part")
-            part.write_bytes(raw)
-            os.replace(part, path)
+            write_atomic(path, raw)
             created.append(path)
     except BaseException:
         for path in created:

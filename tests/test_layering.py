@@ -20,20 +20,11 @@ import pytest
 
 REPO = Path(__file__).resolve().parents[1]
 
-# Violations of the sibling rules that other parts of the same change are removing. Each is
-# (rule, importing file, imported module). The list can only shrink:
-# test_known_violations_still_exist fails for an entry that no longer happens, so delete its
-# line when the import goes. Never add a line: fix the import instead.
-KNOWN_VIOLATIONS: frozenset[tuple[str, str, str]] = frozenset({
-    # being removed by the shared-kit change: the statistics (Krippendorff's alpha, bootstrap
-    # CIs) move from eval/metaeval into eval/kit
-    ("sibling", "eval/campaigns/agreement.py", "eval.metaeval.agreement"),
-    ("sibling", "eval/campaigns/agreement.py", "eval.metaeval.bootstrap"),
-    ("sibling", "eval/campaigns/report.py", "eval.metaeval.bootstrap"),
-    # being removed by the shared-kit change: the eval/metaeval <-> eval/leaderboards cycle
-    # is broken (the bootstrap moves into eval/kit)
-    ("sibling", "eval/leaderboards/meta.py", "eval.metaeval.bootstrap"),
-})  # fmt: skip
+# Violations of the sibling rules still being removed, each (rule, importing file, imported
+# module); empty since the shared kit landed. The list can only shrink:
+# test_known_violations_still_exist fails for an entry that no longer happens. Never add a
+# line: fix the import instead.
+KNOWN_VIOLATIONS: frozenset[tuple[str, str, str]] = frozenset()
 LOWER = ["judge", "skills", "memory"]
 UPPER = {"api", "eval"}
 PRODUCT = ["judge", "skills", "memory", "api", "eval"]

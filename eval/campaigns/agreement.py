@@ -4,7 +4,7 @@ Labels are given as ``units``: ``{unit: {annotator: value}}`` — a unit is an i
 the 1–5 value; votes: the winning side ``"a"``/``"b"`` in the item's own orientation, a
 ranking being split into one unit per pair of outputs).
 
-* :func:`alpha` — Krippendorff's α (:func:`eval.metaeval.agreement.krippendorff_alpha`; ``interval``
+* :func:`alpha` — Krippendorff's α (:func:`eval.kit.stats.krippendorff_alpha`; ``interval``
   for ratings, ``nominal`` for votes).
 * :func:`pairwise_rate` — the share of annotator pairs on the same unit who agree (ratings:
   exactly, and within one point), with a 95% bootstrap CI over units (units resampled, the
@@ -27,8 +27,8 @@ from typing import Any
 
 import numpy as np
 
-from eval.metaeval.agreement import krippendorff_alpha
-from eval.metaeval.bootstrap import resample_indices
+from eval.kit.stats.bootstrap import bootstrap_ci, rounded_ci
+from eval.kit.stats.krippendorff import krippendorff_alpha
 
 Units = Mapping[str, Mapping[str, Any]]
 
@@ -53,18 +53,18 @@ def alpha(units: Units, level: str) -> float | None:
     return None if np.isnan(value) else round(float(value), 4)
 
 
+def _ratio(hits: np.ndarray, totals: np.ndarray) -> np.ndarray:
+    """Agreeing pairs / pairs of each resample (a row), ``nan`` where a resample has none."""
+    t = totals.sum(axis=-1)
+    return np.where(t > 0, hits.sum(axis=-1) / np.maximum(t, 1), np.nan)
+
+
 def _ratio_ci(hits: np.ndarray, totals: np.ndarray, n_boot: int, seed: int) -> list[float] | None:
+    """Units resampled; every resample with a pair counts (``min_valid=0``)."""
     if n_boot <= 0 or totals.sum() == 0:
         return None
-    stats: list[np.ndarray] = []
-    for block in resample_indices(len(totals), n_boot, seed):
-        t = totals[block].sum(axis=1)
-        stats.append(np.where(t > 0, hits[block].sum(axis=1) / np.maximum(t, 1), np.nan))
-    s = np.concatenate(stats)
-    s = s[np.isfinite(s)]
-    if s.size == 0:
-        return None
-    return [round(float(np.percentile(s, 2.5)), 4), round(float(np.percentile(s, 97.5)), 4)]
+    ci = bootstrap_ci(_ratio, hits, totals, n_boot=n_boot, seed=seed, vectorized=True, min_valid=0)
+    return rounded_ci(ci)
 
 
 def _rate(hits: list[float], totals: list[float], n_boot: int, seed: int) -> dict[str, Any]:

@@ -21,7 +21,6 @@ votes`` (or ``edit-ratings``) reads.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 from typing import Any
@@ -29,6 +28,7 @@ from typing import Any
 from eval.campaigns import loop_cli
 from eval.kit.admin import DEFAULT_KEY_ENV, AdminClient, admin_key, refusal
 from judge.transport import ServiceError
+from memory.io.jsonl import parse_jsonl
 
 
 def _common(p: argparse.ArgumentParser, campaign: bool = True) -> None:
@@ -181,7 +181,7 @@ def run_votes(args: argparse.Namespace) -> int:
         kind = client.campaign(args.campaign)["kind"]
         what = "ratings" if kind == "rating" else "votes"
         jsonl = client.campaign_export(args.campaign, what)
-        rows = [json.loads(x) for x in jsonl.splitlines() if x.strip()]
+        rows = [row for _, row in parse_jsonl(jsonl, f"{args.campaign}/{what}")]
         args.out.mkdir(parents=True, exist_ok=True)
         if args.format == "csv":
             (args.out / f"{what}.csv").write_text(

@@ -24,8 +24,6 @@ Example:
 
 from __future__ import annotations
 
-import base64
-import json
 import math
 import random
 from collections.abc import Iterable, Mapping
@@ -33,6 +31,8 @@ from pathlib import Path
 from typing import Any
 
 from eval.campaigns.agreement import judge_vs_humans
+from judge.io.data_urls import data_url
+from memory.io.jsonl import read_jsonl, where
 
 MIME = {"png": "image/png", "jpg": "image/jpeg", "jpeg": "image/jpeg", "webp": "image/webp"}
 
@@ -76,7 +76,7 @@ def exemplar_row(
 ) -> dict[str, Any]:
     """The exemplar line for one aggregated item (image inlined as a data URL)."""
     row = agg["row"]
-    url = f"data:{MIME.get(ext.lower(), 'image/png')};base64,{base64.b64encode(image).decode()}"
+    url = data_url(image, MIME.get(ext.lower(), "image/png"))
     line: dict[str, Any] = {
         "id": f"{campaign}.{item}",
         "modality": "image",
@@ -100,13 +100,7 @@ def read_judge_scores(path: Path, criterion: str) -> dict[str, float]:
     ``subjective.prompt.<criterion>``, or ``criteria.<criterion>`` for edits). Unscored
     lines are skipped."""
     out: dict[str, float] = {}
-    for n, text in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
-        if not text.strip():
-            continue
-        try:
-            line = json.loads(text)
-        except json.JSONDecodeError as exc:
-            raise ValueError(f"{path} line {n}: not JSON ({exc.msg})") from None
+    for n, line in read_jsonl(path, objects=True):
         if "item" in line:
             item, score = line["item"], line.get("score")
         elif "submission_id" in line:
@@ -116,7 +110,7 @@ def read_judge_scores(path: Path, criterion: str) -> dict[str, float]:
             cells.append((line.get("criteria") or {}).get(criterion))
             score = next((c["score"] for c in cells if c and c.get("score") is not None), None)
         else:
-            raise ValueError(f"{path} line {n}: needs 'item' and 'score', or a judge result")
+            raise ValueError(f"{where(path, n)}: needs 'item' and 'score', or a judge result")
         if score is not None:
             out[str(item)] = float(score)
     return out

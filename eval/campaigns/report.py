@@ -31,9 +31,9 @@ from eval.campaigns.agreement import alpha, judge_vs_humans, pairwise_rate
 from eval.campaigns.exports import rating_rows, rating_units, vote_rows, vote_units
 from eval.campaigns.models import QualityBars
 from eval.campaigns.qc import apply_consensus, assess, consensus_exclusions
+from eval.kit.stats.bootstrap import mean_ci
 from eval.leaderboards.board import build_leaderboard
 from eval.leaderboards.votes import Vote
-from eval.metaeval.bootstrap import bootstrap_ci
 
 
 def annotator_flags(
@@ -57,12 +57,7 @@ def _rating_board(rows: list[dict[str, Any]], n_boot: int, seed: int) -> dict[st
     models = []
     for model, vals in by_model.items():
         x = np.asarray(vals)
-        lo, hi = (
-            bootstrap_ci(lambda a: a.mean(axis=-1), x, n_boot=n_boot, seed=seed, vectorized=True)
-            if n_boot and len(x) > 1
-            else (np.nan, np.nan)
-        )
-        ci = None if not np.isfinite(lo) else [round(float(lo), 3), round(float(hi), 3)]
+        ci = mean_ci(x, n_boot, seed, digits=3) if len(x) > 1 else None
         models.append({"model": model, "mean": round(float(x.mean()), 3), "ci95": ci, "n": len(x)})
     models.sort(key=lambda m: -m["mean"])
     for rank, m in enumerate(models, start=1):

@@ -19,14 +19,14 @@ Example::
 
 from __future__ import annotations
 
-import base64
 import json
-import mimetypes
 from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
 from eval.campaigns.planning import pair_plan
+from judge.io.data_urls import file_data_url
+from memory.io.jsonl import read_jsonl
 
 EXTS = {".png", ".jpg", ".jpeg", ".webp", ".gif", ".bmp"}
 
@@ -37,25 +37,13 @@ class SourceError(ValueError):
 
 def data_url(path: Path, where: str) -> str:
     try:
-        raw = path.read_bytes()
+        return file_data_url(path)
     except OSError as exc:
         raise SourceError(f"{where}: cannot read image {path} ({exc.strerror})") from None
-    mime = mimetypes.guess_type(path.name)[0] or "image/png"
-    return f"data:{mime};base64,{base64.b64encode(raw).decode()}"
 
 
 def _jsonl(path: Path) -> list[tuple[int, dict[str, Any]]]:
-    out = []
-    for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
-        if line.strip():
-            try:
-                row = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise SourceError(f"{path}:{n}: not valid JSON ({exc.msg})") from None
-            if not isinstance(row, dict):
-                raise SourceError(f"{path}:{n}: expected a JSON object")
-            out.append((n, row))
-    return out
+    return list(read_jsonl(path, objects=True, error=SourceError))
 
 
 def _outputs(source: Path) -> list[dict[str, Any]]:

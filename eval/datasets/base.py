@@ -11,7 +11,6 @@ Example:
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
@@ -97,17 +96,3 @@ class Dataset(Protocol):
         """Exemplar records per memory name (with their base folder) built from a labelled
         split, for ``--memory-from``."""
         ...  # pragma: no cover - protocol
-
-
-def json_lines(path: Path) -> list[tuple[int, Any]]:
-    """(line number, value) of every non-blank line of a JSON-lines file; a line that is not
-    JSON is a ``ValueError`` naming the file and the line."""
-    out = []
-    for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
-        if not line.strip():
-            continue
-        try:
-            out.append((n, json.loads(line)))
-        except json.JSONDecodeError as exc:
-            raise ValueError(f"{path} line {n}: not valid JSON ({exc.msg})") from None
-    return out

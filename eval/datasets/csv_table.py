@@ -27,8 +27,9 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import ClassVar
 
-from eval.datasets.base import EvalItem, Target, json_lines
+from eval.datasets.base import EvalItem, Target
 from memory.exemplar import ExemplarRecord
+from memory.io.jsonl import read_jsonl, where
 
 FILE = "labels.csv"
 JSONL_FILE = "labels.jsonl"
@@ -199,8 +200,8 @@ def _csv_rows(path: Path) -> list[dict[str, str]]:
 def _jsonl_rows(path: Path) -> list[dict[str, str]]:
     """One object per line; values as text, as a CSV reader would give them."""
     rows = []
-    for n, obj in json_lines(path):
+    for n, obj in read_jsonl(path):
         if not isinstance(obj, dict):
-            raise ValueError(f"{path} line {n}: expected a JSON object")
+            raise ValueError(f"{where(path, n)}: expected a JSON object")
         rows.append({k: "" if v is None else str(v) for k, v in obj.items()})
     return rows

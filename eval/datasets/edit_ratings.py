@@ -25,8 +25,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, ClassVar
 
-from eval.datasets.base import EvalItem, Target, json_lines
+from eval.datasets.base import EvalItem, Target
 from memory.exemplar import ExemplarRecord
+from memory.io.jsonl import read_jsonl
 
 FILE = "edits.jsonl"
 CRITERIA = ("instruction_following", "image_consistency", "visual_quality")
@@ -70,7 +71,7 @@ class EditRatingsDataset:
         path = self._path(data)
         if not path.is_file():
             raise FileNotFoundError(f"{path} not found (edit-ratings expects {FILE})")
-        return [self._item(row, path, n) for n, row in json_lines(path)]
+        return [self._item(row, path, n) for n, row in read_jsonl(path)]
 
     def _item(self, row: Any, path: Path, n: int) -> EvalItem:
         where = f"{path}:{n}"

@@ -25,8 +25,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import ClassVar
 
-from eval.datasets.base import EvalItem, Target, json_lines
+from eval.datasets.base import EvalItem, Target
 from memory.exemplar import ExemplarRecord
+from memory.io.jsonl import read_jsonl, where
 
 FILE = "items.jsonl"
 
@@ -50,10 +51,10 @@ class ExpertJsonlDataset:
         if not path.is_file():
             raise FileNotFoundError(f"{path} not found (expert-jsonl expects items.jsonl)")
         rows = []
-        for n, row in json_lines(path):
+        for n, row in read_jsonl(path):
             for key in ("id", "task", "prompt"):
                 if key not in row:
-                    raise ValueError(f"{path} line {n}: missing {key!r}")
+                    raise ValueError(f"{where(path, n)}: missing {key!r}")
             rows.append(row)
         return rows
 

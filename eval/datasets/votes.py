@@ -24,13 +24,14 @@ Example::
 from __future__ import annotations
 
 import csv
-import json
 from pathlib import Path
 from typing import Any, ClassVar
 
 from eval.datasets.base import EvalItem, Target
 from eval.leaderboards.votes import Vote, VotesError, excluded, majority, make_vote
 from memory.exemplar import ExemplarRecord
+from memory.io.jsonl import read_jsonl
+from memory.io.jsonl import where as line_of
 
 FILES = ("votes.csv", "votes.jsonl")
 COLUMNS = ("prompt_id", "prompt", "image_a", "image_b", "model_a", "model_b", "winner", "criterion")
@@ -70,12 +71,7 @@ class VotesDataset:
             raise FileNotFoundError(f"{path} not found (the votes dataset expects {FILES})")
         raw: list[tuple[dict[str, Any], str]] = []
         if path.suffix == ".jsonl":
-            for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
-                if line.strip():
-                    try:
-                        raw.append((json.loads(line), f"{path}:{n}"))
-                    except json.JSONDecodeError as exc:
-                        raise VotesError(f"{path}:{n}: not valid JSON ({exc.msg})") from None
+            raw.extend((row, line_of(path, n)) for n, row in read_jsonl(path, error=VotesError))
         else:
             with open(path, newline="", encoding="utf-8") as fh:
                 reader = csv.DictReader(fh)

@@ -26,6 +26,7 @@ from eval.evidence.calls import JournalledCalls, StageCard
 from judge.config import JudgeSettings
 from judge.errors import InputError
 from judge.io.images import to_payload
+from memory.io.atomic import write_atomic
 from skills.rendering import data_block, image_part, messages, text_part
 
 
@@ -71,10 +72,7 @@ class ImageStore:
         name = f"images/{hashlib.sha256(raw).hexdigest()[:24]}.png"
         path = self.out_dir / name
         if not path.exists():
-            path.parent.mkdir(parents=True, exist_ok=True)
-            tmp = path.with_name(path.name + ".tmp")
-            tmp.write_bytes(raw)
-            tmp.replace(path)
+            write_atomic(path, raw)
         return name
 
     async def save(self, img: Image.Image, origin: str, box: list[int] | None = None) -> SavedImage:

@@ -36,10 +36,11 @@ from eval.evidence.posts import Post, image_settings, read_posts
 from eval.evidence.samples import Context, Sample, resolve
 from eval.evidence.suite_out import write_outputs
 from eval.evidence.trees import Tree, build_trees, image_id, render_tree
-from eval.kit.journal import Journal, write_atomic
+from eval.kit.journal import Journal
 from judge.config import JudgeSettings
 from judge.llm.gateway import LLMGateway
 from judge.llm.usage import UsageMeter
+from memory.io.atomic import write_atomic
 from skills.rendering import data_block, messages, text_part
 
 DEFAULT_LIMITS = {"relevance": 16, "extract": 8, "image_role": 8, "template_fill": 4,

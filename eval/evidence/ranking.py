@@ -1,39 +1,24 @@
-"""Kendall's tau-b between two rankings (ties allowed), written out from its definition.
-
-tau_b = (C - D) / sqrt((n0 - n1) * (n0 - n2)) with C/D the concordant/discordant pairs,
-n0 = n(n-1)/2, n1/n2 the pairs tied in the first/second ranking.
+"""Rankings as numbers, for Kendall's τ-b (:func:`eval.kit.stats.kendall_tau_b`).
 
 Example:
-    >>> kendall_tau_b([1, 2, 3, 4], [1, 3, 2, 4])
-    0.6667
+    >>> positions(["b", "a", "c"], ["a", "b", "c"])
+    [2.0, 1.0, 3.0]
+    >>> shown_tau([1, 2, 3, 4], [1, 3, 2, 4]), shown_tau([1, 1], [1, 2])
+    (0.6667, None)
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from itertools import combinations
+
+from eval.kit.stats.kendall import kendall_tau_b
 
 
-def kendall_tau_b(x: Sequence[float], y: Sequence[float]) -> float | None:
-    """tau-b of paired values (``None`` when either side is constant or fewer than 2)."""
-    if len(x) != len(y):
-        raise ValueError(f"rankings of different lengths ({len(x)} and {len(y)})")
-    concordant = discordant = tied_x = tied_y = 0
-    for i, j in combinations(range(len(x)), 2):
-        dx, dy = x[i] - x[j], y[i] - y[j]
-        if dx == 0:
-            tied_x += 1
-        if dy == 0:
-            tied_y += 1
-        if dx and dy:
-            if (dx > 0) == (dy > 0):
-                concordant += 1
-            else:
-                discordant += 1
-    n0 = len(x) * (len(x) - 1) // 2
-    denom = math.sqrt((n0 - tied_x) * (n0 - tied_y))
-    return None if denom == 0 else round((concordant - discordant) / denom, 4)
+def shown_tau(x: Sequence[float], y: Sequence[float]) -> float | None:
+    """τ-b as the report shows it: rounded to 4 places, ``None`` when undefined."""
+    tau = kendall_tau_b(x, y)
+    return None if math.isnan(tau) else round(tau, 4)
 
 
 def positions(ranking: Sequence[str], models: Sequence[str]) -> list[float]:

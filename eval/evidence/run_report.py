@@ -24,10 +24,11 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
-from eval.evidence.ranking import kendall_tau_b, positions
-from eval.kit.journal import write_atomic
+from eval.evidence.ranking import positions, shown_tau
 from eval.leaderboards import VotesError, build_leaderboard
 from eval.leaderboards.pseudo import pseudo_votes, read_results
+from memory.io.atomic import write_atomic
+from memory.io.jsonl import read_jsonl
 
 
 class RunReportError(ValueError):
@@ -54,13 +55,8 @@ def grade(row: dict[str, Any]) -> float | None:
 def read_human(path: Path) -> list[dict[str, Any]]:
     """Human rankings, checked (``FILE:LINE`` in errors)."""
     out = []
-    for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
-        if not line.strip():
-            continue
-        try:
-            row = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise RunReportError(f"{path}:{n}: not valid JSON ({exc.msg})") from None
+    numbered = read_jsonl(path, error=RunReportError)
+    for n, row in numbered:
         rank = row.get("ranking") if isinstance(row, dict) else None
         if not isinstance(rank, list) or len(rank) < 2 or len(set(rank)) != len(rank):
             raise RunReportError(f"{path}:{n}: ranking: a list of 2+ distinct model names")
@@ -80,13 +76,13 @@ def _agreement(rows: list[dict], boards: dict, human: list[dict]) -> dict[str, A
             rates = {m["model"]: m["score"] for m in boards["all"]["models"]}
             models = [m for m in ranking if rates.get(m) is not None]
             if len(models) >= 2:
-                overall = kendall_tau_b(positions(ranking, models), [-rates[m] for m in models])
+                overall = shown_tau(positions(ranking, models), [-rates[m] for m in models])
             continue
         task = per_task.get(str(h["prompt_id"]), {})
         models = [m for m in ranking if task.get(m)]
         if len(models) >= 2:
-            tau = kendall_tau_b(positions(ranking, models),
-                                [-sum(task[m]) / len(task[m]) for m in models])
+            tau = shown_tau(positions(ranking, models),
+                            [-sum(task[m]) / len(task[m]) for m in models])
             if tau is not None:
                 taus.append(tau)
     return {"overall": overall, "per_task_mean": round(sum(taus) / len(taus), 4) if taus
@@ -109,7 +105,7 @@ def _read(path: Path) -> list[dict[str, Any]]:
         is_study = False
     if not is_study:
         return read_results(path)
-    lines = [json.loads(x) for x in path.read_text(encoding="utf-8").splitlines() if x.strip()]
+    lines = [row for _, row in read_jsonl(path, objects=True, error=RunReportError)]
     return [from_study_line(x, path.parent.name, "t2i") for x in lines if x.get("result")]
 
 

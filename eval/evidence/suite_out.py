@@ -18,8 +18,8 @@ from typing import TYPE_CHECKING, Any
 
 from eval.evidence.samples import Sample
 from eval.evidence.trees import Tree
-from eval.kit.journal import write_atomic
 from eval.studies.suite import SuiteTask, TaskTags
+from memory.io.atomic import write_atomic
 
 if TYPE_CHECKING:
     from eval.evidence.pipeline import Options

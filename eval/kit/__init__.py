@@ -1,4 +1,14 @@
-"""What every workflow shares: one way to get a judgment (:mod:`eval.kit.client`: in-process,
-over HTTP to the service, or through a provider's batch API), one admin client of the service
-(:mod:`eval.kit.admin`: studies, campaigns, memory exemplars) and one crash-safe journal of
-finished steps (:mod:`eval.kit.journal`)."""
+"""The workflows' shared floor: what every workflow needs and nothing workflow-specific.
+
+- :mod:`eval.kit.client` — one way to get a judgment: in-process, over HTTP to the service,
+  or through a provider's batch API;
+- :mod:`eval.kit.admin` — one admin client of the service (studies, campaigns, memory
+  exemplars), on :mod:`judge.transport`'s retries and errors;
+- :mod:`eval.kit.journal` — one crash-safe journal of finished steps;
+- :mod:`eval.kit.stats` — the statistics: resampling, bootstrap and percentile intervals,
+  Kendall's τ-b, Krippendorff's α.
+
+Lower floors hold what they need themselves: :mod:`memory.io.jsonl` (reading JSONL, errors
+named ``FILE:LINE``), :mod:`memory.io.atomic` (whole-or-nothing writes) and
+:mod:`judge.io.data_urls` (``data:`` URLs).
+"""

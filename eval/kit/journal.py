@@ -131,14 +131,3 @@ async def step(journal: Any, name: str, make: Callable[[], Awaitable[T]]) -> T:
     value = await make()
     await journal.aput(name, value)
     return value
-
-
-def write_atomic(path: Path, data: bytes) -> None:
-    """Write ``data`` to ``path`` through a temporary file, fsynced, then renamed."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.tmp")
-    with tmp.open("wb") as fh:
-        fh.write(data)
-        fh.flush()
-        os.fsync(fh.fileno())
-    os.replace(tmp, path)

@@ -27,8 +27,9 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from eval.kit.stats.percentile import percentile_ci
 from eval.leaderboards.methods import METHODS, Options
-from eval.leaderboards.resample import percentile_ci, rank_probabilities
+from eval.leaderboards.resample import rank_probabilities
 from eval.leaderboards.tally import Tally
 from eval.leaderboards.votes import Vote
 

@@ -34,12 +34,13 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
-from scipy.stats import kendalltau, spearmanr
+from scipy.stats import spearmanr
 
+from eval.kit.stats.bootstrap import mean_ci
+from eval.kit.stats.kendall import kendall_tau_b
 from eval.leaderboards.bt import fit_bt
 from eval.leaderboards.tally import Tally
 from eval.leaderboards.votes import Vote, comparison_votes, majority
-from eval.metaeval.bootstrap import bootstrap_ci
 
 TIE_POLICY = (
     "human majority per comparison and criterion, a shared top count being a tie; accuracy "
@@ -67,13 +68,6 @@ def human_majorities(votes: Sequence[Vote]) -> dict[Key, str]:
     return {k: majority(o) or "tie" for k, o in grouped.items()}
 
 
-def _mean_ci(x: np.ndarray, n_boot: int, seed: int) -> list[float | None] | None:
-    if x.size == 0 or n_boot <= 0:
-        return None
-    lo, hi = bootstrap_ci(lambda a: a.mean(axis=-1), x, n_boot=n_boot, seed=seed, vectorized=True)
-    return None if not np.isfinite(lo) else [round(lo, 4), round(hi, 4)]
-
-
 def _agreement(pairs: list[tuple[str, str]], n_boot: int, seed: int) -> dict[str, Any]:
     """Accuracy numbers from (judge outcome, human outcome) pairs."""
     judge = np.array([j for j, _ in pairs], dtype=object)
@@ -85,10 +79,10 @@ def _agreement(pairs: list[tuple[str, str]], n_boot: int, seed: int) -> dict[str
     return {
         "n": int(hit.size),
         "accuracy": rnd(hit),
-        "accuracy_ci95": _mean_ci(hit, n_boot, seed),
+        "accuracy_ci95": mean_ci(hit, n_boot, seed),
         "n_decisive": int(dhit.size),
         "decisive_accuracy": rnd(dhit),
-        "decisive_accuracy_ci95": _mean_ci(dhit, n_boot, seed),
+        "decisive_accuracy_ci95": mean_ci(dhit, n_boot, seed),
         "judge_tie_rate": rnd((judge == "tie").astype(float)),
         "human_tie_rate": rnd((human == "tie").astype(float)),
     }
@@ -110,7 +104,7 @@ def _rank_corr(human: Sequence[Vote], judge: Sequence[Vote]) -> dict[str, Any]:
     j = np.round([scores[1][m] for m in common], 9)
     if np.ptp(h) == 0 or np.ptp(j) == 0:  # one side ranks every model equal: undefined
         return {"kendall_tau": None, "spearman": None, "n_models": len(common)}
-    tau, rho = kendalltau(h, j).statistic, spearmanr(h, j).statistic
+    tau, rho = kendall_tau_b(h, j), spearmanr(h, j).statistic
     clean = lambda x: None if not np.isfinite(x) else round(float(x), 4)  # noqa: E731
     return {"kendall_tau": clean(tau), "spearman": clean(rho), "n_models": len(common)}
 

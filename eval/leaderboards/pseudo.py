@@ -27,13 +27,13 @@ Example:
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Iterable
 from itertools import combinations
 from pathlib import Path
 from typing import Any
 
 from eval.leaderboards.votes import Vote, VotesError, majority
+from memory.io.jsonl import read_jsonl, where
 
 Metric = Callable[[dict[str, Any]], float | None]
 
@@ -95,25 +95,19 @@ def read_results(path: str | Path) -> list[dict]:
     if not path.is_file():
         raise VotesError(f"{path}: no such results file")
     rows, seen = [], {}
-    with open(path, encoding="utf-8") as fh:
-        for n, line in enumerate(fh, start=1):
-            if not line.strip():
-                continue
-            where = f"{path}:{n}"
-            try:
-                row = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise VotesError(f"{where}: not valid JSON ({exc.msg})") from None
-            for key in ("prompt_id", "model"):
-                if not isinstance(row, dict) or not row.get(key):
-                    raise VotesError(f"{where}: field {key!r} is missing or empty")
-            if "result" not in row and "score" not in row:
-                raise VotesError(f"{where}: field 'result' (or a flat 'score') is missing")
-            key = (str(row["prompt_id"]), str(row["model"]), str(row.get("judge") or "judge"))
-            if key in seen:
-                raise VotesError(f"{where}: duplicate of line {seen[key]} for {key}")
-            seen[key] = n
-            rows.append(row)
+    numbered = read_jsonl(path, error=VotesError)
+    for n, row in numbered:
+        at = where(path, n)
+        for key in ("prompt_id", "model"):
+            if not isinstance(row, dict) or not row.get(key):
+                raise VotesError(f"{at}: field {key!r} is missing or empty")
+        if "result" not in row and "score" not in row:
+            raise VotesError(f"{at}: field 'result' (or a flat 'score') is missing")
+        key = (str(row["prompt_id"]), str(row["model"]), str(row.get("judge") or "judge"))
+        if key in seen:
+            raise VotesError(f"{at}: duplicate of line {seen[key]} for {key}")
+        seen[key] = n
+        rows.append(row)
     return rows
 
 

@@ -3,7 +3,9 @@ votes of each drawn prompt.
 
 A resample is a vector of prompt multiplicities (how often each prompt was drawn); the win
 matrix of the resample is that vector times the per-prompt win matrix, so a block of ``k``
-resamples is one sparse product. Resamples depend only on ``(n_prompts, n_boot, seed)``.
+resamples is one sparse product. The draws are the kit's
+(:func:`eval.kit.stats.resample.resample_counts`): they depend only on
+``(n_prompts, n_boot, seed)``.
 
 Example:
     >>> from eval.leaderboards.votes import Vote
@@ -20,43 +22,24 @@ from collections.abc import Iterator
 
 import numpy as np
 
+from eval.kit.stats.resample import resample_counts
 from eval.leaderboards.tally import Tally
-
-_CELLS = 4_000_000  # prompt-count cells materialised per block
-
-
-def prompt_counts(n_prompts: int, n_boot: int, seed: int | None) -> Iterator[np.ndarray]:
-    """Blocks of (k, n_prompts) draw counts, ``n_boot`` rows in total."""
-    rng = np.random.default_rng(seed)
-    step = max(1, min(n_boot, _CELLS // max(n_prompts, 1)))
-    done = 0
-    while done < n_boot:
-        k = min(step, n_boot - done)
-        idx = rng.integers(0, n_prompts, size=(k, n_prompts))
-        flat = (idx + np.arange(k)[:, None] * n_prompts).ravel()
-        yield np.bincount(flat, minlength=k * n_prompts).reshape(k, n_prompts)
-        done += k
 
 
 def boot_wins(tally: Tally, n_boot: int, seed: int | None) -> Iterator[np.ndarray]:
     """Blocks of (k, M, M) win matrices, one per resample of the prompts."""
     per_prompt = tally.prompt_matrix().T.tocsr()  # (M*M, P)
     m = tally.n_models
-    for counts in prompt_counts(len(tally.prompts), n_boot, seed):
+    for counts in resample_counts(len(tally.prompts), n_boot, seed):
         flat = per_prompt @ counts.T.astype(float)  # (M*M, k)
         yield np.ascontiguousarray(flat.T).reshape(-1, m, m)
 
 
 def boot_votes(tally: Tally, n_boot: int, seed: int | None) -> Iterator[np.ndarray]:
     """Per resample, the indices of its votes (every drawn prompt's votes, once per draw)."""
-    for block in prompt_counts(len(tally.prompts), n_boot, seed):
+    for block in resample_counts(len(tally.prompts), n_boot, seed):
         for row in block:
             yield np.repeat(np.arange(tally.prompt.size), row[tally.prompt])
-
-
-def percentile_ci(samples: np.ndarray, alpha: float = 0.05) -> np.ndarray:
-    """(M, 2) percentile interval per column of a (B, M) array (nan rows skipped)."""
-    return np.nanquantile(samples, [alpha / 2, 1 - alpha / 2], axis=0).T
 
 
 def rank_probabilities(samples: np.ndarray) -> np.ndarray:

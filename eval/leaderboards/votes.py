@@ -30,6 +30,8 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
+from memory.io.jsonl import read_jsonl
+
 WINNERS = ("a", "b", "tie")
 COLUMNS = ("prompt_id", "model_a", "model_b", "winner", "criterion")
 OPTIONAL = ("annotator",)
@@ -131,13 +133,7 @@ def _parse_lines(path: Path) -> list[tuple[int, Any]]:
             return [(n, v) for (n, _), v in zip(numbered, values, strict=True)]
     except json.JSONDecodeError:
         pass
-    out = []  # something is off: parse line by line to say where
-    for n, line in numbered:
-        try:
-            out.append((n, json.loads(line)))
-        except json.JSONDecodeError as exc:
-            raise VotesError(f"{path}:{n}: not valid JSON ({exc.msg})") from None
-    return out
+    return list(read_jsonl(path, error=VotesError))  # something is off: it says where
 
 
 def row_votes(row: Any, where: str) -> list[Vote]:

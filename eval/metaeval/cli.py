@@ -107,7 +107,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     """Run and print where the report went."""
     from eval.datasets.csv_table import column_pairs
-    from eval.metaeval.api import meta_eval
+    from eval.metaeval.python_api import meta_eval
     from judge.errors import JudgeError
     from judge.llm.batch.rounds import BatchPending
 

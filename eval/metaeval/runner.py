@@ -27,6 +27,7 @@ from eval.datasets.base import Dataset, EvalItem
 from eval.kit.client import JudgeCallError, JudgeClient
 from judge.errors import JudgeError
 from judge.llm.batch.deferral import ItemWaiting
+from memory.io.atomic import write_atomic
 
 
 def prediction_of(item: EvalItem, dataset: Dataset, result: dict) -> dict:
@@ -130,9 +131,5 @@ async def run_items(
     bar.close()
     latest = {**read_predictions(out_path), **done}
     ordered = [latest[i.id] for i in items if i.id in latest]
-    tmp = out_path.with_suffix(".jsonl.tmp")
-    tmp.write_text(
-        "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in ordered), encoding="utf-8"
-    )
-    os.replace(tmp, out_path)
+    write_atomic(out_path, "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in ordered))
     return ordered

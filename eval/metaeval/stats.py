@@ -29,9 +29,10 @@ from collections.abc import Callable, Hashable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
-from scipy.stats import kendalltau, rankdata
+from scipy.stats import rankdata
 
-from eval.metaeval.bootstrap import bootstrap_ci
+from eval.kit.stats.bootstrap import bootstrap_ci
+from eval.kit.stats.kendall import kendall_tau_b
 
 __all__ = [
     "CLASSIFICATION_KEYS",
@@ -103,10 +104,8 @@ def _spearman(p: np.ndarray, h: np.ndarray) -> np.ndarray:
 
 
 def _kendall(p: np.ndarray, h: np.ndarray) -> float:
-    """Kendall τ-b (tie-corrected); ``nan`` if n < 3 or a side is constant."""
-    if len(p) < 3 or np.ptp(p) == 0 or np.ptp(h) == 0:
-        return float("nan")
-    return float(kendalltau(p, h, variant="b").statistic)
+    """Kendall τ-b (:func:`eval.kit.stats.kendall_tau_b`); ``nan`` if n < 3, as Pearson."""
+    return float("nan") if len(p) < 3 else kendall_tau_b(p, h)
 
 
 _REGRESSION_FNS: dict[str, tuple[Callable[..., Any], bool]] = {

@@ -18,22 +18,17 @@ Example::
 
 from __future__ import annotations
 
-import base64
 from typing import Any
 
 from eval.kit.client import LocalJudge
 from eval.probing.criteria import DEFAULT_CRITERION, check_criterion, criteria
 from judge.engine import Judge
+from judge.io.data_urls import data_url
 
 JUDGE_OPTIONS: dict[str, Any] = {
     "checkpoint_batching": "per_modality",
     "skills": ["instructional_clarity"],
 }
-
-
-def data_url(png: bytes) -> str:
-    """PNG bytes as a data URL the judge accepts."""
-    return "data:image/png;base64," + base64.b64encode(png).decode()
 
 
 def image_verdict(items: list[dict[str, Any]], pass_share: float) -> bool | None:
@@ -84,7 +79,7 @@ class Labeller:
                 "checklist": self.checklist(checks),
             },
             "prompt": prompt,
-            "images": [data_url(png) for png in images],
+            "images": [data_url(png, "image/png") for png in images],
             "prompter": {"id": "probe", "kind": "mllm"},
         }
         result = await self.client.score(submission)  # JudgeCallError: recorded by the caller

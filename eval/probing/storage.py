@@ -14,9 +14,10 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
-import os
 from pathlib import Path
 from typing import Protocol
+
+from memory.io.atomic import write_atomic
 
 
 def image_name(png: bytes) -> str:
@@ -46,9 +47,7 @@ class FileImages:
 
     @staticmethod
     def _write(path: Path, png: bytes) -> None:
-        tmp = path.with_suffix(f".{os.getpid()}.tmp")
-        tmp.write_bytes(png)
-        os.replace(tmp, path)
+        write_atomic(path, png)
 
 
 class MemoryImages:

@@ -30,7 +30,7 @@ from typing import Any
 from tqdm import tqdm
 
 from eval.kit.client import JudgeCallError, JudgeClient
-from eval.kit.journal import Journal, write_atomic
+from eval.kit.journal import Journal
 from eval.kit.journal import key as key_of
 from eval.studies.config import StudyConfig
 from eval.studies.prompters import PrompterSpec, PromptOutcome, write_prompt
@@ -39,6 +39,7 @@ from eval.studies.stages import CostGate, StageUsage, study_record
 from eval.studies.suite import SuiteTask, task_for_judge
 from eval.t2i import BackendSpec, ImageGenerator
 from judge.llm.batch.deferral import ItemWaiting
+from memory.io.atomic import write_atomic
 
 GEN_BLOCKED = {"refused", "blocked"}
 

@@ -22,7 +22,6 @@ Example:
 
 from __future__ import annotations
 
-import base64
 import hashlib
 import io
 import json
@@ -35,7 +34,9 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from judge.config import JudgeSettings
 from judge.domain.task import Category, Primitive, Task
 from judge.errors import InputError
+from judge.io.data_urls import data_url
 from judge.io.images import load_pil
+from memory.io.atomic import write_atomic
 
 MAX_SUITE_BYTES = 64 * 1024 * 1024
 MAX_LINE_BYTES = 256 * 1024
@@ -143,7 +144,7 @@ def task_for_judge(t: SuiteTask, base_dir: Path, *, inline: bool = False) -> dic
             raw = target.read_bytes()
             with Image.open(io.BytesIO(raw)) as img:
                 mime = Image.MIME.get(img.format or "PNG", "image/png")
-            data["target_image"] = f"data:{mime};base64,{base64.b64encode(raw).decode()}"
+            data["target_image"] = data_url(raw, mime)
         else:
             data["target_image"] = str(target)
     return data
@@ -256,7 +257,5 @@ def load_suite(path: Path, *, check_images: bool = True) -> list[SuiteTask]:
 
 def write_suite(tasks: list[SuiteTask], path: Path) -> None:
     """Write tasks as JSONL (atomically: a crash leaves the old file whole)."""
-    tmp = path.with_name(path.name + ".tmp")
     lines = (t.model_dump_json(exclude_none=True) for t in tasks)
-    tmp.write_text("".join(line + "\n" for line in lines), encoding="utf-8")
-    tmp.replace(path)
+    write_atomic(path, "".join(line + "\n" for line in lines))

@@ -12,9 +12,9 @@ import asyncio
 import json
 import sys
 
-from eval.kit.journal import write_atomic
 from eval.tasks.fail import fail
 from eval.tasks.models import model_settings
+from memory.io.atomic import write_atomic
 
 
 def _write(tasks: list[dict], args: argparse.Namespace) -> None:

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from judge.errors import ConfigError, InputError
+from memory.io.jsonl import JsonlError, parse_jsonl, where
 
 VOTE_FIELDS = ["prompt_id", "model_a", "model_b", "winner", "criterion", "annotator"]
 MAX_FILE_BYTES = 256 * 1024 * 1024
@@ -89,14 +90,10 @@ def read_comparisons(path: Path) -> list[Any]:
         return data if isinstance(data, list) else [data]
     except json.JSONDecodeError:
         pass
-    items = []
-    for lineno, line in enumerate(text.splitlines(), start=1):
-        if not line.strip():
-            continue
-        try:
-            items.append(json.loads(line))
-        except json.JSONDecodeError as exc:
-            raise InputError(f"{path}:{lineno}", f"not valid JSON ({exc.msg})") from None
+    try:
+        items = [item for _, item in parse_jsonl(text, path)]
+    except JsonlError as exc:
+        raise InputError(where(exc.source, exc.line), exc.problem) from None
     if not items:
         raise InputError(str(path), "no comparison in the file")
     return items

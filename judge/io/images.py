@@ -15,7 +15,6 @@ Example:
 
 from __future__ import annotations
 
-import base64
 import binascii
 import hashlib
 import io
@@ -27,6 +26,7 @@ from PIL import Image, UnidentifiedImageError
 
 from judge.config import JudgeSettings
 from judge.errors import InputError
+from judge.io.data_urls import data_url
 from judge.io.pixel_budget import charge_pixels
 from skills.types import DataURL, ImagePayload
 
@@ -161,7 +161,7 @@ def to_payload(img: Image.Image, max_side: int) -> ImagePayload:
         mime = "image/jpeg"
     raw = buf.getvalue()
     return ImagePayload(
-        data_url=DataURL(f"data:{mime};base64,{base64.b64encode(raw).decode()}"),
+        data_url=DataURL(data_url(raw, mime)),
         sha256=hashlib.sha256(raw).hexdigest(),
         width=img.size[0],
         height=img.size[1],

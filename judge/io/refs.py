@@ -14,7 +14,6 @@ Example:
 
 from __future__ import annotations
 
-import base64
 import io
 import os
 from typing import Any
@@ -22,14 +21,11 @@ from typing import Any
 from PIL import Image
 
 from judge.errors import InputError
+from judge.io.data_urls import data_url
 
 ImageLike = str | os.PathLike | bytes | bytearray | Image.Image
 _MIME = {"PNG": "image/png", "JPEG": "image/jpeg", "WEBP": "image/webp", "GIF": "image/gif",
          "BMP": "image/bmp"}
-
-
-def _data_url(raw: bytes, mime: str) -> str:
-    return f"data:{mime};base64,{base64.b64encode(raw).decode()}"
 
 
 def image_ref(image: Any, field: str) -> str:
@@ -39,7 +35,7 @@ def image_ref(image: Any, field: str) -> str:
     if isinstance(image, Image.Image):
         buf = io.BytesIO()
         image.save(buf, format="PNG")
-        return _data_url(buf.getvalue(), "image/png")
+        return data_url(buf.getvalue(), "image/png")
     if isinstance(image, bytes | bytearray):
         try:
             with Image.open(io.BytesIO(image)) as img:
@@ -48,7 +44,7 @@ def image_ref(image: Any, field: str) -> str:
             raise InputError(field, f"the bytes are not an image PIL can read ({exc})") from exc
         if fmt not in _MIME:
             raise InputError(field, f"format {fmt or '?'} not accepted; use {sorted(_MIME)}")
-        return _data_url(bytes(image), _MIME[fmt])
+        return data_url(bytes(image), _MIME[fmt])
     raise InputError(
         field, f"expected a path, URL, bytes or PIL image, got {type(image).__name__}"
     )

@@ -244,10 +244,10 @@ def test_expert_jsonl_accepts_a_file_path_and_reports_bad_lines(tmp_path: Path) 
     assert len(ExpertJsonlDataset().load(EXPERT / "items.jsonl")) == 4
     bad = tmp_path / "items.jsonl"
     bad.write_text('{"id": "x", "task": {}, "prompt": "p"}\n{not json\n')
-    with pytest.raises(ValueError, match=r"line 2: not valid JSON"):
+    with pytest.raises(ValueError, match=r"items.jsonl:2: not valid JSON"):
         ExpertJsonlDataset().load(tmp_path)
     bad.write_text('\n{"id": "x", "prompt": "p"}\n')
-    with pytest.raises(ValueError, match=r"line 2: missing 'task'"):
+    with pytest.raises(ValueError, match=r"items.jsonl:2: missing 'task'"):
         ExpertJsonlDataset().load(tmp_path)
     with pytest.raises(FileNotFoundError, match=r"expects items\.jsonl"):
         ExpertJsonlDataset().load(tmp_path / "nowhere")

@@ -1,4 +1,4 @@
-"""Tests for eval.metaeval.stats, eval.metaeval.agreement and eval.metaeval.bootstrap."""
+"""Tests for eval.metaeval.stats, eval.metaeval.agreement and the kit's bootstrap and α."""
 
 from __future__ import annotations
 
@@ -10,8 +10,9 @@ import numpy as np
 import pytest
 from scipy.stats import kendalltau, pearsonr, spearmanr
 
-from eval.metaeval.agreement import human_baseline, inter_rater, krippendorff_alpha
-from eval.metaeval.bootstrap import bootstrap_ci
+from eval.kit.stats.bootstrap import bootstrap_ci
+from eval.kit.stats.krippendorff import krippendorff_alpha
+from eval.metaeval.agreement import human_baseline, inter_rater
 from eval.metaeval.stats import (
     classification_metrics,
     macro_average,

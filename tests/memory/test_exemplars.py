@@ -33,13 +33,13 @@ def test_bad_line_names_the_line(tmp_path, mutate, needle):
     path = write_jsonl(tmp_path / "bad.jsonl", rows)
     with pytest.raises(ExemplarError) as err:
         load_exemplars(path)
-    assert "line 2" in str(err.value) and needle in str(err.value)
+    assert "bad.jsonl:2: " in str(err.value) and needle in str(err.value)
 
 
 def test_not_json_and_duplicates(tmp_path):
     path = tmp_path / "x.jsonl"
     path.write_text(json.dumps(prompt_records(1)[0]) + "\n{oops\n")
-    with pytest.raises(ExemplarError, match="line 2: not valid JSON"):
+    with pytest.raises(ExemplarError, match=r"x.jsonl:2: not valid JSON"):
         load_exemplars(path)
     rows = prompt_records(2)
     rows[1]["id"] = rows[0]["id"]

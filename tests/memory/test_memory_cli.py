@@ -59,7 +59,7 @@ def test_add_and_errors(tmp_path, capsys, prompt_file):
     bad = tmp_path / "bad.jsonl"
     bad.write_text('{"id": "x"}\n')
     code, _, err = run(capsys, "memory", "build", "q", "--from", str(bad), "--store", store)
-    assert code == 2 and "line 1" in err
+    assert code == 2 and "bad.jsonl:1: " in err
     code, _, err = run(
         capsys,
         "memory",

@@ -118,7 +118,7 @@ def test_tags_default_to_the_checklist_primitives_and_round_trip(tmp_path: Path)
     out = tmp_path / "copy.jsonl"
     write_suite([a, b], out)
     assert load_suite(out) == [a, b]
-    assert not (tmp_path / "copy.jsonl.tmp").exists()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["copy.jsonl", "tasks.jsonl"]  # no temp
 
 
 # -- every error names file, line and field ------------------------------------------------------

@@ -18,18 +18,15 @@ Example:
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 from typing import Any
 
+from memory.io.atomic import write_atomic
+
 
 def _write(path: Path, rows: list[dict[str, Any]]) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + ".part")
-    with tmp.open("w", encoding="utf-8") as f:
-        for row in rows:
-            f.write(json.dumps(row, ensure_ascii=False) + "\n")
-    os.replace(tmp, path)  # never a half-written prompts file
+    text = "".join(json.dumps(row, ensure_ascii=False) + "\n" for row in rows)
+    write_atomic(path, text)  # never a half-written prompts file
 
 
 def write_combined(rows: list[dict[str, Any]], path: Path) -> Path:

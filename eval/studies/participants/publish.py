@@ -13,13 +13,12 @@ Example:
 
 from __future__ import annotations
 
-import base64
 import json
-import mimetypes
 from pathlib import Path
 from typing import Any
 
 from eval.studies.suite import SuiteError, load_suite
+from judge.io.data_urls import file_data_url
 
 
 class SuiteFileError(ValueError):
@@ -79,8 +78,6 @@ def study_body(
 
 def _data_url(path: Path, where: str) -> str:
     try:
-        raw = path.read_bytes()
+        return file_data_url(path, "application/octet-stream")
     except OSError as exc:
         raise SuiteFileError(f"{where}: cannot read {path} ({exc.strerror})") from None
-    mime = mimetypes.guess_type(path.name)[0] or "application/octet-stream"
-    return f"data:{mime};base64,{base64.b64encode(raw).decode()}"

@@ -15,10 +15,10 @@ Example:
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 from eval.studies.prompters.base import PrompterSpec, PromptOutcome, check_prompt
+from memory.io.jsonl import read_jsonl, where
 
 _CACHE: dict[tuple[str, float, int], dict[str, str]] = {}
 
@@ -37,25 +37,19 @@ def read_prompt_file(path: Path) -> dict[str, str]:
     if key in _CACHE:
         return _CACHE[key]
     prompts: dict[str, str] = {}
-    with path.open(encoding="utf-8") as fh:
-        for n, line in enumerate(fh, 1):
-            if not line.strip():
-                continue
-            where = f"{path}:{n}"
-            try:
-                row = json.loads(line)
-            except ValueError as exc:
-                raise PromptFileError(f"{where}: not valid JSON ({exc.msg})") from None
-            if not isinstance(row, dict):
-                raise PromptFileError(f"{where}: expected a JSON object with task_id and prompt")
-            task_id, prompt = row.get("task_id"), row.get("prompt")
-            if not isinstance(task_id, str) or not task_id:
-                raise PromptFileError(f"{where}: task_id: a non-empty string is required")
-            if not isinstance(prompt, str):
-                raise PromptFileError(f"{where}: prompt: a string is required")
-            if task_id in prompts:
-                raise PromptFileError(f"{where}: task_id: {task_id!r} appears more than once")
-            prompts[task_id] = prompt
+    numbered = read_jsonl(path, error=PromptFileError)
+    for n, row in numbered:
+        at = where(path, n)
+        if not isinstance(row, dict):
+            raise PromptFileError(f"{at}: expected a JSON object with task_id and prompt")
+        task_id, prompt = row.get("task_id"), row.get("prompt")
+        if not isinstance(task_id, str) or not task_id:
+            raise PromptFileError(f"{at}: task_id: a non-empty string is required")
+        if not isinstance(prompt, str):
+            raise PromptFileError(f"{at}: prompt: a string is required")
+        if task_id in prompts:
+            raise PromptFileError(f"{at}: task_id: {task_id!r} appears more than once")
+        prompts[task_id] = prompt
     _CACHE[key] = prompts
     return prompts
 

@@ -27,6 +27,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from memory.io.jsonl import read_jsonl, where
+
 CATEGORIES = ("OE", "CO", "IM")
 AGGREGATED = ("scored", "partial")
 EXCLUDED = ("prompt_failed", "generation_failed", "judge_failed", "blocked")
@@ -135,30 +137,21 @@ def read_results(path: Path) -> tuple[list[Item], int, list[str]]:
     """Items of a results file (later duplicates win), the number of lines, and notes."""
     if not path.is_file():
         raise ReportError(f"{path}: no results file; run `judge study run` into this folder first")
-    raw = path.read_text(encoding="utf-8")
-    lines = raw.split("\n")
+    read = read_jsonl(path, torn_tail=True, error=ReportError)
     notes: list[str] = []
+    if read.torn is not None:
+        cut = "torn last line skipped (no line end; a run cut short)"
+        notes.append(f"{where(path.name, read.torn)}: {cut}")
     found: dict[tuple[str, str, str], Item] = {}
     duplicates = 0
-    last = max((i for i, s in enumerate(lines) if s.strip()), default=-1)
-    for i, text in enumerate(lines):
-        if not text.strip():
-            continue
-        where = f"{path.name}:{i + 1}"
-        try:
-            row = json.loads(text)
-        except json.JSONDecodeError as exc:
-            if i == last and not raw.endswith("\n"):
-                notes.append(f"{where}: torn last line skipped (no line end; a run cut short)")
-                continue
-            raise ReportError(f"{path}:{i + 1}: not valid JSON ({exc.msg})") from None
-        item = parse_item(row, f"{path}:{i + 1}", i + 1)
+    for n, row in read:
+        item = parse_item(row, where(path, n), n)
         key = (item.task_id, item.prompter, item.backend)
         duplicates += key in found
         found[key] = item
     if duplicates:
         notes.append(f"{duplicates} repeated (task, prompter, backend) lines: the later one kept")
-    return list(found.values()), sum(1 for s in lines if s.strip()), notes
+    return list(found.values()), len(read) + (read.torn is not None), notes
 
 
 def read_meta(path: Path) -> dict[str, Any]:

@@ -2,7 +2,7 @@
 
 * :func:`boot_means` — means of the columns of ``x`` (nan = missing) and their percentile 95%
   intervals over resamples of the rows. The resamples are those of
-  :func:`eval.leaderboards.resample.prompt_counts`: for ``n`` rows they are the rows of
+  :func:`eval.kit.stats.resample.resample_counts`: for ``n`` rows they are the rows of
   ``numpy.random.default_rng(seed).integers(0, n, size=(B, n))``, so they depend only on
   ``(n, B, seed)``; a column's mean in a resample is over the drawn rows where it is defined.
 * :func:`kendall_w` — Kendall's coefficient of concordance of ``m`` raters (columns) ranking
@@ -27,13 +27,14 @@ from itertools import product
 import numpy as np
 from scipy import stats
 
-from eval.leaderboards.resample import percentile_ci, prompt_counts
+from eval.kit.stats.percentile import percentile_ci
+from eval.kit.stats.resample import resample_counts
 
 
 @lru_cache(maxsize=8)
 def _counts(n: int, n_boot: int, seed: int | None) -> np.ndarray:
     """(B, n) draw counts of every resample, cached: cells of equal size share them."""
-    return np.concatenate(list(prompt_counts(n, n_boot, seed))).astype(float)
+    return np.concatenate(list(resample_counts(n, n_boot, seed))).astype(float)
 
 
 def boot_means(x: np.ndarray, n_boot: int, seed: int | None) -> tuple[np.ndarray, np.ndarray]:

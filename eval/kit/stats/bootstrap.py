@@ -6,9 +6,10 @@ Resamples on which the metric is undefined (``nan``, e.g. a correlation on a res
 one side is constant) are skipped; if fewer than ``min_valid * n_boot`` resamples remain the
 interval is ``(nan, nan)``.
 
-The resample indices depend only on ``seed``, the number of rows ``n`` and ``n_boot`` (never
-on the metric, nor on ``vectorized``), so several metrics bootstrapped with the same seed over
-the same items see the same resamples.
+The resamples are :func:`eval.kit.stats.resample.resample_indices`: they depend only on
+``seed``, the number of rows ``n`` and ``n_boot`` (never on the metric, nor on
+``vectorized``), so several metrics bootstrapped with the same seed over the same items see
+the same resamples.
 
 >>> import numpy as np
 >>> x = np.arange(20.0)
@@ -22,37 +23,14 @@ True
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
 
-__all__ = ["bootstrap_ci", "resample_indices"]
+from eval.kit.stats.resample import resample_indices
 
-# Upper bound on the number of index cells materialised at once (rows x items).
-_CHUNK_CELLS = 1_000_000
-
-
-def _chunk_rows(n: int, n_boot: int) -> int:
-    return max(1, min(n_boot, _CHUNK_CELLS // max(n, 1)))
-
-
-def resample_indices(n: int, n_boot: int, seed: int | None = 0) -> Iterator[np.ndarray]:
-    """Yield blocks of bootstrap row indices, shape ``(k, n)``, ``n_boot`` rows in total.
-
-    Deterministic for a given ``(n, n_boot, seed)``.
-
-    >>> blocks = list(resample_indices(4, 3, seed=0))
-    >>> sum(b.shape[0] for b in blocks), blocks[0].shape[1]
-    (3, 4)
-    """
-    rng = np.random.default_rng(seed)
-    step = _chunk_rows(n, n_boot)
-    done = 0
-    while done < n_boot:
-        k = min(step, n_boot - done)
-        yield rng.integers(0, n, size=(k, n))
-        done += k
+__all__ = ["bootstrap_ci"]
 
 
 def bootstrap_ci(
@@ -143,3 +121,28 @@ def _cluster_stats(
                 out[pos] = float(fn(*(c[rows] for c in cols)))
             pos += 1
     return out
+
+
+def rounded_ci(lo_hi: tuple[float, float], digits: int = 4) -> list[float] | None:
+    """An interval as reports show it: ``[lo, hi]`` rounded, ``None`` when undefined.
+
+    >>> rounded_ci((0.123456, 0.5)), rounded_ci((float("nan"), float("nan")))
+    ([0.1235, 0.5], None)
+    """
+    lo, hi = lo_hi
+    if not (np.isfinite(lo) and np.isfinite(hi)):
+        return None
+    return [round(float(lo), digits), round(float(hi), digits)]
+
+
+def mean_ci(x: np.ndarray, n_boot: int, seed: int | None, digits: int = 4) -> list[float] | None:
+    """The bootstrap interval of the mean of ``x``, rounded (``None`` when empty or undefined).
+
+    >>> mean_ci(np.ones(5), n_boot=50, seed=0)
+    [1.0, 1.0]
+    """
+    x = np.asarray(x, dtype=float)
+    if x.size == 0 or n_boot <= 0:
+        return None
+    mean = lambda a: a.mean(axis=-1)  # noqa: E731  (a block of resamples at once)
+    return rounded_ci(bootstrap_ci(mean, x, n_boot=n_boot, seed=seed, vectorized=True), digits)

@@ -1,0 +1,35 @@
+"""The statistics the workflows share, one concept a module:
+
+- :mod:`eval.kit.stats.resample` — draws with replacement (row indices or draw counts),
+  deterministic for ``(n, n_boot, seed)``;
+- :mod:`eval.kit.stats.bootstrap` — :func:`bootstrap_ci`, the percentile bootstrap interval
+  of a metric over items (joint or cluster resampling), :func:`mean_ci` and
+  :func:`rounded_ci`;
+- :mod:`eval.kit.stats.percentile` — :func:`percentile_ci`, the interval of each column of a
+  block of bootstrap samples;
+- :mod:`eval.kit.stats.kendall` — :func:`kendall_tau_b`, Kendall's τ-b with ties;
+- :mod:`eval.kit.stats.krippendorff` — :func:`krippendorff_alpha`, Krippendorff's α at the
+  nominal, ordinal, interval and ratio levels.
+
+Example:
+    >>> from eval.kit.stats import kendall_tau_b, krippendorff_alpha
+    >>> kendall_tau_b([1, 2, 3], [1, 2, 3]), krippendorff_alpha([[1, 1], [2, 2]], "nominal")
+    (1.0, 1.0)
+"""
+
+from eval.kit.stats.bootstrap import bootstrap_ci, mean_ci, rounded_ci
+from eval.kit.stats.kendall import kendall_tau_b
+from eval.kit.stats.krippendorff import krippendorff_alpha
+from eval.kit.stats.percentile import percentile_ci
+from eval.kit.stats.resample import resample_counts, resample_indices
+
+__all__ = [
+    "bootstrap_ci",
+    "kendall_tau_b",
+    "krippendorff_alpha",
+    "mean_ci",
+    "percentile_ci",
+    "resample_counts",
+    "resample_indices",
+    "rounded_ci",
+]
