@@ -1,7 +1,7 @@
 """``judge meta-eval``: agreement of the judge with expert or crowd labels.
 
 One verb of the ``judge`` command (listed in :mod:`judge.cli.verbs`). The flags are parsed
-here, at the edge, and passed as typed values to :func:`eval.metaeval.api.meta_eval`, the
+here, at the edge, and passed as typed values to :func:`eval.metaeval.python_api.meta_eval`, the
 same entry ``judge.meta_eval(...)`` uses.
 
 Example:

@@ -2,7 +2,7 @@
 
 ``judge meta-eval`` parses its flags into these values at the command line's edge
 (:mod:`eval.metaeval.cli`); ``judge.meta_eval(...)`` passes its arguments straight in
-(:mod:`eval.metaeval.api`). Building a :class:`MetaEvalConfig` checks every combination of
+(:mod:`eval.metaeval.python_api`). Building a :class:`MetaEvalConfig` checks every combination of
 options that cannot work and raises ``ValueError`` saying what to change (docs/meta-eval.md);
 checks that need the dataset's files (the scored split used as its own memory, an ablation
 without exemplars) run in :func:`eval.metaeval.meta_eval.run_meta_eval` before any scoring.

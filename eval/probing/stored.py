@@ -15,20 +15,18 @@ Example::
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 from typing import Any
 
 from eval.probing.metrics import comparison, tree_metrics
 from eval.probing.overrides import apply_overrides
 from eval.probing.tree import Override, ProbeNode
+from memory.io.atomic import write_atomic
 
 
 def write_json(path: Path, data: Any) -> None:
     """Write JSON atomically (a killed run never leaves half a file)."""
-    tmp = path.with_suffix(f".{os.getpid()}.tmp")
-    tmp.write_text(json.dumps(data, indent=1, ensure_ascii=False), encoding="utf-8")
-    os.replace(tmp, path)
+    write_atomic(path, json.dumps(data, indent=1, ensure_ascii=False))
 
 
 def read_overrides(out: Path) -> dict[str, Override]:
