@@ -26,9 +26,6 @@ EXAMPLE = REPO / "examples" / "co_106" / "submission.json"
 SLOW_FIRST = REPO / "tests" / "slow_first.txt"
 
 
-WALK = "tests/test_readme.py::test_every_shell_and_python_block_of_the_docs_runs_as_written"
-
-
 def slow_first(nodeid: str, slow: list[str]) -> int:
     """The rank of a test in ``tests/slow_first.txt`` (its first matching prefix), or the
     list's length for every other test.
@@ -41,32 +38,18 @@ def slow_first(nodeid: str, slow: list[str]) -> int:
     return next((i for i, prefix in enumerate(slow) if nodeid.startswith(prefix)), len(slow))
 
 
-def work_unit(nodeid: str) -> str:
-    """The unit a parallel run hands to one worker: a test file (its module-scoped fixtures,
-    a service or a computed table, are then built once), except each chain of the docs walk.
-
-    >>> work_unit("tests/api/test_batches.py::test_kill[2]")
-    'tests/api/test_batches.py'
-    >>> work_unit(WALK + "[start]") == WALK + "[start]"
-    True
-    """
-    return nodeid if nodeid.startswith(WALK) else nodeid.split("::")[0]
-
-
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Order and group the run for its parallel workers (``make test`` runs pytest-xdist with
-    ``--dist loadgroup --no-loadscope-reorder``): every test joins the group of its work unit,
-    and the slowest units, listed in ``tests/slow_first.txt``, come first (a stable sort: the
-    rest keep their order), so a long unit never starts last and leaves the other workers
-    idle at the end. Without xdist the marks do nothing and only the order changes."""
+    """Order the run for its parallel workers (``make test`` runs pytest-xdist with
+    ``--dist loadfile --no-loadscope-reorder``: a worker takes a whole test file, so the
+    file's module fixtures are built once): the slowest files, listed in
+    ``tests/slow_first.txt``, come first (a stable sort: the rest keep their order), so a
+    long file never starts last and leaves the other workers idle at the end."""
     slow = [
         line.split("#")[0].strip()
         for line in SLOW_FIRST.read_text(encoding="utf-8").splitlines()
         if line.split("#")[0].strip()
     ]
     items.sort(key=lambda item: slow_first(item.nodeid, slow))
-    for item in items:
-        item.add_marker(pytest.mark.xdist_group(work_unit(item.nodeid)))
 
 
 @pytest.fixture(scope="session", autouse=True)

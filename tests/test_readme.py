@@ -14,9 +14,10 @@ a fresh interpreter, from the repository root, in order, with:
 - a free port instead of ``8080``; a block starting ``judge serve`` runs in the background
   until the walk ends (the next blocks wait for ``/readyz``).
 
-The walk runs as a few *chains* of pages (``CHAINS``), each a test of its own with its own
-``HOME``, fake provider and port, so that a parallel test run (pytest-xdist) walks them at the
-same time; within a chain the pages run in navigation order, so a page may build on the pages
+The walk runs as a few *chains* of pages (``CHAINS``), each a test of its own
+(``tests/docs/test_walk_<chain>.py``, a file each, since a parallel run hands whole files to
+its workers) with its own ``HOME``, fake provider and port, so that the workers walk them at
+the same time; within a chain the pages run in navigation order, so a page may build on the pages
 before it in its chain (the memories page before meta-evaluation, the service before the
 participant pages). Every walked page belongs to exactly one chain.
 
@@ -39,11 +40,11 @@ import subprocess
 import sys
 import time
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
 import httpx
-import pytest
 import yaml
 
 from memory.exemplar import parse_lines
@@ -111,6 +112,7 @@ WALKED_ELSEWHERE = {
     "security.md": "tests/api/test_security_doc.py",
     "probing-service.md": "tests/api/test_docs_probing_service.py",
     "throughput.md": "tests/api/test_load_bench.py",
+    "extending.md": "tests/docs/test_extending_page.py",
 }
 """Pages whose examples need their own set-up (a service with keys, namespaces, a scripted
 fake): each is run by the test named here instead of by this walk."""
@@ -126,7 +128,7 @@ CHAINS: dict[str, list[str]] = {
     ],
     "service": [
         "studies.md", "service.md", "study-ui.md", "openapi.md", "reference.md",
-        "benchmarks.md", "extending.md", "design.md", "research-notes.md", "configuration.md",
+        "benchmarks.md", "design.md", "research-notes.md", "configuration.md",
     ],
 }  # fmt: skip
 """The walk's chains: independent groups of pages (a page builds only on earlier pages of its
@@ -182,9 +184,9 @@ def git_status() -> str:
     ).stdout
 
 
-@pytest.fixture
-def walk_env(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, str]]:
-    tmp = tmp_path_factory.mktemp("readme")
+@contextmanager
+def walk_env(tmp: Path) -> Iterator[dict[str, str]]:
+    """The walk's environment in the fresh folder ``tmp``, with its own fake provider."""
     bin_dir = tmp / "bin"
     bin_dir.mkdir()
     (tmp / "tmp").mkdir()  # the README's ${TMPDIR:-/tmp} outputs: fresh for every walk
@@ -250,11 +252,10 @@ def test_readme_exemplar_example_lines_are_valid_jsonl() -> None:
         assert len(records) == len(b.body.strip().splitlines())
 
 
-@pytest.mark.timeout(3600)  # every docs command in its own process: minutes, not seconds
-@pytest.mark.parametrize("chain", list(CHAINS))
-def test_every_shell_and_python_block_of_the_docs_runs_as_written(
-    chain: str, walk_env: dict[str, str]
-) -> None:
+def walk(chain: str, walk_env: dict[str, str]) -> None:
+    """Run every ``sh`` and ``python`` block of the chain's pages, in order, as written; the
+    tests live in ``tests/docs/test_walk_<chain>.py`` (a file each, so parallel workers
+    take them separately)."""
     before = git_status()
     port = str(free_port())
     server: subprocess.Popen | None = None
@@ -381,3 +382,10 @@ def check_output(body: str, out: str, err: str, env: dict[str, str]) -> None:
         rows = json.loads((run / "report.json").read_text())["ablation"]["rows"]
         figures = {tuple(r[k] for k in ("mae", "within1", "spearman")) for r in rows.values()}
         assert len(figures) > 1, "the README's ablation example shows no difference"
+
+
+def test_each_chain_has_its_walk_test() -> None:
+    """A chain without its file would never be walked."""
+    for chain in CHAINS:
+        test = REPO / "tests" / "docs" / f"test_walk_{chain}.py"
+        assert test.is_file(), f"the {chain} chain has no test: write {test.relative_to(REPO)}"
