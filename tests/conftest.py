@@ -20,22 +20,10 @@ from PIL import Image
 from judge.config import JudgeSettings
 from judge.engine import Judge
 from tests.fakes.provider import FakeProvider
+from tests.ordering import SLOW_FIRST, slow_first, slow_prefixes
 
 REPO = Path(__file__).resolve().parents[1]
 EXAMPLE = REPO / "examples" / "co_106" / "submission.json"
-SLOW_FIRST = REPO / "tests" / "slow_first.txt"
-
-
-def slow_first(nodeid: str, slow: list[str]) -> int:
-    """The rank of a test in ``tests/slow_first.txt`` (its first matching prefix), or the
-    list's length for every other test.
-
-    >>> slow_first("tests/test_readme.py::test_walk[start]", ["tests/x.py", "tests/test_readme"])
-    1
-    >>> slow_first("tests/judge/test_cli.py::test_help", ["tests/x.py"])
-    1
-    """
-    return next((i for i, prefix in enumerate(slow) if nodeid.startswith(prefix)), len(slow))
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
@@ -44,11 +32,7 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     file's module fixtures are built once): the slowest files, listed in
     ``tests/slow_first.txt``, come first (a stable sort: the rest keep their order), so a
     long file never starts last and leaves the other workers idle at the end."""
-    slow = [
-        line.split("#")[0].strip()
-        for line in SLOW_FIRST.read_text(encoding="utf-8").splitlines()
-        if line.split("#")[0].strip()
-    ]
+    slow = slow_prefixes(SLOW_FIRST)
     items.sort(key=lambda item: slow_first(item.nodeid, slow))
 
 

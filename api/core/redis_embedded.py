@@ -151,7 +151,7 @@ class EmbeddedRedis:
         """The ``unix://`` URL of the server's socket."""
         return f"unix://{self.socket}?db=0"
 
-    def start(self, timeout_s: float = 15.0) -> str:
+    def start(self, timeout_s: float = 60.0) -> str:
         """Start the server (append-only persistence) and wait until it answers PING."""
         self.data_dir.mkdir(parents=True, exist_ok=True)
         self.data_dir.chmod(0o700)  # the append-only file holds participants' codes and prompts
