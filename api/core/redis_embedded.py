@@ -7,7 +7,7 @@ commands an intruder could use to write files or reconfigure it (``CONFIG``, ``D
 ``MODULE``, ``ACL``, ``REPLICAOF``/``SLAVEOF``, ``SHUTDOWN``, ``FLUSHALL``) are renamed away
 (``rename-command X ""``). Its URL is ``unix:///…/redis.sock?db=0``. (A socket path over
 :data:`MAX_SOCKET_PATH` characters does not fit the kernel's limit; the socket then lives
-in a fresh owner-only folder under the system's temporary folder.)
+in a fresh owner-only folder under /tmp, whatever TMPDIR says.)
 
 One server per data folder, whatever happens to its owner:
 
@@ -117,7 +117,9 @@ class EmbeddedRedis:
         self._lock: IO[str] | None = None
         self.socket = self.data_dir.resolve() / SOCKET
         if len(str(self.socket)) > MAX_SOCKET_PATH:
-            self.socket = Path(tempfile.mkdtemp(prefix="judge-redis-")) / SOCKET  # mode 0700
+            # /tmp, not $TMPDIR: a long TMPDIR (a test's, a CI job's) would be too long again
+            short = Path("/tmp") if Path("/tmp").is_dir() else Path(tempfile.gettempdir())
+            self.socket = Path(tempfile.mkdtemp(prefix="judge-redis-", dir=short)) / SOCKET
 
     def _claim(self) -> None:
         """Take the data folder's lock, stopping an orphaned server recorded in the pidfile."""

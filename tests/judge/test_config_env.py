@@ -11,6 +11,7 @@ import warnings
 import pytest
 
 from api.judging.factory import engine_settings
+from judge import config_env
 from judge.config import JudgeSettings
 from judge.config_env import env_names
 
@@ -22,6 +23,8 @@ OLD_PIXELS, NEW_PIXELS = "JUDGE_MAX_IMAGE_PIXELS", "JUDGE_IMAGE_MAX_PIXELS"
 def _clean(monkeypatch: pytest.MonkeyPatch) -> None:
     for name in (OLD, NEW, OLD_PIXELS, NEW_PIXELS):
         monkeypatch.delenv(name, raising=False)
+    # the log names a renamed variable once per process: start each test as a fresh process
+    monkeypatch.setattr(config_env, "_logged", set())
 
 
 def test_the_old_name_works_and_warns_naming_the_new_one(
