@@ -183,3 +183,39 @@ def test_the_pair_stacks_on_a_phone_and_bad_links_are_refused(
     bad = page.goto(f"{ui_service.base_url}/ui/label/{'q' * 32}")
     assert bad is not None and bad.status == 404
     expect(page.locator("[role=alert]")).to_contain_text("not valid")
+
+
+SLOW_REPLY = """
+const json = Response.prototype.json;
+Response.prototype.json = async function () {  // a slow network: the reply's body comes late
+  await new Promise((done) => setTimeout(done, 400));
+  return json.call(this);
+};
+"""
+
+
+def test_keys_pressed_while_a_reply_is_read_do_not_answer_twice(
+    ui_service: LiveService, admin: httpx.Client, page: Page
+) -> None:
+    """An annotator who presses a key again while the reply to their answer is still
+    arriving answers once: no second POST for the closed task (it was refused with a 400)."""
+    body = rating_body("b-twice", n_items=2, votes_per_item=1, min_seconds=0.0,
+                       validation="none", session_size=1)  # fmt: skip
+    assert admin.post("/v1/campaigns", json=body).status_code == 201
+    rater = invite(admin, "b-twice", 1)[0]
+    page.add_init_script(SLOW_REPLY)
+    posts: list[str] = []
+    page.on("request", lambda r: posts.append(r.url) if r.method == "POST" else None)
+    page.goto(f"{ui_service.base_url}{rater['url']}")
+    expect(page.locator("#images img")).to_have_count(2)
+    page.locator("body").click()
+    page.keyboard.press("3")
+    for _ in range(4):  # inside the slow reply's 400 ms
+        page.wait_for_timeout(60)
+        page.keyboard.press("3")
+    expect(page.locator("#break")).to_be_visible()
+    page.keyboard.press("3")  # on the break screen keys answer nothing either
+    rows = attempts(admin, "b-twice")
+    assert [(r["rating"], r["accepted"]) for r in rows] == [(3, True)]
+    assert len(posts) == 1
+    assert page.console_errors == []  # type: ignore[attr-defined]

@@ -199,18 +199,20 @@
     const body = Object.assign({ task: task.id }, answer);
     const reason = $("reason").value.trim();
     if (task.kind === "rating" && reason) body.reason = reason;
-    let r;
+    let r, got;
     try {
       r = await fetch(`/v1/label/${token}/answers`, {
         method: "POST",
         headers: { "Content-Type": "application/json" },
         body: JSON.stringify(body),
       });
+      got = await r.json().catch(() => ({}));
     } catch (e) { busy = false; setError(String(e)); return; }
+    // still busy while the reply is read: a key pressed meanwhile must not answer twice
+    if (!r.ok) { busy = false; setError(got.error?.message || r.status); return; }
+    if (!got.accepted) { busy = false; pause(got.penalty_s); return; }
+    setReady(false);  // this task is closed; the next one enables the choices again
     busy = false;
-    if (!r.ok) { setError((await r.json().catch(() => ({}))).error?.message || r.status); return; }
-    const got = await r.json();
-    if (!got.accepted) { pause(got.penalty_s); return; }
     if (task.session.index >= task.session.size) {
       mode = "break";
       show("task", false);
