@@ -180,6 +180,7 @@ SHARED_PROVIDERS: dict[str, str] = {
     "datasets": "adapters from labelled datasets to judge submissions; meta-eval, studies "
     "and campaigns all read labels through them",
     "t2i": "text-to-image generation; studies and probes both make images with it",
+    "i2i": "image edits (image-to-image); edit studies and editor probes both edit with it",
     "leaderboards": "the ranking of votes (Bradley-Terry, Elo, win rate) every workflow "
     "that compares models reports with",
 }

@@ -20,6 +20,7 @@ import asyncio
 import logging
 import os
 import weakref
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -177,6 +178,22 @@ async def _one_call(
     kw = await _prepare(spec, n, seed, ctx)
     if isinstance(kw, ChunkResult):
         return kw
+    return await call_with_retries(
+        spec, gate, ctx, lambda: litellm.aimage_generation(prompt=prompt, **kw)
+    )
+
+
+async def call_with_retries(
+    spec: BackendSpec,
+    gate: asyncio.Semaphore,
+    ctx: CallContext,
+    request: Callable[[], Awaitable[Any]],
+    *,
+    kind: str = "t2i",
+) -> ChunkResult:
+    """``request()`` (one litellm image call) under ``gate``, retried with backoff on
+    transient errors, its images decoded and vetted; every attempt is counted in ``calls``.
+    ``kind`` keys the once-per-process retry notice (``"t2i"``, ``"edit"``)."""
     result = ChunkResult("failed")
     s = ctx.settings
     for attempt in range(spec.max_retries + 1):
@@ -186,9 +203,7 @@ async def _one_call(
         result.calls += 1
         try:
             async with gate:
-                resp = await asyncio.wait_for(
-                    litellm.aimage_generation(prompt=prompt, **kw), timeout=spec.timeout_s + 5
-                )
+                resp = await asyncio.wait_for(request(), timeout=spec.timeout_s + 5)
         except Exception as exc:
             if not is_transient(exc):
                 result.status, result.reason = classify(exc, spec.id, spec.model)
@@ -196,7 +211,7 @@ async def _one_call(
             cause = transient_cause(exc, spec.timeout_s)
             if attempt < spec.max_retries:
                 message = f"backend {spec.id}: {cause}; retrying with backoff"
-                say_once(("t2i-retry", spec.id, cause), message)
+                say_once((f"{kind}-retry", spec.id, cause), message)
                 continue
             result.reason = (
                 f"backend {spec.id} ({spec.model}): {cause}; gave up after {attempt + 1} attempts"

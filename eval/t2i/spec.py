@@ -144,29 +144,39 @@ def _describe(err: ValidationError) -> str:
     return "; ".join(parts)
 
 
-def parse_backends(entries: Any, where: str) -> dict[str, BackendSpec]:
-    """Validate a list of ``[[backends]]`` tables (from a file already read); ids unique."""
+def parse_backends(
+    entries: Any,
+    where: str,
+    *,
+    spec_cls: type[BackendSpec] = BackendSpec,
+    section: str = "backends",
+) -> dict[str, BackendSpec]:
+    """Validate a list of ``[[backends]]`` tables (from a file already read); ids unique.
+    ``spec_cls`` and ``section`` read another kind of entry the same way (``[[editors]]``)."""
     if not isinstance(entries, list) or not entries:
-        raise BackendConfigError(f"{where}: expected at least one [[backends]] entry")
+        raise BackendConfigError(f"{where}: expected at least one [[{section}]] entry")
     specs: dict[str, BackendSpec] = {}
     for i, entry in enumerate(entries):
-        label = f"{where}: backends[{i}]"
+        label = f"{where}: {section}[{i}]"
         if isinstance(entry, dict) and isinstance(entry.get("id"), str):
             label += f" (id {entry['id']!r})"
         if not isinstance(entry, dict):
             raise BackendConfigError(f"{label}: expected a table of keys")
         try:
-            spec = BackendSpec.model_validate(entry)
+            spec = spec_cls.model_validate(entry)
         except ValidationError as err:
             raise BackendConfigError(f"{label}: {_describe(err)}") from None
         if spec.id in specs:
-            raise BackendConfigError(f"{label}: duplicate id {spec.id!r}; backend ids are unique")
+            raise BackendConfigError(f"{label}: duplicate id {spec.id!r}; ids are unique")
         specs[spec.id] = spec
     return specs
 
 
-def load_backends(path: Path) -> dict[str, BackendSpec]:
-    """Read a TOML file's ``[[backends]]`` entries, by id; errors name the file and the entry.
+def load_backends(
+    path: Path, *, spec_cls: type[BackendSpec] = BackendSpec, section: str = "backends"
+) -> dict[str, BackendSpec]:
+    """Read a TOML file's ``[[backends]]`` entries (or ``[[section]]`` ones as ``spec_cls``),
+    by id; errors name the file and the entry.
 
     Other top-level tables (``[study]``, ``[[prompters]]``, …) are left to their own readers.
     """
@@ -181,9 +191,9 @@ def load_backends(path: Path) -> dict[str, BackendSpec]:
         raise BackendConfigError(f"{path}: not UTF-8 text") from None
     except tomllib.TOMLDecodeError as exc:
         raise BackendConfigError(f"{path}: not valid TOML ({exc})") from None
-    if "backends" not in data:
-        raise BackendConfigError(f"{path}: no [[backends]] entries")
-    return parse_backends(data["backends"], str(path))
+    if section not in data:
+        raise BackendConfigError(f"{path}: no [[{section}]] entries")
+    return parse_backends(data[section], str(path), spec_cls=spec_cls, section=section)
 
 
 def backends_from_env() -> dict[str, BackendSpec]:

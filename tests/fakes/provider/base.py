@@ -251,14 +251,24 @@ class LoopbackFake(AdminMixin):
         await web.SockSite(runner, sock).start()
         self._runner = runner
 
-    def _endpoint(self, parse: Parse, render: Render, answer: Answer | None = None) -> Handler:
+    def _endpoint(
+        self,
+        parse: Parse,
+        render: Render,
+        answer: Answer | None = None,
+        read: Callable[[web.Request], Awaitable[object]] | None = None,
+    ) -> Handler:
         """A handler: JSON body → ``parse`` → record → fault/latency → ``render``
-        (or, for an endpoint that is not a chat reply, → ``answer(canonical, body)``)."""
+        (or, for an endpoint that is not a chat reply, → ``answer(canonical, body)``).
+        ``read`` turns another kind of body (multipart forms) into a dict; a ``WireError`` it
+        raises is the 400 answer."""
 
         async def handler(request: web.Request) -> web.StreamResponse:
             arrived = asyncio.get_running_loop().time()
             try:
-                body = await _json_body(request)
+                body = await (read or _json_body)(request)
+            except WireError as exc:
+                return self._refuse(request.path, exc)
             except ValueError:
                 return self._refuse(request.path, WireError("request body is not valid JSON"))
             if not isinstance(body, dict):

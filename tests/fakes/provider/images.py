@@ -32,6 +32,7 @@ import struct
 import time
 import zlib
 from collections import OrderedDict
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from aiohttp import web
@@ -138,6 +139,16 @@ class ImagesMixin(_Base):
         return web.json_response(error_json(message, "invalid_request_error", code), status=400)
 
     async def _answer_images(self, canonical: Body, body: Body) -> web.StreamResponse:
+        def draw(k: int) -> bytes:
+            return fake_png(canonical["prompt"], canonical["seed"], k, canonical["size"])
+
+        return await self.images_answer(canonical, draw)
+
+    async def images_answer(
+        self, canonical: Body, draw: Callable[[int], bytes]
+    ) -> web.StreamResponse:
+        """The answer of an image endpoint (generations, edits): the drawn ``n`` images, or
+        the fault the injector drew for this call, after the latency."""
         fault, error = await self._fault_and_delay()
         if error is not None:
             return error
@@ -147,7 +158,7 @@ class ImagesMixin(_Base):
             return self._content_error(BLOCKED_MESSAGE, "moderation_blocked")
         if fault == "garbage":
             return web.Response(text="<html>upstream said no</html>", content_type="text/html")
-        prompt, seed, n = canonical["prompt"], canonical["seed"], canonical["n"]
+        n = canonical["n"]
         if fault == "empty":
             images: list[bytes] = []
         elif fault == "corrupt":
@@ -155,7 +166,7 @@ class ImagesMixin(_Base):
         elif fault == "oversized":
             images = [oversized_png()] * n
         else:
-            images = [fake_png(prompt, seed, k, canonical["size"]) for k in range(n)]
+            images = [draw(k) for k in range(n)]
         data = [self._item(img, canonical) for img in images]
         answer: dict[str, Any] = {"created": int(time.time()), "data": data}
         if fault == "truncated":

@@ -14,6 +14,9 @@ Endpoints:
 - ``POST /v1/images/generations`` — OpenAI images (``b64_json`` or ``url``), deterministic PNGs
   and image faults (refusal, blocked, empty, corrupt, oversized):
   :mod:`tests.fakes.provider.images`.
+- ``POST /v1/images/edits`` — OpenAI image edits (multipart form: image, optional mask,
+  prompt), a known transformation of the source, the same faults:
+  :mod:`tests.fakes.provider.edits`.
 - ``GET /_admin/stats``, ``POST /_admin/config``, ``POST /_admin/reset`` — for a provider that
   runs in another process (see :mod:`tests.fakes.provider.process`).
 
@@ -40,13 +43,14 @@ from aiohttp import web
 
 from tests.fakes.provider.base import LoopbackFake
 from tests.fakes.provider.batches import BatchDesk
+from tests.fakes.provider.edits import EditsMixin
 from tests.fakes.provider.faults import error_json
 from tests.fakes.provider.images import ImagesMixin
 from tests.fakes.provider.responder import messages_text
 from tests.fakes.provider.wire import Body, ImageInfo, WireError, decode_data_url, tokens
 
 
-class FakeProvider(ImagesMixin, LoopbackFake):
+class FakeProvider(EditsMixin, ImagesMixin, LoopbackFake):
     """OpenAI-compatible fake on loopback; records requests, scripts replies, injects faults."""
 
     api: ClassVar[str] = "openai"
@@ -56,6 +60,7 @@ class FakeProvider(ImagesMixin, LoopbackFake):
         app.router.add_post("/v1/chat/completions", self._endpoint(self._parse, self._render))
         app.router.add_get("/v1/models", self._models)
         self._add_image_routes(app)
+        self._add_edit_routes(app)
         self.batches.add_routes(app)
 
     @cached_property
