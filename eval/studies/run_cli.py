@@ -83,7 +83,13 @@ def _keys(cfg: object) -> str | None:
 
 
 def run(args: argparse.Namespace) -> int:
-    """Load, check, then run (or dry-run) the study."""
+    """Load, check, then run (or dry-run) the study (an edit study: :mod:`eval.studies.edits`)."""
+    from eval.studies.edits.config import is_edit_study
+
+    if is_edit_study(args.study):
+        from eval.studies.edits.run_cli import run_edit_study
+
+        return run_edit_study(args)
     from eval.kit.journal import Journal, JournalError
     from eval.studies.config import StudyError, cfg_settings, load_study
     from eval.studies.prompters import PromptFileError, read_prompt_file

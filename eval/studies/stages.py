@@ -25,8 +25,8 @@ class StageUsage:
     """Calls, cost, summed latency and when the stage's last step finished (seconds since
     the run started), per stage, for this run."""
 
-    def __init__(self) -> None:
-        self._u = {s: {"steps": 0, "calls": 0, "cost_usd": 0.0, "latency_s": 0.0} for s in STAGES}
+    def __init__(self, stages: tuple[str, ...] = STAGES) -> None:
+        self._u = {s: {"steps": 0, "calls": 0, "cost_usd": 0.0, "latency_s": 0.0} for s in stages}
         self._start = time.perf_counter()
         self._last: dict[str, float] = {}
 

@@ -52,10 +52,10 @@ class NotedPromptReply(BaseModel):
 @lru_cache(maxsize=1)
 def shared_gateway() -> LLMGateway:
     """One gateway for every prompter call of the process (one response cache)."""
-    return LLMGateway(_settings(model=None, api_base=None, api_key=None))
+    return LLMGateway(call_settings(model=None, api_base=None, api_key=None))
 
 
-def _settings(model: str | None, api_base: str | None, api_key: str | None) -> JudgeSettings:
+def call_settings(model: str | None, api_base: str | None, api_key: str | None) -> JudgeSettings:
     """Call options for one prompter, built without reading ``JUDGE_*`` (those configure the
     judge, not the prompters)."""
     defaults = {
@@ -131,7 +131,7 @@ async def mllm_prompt(
             schema,
             tag=f"prompter:{card.ref}",
             meter=meter,
-            settings=_settings(spec.model, spec.api_base, key),
+            settings=call_settings(spec.model, spec.api_base, key),
         )
     except ModelCallError as exc:
         return PromptOutcome(

@@ -1,0 +1,193 @@
+"""The edit-study file: ``[study]`` (with ``kind = "edit"``), ``[[writers]]``,
+``[[editors]]``, ``[judge]`` and ``[run]`` (docs/edit-studies.md).
+
+An edit study crosses a suite of edit tasks with *instruction writers* (who turn each task's
+request into the instruction an editor gets: ``as_written`` passes it on, ``mllm`` has a
+model rewrite it) and *editors* (configured as T2I backends are, :class:`eval.i2i.EditorSpec`);
+the judge's edit mode grades every edit. Paths are relative to the file; keys never go in it
+(``api_key_env`` names the variable). Unknown keys and bad values are errors naming the file
+and the key.
+
+Example:
+    >>> import tempfile, pathlib
+    >>> d = pathlib.Path(tempfile.mkdtemp()); _ = (d / "edits.jsonl").write_text("")
+    >>> _ = (d / "s.toml").write_text('''
+    ... [study]
+    ... kind = "edit"
+    ... name = "demo"
+    ... tasks = "edits.jsonl"
+    ... [[writers]]
+    ... id = "as-written"
+    ... kind = "as_written"
+    ... [[editors]]
+    ... id = "demo"
+    ... model = "builtin/editor"
+    ... ''')
+    >>> cfg = load_edit_study(d / "s.toml")
+    >>> cfg.study.edits_per_instruction, [e.id for e in cfg.editors]
+    (1, ['demo'])
+    >>> is_edit_study(d / "s.toml")
+    True
+"""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from eval.i2i import EditorSpec
+from eval.studies.config import (
+    JUDGE_OPTIONS,
+    JudgeSection,
+    RunSection,
+    StudyError,
+    cfg_settings,
+)
+from judge.domain.submission import MAX_IMAGES
+
+EDIT_JUDGE_OPTIONS = JUDGE_OPTIONS | {"edit_samples", "edit_success_threshold"}
+"""Judge settings an edit study may set under ``[judge.options]``."""
+_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
+
+
+class EditStudySection(BaseModel):
+    """``[study]``: the kind marker, the name, the task file and edits per instruction."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    kind: Literal["edit"]
+    name: str = Field(min_length=1, max_length=128)
+    tasks: str = Field(min_length=1)
+    edits_per_instruction: int = Field(default=1, ge=1, le=MAX_IMAGES)
+    description: str | None = None
+
+
+class WriterSpec(BaseModel):
+    """One instruction writer: ``as_written`` (the task's request, unchanged) or ``mllm``
+    (``model`` rewrites the request as an editing instruction; ``api_base``/``api_key_env`` as
+    for every model entry)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    id: str
+    kind: Literal["as_written", "mllm"]
+    model: str | None = None
+    api_base: str | None = None
+    api_key_env: str | None = None
+    concurrency: int = Field(default=8, ge=1, le=256)
+
+    @field_validator("id")
+    @classmethod
+    def _check_id(cls, v: str) -> str:
+        if not _ID.match(v):
+            raise ValueError("use 1-64 letters, digits, '_', '-' or '.', starting alphanumeric")
+        return v
+
+    def model_post_init(self, _: Any) -> None:
+        if self.kind == "mllm" and not self.model:
+            raise ValueError("an mllm writer needs a model (e.g. 'openai/gpt-4o')")
+        if self.kind == "as_written" and (self.model or self.api_base or self.api_key_env):
+            raise ValueError("an as_written writer takes no model, api_base or api_key_env")
+
+
+class EditJudgeSection(JudgeSection):
+    """``[judge]`` of an edit study: as a study's, plus the edit mode's options."""
+
+    @field_validator("options")
+    @classmethod
+    def _known_options(cls, value: dict[str, Any]) -> dict[str, Any]:
+        unknown = sorted(set(value) - EDIT_JUDGE_OPTIONS)
+        if unknown:
+            known = ", ".join(sorted(EDIT_JUDGE_OPTIONS))
+            raise ValueError(f"unknown option(s) {', '.join(unknown)}; known: {known}")
+        return value
+
+
+class EditStudyConfig(BaseModel):
+    """A whole edit-study file, paths resolved against its folder."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    study: EditStudySection
+    writers: list[WriterSpec] = Field(min_length=1)
+    editors: list[EditorSpec] = Field(min_length=1)
+    judge: EditJudgeSection = Field(default_factory=EditJudgeSection)
+    run: RunSection = Field(default_factory=RunSection)
+    file: Path | None = None
+
+    @property
+    def base_dir(self) -> Path:
+        """The folder relative paths resolve against."""
+        return self.file.parent if self.file else Path.cwd()
+
+    @property
+    def tasks_path(self) -> Path:
+        return self.base_dir / self.study.tasks
+
+
+def is_edit_study(path: Path) -> bool:
+    """Whether ``path`` is an edit-study file (``[study] kind = "edit"``); False for anything
+    unreadable (the study loader then says what is wrong)."""
+    try:
+        data = tomllib.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+        return False
+    study = data.get("study")
+    return isinstance(study, dict) and study.get("kind") == "edit"
+
+
+def _loc(loc: tuple[Any, ...]) -> str:
+    out = ""
+    for part in loc:
+        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
+    return out
+
+
+def _problems(data: dict[str, Any], base: Path) -> list[str]:
+    problems = []
+    for section in ("writers", "editors"):
+        seen: set[Any] = set()
+        for i, entry in enumerate(e for e in data.get(section) or [] if isinstance(e, dict)):
+            if entry.get("id") in seen:
+                problems.append(f"{section}[{i}].id: {entry['id']!r} is used twice")
+            seen.add(entry.get("id"))
+    study = data.get("study")
+    tasks = study.get("tasks") if isinstance(study, dict) else None
+    if isinstance(tasks, str) and not (base / tasks).is_file():
+        problems.append(f"study.tasks: no such file {base / tasks}")
+    return problems
+
+
+def load_edit_study(path: Path) -> EditStudyConfig:
+    """Read and check an edit-study file; raise :class:`StudyError` naming the file and key."""
+    path = Path(path)
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError) as exc:
+        raise StudyError(f"{path}: cannot read the study file ({exc})") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise StudyError(f"{path}: not valid TOML ({exc})") from None
+    if "file" in data:
+        raise StudyError(f"{path}: file: unknown key (check its spelling and the section it is in)")
+    problems = _problems(data, path.resolve().parent)
+    try:
+        cfg = EditStudyConfig.model_validate({**data, "file": path.resolve()})
+    except ValidationError as exc:
+        lines = []
+        for err in exc.errors():
+            msg = err["msg"].removeprefix("Value error, ")
+            if err["type"] == "extra_forbidden":
+                msg = "unknown key (check its spelling and the section it is in)"
+            lines.append(f"{path}: {_loc(tuple(err['loc'])) or '(top level)'}: {msg}")
+        raise StudyError("\n".join([*lines, *(f"{path}: {p}" for p in problems)])) from None
+    try:
+        cfg_settings(cfg)  # type: ignore[arg-type]  (the same [judge] and [run] sections)
+    except ValidationError as exc:
+        problems += [f"judge.options.{_loc(e['loc'])}: {e['msg']}" for e in exc.errors()]
+    if problems:
+        raise StudyError("\n".join(f"{path}: {p}" for p in problems))
+    return cfg
