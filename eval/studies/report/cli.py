@@ -52,6 +52,10 @@ def run_report(args: argparse.Namespace) -> int:
         return _fail("--bootstrap must be 0 (no CIs) or more")
     if args.permutations < 1:
         return _fail("--permutations must be 1 or more")
+    from eval.studies.edits.report import is_edit_run
+
+    if is_edit_run(args.folder):
+        return _edit_report(args)
     try:
         report = write_report(
             args.folder,
@@ -77,5 +81,30 @@ def run_report(args: argparse.Namespace) -> int:
             if not args.no_plots
             else ""
         )
+    )
+    return 0
+
+
+def _edit_report(args: argparse.Namespace) -> int:
+    """An edit study's report (:mod:`eval.studies.edits.report`; no permutation tests)."""
+    from eval.studies.edits.report import write_edit_report
+    from eval.studies.report.load import ReportError
+
+    try:
+        report = write_edit_report(
+            args.folder, n_boot=args.bootstrap, seed=args.seed, plots=not args.no_plots
+        )
+    except ReportError as exc:
+        return _fail(exc)
+    for note in report["notes"]:
+        print(f"note: {note}", file=sys.stderr)
+    if args.json:
+        print(json.dumps(report))
+        return 0
+    plots = f", {len(report.get('plots', []))} plots in {args.folder / 'plots'}"
+    print(
+        f"{report['study']['n_items']} edit items, {len(report['editors'])} editors judged -> "
+        f"{args.folder / 'report.json'}, {args.folder / 'report.md'}"
+        + ("" if args.no_plots else plots)
     )
     return 0
