@@ -1,0 +1,85 @@
+"""Helpers for the edit-study tests: source images and task files in a temporary folder, and
+edit-study files whose editors, writer model and judge are the fake provider."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from PIL import Image, ImageDraw
+
+TASKS = (
+    ("t_red", "Make the square blue.", "objects", "colour_change", "red"),
+    ("t_green", "Remove the square.", "objects", "remove_object", "green"),
+    ("t_sign", 'Add a sign that reads "OPEN".', "text_graphics", "text_change", "orange"),
+)
+FAST_JUDGE = 'options = {retrieval = "none", edit_samples = 1}'
+
+
+def write_tasks(folder: Path) -> list[dict[str, Any]]:
+    """Three source images and ``edits.jsonl`` in the format ``judge tasks edits`` writes."""
+    rows = []
+    for tid, instruction, category, family, colour in TASKS:
+        img = Image.new("RGB", (96, 72), (228, 226, 215))
+        ImageDraw.Draw(img).rectangle((30, 18, 66, 54), fill=colour)
+        img.save(folder / f"{tid}.png")
+        rows.append({"id": tid, "instruction": instruction, "source_image": f"{tid}.png",
+                     "category": category, "edit_type": family})  # fmt: skip
+    (folder / "edits.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    return rows
+
+
+def edit_study_file(
+    folder: Path,
+    base_url: str,
+    *,
+    mllm_writer: bool = True,
+    builtin: bool = True,
+    n: int = 2,
+    extra: str = "",
+    tasks: str = "edits.jsonl",
+) -> Path:
+    """An edit study: as_written (+ a fake MLLM rewriter) × the fake edit endpoint (+ the
+    demo editor), judged by the fake judge."""
+    parts = [f'[study]\nkind = "edit"\nname = "test"\ntasks = "{tasks}"\n'
+             f"edits_per_instruction = {n}\n",
+             '[[writers]]\nid = "as-written"\nkind = "as_written"\n']  # fmt: skip
+    if mllm_writer:
+        parts.append(f'[[writers]]\nid = "rewrite"\nkind = "mllm"\nmodel = "openai/fake-writer"\n'
+                     f'api_base = "{base_url}"\n')  # fmt: skip
+    parts.append(f'[[editors]]\nid = "fake"\nmodel = "openai/fake-editor"\n'
+                 f'api_base = "{base_url}"\napi_key_env = "FAKE_EDIT_KEY"\n'
+                 "max_retries = 2\ntimeout_s = 10\n")  # fmt: skip
+    if builtin:
+        parts.append('[[editors]]\nid = "demo"\nmodel = "builtin/editor"\n')
+    parts.append(f'[judge]\nmodel = "openai/fake-judge"\napi_base = "{base_url}"\n{FAST_JUDGE}\n')
+    parts.append(extra)
+    path = folder / "study.toml"
+    path.write_text("\n".join(parts), encoding="utf-8")
+    return path
+
+
+def script_writer(provider: Any) -> None:
+    """The fake writer answers with the request it was given, rephrased and marked."""
+    from tests.fakes.provider.responder import messages_text
+
+    def reply(body: dict[str, Any]) -> dict[str, Any]:
+        text = messages_text(body)
+        request = next((t[1] for t in TASKS if t[1] in text), "unknown request")
+        return {"instruction": f"Please: {request}"}
+
+    provider.on(lambda body: body.get("model") == "fake-writer", reply)
+
+
+def calls(provider: Any, start: int = 0) -> dict[str, int]:
+    """Accepted calls since ``start`` by kind: writer, edit, judge."""
+    out = {"writer": 0, "edit": 0, "judge": 0}
+    for call in provider.wire_calls[start:]:
+        if call.path.endswith("/images/edits"):
+            out["edit"] += 1
+        elif call.body.get("model") == "fake-writer":
+            out["writer"] += 1
+        else:
+            out["judge"] += 1
+    return out
