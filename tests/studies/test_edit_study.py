@@ -131,14 +131,23 @@ def test_bad_input_is_named(provider: FakeProvider, tmp_path: Path,
 
 def test_suite_i2i_tasks_from_posts_are_read(provider: FakeProvider, tmp_path: Path) -> None:
     write_tasks(tmp_path)
+    mask = Image.new("RGBA", (96, 72), (0, 0, 0, 255))
+    mask.paste((0, 0, 0, 0), (0, 0, 48, 72))  # the left half is to be edited
+    mask.save(tmp_path / "mask.png")
     line = {"id": "post_1", "category": "OE", "brief": "Make the square blue.",
-            "tags": {"topic": "community:i2i"}, "source_image": "t_red.png"}  # fmt: skip
+            "tags": {"topic": "community:i2i"}, "source_image": "t_red.png",
+            "mask": "mask.png"}  # fmt: skip
     (tmp_path / "suite.i2i.jsonl").write_text(json.dumps(line) + "\n")
     study = edit_study_file(tmp_path, provider.base_url, mllm_writer=False, builtin=True, n=1,
                             tasks="suite.i2i.jsonl")  # fmt: skip
     assert run(study, "--out", tmp_path / "out") == 0
     lines = read_jsonl(tmp_path / "out" / "results.jsonl")
     assert {(x["category"], x["family"]) for x in lines} == {("OE", "community:i2i")}
+    (form,) = [c.body for c in provider.wire_calls if c.path.endswith("/images/edits")]
+    assert form["mask"]["bytes"] == (tmp_path / "mask.png").stat().st_size
+    fake = next(x for x in lines if x["editor"] == "fake")
+    got = Image.open(tmp_path / "out" / fake["images"][0]).convert("RGB")
+    assert got.getpixel((5, 5)) == (27, 29, 40) and got.getpixel((90, 5)) == (228, 226, 215)
 
 
 def test_sigkill_mid_run_then_resume_repeats_no_edit(tmp_path: Path) -> None:
