@@ -56,8 +56,14 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="model under test: litellm image model, builtin/renderer, "
         "or a backend id of JUDGE_BACKENDS",
     )
-    p.add_argument("--backend-api-base", help="endpoint of the model under test")
-    p.add_argument("--backend-api-key-env", help="variable holding the backend's key")
+    p.add_argument(
+        "--editor",
+        help="probe an image editor instead: litellm edit model, builtin/editor, or an editor "
+        "id of JUDGE_BACKENDS' [[editors]] (needs --sources)",
+    )
+    p.add_argument("--sources", type=Path, help="with --editor: folder of pictures to edit")
+    p.add_argument("--backend-api-base", help="endpoint of the model (or editor) under test")
+    p.add_argument("--backend-api-key-env", help="variable holding its key")
     p.add_argument("--model", help="LLM writing inputs and topics (default: the judge model)")
     p.add_argument("--judge-model", help="judge model (default: JUDGE_MODEL, else --model)")
     p.add_argument("--api-base", help="endpoint of the LLM and judge (default: JUDGE_API_BASE)")
@@ -95,7 +101,6 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--quiet", action="store_true", help="no progress bars")
     p.set_defaults(handler=run_probe_cli)
 
-
     from eval.probing.override_cli import register as register_override
 
     register_override(actions)
@@ -111,6 +116,10 @@ def resolve_params(args: argparse.Namespace) -> tuple[Any, str | None]:
     from eval.probing.params import ProbeParams
 
     given = {k: getattr(args, f) for f, k in PARAM_FLAGS.items() if getattr(args, f) is not None}
+    if getattr(args, "editor", None):
+        if args.backend:
+            return None, "give --backend (an image model) or --editor (an image editor), not both"
+        given["backend"] = args.editor
     stored_path = args.out / "probe.json"
     if stored_path.exists():
         stored = json.loads(stored_path.read_text(encoding="utf-8"))["params"]
@@ -127,7 +136,10 @@ def resolve_params(args: argparse.Namespace) -> tuple[Any, str | None]:
     if not given.get("topic") and "topic" not in given:
         return None, "--topic is required for a new run (or --out an existing run to resume)"
     if not given.get("backend"):
-        return None, "--backend is required for a new run (e.g. --backend builtin/renderer)"
+        return None, (
+            "--backend is required for a new run (e.g. --backend builtin/renderer; "
+            "--editor for an image editor)"
+        )
     try:
         return ProbeParams.model_validate(given), None
     except ValidationError as exc:
@@ -163,13 +175,19 @@ def run_probe_cli(args: argparse.Namespace) -> int:
     params, problem = resolve_params(args)
     if problem:
         return _fail(problem)
+    from eval.probing.editing import editor_run
+
     try:
-        spec = backend_spec(args, params.backend)
+        edit = editor_run(args, params.backend)
+        spec = edit[0] if edit else backend_spec(args, params.backend)
     except Exception as exc:  # BackendConfigError, a bad JUDGE_BACKENDS file, a bad spec
-        return _fail(f"backend {params.backend!r}: {exc}")
+        return _fail(f"{'editor' if args.editor else 'backend'} {params.backend!r}: {exc}")
     overrides = {"api_base": args.api_base, "model": args.judge_model or None}
+    sources = edit[1] if edit else None
     try:
-        tree = asyncio.run(run_in_dir(params, spec, args.out, overrides, quiet=args.quiet))
+        tree = asyncio.run(
+            run_in_dir(params, spec, args.out, overrides, quiet=args.quiet, sources=sources)
+        )
     except ValueError as exc:
         return _fail(str(exc), EXIT_CONFIG)
     m = tree["metrics"]

@@ -36,9 +36,16 @@ def make_judge(overrides: dict[str, Any], params: ProbeParams) -> Any:
 
 
 async def run_in_dir(
-    params: ProbeParams, spec: Any, out: Path, overrides: dict[str, Any], *, quiet: bool = False
+    params: ProbeParams,
+    spec: Any,
+    out: Path,
+    overrides: dict[str, Any],
+    *,
+    quiet: bool = False,
+    sources: Any = None,
 ) -> dict[str, Any]:
-    """Run (or resume) the probe in ``out`` and return the exported tree."""
+    """Run (or resume) the probe in ``out`` and return the exported tree; with ``sources``
+    (:class:`eval.probing.editing.SourcePictures`) ``spec`` is an editor probed on them."""
     from tqdm import tqdm
 
     from eval.t2i import ImageGenerator
@@ -46,7 +53,10 @@ async def run_in_dir(
     judge = make_judge(overrides, params)
     out.mkdir(parents=True, exist_ok=True)
     backend = spec.model_dump(exclude={"extra"}) if hasattr(spec, "model_dump") else {}
-    write_json(out / "probe.json", {"params": params.model_dump(), "backend": backend})
+    record: dict[str, Any] = {"params": params.model_dump(), "backend": backend}
+    if sources is not None:
+        record.update(kind="edit", sources=str(Path(sources.folder).resolve()))
+    write_json(out / "probe.json", record)
     total = params.node_count() * params.inputs * (2 if params.baseline else 1)
     bar = tqdm(
         total=total, desc="probe tests", unit="input", file=sys.stderr, disable=quiet, leave=False
@@ -55,16 +65,17 @@ async def run_in_dir(
     async def current() -> dict[str, Override]:
         return read_overrides(out)
 
-    ctx = build_context(
-        params,
-        judge,
-        ImageGenerator(judge.settings),
-        spec,
-        Journal(out / "journal.jsonl"),
-        FileImages(out),
-        overrides=current,
-        progress=lambda stage, n: bar.update(n),
-    )
+    journal, images = Journal(out / "journal.jsonl"), FileImages(out)
+    hooks: dict[str, Any] = {"overrides": current, "progress": lambda stage, n: bar.update(n)}
+    if sources is not None:
+        from eval.i2i import ImageEditor
+        from eval.probing.editing import build_edit_context
+
+        editor = ImageEditor(judge.settings)
+        ctx = build_edit_context(params, judge, editor, spec, sources, journal, images, **hooks)
+    else:
+        generator = ImageGenerator(judge.settings)
+        ctx = build_context(params, judge, generator, spec, journal, images, **hooks)
 
     async def save(root: ProbeNode) -> None:
         apply_overrides(root, read_overrides(out))

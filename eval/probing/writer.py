@@ -69,14 +69,18 @@ class Reflection(_Strict):
         return f"{self.summary.strip()}\n{points}".strip()
 
 
-@lru_cache(maxsize=16)
-def _template(name: str) -> Template:
-    return Template((PROMPTS / f"{name}.md").read_text(encoding="utf-8"))
+@lru_cache(maxsize=32)
+def _template(name: str, folder: Path = PROMPTS) -> Template:
+    path = folder / f"{name}.md"
+    if not path.is_file():  # a variant folder (prompts/edit/) falls back to the base prompt
+        path = PROMPTS / f"{name}.md"
+    return Template(path.read_text(encoding="utf-8"))
 
 
-def system(name: str, **values: object) -> dict[str, str]:
-    """The system message of prompt file ``name`` (trusted numbers substituted)."""
-    return {"role": "system", "content": _template(name).substitute(values).strip()}
+def system(name: str, folder: Path = PROMPTS, **values: object) -> dict[str, str]:
+    """The system message of prompt file ``name`` (trusted numbers substituted), from
+    ``folder`` when it has that file (``prompts/edit/`` for editors), else the base one."""
+    return {"role": "system", "content": _template(name, folder).substitute(values).strip()}
 
 
 def records_text(records: list[dict[str, Any]]) -> str:
@@ -85,14 +89,16 @@ def records_text(records: list[dict[str, Any]]) -> str:
 
 
 class ProbeWriter:
-    """Wraps one gateway client (``skills.types.ModelClient``) for the probe's LLM calls."""
+    """Wraps one gateway client (``skills.types.ModelClient``) for the probe's LLM calls;
+    ``prompts`` is the folder of prompt files (``PROMPTS / "edit"`` probes an editor)."""
 
-    def __init__(self, client: Any):
+    def __init__(self, client: Any, prompts: Path = PROMPTS):
         self.client = client
+        self.prompts = prompts
 
     async def _ask(self, name: str, blocks: dict[str, str], schema: type, **values: object):
         user = "\n\n".join(data_block(label, text) for label, text in blocks.items())
-        messages = [system(name, **values), {"role": "user", "content": user}]
+        messages = [system(name, self.prompts, **values), {"role": "user", "content": user}]
         return await self.client.structured(messages, schema, tag=f"probe-{name}")
 
     async def inputs(
