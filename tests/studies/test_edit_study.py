@@ -17,6 +17,8 @@ from pathlib import Path
 import pytest
 from PIL import Image, ImageOps
 
+from eval.campaigns.models import CampaignCreate
+from eval.campaigns.sources import campaign_body
 from eval.studies.prompters.mllm import shared_gateway
 from judge.cli.main import main
 from tests.fakes.provider import FakeProvider
@@ -90,6 +92,17 @@ def test_edit_study_end_to_end_and_a_rerun_calls_nothing(
     )  # fmt: skip
     md = (out / "report.md").read_text()
     assert "## Success per edit family" in md and "**Pairwise win rates.**" in md
+    # the judged edits as campaign items, through the campaign manifest format
+    manifest = out / report["campaign_manifest"]
+    body = campaign_body(manifest, campaign_id="e1", kind="rating", criterion="image_consistency")
+    ratings = CampaignCreate.model_validate(body)
+    assert len(ratings.items) == 12
+    one = next(i for i in ratings.items if i.id == "t_red.as-written:fake")
+    assert one.instruction == "Make the square blue." and one.source_image.startswith("data:")
+    body = campaign_body(manifest, campaign_id="e2", kind="pairwise", criterion="preference")
+    pairs = CampaignCreate.model_validate(body)  # editor against editor on each task × writer
+    assert len(pairs.items) == 6
+    assert {frozenset((i.a.model, i.b.model)) for i in pairs.items} == {frozenset(("demo", "fake"))}
 
 
 def test_editor_faults_are_recorded_per_item(provider: FakeProvider, tmp_path: Path) -> None:

@@ -12,6 +12,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from eval.studies.edits.report.campaign import write_campaign_manifest
 from eval.studies.edits.report.markdown import render
 from eval.studies.edits.report.stats import FAILURE_LINES, edit_stats
 from eval.studies.report.load import ReportError
@@ -78,6 +79,10 @@ def write_edit_report(folder: Path, *, n_boot: int, seed: int, plots: bool = Tru
     """Write ``report.json``, ``report.md`` and (unless off) ``plots/`` into ``folder``."""
     folder = Path(folder)
     report = build_edit_report(folder, n_boot=n_boot, seed=seed)
+    study, lines = _load(folder)
+    tasks_dir = Path(study.get("tasks_file") or folder).parent
+    manifest = write_campaign_manifest(folder, lines, tasks_dir)
+    report["campaign_manifest"] = str(manifest.relative_to(folder))
     if plots:
         from eval.studies.edits.report.plots import write_edit_plots
 

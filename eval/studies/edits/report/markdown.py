@@ -149,6 +149,11 @@ def render(report: dict[str, Any]) -> str:
         for rel in report["plots"]:
             name = rel.rsplit("/", 1)[-1]
             lines += [f"![{name}]({rel})", "", FIGURES.get(name, ""), ""]
+    if report.get("campaign_manifest"):
+        lines += ["", "## Human labels", "",
+                  f"`{report['campaign_manifest']}` lists the judged edits in the manifest format "
+                  "of `judge campaign create` (`--kind rating` for ratings of each edit on a "
+                  "criterion, `--kind pairwise` for editor against editor)."]  # fmt: skip
     if report["notes"]:
         lines += ["", "## Notes", "", *(f"- {n}" for n in report["notes"])]
     return "\n".join(lines).rstrip() + "\n"
