@@ -206,3 +206,16 @@ def test_sigkill_mid_run_then_resume_repeats_no_edit(tmp_path: Path) -> None:
     assert all(x["status"] in ("scored", "partial") for x in lines)
     for x in lines:  # the edits on disk are whole
         assert Image.open(io.BytesIO((out / x["images"][0]).read_bytes())).size == (96, 72)
+
+
+def test_edit_study_bench_reports_throughput_and_judge_calls(capsys) -> None:
+    from benchmarks import edit_study
+
+    args = ["--latency", "0.01", "--tasks", "2", "--editors", "1", "--edits", "2", "--json"]
+    assert edit_study.main(args) == 0
+    out = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    assert out["items"] == 2 and out["statuses"] == {"scored": 2}
+    assert out["usage"]["edit"]["calls"] == 2 and out["edited_images_per_s"] > 0
+    assert out["judge_calls_per_edit_set"] == out["usage"]["judge"]["calls"] / 2
+    assert out["judge_calls_per_edited_image"] == out["judge_calls_per_edit_set"] / 2
+    assert edit_study.main(["--edits", "9"]) == 2
