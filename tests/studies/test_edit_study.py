@@ -170,12 +170,12 @@ def test_sigkill_mid_run_then_resume_repeats_no_edit(tmp_path: Path) -> None:
     env = {**os.environ, "FAKE_EDIT_KEY": "fake-key", "PYTHONPATH": str(REPO)}
     try:
         script_writer(first)
-        study = edit_study_file(tmp_path, first.base_url, builtin=False, n=1,
-                                extra="[run]\njudge_concurrency = 1\n")  # fmt: skip
-        cmd = [sys.executable, "-m", "judge.cli.main", "study", "run", str(study), "--no-progress",
-               "--concurrency", "1"]  # fmt: skip
+        study = edit_study_file(tmp_path, first.base_url, builtin=False, n=1)
+        cmd = [sys.executable, "-m", "judge.cli.main", "study", "run", str(study), "--no-progress"]
         out = tmp_path / "out"
-        proc = subprocess.Popen([*cmd, "--out", str(out)], env=env, cwd=tmp_path)
+        # one step at a time, so the kill lands mid-run; the resumed run goes at full width
+        proc = subprocess.Popen([*cmd, "--out", str(out), "--concurrency", "1"], env=env,
+                                cwd=tmp_path)  # fmt: skip
         journal = out / "journal" / "events.jsonl"
         deadline = time.monotonic() + 120
         while time.monotonic() < deadline and proc.poll() is None:
