@@ -7,11 +7,12 @@ They are NOT models, and what they do to an image says nothing about any real ed
   region, ``remove``/``erase``/``delete`` blurs it away, ``brighter``/``darker`` changes the
   whole image's light, ``sketch``/``painting``/``style`` posterises it; any other instruction
   pastes a small card with its first words into the region.
-- ``builtin/no-edit`` returns the source as it is: the baseline every editor should beat on
-  instruction following (and none can beat on consistency).
+- ``builtin/no-edit`` returns the source as it is (as PNG, unlabelled: it is the input
+  picture, nobody's output): the baseline every editor should beat on instruction following
+  (and none can beat on consistency).
 
-Both draw the band ``NOT A MODEL — demo editor`` along the bottom edge. The same source,
-instruction, mask, seed, index and size give the same PNG bytes.
+``builtin/editor`` draws the band ``NOT A MODEL — demo editor`` along the bottom edge. The
+same source, instruction, mask, seed and index give the same PNG bytes.
 
 Example:
     >>> import io
@@ -151,8 +152,8 @@ def demo_edit(source: bytes, instruction: str, mask: bytes | None, seed: int, in
 
 
 def no_edit(source: bytes, instruction: str, mask: bytes | None, seed: int, index: int) -> bytes:
-    """``builtin/no-edit``: the source unchanged but for the label band."""
-    return _png(_band(_open(source)))
+    """``builtin/no-edit``: the source unchanged (re-encoded as PNG)."""
+    return _png(_open(source))
 
 
 BUILTIN_EDITORS: dict[str, Editor] = {"builtin/editor": demo_edit, "builtin/no-edit": no_edit}

@@ -62,7 +62,7 @@ def criteria_bars(report: dict, path: Path) -> Path:
     names = list(eds)
     x = np.arange(len(names))
     width = 0.8 / len(CRITERIA)
-    fig, ax = plt.subplots(figsize=(1.6 * len(names) + 3, 3.8))
+    fig, ax = plt.subplots(figsize=(1.6 * len(names) + 4.5, 3.8))
     for k, crit in enumerate(CRITERIA):
         cells = [eds[e]["criteria"][crit] for e in names]
         vals = [c["mean"] if c["mean"] is not None else 0.0 for c in cells]
@@ -71,7 +71,7 @@ def criteria_bars(report: dict, path: Path) -> Path:
     ax.set_xticks(x + width, names)
     ax.set_ylim(0, 5.2)
     ax.set_ylabel("mean score (1-5)")
-    ax.legend(fontsize=7, loc="lower right")
+    ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.0, 1.0))
     ax.set_title("the three edit criteria · 95% bootstrap CI over tasks")
     return _save(fig, path)
 
