@@ -10,8 +10,9 @@ all items. PPI++ (Angelopoulos, Duchi & Zrnic 2024) estimates it by minimising
 
 (``L``: items labelled by humans and the judge, ``U``: judge-only items), whose covariance is
 the sandwich ``H^-1 (lam² Cov_U(grad yhat)/N + Cov_L(grad y - lam grad yhat)/n) H^-1``. With
-known selection probabilities ``pi`` (active selection) the labelled terms are weighted by
-``1/pi`` over all items instead (Zrnic & Candès 2024). ``lam`` is tuned at the ``lam = 1``
+known selection probabilities ``pi`` (active selection) the judge term runs over all items
+and the labelled terms are a ``1/pi``-weighted ratio mean (Zrnic & Candès 2024; see
+:mod:`eval.kit.stats.ppi`). ``lam`` is tuned at the ``lam = 1``
 fit to minimise the summed variance of the scores, clipped to [0, 1]; if the tuned board's
 summed variance still exceeds the human-only board's (``lam = 0``), the human-only board is
 used, so the hybrid is never wider on average.
@@ -146,8 +147,8 @@ def _weights(d: _Data, lam: float) -> tuple[np.ndarray, np.ndarray]:
         v = np.where(lab, (y0 - lam * d.yhat) / n, lam * d.yhat / max(big_n, 1))
         return w, v
     r = np.where(lab, 1.0 / d.pi, 0.0)
-    total = d.a.size
-    return (lam + r * (1 - lam)) / total, (lam * d.yhat + r * (y0 - lam * d.yhat)) / total
+    total, s = d.a.size, r.sum()  # labelled terms: a ratio (Hájek) mean, weights r / s
+    return lam / total + r * (1 - lam) / s, lam * d.yhat / total + r * (y0 - lam * d.yhat) / s
 
 
 def _grad_parts(d: _Data, x: np.ndarray, theta: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -169,7 +170,8 @@ def _quadratic(d: _Data, x: np.ndarray, theta: np.ndarray):
         cross = _cov(gl, hl)
         return a_mat, -(cross + cross.T) / n, _cov(gl) / n
     r = np.where(lab, 1.0 / d.pi, 0.0)[:, None]
-    pa, pb = ghat * (1 - r), g * r  # psi = lam * pa + pb
+    c_g, c_ghat = (np.sum(r * v, axis=0) / r.sum() for v in (g, ghat))
+    pa, pb = ghat - r * (ghat - c_ghat), r * (g - c_g)  # psi = lam * pa + pb
     total = d.a.size
     cross = _cov(pa, pb)
     return _cov(pa) / total, (cross + cross.T) / total, _cov(pb) / total

@@ -13,13 +13,16 @@ classical mean of the human labels alone, so the tuned interval is never wider t
 human-only one on the same labels.
 
 **Known selection probabilities** (active selection, Zrnic & Candès 2024): when item ``i`` was
-sent to humans with a known probability ``pi_i`` (the judge-only items too have one), the
-estimate is the mean over all items of
+sent to humans with a known probability ``pi_i`` (the judge-only items too have one), each
+labelled item counts with weight ``1/pi_i``:
 
-    psi_i = lam * yhat_i + (labelled_i / pi_i) * (y_i - lam * yhat_i)
+    theta = lam * mean(yhat over all items) + c,   c = sum_L (y - lam yhat) / pi / sum_L 1 / pi
 
-with variance ``var(psi) / (n + N)``; ``lam`` minimises it. ``lam = 0`` is then the
-Horvitz–Thompson mean of the human labels.
+(``c``, the weighted mean of the judge's error, is a ratio, Hájek, estimate: unlike the plain
+``1/pi`` sum it does not grow noisier with the size of the mean). Its variance is
+``var(psi) / (n + N)`` over all items with
+``psi_i = lam * yhat_i + (labelled_i / pi_i) * (y_i - lam * yhat_i - c)``; ``lam`` minimises
+it, and ``lam = 0`` is the weighted mean of the human labels alone.
 
 Intervals are normal (z) intervals, as in the authors' ``ppi-python``.
 
@@ -131,11 +134,11 @@ def ppi_mean(
         inv = np.concatenate([1.0 / p[:n], np.zeros(big_n)])  # labelled / pi
         yh_all = np.concatenate([yhat, yhat_u])
         y_all = np.concatenate([y, np.zeros(big_n)])
-        a = yh_all * (1.0 - inv)  # psi = lam * a + b
-        b = y_all * inv
+        c_y, c_yh = (float(np.sum(inv * v) / inv.sum()) for v in (y_all, yh_all))
+        a = yh_all - inv * (yh_all - c_yh)  # psi = lam * a + b
+        b = inv * (y_all - c_y)
         if lam is None:
             lam = _tuned(-_cov(a, b), _var(a))
-        psi = lam * a + b
-        est = float(psi.mean())
-        se = float(np.sqrt(_var(psi) / psi.size))
+        est = lam * float(yh_all.mean()) + c_y - lam * c_yh
+        se = float(np.sqrt(_var(lam * a + b) / a.size))
     return MeanEstimate(est, se, (est - z * se, est + z * se), float(lam), n, big_n)
