@@ -120,34 +120,21 @@ def run_leaderboard(args: argparse.Namespace) -> int:
 def run_hybrid(args: argparse.Namespace) -> int:
     """Print the hybrid (human + judge) board of each criterion both vote files have."""
     from eval.leaderboards import VotesError, read_votes
-    from eval.leaderboards.hybrid import build_hybrid_leaderboard, criteria, render_hybrid_table
-    from eval.leaderboards.selection import read_selection
+    from eval.leaderboards.hybrid import render_hybrid_table
+    from eval.leaderboards.python_api import hybrid_leaderboard
 
     try:
-        human = [v for path in args.votes for v in read_votes(path)]
-        judge = [v for path in args.judge_votes for v in read_votes(path)]
-        probs, chosen = read_selection(args.selection) if args.selection else (None, None)
-        names = [args.criterion] if args.criterion else criteria(human, judge)
-        if not names:
-            raise ValueError("the human and judge votes share no criterion")
-        boards = [
-            build_hybrid_leaderboard(
-                human,
-                judge,
-                method=args.method,
-                criterion=c,
-                probabilities=probs,
-                selected=chosen,
-            )
-            for c in names
-        ]
+        boards = hybrid_leaderboard(
+            [v for path in args.votes for v in read_votes(path)],
+            [v for path in args.judge_votes for v in read_votes(path)],
+            method=args.method,
+            criterion=args.criterion,
+            selection=args.selection,
+            plots=args.plots,
+        )
     except (VotesError, ValueError) as exc:
         return _fail("leaderboard rank", exc)
     for board in boards:
-        if args.plots:
-            from eval.leaderboards.hybrid_plots import write_hybrid_plot
-
-            board["plots"] = [str(write_hybrid_plot(board, args.plots))]
         if args.json:
             print(json.dumps(board))
             for note in board["notes"]:

@@ -6,11 +6,13 @@ probability ``pi_i`` chosen before seeing any human label, and weights the human
 estimate stays unbiased whatever the rule, and the interval is narrower when the rule spends
 humans where the judge is likely wrong. Here the rule follows the judge's own uncertainty on
 the item, ``u = 1 - |2 yhat - 1|`` (0 when every judge vote agrees, 1 for a tie, a position
-flip or a split panel): ``pi_i`` is proportional to ``sqrt(0.1 + u_i)`` (the error of a
-judge label grows with ``u``; the best probabilities follow the square root of the expected
-squared error), never below ``floor`` and never above 1, scaled so that the expected number
-of items chosen is ``budget``. Every item is then drawn independently (Poisson sampling),
-so the number chosen is close to ``budget`` but not exactly it.
+flip or a split panel): ``pi_i`` is proportional to ``sqrt(0.25 + u_i)``, never below
+``floor`` and never above 1, scaled so that the expected number of items chosen is
+``budget``. The best probabilities follow the square root of the judge's expected squared
+error on the item; the rule takes that error to be five times larger on a fully uncertain
+item than on one where the judge is unanimous (a more aggressive rule lost width in the
+simulations of tests/eval/leaderboards when the judge was weak). Every item is then drawn
+independently (Poisson sampling), so the number chosen is close to ``budget``, not exactly.
 
 A selection file has one JSON object per judged item::
 
@@ -22,9 +24,9 @@ Example:
     >>> judge = [Vote(f"p{i}", "x", "y", "a" if i % 3 else "tie", "c") for i in range(300)]
     >>> rows = select_items(judge, budget=60, seed=0)
     >>> round(sum(r["probability"] for r in rows)), sum(r["selected"] for r in rows)
-    (60, 62)
+    (60, 61)
     >>> max(r["probability"] for r in rows if r["prompt_id"] == "p0")   # a tie: uncertain
-    0.3426
+    0.316718
 """
 
 from __future__ import annotations
