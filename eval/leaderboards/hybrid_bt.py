@@ -206,10 +206,12 @@ def fit_hybrid_bt(
     ``a``/``b``: model indices of each item; ``y``: the humans' share of wins of ``a`` (nan
     where no human labelled the item); ``yhat``: the judge's; ``pi``: each item's known
     probability of being sent to humans (None: a uniform random sample). ``lam=None`` tunes
-    it; ``lam=0`` is the human-only board.
+    it; ``lam=0`` is the human-only board (also used when every item has a human label).
     """
     d = _Data(m, np.asarray(a), np.asarray(b), np.asarray(y, float), np.asarray(yhat, float), pi)
     x = _design(m, d.a, d.b)
+    if pi is None and d.lab.all():
+        lam = 0.0  # no judge-only item: nothing to borrow, the human-only board it is
     if lam is not None:
         return _fit_at(d, x, lam)
     theta1 = _newton(m, d.a, d.b, *_weights(d, 1.0))

@@ -109,7 +109,8 @@ def ppi_mean(
     ``y``/``yhat``: human and judge labels of the labelled items; ``yhat_unlabelled``: judge
     labels of the judge-only items. ``pi``/``pi_unlabelled``: each item's known probability of
     having been sent to humans (both or neither). ``lam=None`` tunes it; ``lam=0`` gives the
-    human-only estimate, ``lam=1`` plain PPI.
+    human-only estimate, ``lam=1`` plain PPI. Without judge-only items (and without ``pi``)
+    ``lam`` is 0.
     """
     y = np.asarray(y, dtype=float)
     yhat = np.asarray(yhat, dtype=float)
@@ -122,9 +123,11 @@ def ppi_mean(
         raise ValueError(f"lam must be in [0, 1], got {lam}")
     z = z_value(alpha)
     if pi is None:
+        if not big_n:  # no judge-only item: nothing to borrow, the human mean it is
+            lam = 0.0
         var_u = _var(yhat_u) / big_n if big_n else 0.0
         if lam is None:  # minimise lam² (var_u + var(yhat)/n) - 2 lam cov/n + var(y)/n
-            lam = _tuned(_cov(y, yhat) / n, var_u + _var(yhat) / n) if big_n else 0.0
+            lam = _tuned(_cov(y, yhat) / n, var_u + _var(yhat) / n)
         est = lam * (yhat_u.mean() if big_n else 0.0) + float(np.mean(y - lam * yhat))
         se = float(np.sqrt(lam**2 * var_u + _var(y - lam * yhat) / n))
     else:
@@ -141,4 +144,5 @@ def ppi_mean(
             lam = _tuned(-_cov(a, b), _var(a))
         est = lam * float(yh_all.mean()) + c_y - lam * c_yh
         se = float(np.sqrt(_var(lam * a + b) / a.size))
+    est = float(est)
     return MeanEstimate(est, se, (est - z * se, est + z * se), float(lam), n, big_n)
