@@ -40,7 +40,7 @@ import numpy as np
 from eval.kit.stats.ppi import z_value
 from eval.leaderboards.hybrid_bt import DegenerateFit, fit_bias_bt, fit_hybrid_bt, fit_judge_bt
 from eval.leaderboards.hybrid_winrate import winrate_estimates
-from eval.leaderboards.pairing import Items, Key, attach_probabilities, pair_items
+from eval.leaderboards.pairing import Items, Key, attach_probabilities, item_key, pair_items
 from eval.leaderboards.votes import Vote
 
 HYBRID_METHODS = ("bt", "winrate")
@@ -128,8 +128,22 @@ def build_hybrid_leaderboard(
     """
     if method not in HYBRID_METHODS:
         raise ValueError(f"hybrid boards support --method {' or '.join(HYBRID_METHODS)}")
-    items = pair_items(human, judge, criterion)
     notes: list[str] = []
+    if probabilities is not None:  # the selection's items are the population
+        judge = [v for v in judge if criterion is None or v.criterion == criterion]
+        inside = [v for v in judge if (v.criterion, item_key(v)[0]) in probabilities]
+        if not inside:
+            raise ValueError(
+                "no judge vote is on an item of the selection file: pass the judge votes "
+                "the selection was drawn from"
+            )
+        if len(inside) < len(judge):
+            notes.append(
+                f"{len(judge) - len(inside)} judge votes on items outside the selection file "
+                "are left out (the selection's items are the board's population)"
+            )
+        judge = inside
+    items = pair_items(human, judge, criterion)
     if items.human_without_judge:
         notes.append(
             f"{items.human_without_judge} human-labelled items have no judge vote and are "

@@ -148,6 +148,12 @@ def test_select_then_rank_weighted_by_the_selection(tmp_path, capsys):
     assert main(args) == 0
     captured = capsys.readouterr()
     assert "have no human vote; taken as missing at random" in captured.err
+    # a selection drawn from part of the judged items: they are the board's population
+    sub = tmp_path / "sub.jsonl"
+    sub.write_text("".join(line + "\n" for line in selection.read_text().splitlines()[:1000]))
+    (board,) = hybrid_leaderboard(human, judge, selection=sub)
+    assert board["n_items"] == 1000
+    assert "500 judge votes on items outside the selection file are left out" in board["notes"][0]
 
 
 @pytest.mark.parametrize(
@@ -174,21 +180,12 @@ def test_votes_that_do_not_pair_and_bad_selections_are_named(tmp_path, capsys):
     assert main(["leaderboard", "rank", str(human), "--selection", str(human)]) == 2
     assert "--selection needs --judge-votes" in capsys.readouterr().err
     partial = tmp_path / "partial.jsonl"
-    partial.write_text(
-        json.dumps(
-            {
-                "prompt_id": "p0",
-                "model_a": NAMES[0],
-                "model_b": NAMES[1],
-                "criterion": "preference",
-                "probability": 0.5,
-            }
-        )
-        + "\n"
-    )
+    row = {"prompt_id": "p999", "model_a": NAMES[0], "model_b": NAMES[1],
+           "criterion": "preference", "probability": 0.5}  # fmt: skip
+    partial.write_text(json.dumps(row) + "\n")
     args = ["leaderboard", "rank", str(human), "--judge-votes", str(judge), "--selection"]
     assert main([*args, str(partial)]) == 2
-    assert "judged items have no selection probability" in capsys.readouterr().err
+    assert "no judge vote is on an item of the selection file" in capsys.readouterr().err
     partial.write_text('{"prompt_id": "p0", "model_a": "x", "model_b": "y", "criterion": "c"}\n')
     assert main([*args, str(partial)]) == 2
     assert f"{partial}:1: field 'probability' must be a number in (0, 1]" in capsys.readouterr().err
