@@ -8,11 +8,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from benchmarks.hybrid_sim import M, simulate
 from eval.leaderboards import Vote, write_votes
 from eval.leaderboards.python_api import hybrid_leaderboard
 from judge.cli.main import main
-
-from .ppi_sim import M, simulate
 
 NAMES = [f"model-{i}" for i in range(M)]
 OUTCOME = {1.0: "a", 0.0: "b", 0.5: "tie"}

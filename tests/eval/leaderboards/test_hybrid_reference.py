@@ -8,11 +8,10 @@ import pytest
 from scipy.optimize import minimize
 from scipy.special import expit
 
+from benchmarks.hybrid_sim import M, simulate
 from eval.kit.stats.ppi import ppi_mean
 from eval.leaderboards.bt import fit_bt
 from eval.leaderboards.hybrid_bt import fit_bias_bt, fit_hybrid_bt
-
-from .ppi_sim import M, simulate
 
 Z = 1.959963984540054
 

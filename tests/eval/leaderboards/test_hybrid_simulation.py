@@ -1,4 +1,4 @@
-"""Hybrid (PPI++) leaderboards on simulated votes with known truth (tests/.../ppi_sim.py).
+"""Hybrid (PPI++) leaderboards on simulated votes with known truth (benchmarks/hybrid_sim.py).
 
 Over repeated seeds, with 300 human labels among 4000 judged items:
 
@@ -16,11 +16,10 @@ from __future__ import annotations
 
 import numpy as np
 
+from benchmarks.hybrid_sim import M, simulate, true_scores, true_winrates
 from eval.leaderboards.hybrid_bt import fit_hybrid_bt, fit_judge_bt
 from eval.leaderboards.hybrid_winrate import winrate_estimates
 from eval.leaderboards.selection import selection_probabilities
-
-from .ppi_sim import M, simulate, true_scores, true_winrates
 
 RUNS = 120
 N_HUMAN = 300
