@@ -45,8 +45,17 @@ def _winner(share: float) -> str:
     return "a" if share > 0.5 else "b" if share < 0.5 else "tie"
 
 
-def write_example(folder: Path, *, n_items: int = 3000, n_human: int = 300, seed: int = 0) -> dict:
-    """Write the example votes; return the counts and the true scores."""
+def write_example(
+    folder: Path,
+    *,
+    n_items: int = 3000,
+    n_human: int = 300,
+    seed: int = 0,
+    selection: Path | None = None,
+) -> dict:
+    """Write the example votes; return the counts and the true scores. With ``selection``
+    (a ``judge leaderboard select`` file of these judge votes) the humans answer the items
+    it selected instead of ``n_human`` random ones."""
     from benchmarks.hybrid_sim import M, true_scores
 
     rng = np.random.default_rng(seed)
@@ -60,6 +69,10 @@ def write_example(folder: Path, *, n_items: int = 3000, n_human: int = 300, seed
                    "criteria": {"preference": {"winner": _winner(yhat[i])}}}  # fmt: skip
             fh.write(json.dumps(row) + "\n")
     labelled = np.flatnonzero(rng.permutation(n_items) < n_human)
+    if selection is not None:
+        rows = [json.loads(line) for line in selection.read_text().splitlines() if line.strip()]
+        chosen = {r["prompt_id"] for r in rows if r.get("selected")}
+        labelled = np.array([i for i in range(n_items) if f"p{i:05d}" in chosen], dtype=int)
     human = []
     for i in labelled:  # as a campaign export names them: PROMPT:A-vs-B, sides as shown
         first, second = names[b[i]], names[a[i]]
@@ -178,6 +191,7 @@ def main(argv: list[str] | None = None) -> int:
     v.add_argument("--items", type=int, default=3000)
     v.add_argument("--human", type=int, default=300)
     v.add_argument("--seed", type=int, default=0)
+    v.add_argument("--selection", type=Path, help="humans answer the items this file selected")
     s = sub.add_parser("savings", help="human votes saved against judge–human agreement")
     s.add_argument("--runs", type=int, default=40)
     s.add_argument("--items", type=int, default=10_000)
@@ -191,7 +205,8 @@ def main(argv: list[str] | None = None) -> int:
         q.add_argument("--seed", type=int, default=0)
     args = p.parse_args(argv)
     if args.action == "votes":
-        info = write_example(args.folder, n_items=args.items, n_human=args.human, seed=args.seed)
+        info = write_example(args.folder, n_items=args.items, n_human=args.human, seed=args.seed,
+                             selection=args.selection)  # fmt: skip
         print(json.dumps(info))
         return 0
     if args.action == "savings":
