@@ -44,6 +44,7 @@ from eval.leaderboards.pairing import Items, Key, attach_probabilities, item_key
 from eval.leaderboards.votes import Vote
 
 HYBRID_METHODS = ("bt", "winrate")
+FEW_LABELS = 10  # below this many human-labelled items a model's interval is not to be trusted
 Estimates = dict[str, tuple[np.ndarray, np.ndarray] | None]
 
 
@@ -167,6 +168,15 @@ def build_hybrid_leaderboard(
                     "vote; taken as missing at random (selection probabilities scaled by "
                     f"{n_lab / n_sel:.3f})"
                 )
+    lab_items = np.bincount(items.a[items.labelled], minlength=len(items.models)) + np.bincount(
+        items.b[items.labelled], minlength=len(items.models)
+    )
+    few = [f"{m} ({k})" for m, k in zip(items.models, lab_items, strict=True) if k < FEW_LABELS]
+    if few:
+        notes.append(
+            f"models with fewer than {FEW_LABELS} human-labelled items have unreliable "
+            f"intervals (large-sample approximation): {', '.join(few)}"
+        )
     estimates, lam = _bt(items, notes) if method == "bt" else _winrate(items)
     z = z_value(alpha)
     scores, _ = estimates["hybrid"]

@@ -214,7 +214,13 @@ def fit_hybrid_bt(
         lam = 0.0  # no judge-only item: nothing to borrow, the human-only board it is
     if lam is not None:
         return _fit_at(d, x, lam)
-    theta1 = _newton(m, d.a, d.b, *_weights(d, 1.0))
+    for start in (1.0, 0.5, 0.0):  # the lam at which to tune; the judge alone may not fit
+        try:
+            theta1 = _newton(m, d.a, d.b, *_weights(d, start))
+            break
+        except DegenerateFit:
+            if start == 0.0:
+                raise
     _, jac = _scores_and_jacobian(theta1)
     k = jac @ np.linalg.pinv(_hessian(x, theta1))
     a_mat, b_mat, _ = _quadratic(d, x, theta1)

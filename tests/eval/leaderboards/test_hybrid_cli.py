@@ -203,3 +203,28 @@ def test_votes_that_do_not_pair_and_bad_selections_are_named(tmp_path, capsys):
         == 2
     )
     assert "--budget must be between 1 and the 1500 judged items" in capsys.readouterr().err
+
+
+def test_awkward_votes_are_said_not_hidden():
+    from eval.leaderboards.hybrid import build_hybrid_leaderboard, render_hybrid_table
+
+    pairs = [("x", "y"), ("x", "z"), ("y", "z")]
+    judge = [Vote(f"p{i}", *pairs[i % 3], "a", "c") for i in range(300)]  # x never loses
+    human = [Vote(f"p{i}", *pairs[i % 3], "a" if i % 2 else "b", "c") for i in range(0, 300, 5)]
+    board = build_hybrid_leaderboard(human, judge, method="bt")
+    assert board["lam"] == 0.0  # the judge alone has no finite board: the humans' it is
+    assert "no judge-only board: a model never lost (or never won)" in board["notes"][0]
+    assert all(r["judge_only"] is None for r in board["models"])
+    apart = [Vote(f"p{i}", "x", "y", "ab"[i % 2], "c") for i in range(50)]
+    apart += [Vote(f"q{i}", "u", "v", "ab"[i % 2], "c") for i in range(50)]
+    with pytest.raises(ValueError, match="the pairs compared do not connect all the models"):
+        build_hybrid_leaderboard(apart[::5], apart, method="bt")
+    judge = [Vote(f"p{i}", "x", "y", "a" if i % 3 else "b", "c") for i in range(60)]
+    judge += [Vote("r1", "x", "w", "a", "c"), Vote("r2", "y", "w", "b", "c")]
+    human = [*judge[:60:4], Vote("r1", "x", "w", "b", "c")]
+    board = build_hybrid_leaderboard(human, judge, method="winrate")
+    assert "fewer than 10 human-labelled items have unreliable intervals" in board["notes"][0]
+    assert "w (1)" in board["notes"][0]
+    w = next(r for r in board["models"] if r["model"] == "w")
+    assert (w["rank"], w["score"], w["human_only"]) == (None, None, None)
+    assert "   -  w " in render_hybrid_table(board)
