@@ -42,9 +42,9 @@ Example:
 from __future__ import annotations
 
 from dataclasses import dataclass
+from statistics import NormalDist
 
 import numpy as np
-from scipy.stats import norm
 
 __all__ = ["MeanEstimate", "ppi_mean", "z_value"]
 
@@ -53,7 +53,7 @@ def z_value(alpha: float) -> float:
     """The two-sided normal quantile for level ``1 - alpha`` (1.96 for 0.05)."""
     if not 0 < alpha < 1:
         raise ValueError(f"alpha must be between 0 and 1, got {alpha}")
-    return float(norm.ppf(1 - alpha / 2))
+    return NormalDist().inv_cdf(1 - alpha / 2)
 
 
 @dataclass(frozen=True)

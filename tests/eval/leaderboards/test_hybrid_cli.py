@@ -17,7 +17,7 @@ NAMES = [f"model-{i}" for i in range(M)]
 OUTCOME = {1.0: "a", 0.0: "b", 0.5: "tie"}
 
 
-def write_files(tmp_path: Path, human_mask=None, seed: int = 0, n_items: int = 1500):
+def write_files(tmp_path: Path, human_mask=None, seed: int = 0, n_items: int = 1500, batch=False):
     """Judge votes as ComparisonResults (a panel's majority), human votes as a campaign
     export would name them (``PROMPT:A-vs-B``, sides swapped)."""
     rng = np.random.default_rng(seed)
@@ -33,7 +33,7 @@ def write_files(tmp_path: Path, human_mask=None, seed: int = 0, n_items: int = 1
                 "models": {"a": NAMES[a[i]], "b": NAMES[b[i]]},
                 "criteria": {"preference": {"winner": winner}},
             }
-            fh.write(json.dumps(row) + "\n")
+            fh.write(json.dumps({"index": i, "result": row} if batch else row) + "\n")
     human = [
         Vote(
             f"p{i}:{NAMES[b[i]]}-vs-{NAMES[a[i]]}",
@@ -76,7 +76,7 @@ def test_hybrid_bt_json_has_todays_fields_and_the_trade(tmp_path, capsys):
 
 
 def test_hybrid_winrate_criterion_and_plots(tmp_path, capsys):
-    human, judge = write_files(tmp_path, seed=1)
+    human, judge = write_files(tmp_path, seed=1, batch=True)  # a batch's results lines
     plots = tmp_path / "plots"
     args = [
         "leaderboard",
