@@ -124,11 +124,11 @@ CHAINS: dict[str, list[str]] = {
         "edit.md", "skills.md", "local-backend.md", "providers.md",
     ],
     "evaluate": [
-        "memories.md", "meta-eval.md", "leaderboards.md", "tasks.md", "edit-studies.md",
+        "memories.md", "meta-eval.md", "leaderboards.md", "hybrid-leaderboards.md", "tasks.md",
         "probing.md",
     ],
     "service": [
-        "studies.md", "service.md", "study-ui.md", "openapi.md", "reference.md",
+        "studies.md", "edit-studies.md", "service.md", "study-ui.md", "openapi.md", "reference.md",
         "benchmarks.md", "design.md", "research-notes.md", "configuration.md",
     ],
 }  # fmt: skip

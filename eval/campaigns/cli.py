@@ -57,6 +57,21 @@ def register(sub: argparse._SubParsersAction) -> None:
     c.add_argument("--validation", choices=("auto", "none"))
     c.add_argument("--title", help="shown to annotators")
     c.add_argument("--instructions", help="shown to annotators")
+    c.add_argument(
+        "--from-judge",
+        type=Path,
+        metavar="RESULTS",
+        help="judge compare results (or votes): send humans only the pairs drawn "
+        "by the judge's uncertainty (needs --budget and --selection-out)",
+    )
+    c.add_argument("--budget", type=int, help="with --from-judge: expected number of items")
+    c.add_argument("--floor", type=float, help="with --from-judge: least probability of a pair")
+    c.add_argument(
+        "--selection-out",
+        type=Path,
+        metavar="FILE",
+        help="with --from-judge: where to write every pair's selection probability",
+    )
     c.set_defaults(handler=run_create)
     i = actions.add_parser("invite", help="issue invitation links")
     _common(i)
@@ -103,6 +118,9 @@ def run_create(args: argparse.Namespace) -> int:
     """Build the items from the source and register the campaign."""
     from eval.campaigns.sources import campaign_body
 
+    if args.from_judge and (args.budget is None or args.selection_out is None):
+        return _fail("create", "--from-judge needs --budget N and --selection-out FILE")
+
     def work(client: AdminClient) -> int:
         body = campaign_body(
             args.source, campaign_id=args.id, kind=args.kind, criterion=args.criterion,
@@ -111,6 +129,15 @@ def run_create(args: argparse.Namespace) -> int:
             min_seconds=args.min_seconds, penalty_s=args.penalty_seconds,
             validation=args.validation, title=args.title, instructions=args.instructions,
         )  # fmt: skip
+        if args.from_judge:
+            from eval.campaigns.active import select_for_campaign
+            from eval.leaderboards.selection import write_selection
+
+            body, rows = select_for_campaign(body, args.from_judge, budget=args.budget,
+                                             floor=args.floor)  # fmt: skip
+            write_selection(rows, args.selection_out)
+            print(f"{len(body['items'])} of {len(rows)} judged pairs drawn for humans; "
+                  f"probabilities -> {args.selection_out}")  # fmt: skip
         made = client.create_campaign(body)
         print(
             f"campaign {made['id']!r}: {made['n_items']} items, {made['n_validation']} "

@@ -12,7 +12,8 @@ Shape (``GET /v1/campaigns/{id}/report``; DESIGN §13 plus additive fields)::
      "agreement": {"rate", "ci95", "pairs", "units"} (+ "within_one" for ratings),
      "leaderboard": {...eval.leaderboards contract...}
                     | {"models": [{"model", "mean", "ci95", "n"}]} (ratings),
-     "judge_agreement": {"rule", "judge_human": {...}, "human_human": {...}}}   # when judged
+     "judge_agreement": {"rule", "judge_human": {...}, "human_human": {...}},   # when judged
+     "hybrid": {...}}   # when judged: humans + judge, eval.campaigns.hybrid_report
 
 Example::
 
@@ -29,6 +30,7 @@ import numpy as np
 
 from eval.campaigns.agreement import alpha, judge_vs_humans, pairwise_rate
 from eval.campaigns.exports import rating_rows, rating_units, vote_rows, vote_units
+from eval.campaigns.hybrid_report import hybrid_section
 from eval.campaigns.models import QualityBars
 from eval.campaigns.qc import apply_consensus, assess, consensus_exclusions
 from eval.kit.stats.bootstrap import mean_ci
@@ -169,4 +171,7 @@ def build_report(
         report["judge_agreement"] = judge_vs_humans(
             units, judged, numeric=numeric, n_boot=n_boot, seed=seed
         )
+        hybrid = hybrid_section(record, rows, judged)
+        if hybrid is not None:
+            report["hybrid"] = hybrid
     return report

@@ -5,6 +5,8 @@ Example:
     $ judge leaderboard rank comparisons.jsonl --criterion alignment --json > board.json
     $ judge leaderboard votes pseudo results.jsonl --metric subjective_image_mean --out votes.jsonl
     $ judge leaderboard votes convert comparisons.jsonl --out votes.csv
+    $ judge leaderboard rank human.jsonl --judge-votes judge.jsonl --method bt --json
+    $ judge leaderboard select judge.jsonl --budget 500 --out selection.jsonl
 """
 
 from __future__ import annotations
@@ -33,7 +35,30 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("--json", action="store_true", help="one JSON leaderboard per line")
     p.add_argument("--plots", type=Path, help="write score and win-rate PNGs to this folder")
+    p.add_argument(
+        "--judge-votes",
+        type=Path,
+        nargs="+",
+        help="judge votes or ComparisonResults: VOTES are then the human votes and the board "
+        "is the prediction-powered (PPI++) hybrid of both (bt or winrate)",
+    )
+    p.add_argument(
+        "--selection",
+        type=Path,
+        help="with --judge-votes: the selection file of `judge leaderboard select` (each "
+        "item's probability of going to humans), to weight the human votes by",
+    )
     p.set_defaults(handler=run_leaderboard)
+
+    s = actions.add_parser(
+        "select", help="choose which judged items go to humans, by the judge's uncertainty"
+    )
+    s.add_argument("judge_votes", type=Path, nargs="+", help="judge votes or ComparisonResults")
+    s.add_argument("--budget", type=int, required=True, help="expected number of items")
+    s.add_argument("--floor", type=float, help="least probability of any item")
+    s.add_argument("--seed", type=int, default=0)
+    s.add_argument("--out", type=Path, required=True, help="selection file (.jsonl)")
+    s.set_defaults(handler=run_select)
 
     v = actions.add_parser("votes", help="make votes files (pseudo-pairwise, conversions)")
     vsub = v.add_subparsers(dest="votes_command", required=True, metavar="ACTION")
@@ -58,6 +83,10 @@ def run_leaderboard(args: argparse.Namespace) -> int:
     """Print one leaderboard per criterion (table or JSON lines)."""
     from eval.leaderboards import VotesError, build_leaderboards, read_votes, render_table
 
+    if args.judge_votes:
+        return run_hybrid(args)
+    if args.selection:
+        return _fail("leaderboard rank", ValueError("--selection needs --judge-votes"))
     if args.bootstrap < 0:
         return _fail("leaderboard rank", ValueError("--bootstrap must be 0 or more"))
     if args.prior is not None and args.prior < 0:
@@ -85,6 +114,49 @@ def run_leaderboard(args: argparse.Namespace) -> int:
                 print(f"note: {note}", file=sys.stderr)
         else:
             print(render_table(board) + "\n")
+    return 0
+
+
+def run_hybrid(args: argparse.Namespace) -> int:
+    """Print the hybrid (human + judge) board of each criterion both vote files have."""
+    from eval.leaderboards import VotesError, read_votes
+    from eval.leaderboards.hybrid import render_hybrid_table
+    from eval.leaderboards.python_api import hybrid_leaderboard
+
+    try:
+        boards = hybrid_leaderboard(
+            [v for path in args.votes for v in read_votes(path)],
+            [v for path in args.judge_votes for v in read_votes(path)],
+            method=args.method,
+            criterion=args.criterion,
+            selection=args.selection,
+            plots=args.plots,
+        )
+    except (VotesError, ValueError) as exc:
+        return _fail("leaderboard rank", exc)
+    for board in boards:
+        if args.json:
+            print(json.dumps(board))
+            for note in board["notes"]:
+                print(f"note: {note}", file=sys.stderr)
+        else:
+            print(render_hybrid_table(board) + "\n")
+    return 0
+
+
+def run_select(args: argparse.Namespace) -> int:
+    """Write a selection file: which judged items go to humans, with their probabilities."""
+    from eval.leaderboards import VotesError, read_votes
+    from eval.leaderboards.selection import select_items, write_selection
+
+    try:
+        judge = [v for path in args.judge_votes for v in read_votes(path)]
+        rows = select_items(judge, budget=args.budget, floor=args.floor, seed=args.seed)
+    except (VotesError, ValueError) as exc:
+        return _fail("leaderboard select", exc)
+    write_selection(rows, args.out)
+    n = sum(r["selected"] for r in rows)
+    print(f"{n} of {len(rows)} judged items selected for humans -> {args.out}")
     return 0
 
 

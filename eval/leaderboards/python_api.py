@@ -62,3 +62,47 @@ def leaderboard(
         for board in boards:
             board["plots"] = [str(p) for p in write_plots(board, Path(plots))]
     return boards
+
+
+def hybrid_leaderboard(
+    human: str | Path | Iterable[Any],
+    judge: str | Path | Iterable[Any],
+    *,
+    method: str = "bt",
+    criterion: str | None = None,
+    selection: str | Path | None = None,
+    plots: str | Path | None = None,
+) -> list[dict[str, Any]]:
+    """The prediction-powered (PPI++) boards of few human and many judge votes, one per
+    criterion both have, as ``judge leaderboard rank HUMAN --judge-votes JUDGE --json``
+    prints them (see :mod:`eval.leaderboards.hybrid`).
+
+    ``human``/``judge``: files or rows as for :func:`leaderboard`; ``method``: ``bt`` or
+    ``winrate``; ``selection``: the file of ``judge leaderboard select`` when the human items
+    were chosen by it; ``plots``: a folder for the hybrid / human-only / judge-only figure.
+
+    Example:
+        >>> judge = [{"prompt_id": f"p{i}", "model_a": "x", "model_b": "y",
+        ...           "winner": "a" if i % 5 else "b", "criterion": "c"} for i in range(400)]
+        >>> human = [dict(row, winner="a" if i % 3 else "b") for i, row in enumerate(judge)][::4]
+        >>> (board,) = hybrid_leaderboard(human, judge, method="winrate")
+        >>> board["estimator"], board["n_human_votes"], board["n_judge_votes"]
+        ('ppi++', 100, 400)
+    """
+    from eval.leaderboards.hybrid import build_hybrid_leaderboard, criteria
+    from eval.leaderboards.selection import read_selection
+
+    human_votes, judge_votes = as_votes(human), as_votes(judge)
+    probs, chosen = read_selection(selection) if selection is not None else (None, None)
+    names = [criterion] if criterion else criteria(human_votes, judge_votes)
+    if not names:
+        raise ValueError("the human and judge votes share no criterion")
+    opts = {"method": method, "probabilities": probs, "selected": chosen}
+    boards = [build_hybrid_leaderboard(human_votes, judge_votes, criterion=c, **opts)
+              for c in names]  # fmt: skip
+    if plots is not None:
+        from eval.leaderboards.hybrid_plots import write_hybrid_plot
+
+        for board in boards:
+            board["plots"] = [str(write_hybrid_plot(board, Path(plots)))]
+    return boards

@@ -9,7 +9,8 @@ A vote says which of two models won one prompt on one criterion::
 with ``excluded`` true (labels a campaign's quality control set aside) are skipped. A JSONL file
 holds one such object per line, or ComparisonResults (DESIGN §10): every criterion with a winner
 becomes one vote, its prompt id being the row's ``prompt_id`` when present, else its
-``comparison_id``. Blocked results and criteria without a winner are skipped.
+``comparison_id``; a batch's results lines (``{"index", "result": ComparisonResult}``) are read
+the same way. Blocked results and criteria without a winner are skipped.
 
 Bad rows raise :class:`VotesError` naming ``file:line`` and the field.
 
@@ -141,6 +142,9 @@ def row_votes(row: Any, where: str) -> list[Vote]:
     criterion)."""
     if not isinstance(row, dict):
         raise VotesError(f"{where}: expected a JSON object")
+    inner = row.get("result")
+    if isinstance(inner, dict) and ("criteria" in inner or "comparison_id" in inner):
+        row = inner  # a batch results line: {"index", "result": ComparisonResult}
     if "criteria" in row or "comparison_id" in row:
         return comparison_votes(row, where)
     return [make_vote(row, where)]

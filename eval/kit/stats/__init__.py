@@ -9,7 +9,10 @@
   block of bootstrap samples;
 - :mod:`eval.kit.stats.kendall` — :func:`kendall_tau_b`, Kendall's τ-b with ties;
 - :mod:`eval.kit.stats.krippendorff` — :func:`krippendorff_alpha`, Krippendorff's α at the
-  nominal, ordinal, interval and ratio levels.
+  nominal, ordinal, interval and ratio levels;
+- :mod:`eval.kit.stats.ppi` — :func:`ppi_mean`, the prediction-powered (PPI++, power-tuned)
+  mean from few human and many judge labels, plain or weighted by selection probabilities;
+- :mod:`eval.kit.stats.hybrid_means` — :func:`hybrid_means`, hybrid mean ratings per group.
 
 Example:
     >>> from eval.kit.stats import kendall_tau_b, krippendorff_alpha
@@ -18,17 +21,21 @@ Example:
 """
 
 from eval.kit.stats.bootstrap import bootstrap_ci, mean_ci, rounded_ci
+from eval.kit.stats.hybrid_means import hybrid_means
 from eval.kit.stats.kendall import kendall_tau_b
 from eval.kit.stats.krippendorff import krippendorff_alpha
 from eval.kit.stats.percentile import percentile_ci
+from eval.kit.stats.ppi import ppi_mean
 from eval.kit.stats.resample import resample_counts, resample_indices
 
 __all__ = [
     "bootstrap_ci",
+    "hybrid_means",
     "kendall_tau_b",
     "krippendorff_alpha",
     "mean_ci",
     "percentile_ci",
+    "ppi_mean",
     "resample_counts",
     "resample_indices",
     "rounded_ci",

@@ -72,8 +72,11 @@ def write_report(
     n_perm: int = DEFAULT_PERM,
     seed: int | None = 0,
     plots: bool = True,
+    human_ratings: str | Path | None = None,
 ) -> dict:
-    """Read ``folder``, write ``report.json``, ``report.md`` and (unless off) ``plots/``."""
+    """Read ``folder``, write ``report.json``, ``report.md`` and (unless off) ``plots/``;
+    with ``human_ratings`` (a rating campaign's export) also ``hybrid_ratings``
+    (:mod:`eval.studies.report.human`)."""
     from eval.studies.report.markdown import render_markdown
 
     folder = Path(folder)
@@ -84,6 +87,10 @@ def write_report(
             "folder first (or wait until it has written results)"
         )
     report = build_report(study, n_boot=n_boot, n_perm=n_perm, seed=seed)
+    if human_ratings is not None:
+        from eval.studies.report.human import hybrid_study_ratings
+
+        report["hybrid_ratings"] = hybrid_study_ratings(study.items, Path(human_ratings))
     if plots:
         from eval.studies.report.plots import write_plots
 

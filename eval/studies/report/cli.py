@@ -4,6 +4,7 @@ Example:
     $ judge study report runs/demo                      # runs/demo/report.{json,md}, plots/
     $ judge study report runs/demo --bootstrap 2000 --permutations 20000 --seed 7
     $ judge study report runs/demo --no-plots --json > report.json
+    $ judge study report runs/demo --human-ratings ratings.jsonl   # + hybrid mean ratings
 """
 
 from __future__ import annotations
@@ -35,6 +36,13 @@ def register(actions: argparse._SubParsersAction) -> None:
     p.add_argument("--seed", type=int, default=0, help="seed of resamples and permutations")
     p.add_argument("--no-plots", action="store_true", help="skip the PNG figures")
     p.add_argument("--json", action="store_true", help="print report.json to stdout")
+    p.add_argument(
+        "--human-ratings",
+        type=Path,
+        metavar="FILE",
+        help="a rating campaign's export of this study's images: adds hybrid (human + judge) "
+        "mean ratings per prompter and backend",
+    )
     p.set_defaults(handler=run_report)
 
 
@@ -63,6 +71,7 @@ def run_report(args: argparse.Namespace) -> int:
             n_perm=args.permutations,
             seed=args.seed,
             plots=not args.no_plots,
+            human_ratings=args.human_ratings,
         )
     except ReportError as exc:
         return _fail(exc)

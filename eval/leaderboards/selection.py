@@ -1,0 +1,138 @@
+"""Humans where they matter: choose which judged items go to humans, with known probabilities.
+
+Active statistical inference (Zrnic & Candès 2024) sends item ``i`` to humans with a
+probability ``pi_i`` chosen before seeing any human label, and weights the human labels by
+``1/pi_i`` (:func:`eval.kit.stats.ppi.ppi_mean`, :mod:`eval.leaderboards.hybrid_bt`): the
+estimate stays unbiased whatever the rule, and the interval is narrower when the rule spends
+humans where the judge is likely wrong. Here the rule follows the judge's own uncertainty on
+the item, ``u = 1 - |2 yhat - 1|`` (0 when every judge vote agrees, 1 for a tie, a position
+flip or a split panel): ``pi_i`` is proportional to ``sqrt(0.25 + u_i)``, never below
+``floor`` and never above 1, scaled so that the expected number of items chosen is
+``budget``. The best probabilities follow the square root of the judge's expected squared
+error on the item; the rule takes that error to be five times larger on a fully uncertain
+item than on one where the judge is unanimous (a more aggressive rule lost width in the
+simulations of tests/eval/leaderboards when the judge was weak). Every item is then drawn
+independently (Poisson sampling), so the number chosen is close to ``budget``, not exactly.
+
+A selection file has one JSON object per judged item::
+
+    {"prompt_id": "p1", "model_a": "flux", "model_b": "sd3", "criterion": "preference",
+     "probability": 0.31, "selected": true}
+
+Example:
+    >>> from eval.leaderboards.votes import Vote
+    >>> judge = [Vote(f"p{i}", "x", "y", "a" if i % 3 else "tie", "c") for i in range(300)]
+    >>> rows = select_items(judge, budget=60, seed=0)
+    >>> round(sum(r["probability"] for r in rows)), sum(r["selected"] for r in rows)
+    (60, 61)
+    >>> max(r["probability"] for r in rows if r["prompt_id"] == "p0")   # a tie: uncertain
+    0.316718
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from eval.leaderboards.pairing import Key, item_key
+from eval.leaderboards.votes import Vote, VotesError
+
+DEFAULT_FLOOR_SHARE = 0.25  # floor = this share of the average probability budget / N
+
+
+def _scale(weight: np.ndarray, budget: float, floor: float) -> np.ndarray:
+    """``clip(c * weight, floor, 1)`` with ``c`` such that the sum is ``budget``."""
+    lo, hi = 0.0, 1.0
+    while np.clip(hi * weight, floor, 1).sum() < budget:
+        hi *= 2
+    for _ in range(100):
+        mid = (lo + hi) / 2
+        if np.clip(mid * weight, floor, 1).sum() < budget:
+            lo = mid
+        else:
+            hi = mid
+    return np.clip(hi * weight, floor, 1)
+
+
+def selection_probabilities(
+    yhat: np.ndarray, budget: float, floor: float | None = None
+) -> np.ndarray:
+    """Each item's probability of going to humans from the judge's labels ``yhat`` (the
+    share of judge votes won by the first model). ``floor`` defaults to a quarter of the
+    average probability ``budget / N``."""
+    yhat = np.asarray(yhat, float)
+    n = yhat.size
+    if not 0 < budget <= n:
+        raise ValueError(f"--budget must be between 1 and the {n} judged items, got {budget}")
+    floor = DEFAULT_FLOOR_SHARE * budget / n if floor is None else floor
+    if not 0 < floor <= budget / n:
+        raise ValueError(f"the floor probability must be in (0, budget/N = {budget / n:.4g}]")
+    weight = np.sqrt(0.25 + (1 - np.abs(2 * yhat - 1)))
+    return _scale(weight, float(budget), floor)
+
+
+def select_items(
+    judge: Sequence[Vote], *, budget: int, floor: float | None = None, seed: int = 0
+) -> list[dict[str, Any]]:
+    """Selection rows (see the module docstring) for every item the judge labelled."""
+    labels: dict[tuple[str, Key], list[float]] = {}
+    for v in judge:
+        key, won = item_key(v)
+        labels.setdefault((v.criterion, key), []).append(won)
+    if not labels:
+        raise ValueError("no judge votes to select from")
+    keys = sorted(labels)
+    yhat = np.array([np.mean(labels[k]) for k in keys])
+    pi = selection_probabilities(yhat, budget, floor)
+    chosen = np.random.default_rng(seed).random(pi.size) < pi
+    return [
+        {"prompt_id": p, "model_a": a, "model_b": b, "criterion": c,
+         "probability": round(float(q), 6), "selected": bool(s)}
+        for (c, (p, a, b)), q, s in zip(keys, pi, chosen, strict=True)
+    ]  # fmt: skip
+
+
+def write_selection(rows: Sequence[dict[str, Any]], path: str | Path) -> Path:
+    """Write selection rows as JSON lines."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    return path
+
+
+def read_selection(
+    path: str | Path,
+) -> tuple[dict[tuple[str, Key], float], dict[tuple[str, Key], bool]]:
+    """``(probabilities, selected)`` keyed by ``(criterion, (prompt, model, model))``."""
+    path = Path(path)
+    if not path.is_file():
+        raise VotesError(f"{path}: no such selection file")
+    probs: dict[tuple[str, Key], float] = {}
+    chosen: dict[tuple[str, Key], bool] = {}
+    for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+        if not line.strip():
+            continue
+        where = f"{path}:{n}"
+        try:
+            row = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise VotesError(f"{where}: not JSON ({exc.msg})") from exc
+        if not isinstance(row, dict):
+            raise VotesError(f"{where}: expected a JSON object")
+        for field in ("prompt_id", "model_a", "model_b", "criterion"):
+            if not isinstance(row.get(field), str) or not row[field]:
+                raise VotesError(f"{where}: field {field!r} is missing or not a string")
+        q = row.get("probability")
+        if isinstance(q, bool) or not isinstance(q, int | float) or not 0 < q <= 1:
+            raise VotesError(f"{where}: field 'probability' must be a number in (0, 1]")
+        first, second = sorted((row["model_a"], row["model_b"]))
+        key = (row["criterion"], (row["prompt_id"], first, second))
+        probs[key] = float(q)
+        chosen[key] = bool(row.get("selected", False))
+    if not probs:
+        raise VotesError(f"{path}: no selection rows")
+    return probs, chosen
