@@ -1,9 +1,12 @@
 """Dataset adapters behind a registry: ``avt``, ``expert-jsonl``, ``csv``, ``votes`` and
-``edit-ratings``.
+``edit-ratings``, and the field's public human-judgment sets read as downloaded
+(:mod:`eval.datasets.public`: ``genai-bench``, ``hpdv2``).
 
 Example:
     >>> sorted(DATASETS)
-    ['avt', 'csv', 'edit-ratings', 'expert-jsonl', 'votes']
+    ['avt', 'csv', 'edit-ratings', 'expert-jsonl', 'genai-bench', 'hpdv2', 'votes']
+    >>> sorted(PUBLIC_SETS)
+    ['genai-bench', 'hpdv2']
     >>> get_dataset("avt").name
     'avt'
 """
@@ -22,7 +25,11 @@ DATASETS: dict[str, str] = {
     "csv": "eval.datasets.csv_table:CsvDataset",
     "votes": "eval.datasets.votes:VotesDataset",
     "edit-ratings": "eval.datasets.edit_ratings:EditRatingsDataset",
+    "genai-bench": "eval.datasets.public.genai_bench:GenAIBench",
+    "hpdv2": "eval.datasets.public.hpdv2:HPDv2",
 }
+PUBLIC_SETS = ("genai-bench", "hpdv2")
+"""The registered names that are public sets (:class:`eval.datasets.public.base.PublicSet`)."""
 
 
 def get_dataset(name: str, **options: Any) -> Dataset:

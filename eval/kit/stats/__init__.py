@@ -9,7 +9,9 @@
   block of bootstrap samples;
 - :mod:`eval.kit.stats.kendall` — :func:`kendall_tau_b`, Kendall's τ-b with ties;
 - :mod:`eval.kit.stats.krippendorff` — :func:`krippendorff_alpha`, Krippendorff's α at the
-  nominal, ordinal, interval and ratio levels.
+  nominal, ordinal, interval and ratio levels;
+- :mod:`eval.kit.stats.pairwise` — :func:`pairwise_accuracy` and
+  :func:`tie_calibrated_accuracy`, agreement on the order of item pairs, ties included.
 
 Example:
     >>> from eval.kit.stats import kendall_tau_b, krippendorff_alpha
@@ -20,6 +22,7 @@ Example:
 from eval.kit.stats.bootstrap import bootstrap_ci, mean_ci, rounded_ci
 from eval.kit.stats.kendall import kendall_tau_b
 from eval.kit.stats.krippendorff import krippendorff_alpha
+from eval.kit.stats.pairwise import pairwise_accuracy, tie_calibrated_accuracy
 from eval.kit.stats.percentile import percentile_ci
 from eval.kit.stats.resample import resample_counts, resample_indices
 
@@ -28,8 +31,10 @@ __all__ = [
     "kendall_tau_b",
     "krippendorff_alpha",
     "mean_ci",
+    "pairwise_accuracy",
     "percentile_ci",
     "resample_counts",
     "resample_indices",
     "rounded_ci",
+    "tie_calibrated_accuracy",
 ]

@@ -1,0 +1,12 @@
+"""The field's public human-judgment sets, read from their published files as downloaded.
+
+Each set is one adapter of :mod:`eval.datasets` (registered there by name, like ``avt`` and
+``csv``) built on :class:`eval.datasets.public.base.PublicSet`: the files it expects, its
+items and targets, the slices its paper reports by and the paper's baselines (quoted, from
+``baselines.json``). Nothing is fetched at run time.
+
+- :mod:`eval.datasets.public.genai_bench` — ``genai-bench``: GenAI-Bench's 1–5 alignment
+  ratings, per skill tag;
+- :mod:`eval.datasets.public.hpdv2` — ``hpdv2``: the HPD v2 test split's human rankings,
+  judged pairwise in the compare mode.
+"""

@@ -1,0 +1,158 @@
+"""The report section of a public set: the judge's figures as the set's paper reports them,
+overall and per slice, with the paper's published baselines beside them (quoted).
+
+Ratings sets (``kind = "ratings"``, e.g. GenAI-Bench) get, per target, Spearman ρ, Kendall τ-b
+and Pearson r with bootstrap intervals (:func:`eval.metaeval.stats.regression_metrics`) and
+the tie-calibrated pairwise accuracy (:mod:`eval.kit.stats.pairwise`) with a bootstrap
+interval over items at the chosen tie threshold; then the same per slice group (a skill tag).
+Preference sets (``kind = "preferences"``) get the ranking accuracy of their ``extra_report``.
+
+Example::
+
+    section = public_set_section(dataset, items, predictions, n_boot=1000, seed=0)
+    section["figures"]["alignment"]["pairwise_accuracy"]
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from eval.datasets.base import Dataset, EvalItem
+from eval.kit.stats import bootstrap_ci, pairwise_accuracy, tie_calibrated_accuracy
+from eval.metaeval.stats import regression_metrics
+
+MAX_BOOT_PAIRS = 400
+"""Above this many items the pairwise accuracy's interval uses fewer resamples (each resample
+visits every pair: n² work)."""
+
+
+def rating_figures(
+    pred: list[float | None], human: list[float], *, n_boot: int, seed: int
+) -> dict[str, Any]:
+    """Correlations with intervals and the tie-calibrated pairwise accuracy with its own."""
+    m = regression_metrics(pred, human, n_boot=n_boot, seed=seed)
+    keep = [(p, h) for p, h in zip(pred, human, strict=True) if p is not None]
+    ps = np.array([p for p, _ in keep], dtype=float)
+    hs = np.array([h for _, h in keep], dtype=float)
+    acc, eps = tie_calibrated_accuracy(ps, hs)
+    ci: list[float | None] = [None, None]
+    if acc is not None and n_boot > 0:
+        boots = n_boot if len(ps) <= MAX_BOOT_PAIRS else max(50, n_boot // 10)
+        lo, hi = bootstrap_ci(
+            lambda a, b: pairwise_accuracy(a, b, eps) or float("nan"),
+            ps,
+            hs,
+            n_boot=boots,
+            seed=seed,
+        )
+        ci = [lo if np.isfinite(lo) else None, hi if np.isfinite(hi) else None]
+    m["pairwise_accuracy"] = acc
+    m["tie_epsilon"] = eps
+    m["ci95"]["pairwise_accuracy"] = ci
+    return m
+
+
+def public_set_section(
+    dataset: Dataset, items: list[EvalItem], predictions: list[dict], *, n_boot: int, seed: int
+) -> dict[str, Any]:
+    """``{"name", "title", "kind", "figures", "slices", "baselines"}`` for the report."""
+    preds = {p["id"]: p for p in predictions}
+    kind = getattr(dataset, "kind", "ratings")
+    figures: dict[str, dict[str, Any]] = {}
+    slices: dict[str, dict[str, dict[str, dict[str, Any]]]] = {}
+    if kind == "ratings":
+        by_id = {i.id: i for i in items}
+        sets = dataset.slice_sets(items) if hasattr(dataset, "slice_sets") else {}  # type: ignore[attr-defined]
+        for t in dataset.targets:
+            labelled = [i for i in items if t.name in i.labels]
+            pred = [((preds.get(i.id) or {}).get("scores") or {}).get(t.name) for i in labelled]
+            human = [i.labels[t.name] for i in labelled]
+            figures[t.name] = rating_figures(pred, human, n_boot=n_boot, seed=seed)
+            for key, groups in sets.items():
+                per = slices.setdefault(key, {}).setdefault(t.name, {})
+                for group, ids in groups.items():
+                    its = [by_id[i] for i in ids if t.name in by_id[i].labels]
+                    p = [((preds.get(i.id) or {}).get("scores") or {}).get(t.name) for i in its]
+                    per[group] = rating_figures(
+                        p, [i.labels[t.name] for i in its], n_boot=n_boot, seed=seed
+                    )
+    baselines = [b.as_dict() for b in dataset.baselines()]  # type: ignore[attr-defined]
+    return {
+        "name": dataset.name,
+        "title": getattr(dataset, "title", dataset.name),
+        "kind": kind,
+        "figures": figures,
+        "slices": slices,
+        "baselines": baselines,
+    }
+
+
+def judge_figure(report: dict[str, Any], metric: str, target: str | None) -> dict[str, Any]:
+    """The judge's value, interval and n for a baseline's metric (and target)."""
+    section = report.get("public_set") or {}
+    figures = section.get("figures") or {}
+    if target is None and len(figures) == 1:
+        target = next(iter(figures))
+    fig = figures.get(target or "", {})
+    if metric in fig:
+        lo, hi = (fig.get("ci95") or {}).get(metric, [None, None])
+        return {"value": fig[metric], "ci95": [lo, hi], "n": fig.get("n")}
+    pref = report.get("preferences") or {}
+    if metric in pref:
+        return {"value": pref[metric], "ci95": pref.get("ci95", [None, None]), "n": pref.get("n")}
+    return {"value": None, "ci95": [None, None], "n": None}
+
+
+def _f(v: Any) -> str:
+    return "–" if v is None else (f"{v:.3f}" if isinstance(v, float) else str(v))
+
+
+def _with_ci(value: Any, ci: list[Any] | None) -> str:
+    lo, hi = ci or [None, None]
+    return _f(value) + (f" [{lo:.2f}, {hi:.2f}]" if lo is not None and hi is not None else "")
+
+
+def markdown_lines(report: dict[str, Any]) -> list[str]:
+    """The section as Markdown: the judge's figures, per slice, then the baselines."""
+    section = report.get("public_set")
+    if not section:
+        return []
+    out = ["", f"## {section['title']}", ""]
+    cols = ("spearman", "kendall", "pearson", "pairwise_accuracy")
+    if section["figures"]:
+        out += [
+            "The judge against the mean human rating (95% bootstrap CI; pairwise accuracy with "
+            "the tie threshold that maximises it, as the set's paper computes it).",
+            "",
+            "| target | slice | " + " | ".join(cols) + " | n |",
+            "|---" * (len(cols) + 3) + "|",
+        ]
+        for t, fig in section["figures"].items():
+            cells = [_with_ci(fig.get(c), (fig.get("ci95") or {}).get(c)) for c in cols]
+            out.append(f"| {t} | all | " + " | ".join(cells) + f" | {_f(fig.get('n'))} |")
+            for key, per_target in section["slices"].items():
+                for group, g in (per_target.get(t) or {}).items():
+                    cells = [_f(g.get(c)) for c in cols]
+                    out.append(
+                        f"| {t} | {key}: {group} | " + " | ".join(cells) + f" | {_f(g.get('n'))} |"
+                    )
+    out += ["", "### Published baselines (quoted, not reproduced here)", ""]
+    if not section["baselines"]:
+        out.append(
+            "No published figure for this set is recorded in the project's baselines file; "
+            "compare with the set's paper yourself (docs/public-sets.md)."
+        )
+        return out
+    out += [
+        "| metric | split | judge (95% CI, n) | system | published | source |",
+        "|---|---|---|---|---|---|",
+    ]
+    for b in section["baselines"]:
+        mine = judge_figure(report, b["metric"], b.get("target"))
+        out.append(
+            f"| {b['metric']} | {b['split']} | {_with_ci(mine['value'], mine['ci95'])} "
+            f"(n={_f(mine['n'])}) | {b['system']} | {_f(b['value'])} (quoted) | {b['citation']} |"
+        )
+    return out

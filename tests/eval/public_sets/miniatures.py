@@ -1,0 +1,52 @@
+"""Miniatures of the public sets, written in each set's published layout and field names: a
+handful of items with tiny generated images. Harness only (tests build them in temp folders).
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+
+from PIL import Image
+
+GENAI_MODELS = ("DALLE_3", "SDXL_Turbo", "Midjourney_6")
+GENAI_PROMPTS = {
+    "00001": "a red cube on top of a blue sphere",
+    "00002": "three cats and no dogs on a sofa",
+    "00003": "a man taller than the tree beside him",
+    "00004": "a bicycle leaning on a yellow wall",
+}
+GENAI_SKILLS = {
+    "attribute": [1, 4],
+    "spatial relation": [1],
+    "counting": [2],
+    "negation": [2],
+    "comparison": [3],
+    "scene": [4, 3],
+}
+
+
+def tiny_image(path: Path, seed: int, fmt: str = "JPEG") -> None:
+    """An 8×8 image of one colour picked by ``seed``."""
+    rng = random.Random(seed)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    colour = tuple(rng.randrange(256) for _ in range(3))
+    Image.new("RGB", (8, 8), colour).save(path, fmt)
+
+
+def genai_bench(root: Path, seed: int = 0) -> Path:
+    """GenAI-Bench as t2v_metrics reads it: genai_image.json, genai_skills.json and
+    MODEL/ID.jpeg; three human ratings (1–5) per image."""
+    rng = random.Random(seed)
+    root.mkdir(parents=True, exist_ok=True)
+    entries = {}
+    for n, (pid, prompt) in enumerate(GENAI_PROMPTS.items()):
+        models = {}
+        for k, model in enumerate(GENAI_MODELS):
+            models[model] = [rng.randint(1, 5) for _ in range(3)]
+            tiny_image(root / model / f"{pid}.jpeg", 10 * n + k)
+        entries[pid] = {"prompt": prompt, "models": models}
+    (root / "genai_image.json").write_text(json.dumps(entries, indent=2), encoding="utf-8")
+    (root / "genai_skills.json").write_text(json.dumps(GENAI_SKILLS), encoding="utf-8")
+    return root
