@@ -183,6 +183,10 @@ def run(args: argparse.Namespace) -> int:
     for t, fig in section.get("figures", {}).items():
         acc = fig.get("pairwise_accuracy")
         print(f"  {t:18} pairwise accuracy {acc if acc is None else round(acc, 3)}")
+    pref = report.get("preferences")
+    if pref:
+        acc = pref["ranking_accuracy"]
+        print(f"  ranking accuracy {acc if acc is None else round(acc, 3)}  pairs={pref['n']}")
     if section:
         print(f"  published baselines (quoted): {len(section['baselines'])}, in report.md")
     if report["targets"] and not any(m.get("n") for m in report["targets"].values()):

@@ -138,6 +138,15 @@ def markdown_lines(report: dict[str, Any]) -> list[str]:
                     out.append(
                         f"| {t} | {key}: {group} | " + " | ".join(cells) + f" | {_f(g.get('n'))} |"
                     )
+    pref = report.get("preferences")
+    if pref:
+        out += [
+            f"Ranking accuracy (image pairs the judge does not invert, mean over prompts; a "
+            f"pair the humans tie counts as agreement, a judge tie as half): "
+            f"{_with_ci(pref['ranking_accuracy'], pref['ci95'])} over {pref['n']} of "
+            f"{pref['n_total']} pairs in {pref['prompts']} prompts; judge tie rate "
+            f"{_f(pref['judge_tie_rate'])}.",
+        ]
     out += ["", "### Published baselines (quoted, not reproduced here)", ""]
     if not section["baselines"]:
         out.append(

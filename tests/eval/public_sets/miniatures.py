@@ -50,3 +50,29 @@ def genai_bench(root: Path, seed: int = 0) -> Path:
     (root / "genai_image.json").write_text(json.dumps(entries, indent=2), encoding="utf-8")
     (root / "genai_skills.json").write_text(json.dumps(GENAI_SKILLS), encoding="utf-8")
     return root
+
+
+HPD_PROMPTS = (
+    ("a lighthouse at dusk, oil painting", [1, 3, 2]),
+    ("a corgi astronaut, 3d render", [2, 1, 2]),
+    ("a bowl of ramen, photo", [1, 2, 3, 4]),
+)
+
+
+def hpdv2(root: Path) -> Path:
+    """The HPD v2 test split as the HPSv2 README documents it: test.json (prompt, image_path,
+    rank, raw_annotation) and the images in test/."""
+    root.mkdir(parents=True, exist_ok=True)
+    entries, k = [], 0
+    for prompt, ranks in HPD_PROMPTS:
+        names = []
+        for _ in ranks:
+            names.append(f"{k:05d}.jpg")
+            tiny_image(root / "test" / names[-1], k)
+            k += 1
+        raw = [{"rank": ranks, "user_hash": "u1"}, {"rank": ranks, "user_hash": "u2"}]
+        entries.append(
+            {"prompt": prompt, "image_path": names, "rank": ranks, "raw_annotation": raw}
+        )
+    (root / "test.json").write_text(json.dumps(entries, indent=1), encoding="utf-8")
+    return root
