@@ -1,12 +1,12 @@
 """Dataset adapters behind a registry: ``avt``, ``expert-jsonl``, ``csv``, ``votes`` and
 ``edit-ratings``, and the field's public human-judgment sets read as downloaded
-(:mod:`eval.datasets.public`: ``genai-bench``, ``hpdv2``).
+(:mod:`eval.datasets.public`: ``genai-bench``, ``hpdv2``, ``tifa``).
 
 Example:
     >>> sorted(DATASETS)
-    ['avt', 'csv', 'edit-ratings', 'expert-jsonl', 'genai-bench', 'hpdv2', 'votes']
+    ['avt', 'csv', 'edit-ratings', 'expert-jsonl', 'genai-bench', 'hpdv2', 'tifa', 'votes']
     >>> sorted(PUBLIC_SETS)
-    ['genai-bench', 'hpdv2']
+    ['genai-bench', 'hpdv2', 'tifa']
     >>> get_dataset("avt").name
     'avt'
 """
@@ -27,8 +27,9 @@ DATASETS: dict[str, str] = {
     "edit-ratings": "eval.datasets.edit_ratings:EditRatingsDataset",
     "genai-bench": "eval.datasets.public.genai_bench:GenAIBench",
     "hpdv2": "eval.datasets.public.hpdv2:HPDv2",
+    "tifa": "eval.datasets.public.tifa:Tifa",
 }
-PUBLIC_SETS = ("genai-bench", "hpdv2")
+PUBLIC_SETS = ("genai-bench", "hpdv2", "tifa")
 """The registered names that are public sets (:class:`eval.datasets.public.base.PublicSet`)."""
 
 

@@ -201,7 +201,7 @@ def run_meta_eval(cfg: MetaEvalConfig) -> dict[str, Any]:
         report.update(extra(cfg.data, items, predictions, cfg.n_boot, cfg.seed))
     if hasattr(dataset, "baselines"):  # a public set: its paper's figures and baselines
         report["public_set"] = public_set_section(
-            dataset, items, predictions, n_boot=cfg.n_boot, seed=cfg.seed
+            dataset, items, predictions, n_boot=cfg.n_boot, seed=cfg.seed, data=cfg.data
         )
     baselines = iqa_baselines(cfg.data, items, n_boot=cfg.n_boot, seed=cfg.seed)
     if baselines:

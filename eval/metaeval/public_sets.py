@@ -15,6 +15,7 @@ Example::
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -54,10 +55,41 @@ def rating_figures(
     return m
 
 
+def recomputed(
+    dataset: Dataset, data: Path, items: list[EvalItem], preds: dict[str, dict], seed: int
+) -> dict[str, dict[str, Any]]:
+    """Every published metric whose per-item scores ship with the set, against the humans on
+    the items the judge scored (no interval: a comparison on the same items, not a claim)."""
+    scores = dataset.published_scores(data) if hasattr(dataset, "published_scores") else {}  # type: ignore[attr-defined]
+    if not scores or not dataset.targets:
+        return {}
+    t = dataset.targets[0].name
+    scored = [
+        i
+        for i in items
+        if t in i.labels and ((preds.get(i.id) or {}).get("scores") or {}).get(t) is not None
+    ]
+    out: dict[str, dict[str, Any]] = {}
+    for metric, by_item in sorted(scores.items()):
+        rows = [(by_item[i.id], i.labels[t]) for i in scored if i.id in by_item]
+        fig = rating_figures([m for m, _ in rows], [h for _, h in rows], n_boot=0, seed=seed)
+        out[metric] = {
+            k: fig[k] for k in ("spearman", "kendall", "pearson", "pairwise_accuracy", "n")
+        }
+    return out
+
+
 def public_set_section(
-    dataset: Dataset, items: list[EvalItem], predictions: list[dict], *, n_boot: int, seed: int
+    dataset: Dataset,
+    items: list[EvalItem],
+    predictions: list[dict],
+    *,
+    n_boot: int,
+    seed: int,
+    data: Path | None = None,
 ) -> dict[str, Any]:
-    """``{"name", "title", "kind", "figures", "slices", "baselines"}`` for the report."""
+    """``{"name", "title", "kind", "figures", "slices", "baselines", "recomputed"}`` for the
+    report."""
     preds = {p["id"]: p for p in predictions}
     kind = getattr(dataset, "kind", "ratings")
     figures: dict[str, dict[str, Any]] = {}
@@ -86,6 +118,7 @@ def public_set_section(
         "figures": figures,
         "slices": slices,
         "baselines": baselines,
+        "recomputed": recomputed(dataset, data, items, preds, seed) if data else {},
     }
 
 
@@ -147,6 +180,23 @@ def markdown_lines(report: dict[str, Any]) -> list[str]:
             f"{pref['n_total']} pairs in {pref['prompts']} prompts; judge tie rate "
             f"{_f(pref['judge_tie_rate'])}.",
         ]
+    again = section.get("recomputed") or {}
+    if again:
+        judge = next(iter(section["figures"].values()), {})
+        out += [
+            "",
+            "### Published metrics on the same items (recomputed from their per-image scores)",
+            "",
+            "| system | spearman | kendall | pearson | pairwise_accuracy | n |",
+            "|---|---|---|---|---|---|",
+            "| **judge** | "
+            + " | ".join(_f(judge.get(c)) for c in cols)
+            + f" | {_f(judge.get('n'))} |",
+        ]
+        for metric, fig in again.items():
+            out.append(
+                f"| {metric} | " + " | ".join(_f(fig.get(c)) for c in cols) + f" | {_f(fig['n'])} |"
+            )
     out += ["", "### Published baselines (quoted, not reproduced here)", ""]
     if not section["baselines"]:
         out.append(

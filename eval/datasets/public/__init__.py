@@ -8,5 +8,7 @@ items and targets, the slices its paper reports by and the paper's baselines (qu
 - :mod:`eval.datasets.public.genai_bench` — ``genai-bench``: GenAI-Bench's 1–5 alignment
   ratings, per skill tag;
 - :mod:`eval.datasets.public.hpdv2` — ``hpdv2``: the HPD v2 test split's human rankings,
-  judged pairwise in the compare mode.
+  judged pairwise in the compare mode;
+- :mod:`eval.datasets.public.tifa` — ``tifa``: TIFA v1.0's 1–5 faithfulness judgments, with
+  the published metrics' per-image scores recomputed on the same items.
 """

@@ -76,3 +76,43 @@ def hpdv2(root: Path) -> Path:
         )
     (root / "test.json").write_text(json.dumps(entries, indent=1), encoding="utf-8")
     return root
+
+
+TIFA_TEXTS = {
+    "coco_669925": "A Christmas tree with lights and teddy bear",
+    "drawbench_52": "A red colored car.",
+    "partiprompt_17": "a fox reading a newspaper",
+}
+TIFA_MODELS = ("mini_dalle", "stable_diffusion_v1_5", "vq_diffusion")
+TIFA_METRICS = ("clipscore_vitb32", "tifa_mplug-large")
+
+
+def tifa(root: Path, seed: int = 1) -> Path:
+    """TIFA v1.0's human_annotations/ as the TIFA repository publishes it:
+    human_annotations.json, human_annotations_with_scores.json and the images."""
+    rng = random.Random(seed)
+    root.mkdir(parents=True, exist_ok=True)
+    plain, scored = {}, {}
+    for n, (text_id, text) in enumerate(TIFA_TEXTS.items()):
+        for k, model in enumerate(TIFA_MODELS):
+            key = f"{text_id}_{model}"
+            scores = [rng.randint(1, 5), rng.randint(1, 5)]
+            entry = {
+                "text_id": text_id,
+                "image_path": f"{key}.jpg",
+                "text": text,
+                "human_scores": scores,
+                "human_avg": sum(scores) / 2,
+            }
+            plain[key] = entry
+            scored[key] = {
+                **entry,
+                "clipscore_vitb32": round(rng.uniform(20, 35), 3),
+                "tifa_mplug-large": rng.choice([0.25, 0.5, 0.75, 1.0]),
+            }
+            tiny_image(root / f"{key}.jpg", 100 + 10 * n + k)
+    (root / "human_annotations.json").write_text(json.dumps(plain, indent=4), encoding="utf-8")
+    (root / "human_annotations_with_scores.json").write_text(
+        json.dumps(scored, indent=4), encoding="utf-8"
+    )
+    return root
