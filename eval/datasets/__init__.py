@@ -1,12 +1,12 @@
 """Dataset adapters behind a registry: ``avt``, ``expert-jsonl``, ``csv``, ``votes`` and
 ``edit-ratings``, and the field's public human-judgment sets read as downloaded
-(:mod:`eval.datasets.public`: ``genai-bench``, ``hpdv2``, ``tifa``).
+(:mod:`eval.datasets.public`: ``genai-bench``, ``hpdv2``, ``tifa``, ``agiqa-3k``).
 
 Example:
-    >>> sorted(DATASETS)
-    ['avt', 'csv', 'edit-ratings', 'expert-jsonl', 'genai-bench', 'hpdv2', 'tifa', 'votes']
+    >>> sorted(set(DATASETS) - set(PUBLIC_SETS))
+    ['avt', 'csv', 'edit-ratings', 'expert-jsonl', 'votes']
     >>> sorted(PUBLIC_SETS)
-    ['genai-bench', 'hpdv2', 'tifa']
+    ['agiqa-3k', 'genai-bench', 'hpdv2', 'tifa']
     >>> get_dataset("avt").name
     'avt'
 """
@@ -28,8 +28,9 @@ DATASETS: dict[str, str] = {
     "genai-bench": "eval.datasets.public.genai_bench:GenAIBench",
     "hpdv2": "eval.datasets.public.hpdv2:HPDv2",
     "tifa": "eval.datasets.public.tifa:Tifa",
+    "agiqa-3k": "eval.datasets.public.agiqa3k:Agiqa3k",
 }
-PUBLIC_SETS = ("genai-bench", "hpdv2", "tifa")
+PUBLIC_SETS = ("genai-bench", "hpdv2", "tifa", "agiqa-3k")
 """The registered names that are public sets (:class:`eval.datasets.public.base.PublicSet`)."""
 
 

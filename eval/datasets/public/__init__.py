@@ -10,5 +10,7 @@ items and targets, the slices its paper reports by and the paper's baselines (qu
 - :mod:`eval.datasets.public.hpdv2` — ``hpdv2``: the HPD v2 test split's human rankings,
   judged pairwise in the compare mode;
 - :mod:`eval.datasets.public.tifa` — ``tifa``: TIFA v1.0's 1–5 faithfulness judgments, with
-  the published metrics' per-image scores recomputed on the same items.
+  the published metrics' per-image scores recomputed on the same items;
+- :mod:`eval.datasets.public.agiqa3k` — ``agiqa-3k``: AGIQA-3K's mean opinion scores for
+  perceptual quality and text–image correspondence.
 """

@@ -116,3 +116,41 @@ def tifa(root: Path, seed: int = 1) -> Path:
         json.dumps(scored, indent=4), encoding="utf-8"
     )
     return root
+
+
+AGIQA_ROWS = (
+    ("AttnGAN_normal_000.jpg", "statue of a man", "", "", ""),
+    ("AttnGAN_normal_060.jpg", "artwork with only triangles, anime style", "", "", "anime style"),
+    (
+        "AttnGAN_normal_120.jpg",
+        "die cut sticker of a pair of lips , warm color",
+        "warm color",
+        "",
+        "",
+    ),
+    ("midjourney_normal_001.jpg", "a tray of sushi", "", "", ""),
+    (
+        "midjourney_normal_061.jpg",
+        "a yellow rendition of venom, sci-fi style",
+        "",
+        "",
+        "sci-fi style",
+    ),
+    ("sd1.5_lowstep_002.jpg", "man lost in space", "", "", ""),
+    ("sd1.5_lowstep_003.jpg", "a cosmic universe", "", "", ""),
+)
+
+
+def agiqa3k(root: Path, seed: int = 2) -> Path:
+    """AGIQA-3K as the AGIQA-3k-Database repository publishes it: data.csv (name, prompt,
+    adj1, adj2, style, mos_quality, std_quality, mos_align, std_align) and the images."""
+    rng = random.Random(seed)
+    root.mkdir(parents=True, exist_ok=True)
+    lines = ["name,prompt,adj1,adj2,style,mos_quality,std_quality,mos_align,std_align"]
+    for k, (name, prompt, adj1, adj2, style) in enumerate(AGIQA_ROWS):
+        mos = [round(rng.uniform(0.2, 4.5), 9) for _ in range(4)]
+        quoted = f'"{prompt}"' if "," in prompt else prompt
+        lines.append(f"{name},{quoted},{adj1},{adj2},{style},{mos[0]},{mos[1]},{mos[2]},{mos[3]}")
+        tiny_image(root / name, 200 + k)
+    (root / "data.csv").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return root
