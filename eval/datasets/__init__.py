@@ -1,12 +1,12 @@
 """Dataset adapters behind a registry: ``avt``, ``expert-jsonl``, ``csv``, ``votes`` and
 ``edit-ratings``, and the field's public human-judgment sets read as downloaded
-(:mod:`eval.datasets.public`: ``genai-bench``, ``hpdv2``, ``tifa``, ``agiqa-3k``).
+(:mod:`eval.datasets.public`: ``genai-bench``, ``hpdv2``, ``tifa``, ``agiqa-3k``, ``evalmuse``).
 
 Example:
     >>> sorted(set(DATASETS) - set(PUBLIC_SETS))
     ['avt', 'csv', 'edit-ratings', 'expert-jsonl', 'votes']
     >>> sorted(PUBLIC_SETS)
-    ['agiqa-3k', 'genai-bench', 'hpdv2', 'tifa']
+    ['agiqa-3k', 'evalmuse', 'genai-bench', 'hpdv2', 'tifa']
     >>> get_dataset("avt").name
     'avt'
 """
@@ -29,8 +29,9 @@ DATASETS: dict[str, str] = {
     "hpdv2": "eval.datasets.public.hpdv2:HPDv2",
     "tifa": "eval.datasets.public.tifa:Tifa",
     "agiqa-3k": "eval.datasets.public.agiqa3k:Agiqa3k",
+    "evalmuse": "eval.datasets.public.evalmuse:EvalMuse",
 }
-PUBLIC_SETS = ("genai-bench", "hpdv2", "tifa", "agiqa-3k")
+PUBLIC_SETS = ("genai-bench", "hpdv2", "tifa", "agiqa-3k", "evalmuse")
 """The registered names that are public sets (:class:`eval.datasets.public.base.PublicSet`)."""
 
 

@@ -33,8 +33,8 @@ def register(sub: argparse._SubParsersAction) -> None:
         "--dataset",
         required=True,
         help="avt, expert-jsonl, csv, votes (compare mode), edit-ratings (edit mode), or a "
-        "public human-judgment set read as downloaded: genai-bench, hpdv2, tifa, agiqa-3k "
-        "(docs/public-sets.md)",
+        "public human-judgment set read as downloaded: genai-bench, hpdv2, tifa, agiqa-3k, "
+        "evalmuse (docs/public-sets.md)",
     )
     p.add_argument("--data", type=Path, required=True, help="the split to score")
     p.add_argument(

@@ -22,7 +22,7 @@ import numpy as np
 
 from eval.datasets.base import Dataset, EvalItem
 from eval.kit.stats import bootstrap_ci, pairwise_accuracy, tie_calibrated_accuracy
-from eval.metaeval.stats import regression_metrics
+from eval.metaeval.stats import classification_metrics, regression_metrics
 
 MAX_BOOT_PAIRS = 400
 """Above this many items the pairwise accuracy's interval uses fewer resamples (each resample
@@ -79,6 +79,28 @@ def recomputed(
     return out
 
 
+def checklist_section(
+    dataset: Dataset, items: list[EvalItem], preds: dict[str, dict], *, n_boot: int, seed: int
+) -> dict[str, Any]:
+    """The judge's checklist verdicts against the set's element labels: accuracy and F1 over
+    every element, then per element type."""
+    if not hasattr(dataset, "checkpoint_types"):
+        return {}
+    types = dataset.checkpoint_types()  # type: ignore[attr-defined]
+    groups: dict[str, tuple[list, list]] = {}
+    for item in items:
+        said = ((preds.get(item.id) or {}).get("objective") or {}).get("image") or {}
+        for cid, gold in (item.objective.get("image") or {}).items():
+            for key in ("all", f"type: {types.get(item.id, {}).get(cid, 'other')}"):
+                p, g = groups.setdefault(key, ([], []))
+                p.append(said.get(cid))
+                g.append(gold)
+    return {
+        key: classification_metrics(p, g, n_boot=n_boot if key == "all" else 0, seed=seed)
+        for key, (p, g) in sorted(groups.items(), key=lambda kv: kv[0] != "all")
+    }
+
+
 def public_set_section(
     dataset: Dataset,
     items: list[EvalItem],
@@ -119,6 +141,7 @@ def public_set_section(
         "slices": slices,
         "baselines": baselines,
         "recomputed": recomputed(dataset, data, items, preds, seed) if data else {},
+        "checklist": checklist_section(dataset, items, preds, n_boot=n_boot, seed=seed),
     }
 
 
@@ -180,6 +203,20 @@ def markdown_lines(report: dict[str, Any]) -> list[str]:
             f"{pref['n_total']} pairs in {pref['prompts']} prompts; judge tie rate "
             f"{_f(pref['judge_tie_rate'])}.",
         ]
+    checks = section.get("checklist") or {}
+    if checks:
+        out += [
+            "",
+            "### Checklist verdicts against the element labels",
+            "",
+            "| elements | accuracy | f1 | n | unscored |",
+            "|---|---|---|---|---|",
+        ]
+        for key, m in checks.items():
+            out.append(
+                f"| {key} | {_with_ci(m.get('accuracy'), (m.get('ci95') or {}).get('accuracy'))} "
+                f"| {_f(m.get('f1'))} | {m['n']} | {m['unscored']} |"
+            )
     again = section.get("recomputed") or {}
     if again:
         judge = next(iter(section["figures"].values()), {})

@@ -64,7 +64,7 @@ def meta_eval(
             folder as downloaded).
         dataset: ``csv`` (any CSV, mapped by ``columns``), ``avt``, ``expert-jsonl``,
             ``votes``, ``edit-ratings``, or a public human-judgment set: ``genai-bench``,
-            ``hpdv2``, ``tifa``, ``agiqa-3k`` (docs/public-sets.md).
+            ``hpdv2``, ``tifa``, ``agiqa-3k``, ``evalmuse`` (docs/public-sets.md).
         columns: for ``csv``: ``image``, ``prompt``, ``id``, ``group``, ``target.NAME``,
             ``slice.NAME`` → column names (a mapping; the ``key=COLUMN,...`` text of
             ``--columns`` is read too).

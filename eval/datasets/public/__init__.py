@@ -12,5 +12,7 @@ items and targets, the slices its paper reports by and the paper's baselines (qu
 - :mod:`eval.datasets.public.tifa` — ``tifa``: TIFA v1.0's 1–5 faithfulness judgments, with
   the published metrics' per-image scores recomputed on the same items;
 - :mod:`eval.datasets.public.agiqa3k` — ``agiqa-3k``: AGIQA-3K's mean opinion scores for
-  perceptual quality and text–image correspondence.
+  perceptual quality and text–image correspondence;
+- :mod:`eval.datasets.public.evalmuse` — ``evalmuse``: EvalMuse-40k's alignment scores, and
+  its element-level yes/no labels against the judge's checklist verdicts.
 """

@@ -154,3 +154,63 @@ def agiqa3k(root: Path, seed: int = 2) -> Path:
         tiny_image(root / name, 200 + k)
     (root / "data.csv").write_text("\n".join(lines) + "\n", encoding="utf-8")
     return root
+
+
+EVALMUSE_ENTRIES = (
+    (
+        "p001",
+        "a red cat on a blue chair",
+        "real",
+        {"cat (animal)": [1, 1, 1], "red (color)": [1, 0, 0], "blue chair (object)": [1, 1, 0]},
+    ),
+    (
+        "p002",
+        "three apples next to a mug",
+        "real",
+        {
+            "apples (object)": [1, 1, 1],
+            "three (counting)": [0, 0, 1],
+            "next to (spatial)": [1, 1, 1],
+        },
+    ),
+    (
+        "p003",
+        "a neon sign saying OPEN",
+        "synth",
+        {"neon sign (object)": [1, 1, 1], "OPEN (text)": [0, 0, 0]},
+    ),
+    (
+        "p003",
+        "a neon sign saying OPEN",
+        "synth",
+        {"neon sign (object)": [1, 0, 1], "OPEN (text)": [1, 1, 1]},
+    ),
+)
+
+
+def evalmuse(root: Path, seed: int = 3) -> Path:
+    """EvalMuse-40k as its dataset card describes it: train_list.json (prompt_id, prompt, type,
+    img_path, total_score, element_score, promt_meaningless, split_confidence,
+    attribute_confidence, fidelity_label; one label per annotator) and images/."""
+    rng = random.Random(seed)
+    root.mkdir(parents=True, exist_ok=True)
+    entries = []
+    for k, (pid, prompt, kind, elements) in enumerate(EVALMUSE_ENTRIES):
+        img = f"images/{pid}_{k}.png"
+        tiny_image(root / img, 300 + k, "PNG")
+        entries.append(
+            {
+                "prompt_id": pid,
+                "prompt": prompt,
+                "type": kind,
+                "img_path": img,
+                "total_score": [rng.randint(1, 5) for _ in range(3)],
+                "element_score": elements,
+                "promt_meaningless": [0, 0, 0],
+                "split_confidence": [0, 0, 0],
+                "attribute_confidence": [1, 1, 1],
+                "fidelity_label": ["no", "no", "no"],
+            }
+        )
+    (root / "train_list.json").write_text(json.dumps(entries, indent=4), encoding="utf-8")
+    return root
