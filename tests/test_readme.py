@@ -124,7 +124,8 @@ CHAINS: dict[str, list[str]] = {
         "edit.md", "skills.md", "local-backend.md", "providers.md",
     ],
     "evaluate": [
-        "memories.md", "meta-eval.md", "leaderboards.md", "tasks.md", "probing.md",
+        "memories.md", "meta-eval.md", "public-sets.md", "leaderboards.md", "tasks.md",
+        "probing.md",
     ],
     "service": [
         "studies.md", "service.md", "study-ui.md", "openapi.md", "reference.md",
