@@ -25,7 +25,7 @@ DATASETS: dict[str, str] = {
     "csv": "eval.datasets.csv_table:CsvDataset",
     "votes": "eval.datasets.votes:VotesDataset",
     "edit-ratings": "eval.datasets.edit_ratings:EditRatingsDataset",
-    "genai-bench": "eval.datasets.public.genai_bench:GenAIBench",
+    "genai-bench": "eval.datasets.public.genai:GenAIBench",
     "hpdv2": "eval.datasets.public.hpdv2:HPDv2",
     "tifa": "eval.datasets.public.tifa:Tifa",
     "agiqa-3k": "eval.datasets.public.agiqa3k:Agiqa3k",

@@ -5,7 +5,7 @@ Each set is one adapter of :mod:`eval.datasets` (registered there by name, like 
 items and targets, the slices its paper reports by and the paper's baselines (quoted, from
 ``baselines.json``). Nothing is fetched at run time.
 
-- :mod:`eval.datasets.public.genai_bench` — ``genai-bench``: GenAI-Bench's 1–5 alignment
+- :mod:`eval.datasets.public.genai` — ``genai-bench``: GenAI-Bench's 1–5 alignment
   ratings, per skill tag;
 - :mod:`eval.datasets.public.hpdv2` — ``hpdv2``: the HPD v2 test split's human rankings,
   judged pairwise in the compare mode;

@@ -15,7 +15,7 @@ from eval.datasets import get_dataset
 from eval.datasets.public.base import LayoutError
 from judge.cli.main import main
 from tests.eval.public_sets.miniatures import TIFA_METRICS, tifa
-from tests.eval.public_sets.test_genai_bench import brute_pairwise
+from tests.eval.public_sets.test_genai import brute_pairwise
 
 
 @pytest.fixture(scope="module")
