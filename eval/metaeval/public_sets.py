@@ -25,8 +25,10 @@ from eval.kit.stats import bootstrap_ci, pairwise_accuracy, tie_calibrated_accur
 from eval.metaeval.stats import classification_metrics, regression_metrics
 
 MAX_BOOT_PAIRS = 400
-"""Above this many items the pairwise accuracy's interval uses fewer resamples (each resample
-visits every pair: n² work)."""
+"""Above this many items, a metric with many distinct values (each resample then visits every
+pair: n² work) gets a tenth of the resamples for its pairwise accuracy's interval; a judge's
+few score values are counted by groups, fast at any size."""
+MANY_VALUES = 64
 
 
 def rating_figures(
@@ -40,7 +42,8 @@ def rating_figures(
     acc, eps = tie_calibrated_accuracy(ps, hs)
     ci: list[float | None] = [None, None]
     if acc is not None and n_boot > 0:
-        boots = n_boot if len(ps) <= MAX_BOOT_PAIRS else max(50, n_boot // 10)
+        slow = len(ps) > MAX_BOOT_PAIRS and len(np.unique(ps)) > MANY_VALUES
+        boots = max(50, n_boot // 10) if slow else n_boot
         lo, hi = bootstrap_ci(
             lambda a, b: pairwise_accuracy(a, b, eps) or float("nan"),
             ps,

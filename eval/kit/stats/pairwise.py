@@ -8,7 +8,11 @@ scores differ by at most ``epsilon``; humans call it a tie when their scores are
 *tie-calibrated* accuracy picks the ``epsilon`` that maximises the accuracy, as the paper
 proposes (the chosen ``epsilon`` is returned with it).
 
-Memory stays bounded on large sets: pairs are visited in blocks of rows.
+A judge's scores take few distinct values: the pairs are then counted from the groups of
+equal scores, in ``O(k² n log n)`` for ``k`` values, exactly. Other metrics visit the pairs in
+blocks of rows (``O(n²)`` time, bounded memory); their tie threshold is searched among the
+metric gaps of the human-tied pairs, or, past 2,000 distinct gaps, among 2,000 quantiles of
+them.
 
 Example:
     >>> pairwise_accuracy([1, 2, 3], [1, 2, 3])
@@ -21,7 +25,7 @@ Example:
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 
 import numpy as np
 
@@ -29,6 +33,8 @@ __all__ = ["pairwise_accuracy", "tie_calibrated_accuracy"]
 
 _TIE = 1e-9  # human scores are means of ratings: equal up to rounding
 _BLOCK = 1024
+_GROUPS = 64  # up to this many distinct metric values, count by groups
+_CANDIDATES = 2000  # at most this many tie thresholds tried for a continuous metric
 
 
 def _clean(metric: Sequence[float], human: Sequence[float]) -> tuple[np.ndarray, np.ndarray]:
@@ -45,8 +51,10 @@ def pairwise_accuracy(
 ) -> float | None:
     """Share of item pairs on which the metric agrees with the humans (ties included); a
     metric tie is a difference of at most ``epsilon``. ``None`` with fewer than 2 items."""
-    acc, _ = _accuracy_at(metric, human, [epsilon])
-    return acc
+    m, h = _clean(metric, human)
+    if len(m) < 2:
+        return None
+    return float(_agreement(m, h, np.array([epsilon]))[0])
 
 
 def tie_calibrated_accuracy(
@@ -55,49 +63,80 @@ def tie_calibrated_accuracy(
     """The highest pairwise accuracy over tie thresholds, and the threshold that gives it
     (the smallest one on equal accuracy)."""
     m, h = _clean(metric, human)
-    candidates = [0.0, *sorted({float(v) for v in _pair_metric_gaps_of_human_ties(m, h)})]
-    return _accuracy_at(m, h, candidates)
+    if len(m) < 2:
+        return None, 0.0
+    candidates = _candidates(m, h)
+    scores = _agreement(m, h, candidates)
+    best = int(np.argmax(scores))  # the first (smallest) threshold on equal accuracy
+    return float(scores[best]), float(candidates[best])
 
 
-def _pair_metric_gaps_of_human_ties(m: np.ndarray, h: np.ndarray) -> set[float]:
-    """The metric differences of human-tied pairs: the only thresholds where accuracy can
-    rise."""
-    gaps: set[float] = set()
+def _agreement(m: np.ndarray, h: np.ndarray, eps: np.ndarray) -> np.ndarray:
+    """Accuracy at each threshold of ``eps``."""
+    values = np.unique(m)
+    if len(values) <= _GROUPS:
+        gaps, tied, ordered = _grouped(m, h, values)
+        tie = gaps[None, :] <= eps[:, None] + _TIE  # (thresholds, gaps): the metric ties
+        agree = (tie * tied[None, :]).sum(axis=1) + (~tie * ordered[None, :]).sum(axis=1)
+    else:
+        agree = np.zeros(len(eps), dtype=np.int64)
+        for dm, dh in _blocks(m, h):
+            human_tie = np.abs(dh) <= _TIE
+            tie_gaps = np.sort(np.abs(dm[human_tie]))
+            order_gaps = np.sort(np.abs(dm[~human_tie & (dm * dh > 0)]))
+            agree += np.searchsorted(tie_gaps, eps + _TIE, side="right")
+            agree += len(order_gaps) - np.searchsorted(order_gaps, eps + _TIE, side="right")
+    n = len(m)
+    return agree / (n * (n - 1) // 2)
+
+
+def _candidates(m: np.ndarray, h: np.ndarray) -> np.ndarray:
+    """0 and the metric gaps of human-tied pairs: the only thresholds where accuracy can
+    rise (at most ``_CANDIDATES`` of them, as quantiles, for a continuous metric)."""
+    values = np.unique(m)
+    if len(values) <= _GROUPS:
+        gaps, tied, _ = _grouped(m, h, values)
+        found = gaps[(tied > 0) & (gaps > 0)]
+    else:
+        parts = [np.unique(np.abs(dm[np.abs(dh) <= _TIE])) for dm, dh in _blocks(m, h)]
+        found = np.unique(np.concatenate(parts)) if parts else np.array([])
+        found = found[found > 0]
+        if len(found) > _CANDIDATES:
+            found = np.unique(np.quantile(found, np.linspace(0, 1, _CANDIDATES)))
+    return np.concatenate([[0.0], found])
+
+
+def _blocks(m: np.ndarray, h: np.ndarray) -> Iterator[tuple[np.ndarray, np.ndarray]]:
+    """(metric difference, human difference) of every pair ``i < j``, a block of rows at a
+    time."""
     n = len(m)
     cols = np.arange(n)
     for start in range(0, n, _BLOCK):
         rows = np.arange(start, min(n, start + _BLOCK))
         upper = cols[None, :] > rows[:, None]
-        dh = np.abs(h[rows, None] - h[None, :])[upper]
-        dm = np.abs(m[rows, None] - m[None, :])[upper]
-        gaps |= set(np.unique(dm[dh <= _TIE]).tolist())
-    return gaps
+        yield (m[rows, None] - m[None, :])[upper], (h[rows, None] - h[None, :])[upper]
 
 
-def _accuracy_at(
-    metric: Sequence[float], human: Sequence[float], thresholds: Sequence[float]
-) -> tuple[float | None, float]:
-    m, h = _clean(metric, human)
-    n = len(m)
-    if n < 2:
-        return None, float(thresholds[0]) if thresholds else 0.0
-    eps = np.asarray(sorted(thresholds), dtype=float)
-    agree = np.zeros(len(eps), dtype=np.int64)
-    total = 0
-    cols = np.arange(n)
-    for start in range(0, n, _BLOCK):
-        rows = np.arange(start, min(n, start + _BLOCK))
-        upper = cols[None, :] > rows[:, None]
-        dm = np.abs(m[rows, None] - m[None, :])[upper]
-        dh = (h[rows, None] - h[None, :])[upper]
-        sm = np.sign((m[rows, None] - m[None, :])[upper])
-        total += len(dm)
-        human_tie = np.abs(dh) <= _TIE
-        same_order = (~human_tie) & (sm * dh > 0)
-        tie_gaps = np.sort(dm[human_tie])
-        order_gaps = np.sort(dm[same_order])
-        # metric tie iff gap <= eps: tied pairs agree when gap <= eps, ordered when gap > eps
-        agree += np.searchsorted(tie_gaps, eps, side="right")
-        agree += len(order_gaps) - np.searchsorted(order_gaps, eps, side="right")
-    best = int(np.argmax(agree))  # argmax: the first (smallest) threshold on equal accuracy
-    return float(agree[best] / total), float(eps[best])
+def _grouped(
+    m: np.ndarray, h: np.ndarray, values: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per distinct metric gap: the pairs the humans tie, and the pairs the metric orders as
+    the humans do. Within a group of equal metric values the metric ties every pair; between
+    groups ``a < b`` it ranks ``b`` higher, as the humans do when they scored ``b``'s item
+    higher."""
+    groups = [np.sort(h[m == v]) for v in values]
+    counts: dict[float, list[int]] = {}
+    for i, hi in enumerate(groups):
+        _, per_value = np.unique(np.round(hi / _TIE) * _TIE, return_counts=True)
+        counts.setdefault(0.0, [0, 0])[0] += int((per_value * (per_value - 1) // 2).sum())
+        for j in range(i + 1, len(groups)):
+            hj = groups[j]
+            below = np.searchsorted(hi, hj - _TIE, side="left")  # items of i scored lower
+            upto = np.searchsorted(hi, hj + _TIE, side="right")  # ... or equal
+            cell = counts.setdefault(float(values[j] - values[i]), [0, 0])
+            cell[0] += int((upto - below).sum())
+            cell[1] += int(below.sum())
+    gaps = np.array(sorted(counts), dtype=float)
+    tied = np.array([counts[g][0] for g in gaps], dtype=np.int64)
+    ordered = np.array([counts[g][1] for g in gaps], dtype=np.int64)
+    return gaps, tied, ordered
