@@ -125,6 +125,12 @@ def _check_config(cfg: MetaEvalConfig, dataset: Dataset) -> Path | None:
     ablation with no exemplars to vary; checked before anything is scored (the options
     alone were checked when ``cfg`` was built: :mod:`eval.metaeval.config`)."""
     source = memory_source(cfg)
+    if source is not None and hasattr(dataset, "baselines"):
+        raise ValueError(
+            f"--cv and --memory-from build exemplar memories from a split's labels; the public "
+            f"set {cfg.dataset!r} has no exemplar memory, so its runs are zero-shot: drop them, "
+            "or give --memory-dir with a store you built yourself"
+        )
     if cfg.ablation in ("retrieval", "k") and not cfg.url and source is None:
         store = MemoryStore(cfg.memory_dir) if cfg.memory_dir is not None else None
         if store is None or not store.names():

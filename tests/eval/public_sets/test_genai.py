@@ -204,3 +204,11 @@ def test_dry_run_counts_calls_and_prices_them_without_scoring(
         dataset="genai-bench", data=mini, out=out, model="someone/unpriced", dry_run=True
     )
     assert plan["dry_run"]["unpriced"] == ["someone/unpriced"] and plan["dry_run"]["calls"] == 12
+
+
+def test_label_memories_are_refused_for_a_public_set(
+    mini: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    args = ["meta-eval", "--dataset", "genai-bench", "--data", str(mini), "--out", str(tmp_path)]
+    assert main([*args, "--cv", "lopo"]) == 2
+    assert "its runs are zero-shot" in capsys.readouterr().err
