@@ -66,53 +66,36 @@ def task_id(image: Path, edit_type: str) -> str:
     return f"{re.sub(r'[^A-Za-z0-9_.-]+', '_', image.stem)}-{edit_type}"
 
 
-async def _classify(
-    client: ModelClient, cards: dict[str, CategoryCard], name: str, img: ImagePayload
-) -> str:
+async def _classify(client: ModelClient, cards: dict[str, CategoryCard], name: str,
+                    img: ImagePayload) -> str:
     listing = "\n".join(f"- `{c.name}`: {c.description}" for c in cards.values())
-    parts = [
-        text_part(data_block("IMAGE ID", name)),
-        image_part(img),
-        text_part("Which category is this image?"),
-    ]
+    parts = [text_part(data_block("IMAGE ID", name)), image_part(img),
+             text_part("Which category is this image?")]
     schema = category_schema(tuple(cards))
-    answer = await client.structured(
-        messages(render("classify", categories=listing), parts), schema, tag=versions()["classify"]
-    )
+    answer = await client.structured(messages(render("classify", categories=listing), parts),
+                                     schema, tag=versions()["classify"])
     return answer.category  # type: ignore[attr-defined]
 
 
-async def _write(
-    client: ModelClient, card: CategoryCard, name: str, img: ImagePayload
-) -> list[tuple[str, str]]:
+async def _write(client: ModelClient, card: CategoryCard, name: str,
+                 img: ImagePayload) -> list[tuple[str, str]]:
     types = card.types
     listing = "\n".join(f"- `{t}`: {d}" for t, d in types.items())
     system = render("write", category=card.name, description=card.description, types=listing)
-    parts = [
-        text_part(data_block("IMAGE ID", name)),
-        image_part(img),
-        text_part("Write the instructions."),
-    ]
-    answer = await client.structured(
-        messages(system, parts),
-        writing_schema(tuple(types)),
-        tag=f"{versions()['write']}/{card.tag}",
-    )
+    parts = [text_part(data_block("IMAGE ID", name)), image_part(img),
+             text_part("Write the instructions.")]
+    answer = await client.structured(messages(system, parts), writing_schema(tuple(types)),
+                                     tag=f"{versions()['write']}/{card.tag}")
     return [(it.edit_type, it.instruction.strip()) for it in answer.items]  # type: ignore[attr-defined]
 
 
-async def _check(
-    client: ModelClient, card: CategoryCard, edit_type: str, instruction: str, img: ImagePayload
-) -> CheckAnswer:
-    parts = [
-        text_part(f"Edit type `{edit_type}`: {card.types[edit_type]}"),
-        text_part(data_block("INSTRUCTION", instruction)),
-        image_part(img),
-        text_part("Does the instruction fit the edit type?"),
-    ]
-    return await client.structured(
-        messages(render("check"), parts), CheckAnswer, tag=f"{versions()['check']}/{card.tag}"
-    )
+async def _check(client: ModelClient, card: CategoryCard, edit_type: str, instruction: str,
+                 img: ImagePayload) -> CheckAnswer:
+    parts = [text_part(f"Edit type `{edit_type}`: {card.types[edit_type]}"),
+             text_part(data_block("INSTRUCTION", instruction)), image_part(img),
+             text_part("Does the instruction fit the edit type?")]
+    return await client.structured(messages(render("check"), parts), CheckAnswer,
+                                   tag=f"{versions()['check']}/{card.tag}")
 
 
 def list_images(folder: Path) -> list[Path]:
@@ -126,13 +109,8 @@ def list_images(folder: Path) -> list[Path]:
 
 
 async def generate(
-    folder: Path,
-    out: Path,
-    settings: JudgeSettings,
-    *,
-    types_dir: Path | None = None,
-    categories: dict[str, str] | None = None,
-    progress: bool = True,
+    folder: Path, out: Path, settings: JudgeSettings, *, types_dir: Path | None = None,
+    categories: dict[str, str] | None = None, progress: bool = True,
 ) -> tuple[list[dict[str, str]], EditReport]:
     """Edit tasks for every image of ``folder`` (``source_image`` relative to ``out``'s
     folder) and a report; an image that fails is reported, the others go on."""
@@ -141,18 +119,15 @@ async def generate(
     given = categories or {}
     for name, cat in given.items():
         if cat not in cards:
-            raise ValueError(
-                f"--categories: {name}: unknown category {cat!r}; known: {sorted(cards)}"
-            )
+            raise ValueError(f"--categories: {name}: unknown category {cat!r}; "
+                             f"known: {sorted(cards)}")
     client = LLMGateway(settings).client(settings.model or "", UsageMeter())
     report = EditReport(images=len(images))
     bar = tqdm(total=len(images), desc="images", unit="image", disable=not progress)
-
     async def one(path: Path) -> list[dict[str, str]]:
         try:
-            img = await asyncio.to_thread(
-                load_image, str(path), field="image", settings=JudgeSettings(allow_local_paths=True)
-            )
+            img = await asyncio.to_thread(load_image, str(path), field="image",
+                                          settings=JudgeSettings(allow_local_paths=True))
             cat = given.get(path.name) or await _classify(client, cards, path.name, img)
             card = cards[cat]
             written = await _write(client, card, path.name, img)
@@ -171,27 +146,18 @@ async def generate(
                 continue
             seen.add(key)
             kept.append((edit_type, text))
-        checks = await asyncio.gather(
-            *(_check(client, card, t, x, img) for t, x in kept), return_exceptions=True
-        )
+        checks = await asyncio.gather(*(_check(client, card, t, x, img) for t, x in kept),
+                                      return_exceptions=True)
         rel = Path(os.path.relpath(path.resolve(), out.parent.resolve())).as_posix()
         rows = []
         for (edit_type, text), verdict in zip(kept, checks, strict=True):
             if isinstance(verdict, BaseException) or not verdict.matches:
                 why = str(verdict) if isinstance(verdict, BaseException) else verdict.reason
-                report.rejected.append(
-                    {"image": path.name, "edit_type": edit_type, "instruction": text, "reason": why}
-                )
+                report.rejected.append({"image": path.name, "edit_type": edit_type,
+                                        "instruction": text, "reason": why})
                 continue
-            rows.append(
-                {
-                    "id": task_id(path, edit_type),
-                    "instruction": text,
-                    "source_image": rel,
-                    "category": card.name,
-                    "edit_type": edit_type,
-                }
-            )
+            rows.append({"id": task_id(path, edit_type), "instruction": text,
+                         "source_image": rel, "category": card.name, "edit_type": edit_type})
         return rows
 
     try:

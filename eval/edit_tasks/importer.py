@@ -47,9 +47,8 @@ def _rows(path: Path, required: tuple[str, ...]) -> list[tuple[int, dict[str, st
 
 def read_categories(path: Path) -> dict[str, str]:
     """``image file name -> category`` from a CSV with ``image, category`` columns."""
-    return {
-        Path(r["image"]).name: r["category"].strip() for _, r in _rows(path, ("image", "category"))
-    }
+    return {Path(r["image"]).name: r["category"].strip()
+            for _, r in _rows(path, ("image", "category"))}
 
 
 def import_csv(path: Path, out: Path, types_dir: Path | None = None) -> list[dict[str, str]]:
@@ -70,10 +69,8 @@ def import_csv(path: Path, out: Path, types_dir: Path | None = None) -> list[dic
         elif cat not in cards:
             errors.append(f"{where}: category: unknown {cat!r}; known: {sorted(cards)}")
         elif etype not in cards[cat].types:
-            errors.append(
-                f"{where}: edit_type: {etype!r} is not a type of {cat}; "
-                f"its types: {sorted(cards[cat].types)}"
-            )
+            errors.append(f"{where}: edit_type: {etype!r} is not a type of {cat}; "
+                          f"its types: {sorted(cards[cat].types)}")
         else:
             tid = (row.get("id") or "").strip() or task_id(image, etype)
             if tid in ids:
@@ -81,15 +78,8 @@ def import_csv(path: Path, out: Path, types_dir: Path | None = None) -> list[dic
                 continue
             ids.add(tid)
             rel = Path(os.path.relpath(image.resolve(), out.parent.resolve())).as_posix()
-            tasks.append(
-                {
-                    "id": tid,
-                    "instruction": text,
-                    "source_image": rel,
-                    "category": cat,
-                    "edit_type": etype,
-                }
-            )
+            tasks.append({"id": tid, "instruction": text, "source_image": rel,
+                          "category": cat, "edit_type": etype})
     if errors:
         raise ImportError_(errors)
     return tasks

@@ -30,9 +30,8 @@ def versions() -> dict[str, str]:
 
 def render(stage: str, **values: str) -> str:
     """A stage's instructions with its ``$placeholders`` filled (trusted text only)."""
-    return (
-        Template((TEMPLATES / f"{stage}.md").read_text(encoding="utf-8")).substitute(values).strip()
-    )
+    return Template((TEMPLATES / f"{stage}.md").read_text(encoding="utf-8")).substitute(
+        values).strip()
 
 
 @lru_cache(maxsize=64)

@@ -39,23 +39,16 @@ async def label_feedback(
     if not remarks:
         return []
     listing = "\n".join(f"{i}. {r}" for i, r in enumerate(remarks))
-    parts = [
-        text_part(data_block("REQUEST", prompt or "(none)")),
-        text_part(data_block("REMARKS", listing)),
-        text_part("Label every remark."),
-    ]
+    parts = [text_part(data_block("REQUEST", prompt or "(none)")),
+             text_part(data_block("REMARKS", listing)), text_part("Label every remark.")]
     answer = await calls.ask(stage, key, messages(stage.system(), parts), FeedbackLabels)
     if answer is None:
         return []
     out: dict[int, dict[str, Any]] = {}
     for item in answer.items:
         if 0 <= item.index < len(remarks) and item.index not in out:
-            out[item.index] = {
-                "text": remarks[item.index],
-                "label": item.label,
-                "keyword": item.keyword.strip().lower(),
-                "family": item.family,
-            }
+            out[item.index] = {"text": remarks[item.index], "label": item.label,
+                               "keyword": item.keyword.strip().lower(), "family": item.family}
     return [out[i] for i in sorted(out)]
 
 
@@ -104,13 +97,10 @@ def _shift(families: list[str], tasks: list[dict[str, Any]], out_dir: Path) -> d
             outputs = (t.get("provenance") or {}).get("outputs") or []
             if not t.get("source_image") or not outputs:
                 continue
-            with (
-                Image.open(out_dir / t["source_image"]) as a,
-                Image.open(out_dir / outputs[0]["path"]) as b,
-            ):
-                value = compute_all(a.convert("RGB"), b.convert("RGB"), t["brief"], metrics=[name])[
-                    name
-                ]
+            with Image.open(out_dir / t["source_image"]) as a, \
+                 Image.open(out_dir / outputs[0]["path"]) as b:
+                value = compute_all(a.convert("RGB"), b.convert("RGB"), t["brief"],
+                                    metrics=[name])[name]
             rows.append({"task": t["id"], **value.as_dict()})
         values = [r["value"] for r in rows if r.get("applicable") and r.get("value") is not None]
         report[fam] = {

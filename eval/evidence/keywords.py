@@ -38,11 +38,8 @@ def _when(value: Any, where: str, end: bool) -> datetime | None:
         return datetime.combine(value, time.max if end else time.min, tzinfo=UTC)
     if isinstance(value, str):
         try:
-            return _when(
-                datetime.fromisoformat(value) if "T" in value else date.fromisoformat(value),
-                where,
-                end,
-            )
+            return _when(datetime.fromisoformat(value) if "T" in value else
+                         date.fromisoformat(value), where, end)
         except ValueError:
             pass
     raise KeywordFileError(f"{where}: expected an ISO date or date-time, got {value!r}")
@@ -77,10 +74,8 @@ class KeywordWindows:
         for k, entry in enumerate(entries):
             where = f"{source}: window {k + 1}"
             words = entry.get("keywords") if isinstance(entry, dict) else None
-            if (
-                not isinstance(words, list)
-                or not words
-                or not all(isinstance(w, str) and w.strip() for w in words)
+            if not isinstance(words, list) or not words or not all(
+                isinstance(w, str) and w.strip() for w in words
             ):
                 raise KeywordFileError(f"{where}: keywords must be a non-empty list of strings")
             alternatives = "|".join(re.escape(w.strip()) for w in words)

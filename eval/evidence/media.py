@@ -94,61 +94,37 @@ def _request_block(prompt: str) -> dict:
 
 
 async def image_role(
-    calls: JournalledCalls,
-    stage: StageCard,
-    key: str,
-    prompt: str,
-    image_id: str,
-    img: Image.Image,
-    settings: JudgeSettings,
+    calls: JournalledCalls, stage: StageCard, key: str, prompt: str, image_id: str,
+    img: Image.Image, settings: JudgeSettings,
 ) -> ImageRole | None:
     """Whether an attached image is the request's input, its output or neither."""
     payload = to_payload(img, settings.image_max_side)
-    parts = [
-        _request_block(prompt),
-        text_part(data_block("IMAGE ID", image_id)),
-        image_part(payload),
-        text_part("Which role does this image play?"),
-    ]
+    parts = [_request_block(prompt), text_part(data_block("IMAGE ID", image_id)),
+             image_part(payload), text_part("Which role does this image play?")]
     return await calls.ask(stage, key, messages(stage.system(), parts), ImageRole)
 
 
 async def fill_template(
-    calls: JournalledCalls,
-    stage: StageCard,
-    key: str,
-    template: str,
-    image_id: str,
-    img: Image.Image,
-    settings: JudgeSettings,
+    calls: JournalledCalls, stage: StageCard, key: str, template: str, image_id: str,
+    img: Image.Image, settings: JudgeSettings,
 ) -> TemplateFill | None:
     """The template completed from a completion's image."""
     payload = to_payload(img, settings.image_max_side)
-    parts = [
-        text_part(data_block("TEMPLATE", template)),
-        text_part(data_block("IMAGE ID", image_id)),
-        image_part(payload),
-        text_part("Write the completed prompt."),
-    ]
+    parts = [text_part(data_block("TEMPLATE", template)),
+             text_part(data_block("IMAGE ID", image_id)), image_part(payload),
+             text_part("Write the completed prompt.")]
     return await calls.ask(stage, key, messages(stage.system(), parts), TemplateFill)
 
 
 async def parse_screenshot(
-    calls: JournalledCalls,
-    stage: StageCard,
-    key: str,
-    image_id: str,
-    img: Image.Image,
+    calls: JournalledCalls, stage: StageCard, key: str, image_id: str, img: Image.Image,
     settings: JudgeSettings,
 ) -> tuple[ScreenshotParse | None, list[tuple[str, list[int]]], list[str]]:
     """The screenshot's prompt and its sub-images' (role, box in original pixels), with the
     problems of boxes that were dropped."""
     payload = to_payload(img, settings.image_max_side)
-    parts = [
-        text_part(data_block("IMAGE ID", image_id)),
-        image_part(payload),
-        text_part(f"The image is {payload.width}x{payload.height} pixels."),
-    ]
+    parts = [text_part(data_block("IMAGE ID", image_id)), image_part(payload),
+             text_part(f"The image is {payload.width}x{payload.height} pixels.")]
     answer = await calls.ask(stage, key, messages(stage.system(), parts), ScreenshotParse)
     if answer is None:
         return None, [], []

@@ -43,14 +43,8 @@ from judge.llm.usage import UsageMeter
 from memory.io.atomic import write_atomic
 from skills.rendering import data_block, messages, text_part
 
-DEFAULT_LIMITS = {
-    "relevance": 16,
-    "extract": 8,
-    "image_role": 8,
-    "template_fill": 4,
-    "screenshot": 4,
-    "feedback": 8,
-}
+DEFAULT_LIMITS = {"relevance": 16, "extract": 8, "image_role": 8, "template_fill": 4,
+                  "screenshot": 4, "feedback": 8}
 
 
 @dataclass
@@ -73,13 +67,10 @@ def _sha(text: str) -> str:
 
 async def _grade(calls: JournalledCalls, post: Post) -> int | None:
     stage = load_card().stage("relevance")
-    parts = [
-        text_part(data_block("POST", post.text)),
-        text_part(f"Attached images: {len(post.images)}. Grade this post."),
-    ]
-    answer = await calls.ask(
-        stage, _sha(post.text), messages(stage.system(), parts), RelevanceGrade
-    )
+    parts = [text_part(data_block("POST", post.text)),
+             text_part(f"Attached images: {len(post.images)}. Grade this post.")]
+    answer = await calls.ask(stage, _sha(post.text),
+                             messages(stage.system(), parts), RelevanceGrade)
     return None if answer is None else answer.grade
 
 
@@ -88,9 +79,8 @@ async def _thread(tree: Tree, ctx: Context) -> list[Sample]:
     stage = card.stage("extract")
     text = render_tree(tree)
     parts = [text_part(data_block("THREAD", text)), text_part("Extract the samples.")]
-    answer = await ctx.calls.ask(
-        stage, f"{tree.root}|{_sha(text)}", messages(stage.system(), parts), Extraction
-    )
+    answer = await ctx.calls.ask(stage, f"{tree.root}|{_sha(text)}",
+                                 messages(stage.system(), parts), Extraction)
     if answer is None:
         ctx.problems.append(f"thread {tree.root}: no usable extraction")
         return []
@@ -98,13 +88,9 @@ async def _thread(tree: Tree, ctx: Context) -> list[Sample]:
     for k, ex in enumerate(answer.samples):
         found = await resolve(tree, k, ex, ctx)
         if ex.quality != "discard" and found:
-            labels = await label_feedback(
-                ctx.calls,
-                card.stage("feedback"),
-                f"{tree.root}|{k}|{_sha(ex.prompt)}",
-                ex.prompt,
-                list(ex.feedback),
-            )
+            labels = await label_feedback(ctx.calls, card.stage("feedback"),
+                                          f"{tree.root}|{k}|{_sha(ex.prompt)}", ex.prompt,
+                                          list(ex.feedback))
             for s in found:
                 s.labels = labels
                 s.stages["feedback"] = card.stage("feedback").tag
@@ -160,19 +146,14 @@ async def run_pipeline(path: Path, settings: JudgeSettings, opts: Options) -> di
     all_labels = [x for s in samples if s.quality != "discard" for x in s.labels]
     failures = tally(all_labels)
     families = family_counts(labels)
-    shift = (
-        await shift_metrics(sorted(families), written["i2i_tasks"], opts.out) if opts.shift else {}
-    )
+    shift = (await shift_metrics(sorted(families), written["i2i_tasks"], opts.out)
+             if opts.shift else {})
     plot = bar_chart(failures, opts.out / "failures.png")
     made = sum(calls.stats.made.values())
     report = {
         "stages": {
-            "posts": len(posts),
-            "malformed": len(errors),
-            "keyword": len(matched),
-            "relevant": len(relevant),
-            "trees": len(trees),
-            "samples": len(samples),
+            "posts": len(posts), "malformed": len(errors), "keyword": len(matched),
+            "relevant": len(relevant), "trees": len(trees), "samples": len(samples),
             "benchmark": sum(s.quality == "benchmark" for s in samples),
             "analysis": sum(s.quality == "analysis" for s in samples),
             "discard": sum(s.quality == "discard" for s in samples),
@@ -184,18 +165,11 @@ async def run_pipeline(path: Path, settings: JudgeSettings, opts: Options) -> di
         "shift_metrics": shift,
         "plot": plot.name if plot else None,
         "problems": ctx.problems,
-        "calls": {
-            "made": calls.stats.made,
-            "replayed": calls.stats.replayed,
-            "failed": calls.stats.failed,
-            "shared": calls.stats.shared,
-            "per_post": round(made / len(posts), 4) if posts else 0.0,
-        },
-        "usage": {
-            "cost_usd": round(meter.cost_usd, 6),
-            "prompt_tokens": meter.prompt_tokens,
-            "completion_tokens": meter.completion_tokens,
-        },
+        "calls": {"made": calls.stats.made, "replayed": calls.stats.replayed,
+                  "failed": calls.stats.failed, "shared": calls.stats.shared,
+                  "per_post": round(made / len(posts), 4) if posts else 0.0},
+        "usage": {"cost_usd": round(meter.cost_usd, 6), "prompt_tokens": meter.prompt_tokens,
+                  "completion_tokens": meter.completion_tokens},
         "relevance_threshold": threshold,
         "model": settings.model,
     }

@@ -68,7 +68,9 @@ def _check_refs(post: Post, where: str, allow_urls: bool) -> dict[str, str] | No
     return None
 
 
-def read_posts(path: Path, *, allow_urls: bool = False) -> tuple[list[Post], list[dict[str, str]]]:
+def read_posts(
+    path: Path, *, allow_urls: bool = False
+) -> tuple[list[Post], list[dict[str, str]]]:
     """Every readable post and one error per bad line (never raises for a line's content).
 
     A repeated id keeps the first post and reports the later line.

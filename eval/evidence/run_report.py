@@ -81,27 +81,18 @@ def _agreement(rows: list[dict], boards: dict, human: list[dict]) -> dict[str, A
         task = per_task.get(str(h["prompt_id"]), {})
         models = [m for m in ranking if task.get(m)]
         if len(models) >= 2:
-            tau = shown_tau(
-                positions(ranking, models), [-sum(task[m]) / len(task[m]) for m in models]
-            )
+            tau = shown_tau(positions(ranking, models),
+                            [-sum(task[m]) / len(task[m]) for m in models])
             if tau is not None:
                 taus.append(tau)
-    return {
-        "overall": overall,
-        "per_task_mean": round(sum(taus) / len(taus), 4) if taus else None,
-        "n_tasks": len(taus),
-    }
+    return {"overall": overall, "per_task_mean": round(sum(taus) / len(taus), 4) if taus
+            else None, "n_tasks": len(taus)}
 
 
 def from_study_line(line: dict[str, Any], judge: str, split: str | None) -> dict[str, Any]:
     """A ``judge study run`` results line as a judged output (model = the backend)."""
-    return {
-        "prompt_id": line["task_id"],
-        "model": line["backend"],
-        "judge": judge,
-        "split": split,
-        "result": line.get("result") or {},
-    }
+    return {"prompt_id": line["task_id"], "model": line["backend"], "judge": judge,
+            "split": split, "result": line.get("result") or {}}
 
 
 def _read(path: Path) -> list[dict[str, Any]]:
@@ -119,14 +110,8 @@ def _read(path: Path) -> list[dict[str, Any]]:
 
 
 def build_run_report(
-    results: list[Path],
-    out: Path,
-    *,
-    human: Path | None = None,
-    n_boot: int = 1000,
-    metric: str = "auto",
-    suite_dir: Path | None = None,
-    seed: int = 0,
+    results: list[Path], out: Path, *, human: Path | None = None, n_boot: int = 1000,
+    metric: str = "auto", suite_dir: Path | None = None, seed: int = 0,
 ) -> dict[str, Any]:
     """Win rates per split (and ``all``) and tau-b against human rankings; written to
     ``out/run_report.json``."""

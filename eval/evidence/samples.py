@@ -105,22 +105,11 @@ async def _templates(tree: Tree, k: int, ex: ExtractedSample, ctx: Context) -> l
             ctx.problems.append(f"{iid}: no usable template completion")
             continue
         others = {_post_of(i) for i in images} - {_post_of(iid)}  # the other completions
-        s = Sample(
-            sample_id(tree.root, k, sub),
-            "template",
-            fill.prompt.strip(),
-            ex.quality,
-            tree.root,
-            [p for p in posts if p not in others],
-            list(ex.feedback),
-            k,
-        )
+        s = Sample(sample_id(tree.root, k, sub), "template", fill.prompt.strip(), ex.quality,
+                   tree.root, [p for p in posts if p not in others], list(ex.feedback), k)
         s.outputs.append(await ctx.store.save(img, iid))
-        s.stages = {
-            "template": ctx.card.stage("extract").tag,
-            "prompt": stage.tag,
-            "images": stage.tag,
-        }
+        s.stages = {"template": ctx.card.stage("extract").tag, "prompt": stage.tag,
+                    "images": stage.tag}
         out.append(s)
     return out
 
@@ -131,17 +120,8 @@ async def resolve(tree: Tree, k: int, ex: ExtractedSample, ctx: Context) -> list
         return await _templates(tree, k, ex, ctx)
     posts, images = _known(tree, ex, ctx)
     extract_tag = ctx.card.stage("extract").tag
-    s = Sample(
-        sample_id(tree.root, k, 0),
-        ex.kind,
-        ex.prompt.strip(),
-        ex.quality,
-        tree.root,
-        posts,
-        list(ex.feedback),
-        k,
-        stages={"prompt": extract_tag},
-    )
+    s = Sample(sample_id(tree.root, k, 0), ex.kind, ex.prompt.strip(), ex.quality, tree.root,
+               posts, list(ex.feedback), k, stages={"prompt": extract_tag})
     role_stage, shot_stage = ctx.card.stage("image_role"), ctx.card.stage("screenshot")
     settings = ctx.store.settings
     for iid in images:
@@ -159,9 +139,8 @@ async def resolve(tree: Tree, k: int, ex: ExtractedSample, ctx: Context) -> list
             shot = role.chat_screenshot
             s.stages["images"] = role_stage.tag
         if shot:
-            parsed, boxes, bad = await parse_screenshot(
-                ctx.calls, shot_stage, key, iid, img, settings
-            )
+            parsed, boxes, bad = await parse_screenshot(ctx.calls, shot_stage, key, iid, img,
+                                                        settings)
             ctx.problems.extend(bad)
             if parsed is None:
                 ctx.problems.append(f"{iid}: no usable screenshot reading")

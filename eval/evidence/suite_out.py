@@ -27,17 +27,8 @@ if TYPE_CHECKING:
 
 def provenance_keys() -> list[str]:
     """The keys every task's ``provenance`` has."""
-    return [
-        "posts",
-        "root",
-        "thread",
-        "relevance",
-        "stages",
-        "model",
-        "inputs",
-        "outputs",
-        "feedback",
-    ]
+    return ["posts", "root", "thread", "relevance", "stages", "model", "inputs", "outputs",
+            "feedback"]
 
 
 def provenance(s: Sample, tree: Tree, grades: dict[str, int], model: str) -> dict[str, Any]:
@@ -58,9 +49,7 @@ def provenance(s: Sample, tree: Tree, grades: dict[str, int], model: str) -> dic
 def to_task(s: Sample, prov: dict[str, Any]) -> SuiteTask:
     """One benchmark sample as a suite task (category OE: a request seen in the wild)."""
     return SuiteTask(
-        id=s.id,
-        category="OE",
-        brief=s.prompt,
+        id=s.id, category="OE", brief=s.prompt,
         tags=TaskTags(topic=f"community:{s.kind}"),
         source_image=s.inputs[0].path if s.inputs else None,
         provenance=prov,
@@ -86,13 +75,8 @@ def write_outputs(
         prov = provenance(s, by_root[s.root], grades, model)
         prov["stages"]["relevance"] = relevance_tag
         if s.quality == "analysis":
-            row = {
-                "id": s.id,
-                "kind": s.kind,
-                "prompt": s.prompt,
-                "split": s.split,
-                "provenance": prov,
-            }
+            row = {"id": s.id, "kind": s.kind, "prompt": s.prompt, "split": s.split,
+                   "provenance": prov}
             analysis.append(json.dumps(row, ensure_ascii=False))
         elif s.quality == "benchmark":
             if opts.max_samples is not None and len(splits[s.split]) >= opts.max_samples:
@@ -104,11 +88,7 @@ def write_outputs(
         write_atomic(opts.out / f"suite.{name}.jsonl", _jsonl(rows))
     write_atomic(opts.out / "analysis.jsonl", _jsonl(analysis))
     return {
-        "counts": {
-            "t2i": len(splits["t2i"]),
-            "i2i": len(splits["i2i"]),
-            "capped": capped,
-            "analysis": len(analysis),
-        },
+        "counts": {"t2i": len(splits["t2i"]), "i2i": len(splits["i2i"]),
+                   "capped": capped, "analysis": len(analysis)},
         "i2i_tasks": [t.model_dump(mode="json", exclude_none=True) for t in splits["i2i"]],
     }

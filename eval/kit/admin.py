@@ -61,9 +61,8 @@ class AdminClient:
     """Admin calls to ``/v1/studies``, ``/v1/campaigns`` and ``/v1/memories``; every refusal
     raises :class:`~judge.transport.ServiceError` (format it with :func:`refusal`)."""
 
-    def __init__(
-        self, url: str, key: str | None = None, *, retries: int = 2, timeout_s: float = 60.0
-    ):
+    def __init__(self, url: str, key: str | None = None, *, retries: int = 2,
+                 timeout_s: float = 60.0):
         if not url.startswith(("http://", "https://")):
             raise ValueError(f"--url {url!r}: expected http://HOST:PORT")
         self.url = url.rstrip("/")
@@ -87,7 +86,8 @@ class AdminClient:
     def study_prompts(self, study: str, *, history: bool = False) -> list[dict[str, Any]]:
         """Every stored prompt of a study (latest versions unless ``history``)."""
         params = {"history": "true"} if history else {}
-        return _lines(self.http.request("GET", f"/v1/studies/{study}/prompts", params=params).text)
+        return _lines(self.http.request("GET", f"/v1/studies/{study}/prompts",
+                                        params=params).text)
 
     # campaigns
     def create_campaign(self, body: dict[str, Any]) -> dict[str, Any]:

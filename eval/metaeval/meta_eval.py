@@ -61,7 +61,9 @@ def build_memories(
     return built
 
 
-def label_cards(dataset: Dataset, cfg: MetaEvalConfig, overrides: dict[str, Any]) -> dict[str, Any]:
+def label_cards(
+    dataset: Dataset, cfg: MetaEvalConfig, overrides: dict[str, Any]
+) -> dict[str, Any]:
     """For a dataset of your own labels calibrated on labels and run without ``--skills``:
     one card per target reading the labels' memory (settings ``card_dirs`` and ``skills``)."""
     memory = getattr(dataset, "label_memory", None)

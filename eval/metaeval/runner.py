@@ -45,7 +45,9 @@ def prediction_of(item: EvalItem, dataset: Dataset, result: dict) -> dict:
         **item.key,
         "id": item.id,
         "scores": {t.name: t.read(result) for t in dataset.targets},
-        "unscored": {t.name: why for t in dataset.targets if (why := t.reason(result)) is not None},
+        "unscored": {
+            t.name: why for t in dataset.targets if (why := t.reason(result)) is not None
+        },
         "objective": objective,
         "status": result.get("status"),
         "exemplars": sorted(

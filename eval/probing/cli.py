@@ -95,6 +95,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--quiet", action="store_true", help="no progress bars")
     p.set_defaults(handler=run_probe_cli)
 
+
     from eval.probing.override_cli import register as register_override
 
     register_override(actions)

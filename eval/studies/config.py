@@ -163,9 +163,8 @@ def _entry_problems(data: dict[str, Any], base: Path) -> list[str]:
     """Cross-entry checks on the file as read (so they are reported with the schema's own
     errors): unique ids, known conditions, files that exist."""
     problems: list[str] = []
-    entries = {
-        k: [e for e in data.get(k) or [] if isinstance(e, dict)] for k in ("prompters", "backends")
-    }
+    entries = {k: [e for e in data.get(k) or [] if isinstance(e, dict)]
+               for k in ("prompters", "backends")}
     for section, items in entries.items():
         seen: set[str] = set()
         for i, entry in enumerate(items):

@@ -77,16 +77,8 @@ def report(
 ) -> dict[str, Any]:
     """Write ``report.json``, ``report.md`` and ``plots/`` for a study's folder; returns
     the report (cells, per-primitive rates, Kendall's W, group comparisons, leaderboards)."""
-    argv = [
-        "report",
-        str(folder),
-        "--bootstrap",
-        str(bootstrap),
-        "--permutations",
-        str(permutations),
-        "--seed",
-        str(seed),
-    ]
+    argv = ["report", str(folder), "--bootstrap", str(bootstrap), "--permutations",
+            str(permutations), "--seed", str(seed)]
     argv += [] if plots else ["--no-plots"]
     with contextlib.redirect_stdout(io.StringIO()):
         _call(argv)

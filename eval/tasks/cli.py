@@ -51,11 +51,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     f.add_argument("--keywords", type=Path, help="keyword windows (TOML); default: packaged")
     f.add_argument("--max-samples", type=int, help="cap on each suite (t2i, i2i)")
     f.add_argument("--threshold", type=int, choices=range(1, 6), help="relevance grade to keep")
-    f.add_argument(
-        "--allow-urls",
-        action="store_true",
-        help="fetch image URLs (through the hostile-URL fetcher)",
-    )
+    f.add_argument("--allow-urls", action="store_true",
+                   help="fetch image URLs (through the hostile-URL fetcher)")
     f.add_argument("--no-shift", action="store_true", help="skip the shift metrics")
     model_options(f)
     f.set_defaults(handler=run_from_posts)
@@ -65,30 +62,20 @@ def register(sub: argparse._SubParsersAction) -> None:
     e.add_argument("--out", type=Path, required=True, help="edit tasks to write (JSONL)")
     e.add_argument("--types", type=Path, help="folder of your own category cards (TOML)")
     e.add_argument("--categories", type=Path, help="CSV image,category (skips classification)")
-    e.add_argument(
-        "--from-csv",
-        type=Path,
-        help="import hand-written instructions (CSV image,instruction,category,"
-        "edit_type) instead of generating",
-    )
+    e.add_argument("--from-csv", type=Path,
+                   help="import hand-written instructions (CSV image,instruction,category,"
+                        "edit_type) instead of generating")
     model_options(e)
     e.set_defaults(handler=run_edits)
 
     r = actions.add_parser("run-report", help="win rates and rank agreement of a suite's run")
-    r.add_argument(
-        "results",
-        type=Path,
-        nargs="+",
-        help="judged outputs (JSONL: prompt_id, model, judge, result|score)",
-    )
+    r.add_argument("results", type=Path, nargs="+",
+                   help="judged outputs (JSONL: prompt_id, model, judge, result|score)")
     r.add_argument("--out", type=Path, required=True, help="output folder")
     r.add_argument("--human-rankings", type=Path, help="JSONL {prompt_id?, ranking: [models]}")
     r.add_argument("--bootstrap", type=int, default=1000, help="bootstrap resamples")
     r.add_argument("--metric", default="auto", help="pseudo-pairwise metric (default: auto)")
-    r.add_argument(
-        "--suite-dir",
-        type=Path,
-        help="from-posts output: add its failures and shift metrics to the report",
-    )
+    r.add_argument("--suite-dir", type=Path, help="from-posts output: add its failures and "
+                   "shift metrics to the report")
     r.add_argument("--json", action="store_true", help="print the report as JSON")
     r.set_defaults(handler=run_report_cmd)

@@ -38,16 +38,9 @@ def run_edits(args: argparse.Namespace) -> int:
             return fail("edits", "give a folder of images (or --from-csv FILE)")
         cats = read_categories(args.categories) if args.categories else None
         settings = model_settings(args)
-        tasks, report = asyncio.run(
-            generate(
-                args.images,
-                args.out,
-                settings,
-                types_dir=args.types,
-                categories=cats,
-                progress=not args.no_progress,
-            )
-        )
+        tasks, report = asyncio.run(generate(args.images, args.out, settings,
+                                             types_dir=args.types, categories=cats,
+                                             progress=not args.no_progress))
     except (ImportError_, CardError, ValueError) as exc:
         return fail("edits", str(exc))
     _write(tasks, args)
@@ -55,11 +48,9 @@ def run_edits(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps({"out": str(args.out), **r}))
     else:
-        print(
-            f"wrote {args.out}: {r['written']} edit tasks for {r['images']} images "
-            f"({len(r['duplicates'])} duplicates dropped, {len(r['rejected'])} rejected "
-            f"by the check, {len(r['failed'])} images failed)"
-        )
+        print(f"wrote {args.out}: {r['written']} edit tasks for {r['images']} images "
+              f"({len(r['duplicates'])} duplicates dropped, {len(r['rejected'])} rejected "
+              f"by the check, {len(r['failed'])} images failed)")
     for name, why in r["failed"].items():
         print(f"judge tasks edits: {name}: {why}", file=sys.stderr)
     return 1 if r["failed"] else 0

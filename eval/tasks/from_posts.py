@@ -24,15 +24,9 @@ def run_from_posts(args: argparse.Namespace) -> int:
         return fail("from-posts", f"{args.posts}: no such file; give the export's JSONL file")
     try:
         settings = model_settings(args)
-        opts = Options(
-            out=args.out,
-            keywords=args.keywords,
-            max_samples=args.max_samples,
-            allow_urls=args.allow_urls,
-            threshold=args.threshold,
-            progress=not args.no_progress,
-            shift=not args.no_shift,
-        )
+        opts = Options(out=args.out, keywords=args.keywords, max_samples=args.max_samples,
+                       allow_urls=args.allow_urls, threshold=args.threshold,
+                       progress=not args.no_progress, shift=not args.no_shift)
         report = asyncio.run(run_pipeline(args.posts, settings, opts))
     except (ValueError, KeywordFileError) as exc:
         return fail("from-posts", str(exc))
@@ -43,10 +37,8 @@ def run_from_posts(args: argparse.Namespace) -> int:
     else:
         st, su = report["stages"], report["suites"]
         print(" → ".join(f"{k} {v}" for k, v in st.items()))
-        print(
-            f"wrote {args.out}: suite.t2i.jsonl ({su['t2i']}), suite.i2i.jsonl ({su['i2i']}), "
-            f"analysis.jsonl ({su['analysis']}), report.json"
-        )
+        print(f"wrote {args.out}: suite.t2i.jsonl ({su['t2i']}), suite.i2i.jsonl ({su['i2i']}), "
+              f"analysis.jsonl ({su['analysis']}), report.json")
         top = ", ".join(f"{k} {v}" for k, v in list(report["failures"].items())[:8])
         print(f"failure keywords: {top or 'none'}")
     return 1 if report["errors"] else 0

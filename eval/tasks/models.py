@@ -50,3 +50,4 @@ def model_settings(args: argparse.Namespace, purpose: str = "") -> JudgeSettings
     if getattr(args, "concurrency", None) is not None:
         settings = settings.model_copy(update={"llm_concurrency": max(1, args.concurrency)})
     return settings
+

@@ -17,14 +17,9 @@ def run_report_cmd(args: argparse.Namespace) -> int:
     from eval.evidence.run_report import RunReportError, build_run_report
 
     try:
-        report = build_run_report(
-            args.results,
-            args.out,
-            human=args.human_rankings,
-            n_boot=args.bootstrap,
-            metric=args.metric,
-            suite_dir=args.suite_dir,
-        )
+        report = build_run_report(args.results, args.out, human=args.human_rankings,
+                                  n_boot=args.bootstrap, metric=args.metric,
+                                  suite_dir=args.suite_dir)
     except RunReportError as exc:
         return fail("run-report", str(exc))
     if args.json:

@@ -82,9 +82,7 @@ def test_refusals_say_what_to_do(server) -> None:
     with AdminClient(url, "wrong") as admin, pytest.raises(ServiceError) as err:
         admin.study_prompts("pilot")
     assert refusal(err.value, url) == (
-        "HTTP 403: not an admin key (set the admin key with --admin-key-env)",
-        2,
-    )
+        "HTTP 403: not an admin key (set the admin key with --admin-key-env)", 2)
     unprocessable = ServiceError(422, "bad", field="tasks[0]")
     assert refusal(unprocessable, url) == ("HTTP 422: tasks[0]: bad", 2)
     assert refusal(ServiceError(500, "boom"), url)[1] == 1

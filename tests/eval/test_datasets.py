@@ -329,15 +329,8 @@ def _csv_fixture(folder: Path) -> Path:
 
 def test_csv_adapter_loads_mapped_columns(tmp_path: Path) -> None:
     _csv_fixture(tmp_path / "d")
-    ds = CsvDataset(
-        {
-            "image": "file",
-            "prompt": "caption",
-            "target.appeal": "mos",
-            "slice.model": "gen",
-            "group": "topic",
-        }
-    )
+    ds = CsvDataset({"image": "file", "prompt": "caption", "target.appeal": "mos",
+                     "slice.model": "gen", "group": "topic"})
     assert [(t.name, t.modality, t.dimension) for t in ds.targets] == [
         ("appeal", "image", "appeal")
     ]
@@ -359,9 +352,11 @@ def test_csv_adapter_loads_mapped_columns(tmp_path: Path) -> None:
     assert again[0].submission["task"]["category"] == "CO"
     assert again[0].submission["prompt"] == ""
     # memories: labelled rows only, clipped to the 1-5 scale
-    recs, base = CsvDataset({"image": "file", "target.appeal": "mos", "group": "topic"}).memories(
-        tmp_path / "d"
-    )["csv-image"]
+    recs, base = CsvDataset(
+        {"image": "file", "target.appeal": "mos", "group": "topic"}
+    ).memories(tmp_path / "d")[
+        "csv-image"
+    ]
     assert [r.id for r in recs] == ["img/red.png", "img/blue.png", "img/gray.png"]
     assert recs[0].meta == {"group": "t0"} and base == tmp_path / "d"
 
@@ -398,7 +393,7 @@ def test_csv_table_is_read_once_for_items_and_memories(
     monkeypatch.setattr(csv_table, "_csv_rows", lambda path: reads.append(path) or real(path))
     ds = CsvDataset({"image": "file", "target.appeal": "mos"})
     items = ds.load(tmp_path / "d")
-    ((recs, _),) = ds.memories(tmp_path / "d").values()
+    (recs, _), = ds.memories(tmp_path / "d").values()
     assert ds.load(tmp_path / "d" / "labels.csv") == items  # the same table by its path
     assert len(reads) == 1 and len(recs) == 3
 

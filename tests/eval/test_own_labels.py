@@ -43,27 +43,11 @@ def private_cache(tmp_path_factory: pytest.TempPathFactory, monkeypatch) -> None
 
 
 @pytest.mark.timeout(900)
-def test_a_csv_of_own_labels_is_scored_offline_with_cv(
-    labelled: Path, tmp_path: Path, capsys
-) -> None:
+def test_a_csv_of_own_labels_is_scored_offline_with_cv(labelled: Path, tmp_path: Path,
+                                                       capsys) -> None:
     out = tmp_path / "run"
-    code = main(
-        [
-            "meta-eval",
-            "--dataset",
-            "csv",
-            "--data",
-            str(labelled),
-            "--columns",
-            COLUMNS,
-            "--cv",
-            "lopo",
-            "--out",
-            str(out),
-            "--n-boot",
-            "200",
-        ]
-    )
+    code = main(["meta-eval", "--dataset", "csv", "--data", str(labelled), "--columns",
+                 COLUMNS, "--cv", "lopo", "--out", str(out), "--n-boot", "200"])
     printed = capsys.readouterr().out
     assert code == 0, printed
     report = json.loads((out / "report.json").read_text())
@@ -81,23 +65,8 @@ def test_without_calibration_every_place_says_why_and_the_exit_is_4(
     labelled: Path, tmp_path: Path, capsys
 ) -> None:
     out = tmp_path / "zero"
-    code = main(
-        [
-            "meta-eval",
-            "--dataset",
-            "csv",
-            "--data",
-            str(labelled),
-            "--columns",
-            COLUMNS,
-            "--out",
-            str(out),
-            "--limit",
-            "2",
-            "--n-boot",
-            "50",
-        ]
-    )
+    code = main(["meta-eval", "--dataset", "csv", "--data", str(labelled), "--columns",
+                 COLUMNS, "--out", str(out), "--limit", "2", "--n-boot", "50"])
     printed = capsys.readouterr().out
     assert code == 4
     why = "no card scores the image dimension 'quality'"
@@ -121,46 +90,19 @@ def test_jsonl_labels_with_memory_from_another_split(labelled: Path, tmp_path: P
         ]
         path.write_text("".join(json.dumps(x) + "\n" for x in lines), encoding="utf-8")
     out = tmp_path / "held-out"
-    code = main(
-        [
-            "meta-eval",
-            "--dataset",
-            "csv",
-            "--data",
-            str(test),
-            "--columns",
-            COLUMNS,
-            "--memory-from",
-            str(train),
-            "--out",
-            str(out),
-            "--n-boot",
-            "50",
-        ]
-    )
+    code = main(["meta-eval", "--dataset", "csv", "--data", str(test), "--columns", COLUMNS,
+                 "--memory-from", str(train), "--out", str(out), "--n-boot", "50"])
     assert code == 0
     report = json.loads((out / "report.json").read_text())
     assert report["targets"]["quality"]["n"] == 10, report["unscored"]
 
 
-def test_labels_off_the_1_to_5_scale_are_refused_with_what_to_do(tmp_path: Path, capsys) -> None:
+def test_labels_off_the_1_to_5_scale_are_refused_with_what_to_do(tmp_path: Path,
+                                                                 capsys) -> None:
     (tmp_path / "a.png").write_bytes((REPO / "examples" / "compare" / "a.png").read_bytes())
     table = tmp_path / "labels.csv"
     table.write_text("file,mos\na.png,73\na.png,12\n", encoding="utf-8")
-    code = main(
-        [
-            "meta-eval",
-            "--dataset",
-            "csv",
-            "--data",
-            str(table),
-            "--columns",
-            "image=file,target.mos=mos",
-            "--cv",
-            "lopo",
-            "--out",
-            str(tmp_path / "o"),
-        ]
-    )
+    code = main(["meta-eval", "--dataset", "csv", "--data", str(table), "--columns",
+                 "image=file,target.mos=mos", "--cv", "lopo", "--out", str(tmp_path / "o")])
     assert code == 2
     assert "rescale the column" in capsys.readouterr().err

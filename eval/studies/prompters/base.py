@@ -70,11 +70,8 @@ class PrompterSpec(BaseModel):
     @model_validator(mode="after")
     def _fields_of_kind(self) -> PrompterSpec:
         if self.kind == "brief":
-            extra = [
-                k
-                for k in ("model", "condition", "prompts", "api_base", "api_key_env")
-                if getattr(self, k)
-            ]
+            extra = [k for k in ("model", "condition", "prompts", "api_base", "api_key_env")
+                     if getattr(self, k)]
             if extra:
                 raise ValueError(f"a brief prompter takes no {', '.join(extra)}")
         elif self.kind == "human":

@@ -65,11 +65,8 @@ def one_measure(cells: Sequence[dict], measure: str, category: str = "all") -> d
         reason = (
             f"{measure} has values on {len(backends)} of the study's {len(all_backends)} "
             f"backends in category {category}"
-            + (
-                ": IM tasks get no subjective image scores"
-                if measure == "subjective_image" and category == "IM"
-                else ""
-            )
+            + (": IM tasks get no subjective image scores"
+               if measure == "subjective_image" and category == "IM" else "")
         )
     out = {
         "w": _r(res["w"]),

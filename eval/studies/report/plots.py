@@ -54,16 +54,8 @@ def _say_empty(axes: list[plt.Axes], report: dict, measures: list[str]) -> None:
         ax.axis("off")
         if measure is not None:
             why = WHY_EMPTY.get(measure, "no item has a value")
-            ax.text(
-                0.5,
-                0.5,
-                f"{LABELS[measure]}: no values\n{why}",
-                ha="center",
-                va="center",
-                fontsize=8,
-                color="#555555",
-                transform=ax.transAxes,
-            )
+            ax.text(0.5, 0.5, f"{LABELS[measure]}: no values\n{why}", ha="center",
+                    va="center", fontsize=8, color="#555555", transform=ax.transAxes)
 
 
 def _bar_panel(ax: plt.Axes, report: dict, measure: str) -> None:
