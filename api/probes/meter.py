@@ -32,7 +32,7 @@ def prices_for(budget: ProbeBudget, spec: Any, writer: str, judge_model: str | N
     """USD per image of backend ``spec`` and per model call (the dearer of the writer and the
     judge), from the operator's settings, else litellm's price map; None where unknown.
     Blocking (the price map loads litellm): call it off the event loop."""
-    from eval.studies.costs import IMAGE_TOKENS, JUDGE_PROMPT_TOKENS, JUDGE_REPLY_TOKENS, token_cost
+    from eval.kit.costs import IMAGE_TOKENS, JUDGE_PROMPT_TOKENS, JUDGE_REPLY_TOKENS, token_cost
     from eval.t2i.pricing import estimate_cost_usd
 
     image = budget.usd_per_image

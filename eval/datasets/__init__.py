@@ -1,9 +1,12 @@
 """Dataset adapters behind a registry: ``avt``, ``expert-jsonl``, ``csv``, ``votes`` and
-``edit-ratings``.
+``edit-ratings``, and the field's public human-judgment sets read as downloaded
+(:mod:`eval.datasets.public`: ``genai-bench``, ``hpdv2``, ``tifa``, ``agiqa-3k``, ``evalmuse``).
 
 Example:
-    >>> sorted(DATASETS)
+    >>> sorted(set(DATASETS) - set(PUBLIC_SETS))
     ['avt', 'csv', 'edit-ratings', 'expert-jsonl', 'votes']
+    >>> sorted(PUBLIC_SETS)
+    ['agiqa-3k', 'evalmuse', 'genai-bench', 'hpdv2', 'tifa']
     >>> get_dataset("avt").name
     'avt'
 """
@@ -22,7 +25,14 @@ DATASETS: dict[str, str] = {
     "csv": "eval.datasets.csv_table:CsvDataset",
     "votes": "eval.datasets.votes:VotesDataset",
     "edit-ratings": "eval.datasets.edit_ratings:EditRatingsDataset",
+    "genai-bench": "eval.datasets.public.genai:GenAIBench",
+    "hpdv2": "eval.datasets.public.hpdv2:HPDv2",
+    "tifa": "eval.datasets.public.tifa:Tifa",
+    "agiqa-3k": "eval.datasets.public.agiqa3k:Agiqa3k",
+    "evalmuse": "eval.datasets.public.evalmuse:EvalMuse",
 }
+PUBLIC_SETS = ("genai-bench", "hpdv2", "tifa", "agiqa-3k", "evalmuse")
+"""The registered names that are public sets (:class:`eval.datasets.public.base.PublicSet`)."""
 
 
 def get_dataset(name: str, **options: Any) -> Dataset:

@@ -5,6 +5,7 @@
 - :mod:`eval.kit.admin` — one admin client of the service (studies, campaigns, memory
   exemplars), on :mod:`judge.transport`'s retries and errors;
 - :mod:`eval.kit.journal` — one crash-safe journal of finished steps;
+- :mod:`eval.kit.costs` — what a judge call should cost (every ``--dry-run``'s estimate);
 - :mod:`eval.kit.stats` — the statistics: resampling, bootstrap and percentile intervals,
   Kendall's τ-b, Krippendorff's α.
 

@@ -32,7 +32,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--dataset",
         required=True,
-        help="avt, expert-jsonl, csv, votes (compare mode) or edit-ratings (edit mode)",
+        help="avt, expert-jsonl, csv, votes (compare mode), edit-ratings (edit mode), or a "
+        "public human-judgment set read as downloaded: genai-bench, hpdv2, tifa, agiqa-3k, "
+        "evalmuse (docs/public-sets.md)",
     )
     p.add_argument("--data", type=Path, required=True, help="the split to score")
     p.add_argument(
@@ -74,7 +76,17 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--retrieval", choices=["similarity", "random", "fixed", "none"])
     p.add_argument("--k", type=int, dest="retrieval_k")
     p.add_argument("--concurrency", type=int, default=4)
-    p.add_argument("--limit", type=int, help="score only the first N items")
+    p.add_argument(
+        "--limit",
+        type=int,
+        help="score only N items: the first N, or for a public set a subset stratified by "
+        "model and tag, drawn with --seed",
+    )
+    p.add_argument(
+        "--dry-run",
+        action="store_true",
+        help="count the judge calls and estimate their cost (litellm's price map); score nothing",
+    )
     p.add_argument("--n-boot", type=int, default=1000, help="bootstrap resamples for CIs")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--no-safety", action="store_true", help="skip the safety filter calls")
@@ -143,6 +155,7 @@ def run(args: argparse.Namespace) -> int:
             batch_poll_s=args.batch_poll_s,
             batch_wait=args.wait,
             batch_fallback=args.provider_batch_fallback,
+            dry_run=args.dry_run,
             **{k: v for k, v in settings.items() if v is not None},
         )
     except BatchPending as pending:
@@ -152,6 +165,11 @@ def run(args: argparse.Namespace) -> int:
         msg = exc.args[0] if isinstance(exc, KeyError) and exc.args else exc
         print(f"judge meta-eval: {msg}", file=sys.stderr)
         return 2
+    if "dry_run" in report:
+        from eval.metaeval.dry_run import render
+
+        print(render(report["dry_run"]))
+        return 0
     print(
         f"{report['n_predicted']}/{report['n_items']} items scored; report: "
         f"{Path(report['out']) / 'report.md'}"
@@ -162,6 +180,16 @@ def run(args: argparse.Namespace) -> int:
         print(f"  {t:18} spearman {rho if rho is None else round(rho, 3)}  n={m['n']}")
         for r in unscored.get(t, [])[:3]:
             print(f"  {'':18} {r['n']} item(s) unscored: {r['reason']}")
+    section = report.get("public_set") or {}
+    for t, fig in section.get("figures", {}).items():
+        acc = fig.get("pairwise_accuracy")
+        print(f"  {t:18} pairwise accuracy {acc if acc is None else round(acc, 3)}")
+    pref = report.get("preferences")
+    if pref:
+        acc = pref["ranking_accuracy"]
+        print(f"  ranking accuracy {acc if acc is None else round(acc, 3)}  pairs={pref['n']}")
+    if section:
+        print(f"  published baselines (quoted): {len(section['baselines'])}, in report.md")
     if report["targets"] and not any(m.get("n") for m in report["targets"].values()):
         print(
             "judge meta-eval: no target could be scored (reasons above and in report.md)",

@@ -56,6 +56,7 @@ class MetaEvalConfig:
     batch_poll_s: float = 30.0
     batch_wait: bool = False
     batch_fallback: str = "batch"
+    dry_run: bool = False
 
     def __post_init__(self) -> None:
         check(self)
@@ -89,6 +90,12 @@ def check(cfg: MetaEvalConfig) -> None:
     if cfg.batch_fallback not in ("batch", "direct"):
         raise ValueError(
             f"unknown --provider-batch-fallback {cfg.batch_fallback!r}; use batch or direct"
+        )
+    if cfg.limit is not None and cfg.limit <= 0:
+        raise ValueError(f"--limit must be a positive number of items, got {cfg.limit}")
+    if cfg.dry_run and (cfg.url or cfg.provider_batch or cfg.ablation):
+        raise ValueError(
+            "--dry-run estimates one in-process run; drop --url, --provider-batch and --ablation"
         )
     if cfg.batch_poll_s <= 0:
         raise ValueError(f"--batch-poll-s must be positive, got {cfg.batch_poll_s}")

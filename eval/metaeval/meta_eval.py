@@ -29,9 +29,12 @@ from eval.metaeval.baselines import best_baseline, iqa_baselines, margin_vs_best
 from eval.metaeval.batch_scoring import BatchOptions, batch_summary, score_in_batches
 from eval.metaeval.calibration import fit_calibration, save_calibration
 from eval.metaeval.config import MetaEvalConfig, memory_source
+from eval.metaeval.dry_run import estimate
 from eval.metaeval.evaluate import evaluate, pairs_by_target
+from eval.metaeval.public_sets import public_set_section
 from eval.metaeval.report import write_report
-from eval.metaeval.runner import run_items
+from eval.metaeval.runner import read_predictions, run_items
+from eval.metaeval.subsets import stratified
 from judge.config import JudgeSettings
 from memory.store import MemoryStore
 
@@ -124,6 +127,12 @@ def _check_config(cfg: MetaEvalConfig, dataset: Dataset) -> Path | None:
     ablation with no exemplars to vary; checked before anything is scored (the options
     alone were checked when ``cfg`` was built: :mod:`eval.metaeval.config`)."""
     source = memory_source(cfg)
+    if source is not None and hasattr(dataset, "baselines"):
+        raise ValueError(
+            f"--cv and --memory-from build exemplar memories from a split's labels; the public "
+            f"set {cfg.dataset!r} has no exemplar memory, so its runs are zero-shot: drop them, "
+            "or give --memory-dir with a store you built yourself"
+        )
     if cfg.ablation in ("retrieval", "k") and not cfg.url and source is None:
         store = MemoryStore(cfg.memory_dir) if cfg.memory_dir is not None else None
         if store is None or not store.names():
@@ -148,12 +157,13 @@ def run_meta_eval(cfg: MetaEvalConfig) -> dict[str, Any]:
     """Score, evaluate, write ``predictions.jsonl``, ``report.json``, ``report.md``, plots."""
     dataset = get_dataset(cfg.dataset, **cfg.dataset_options())
     items = dataset.load(cfg.data)
-    if cfg.limit:
-        items = items[: cfg.limit]
+    items = stratified(items, cfg.limit, seed=cfg.seed, strata=getattr(dataset, "strata", ()))
     if not items:
         raise ValueError(f"no items found in {cfg.data}")
-    cfg.out.mkdir(parents=True, exist_ok=True)
     source = _check_config(cfg, dataset)
+    if cfg.dry_run:
+        return _dry_run(cfg, dataset, items)
+    cfg.out.mkdir(parents=True, exist_ok=True)
     overrides = {k: v for k, v in {"model": cfg.model, **cfg.overrides}.items() if v is not None}
     if dataset.skills and "skills" not in overrides:
         overrides["skills"] = dataset.skills
@@ -197,6 +207,10 @@ def run_meta_eval(cfg: MetaEvalConfig) -> dict[str, Any]:
     extra = getattr(dataset, "extra_report", None)
     if extra is not None:  # pairwise agreement for votes, success agreement for edits
         report.update(extra(cfg.data, items, predictions, cfg.n_boot, cfg.seed))
+    if hasattr(dataset, "baselines"):  # a public set: its paper's figures and baselines
+        report["public_set"] = public_set_section(
+            dataset, items, predictions, n_boot=cfg.n_boot, seed=cfg.seed, data=cfg.data
+        )
     baselines = iqa_baselines(cfg.data, items, n_boot=cfg.n_boot, seed=cfg.seed)
     if baselines:
         report["baselines"] = {
@@ -233,6 +247,18 @@ def run_meta_eval(cfg: MetaEvalConfig) -> dict[str, Any]:
         report["provider_batch"] = batch_summary(cfg.out, cfg.batch_fallback)
     write_report(report, items, predictions, dataset, cfg.out)
     return report
+
+
+def _dry_run(cfg: MetaEvalConfig, dataset: Dataset, items: list[EvalItem]) -> dict[str, Any]:
+    """The calls and cost a run would make, nothing scored (``--dry-run``)."""
+    overrides = {k: v for k, v in {"model": cfg.model, **cfg.overrides}.items() if v is not None}
+    if dataset.skills and "skills" not in overrides:
+        overrides["skills"] = dataset.skills
+    done = {
+        k for k, v in read_predictions(cfg.out / "predictions.jsonl").items() if "error" not in v
+    }
+    plan = estimate(items, JudgeSettings().merged(**overrides), done)
+    return {"dataset": cfg.dataset, "data": str(cfg.data), "out": str(cfg.out), "dry_run": plan}
 
 
 def _ablation(

@@ -54,20 +54,27 @@ def meta_eval(
     batch_poll_s: float = 30.0,
     batch_wait: bool = False,
     batch_fallback: str = "batch",
+    dry_run: bool = False,
     **settings: Any,
 ) -> dict[str, Any]:
     """Score a labelled dataset and compare the judge with the labels.
 
     Args:
-        data: the split (a folder, or for ``csv`` the CSV file itself).
+        data: the split (a folder, or for ``csv`` the CSV file itself; for a public set its
+            folder as downloaded).
         dataset: ``csv`` (any CSV, mapped by ``columns``), ``avt``, ``expert-jsonl``,
-            ``votes`` or ``edit-ratings``.
+            ``votes``, ``edit-ratings``, or a public human-judgment set: ``genai-bench``,
+            ``hpdv2``, ``tifa``, ``agiqa-3k``, ``evalmuse`` (docs/public-sets.md).
         columns: for ``csv``: ``image``, ``prompt``, ``id``, ``group``, ``target.NAME``,
             ``slice.NAME`` → column names (a mapping; the ``key=COLUMN,...`` text of
             ``--columns`` is read too).
         cv: ``"lopo"`` calibrates on the split itself, leaving each item's group out.
         memory_from: another labelled split to calibrate on.
         skills: the subjective cards to run (default: the dataset's).
+        limit, seed: score ``limit`` items only; a public set's subset is stratified (by
+            model and tag) and drawn with ``seed``.
+        dry_run: count the judge calls and estimate their cost; score nothing (the
+            report is ``{"dry_run": {...}}``).
         ablation, encoders, fit_calibration, provider_batch, batch_poll_s, batch_wait,
             batch_fallback: as ``--ablation``, ``--encoders``, ``--fit-calibration``,
             ``--provider-batch``, ``--batch-poll-s``, ``--wait``,
@@ -80,7 +87,15 @@ def meta_eval(
 
     Returns:
         The report: ``targets.<name>.{spearman, kendall, mae, n, ci95, coverage}``, ``out``
-        and, for targets that could not be scored, ``unscored.<name>`` with the reasons.
+        and, for targets that could not be scored, ``unscored.<name>`` with the reasons; a
+        public set adds ``public_set`` (its paper's figures per slice and the quoted
+        baselines).
+
+    Example::
+
+        report = meta_eval(dataset="genai-bench", data="GenAI-Image-527", model="openai/gpt-4o",
+                           limit=120, seed=1, out="runs/genai")
+        report["public_set"]["figures"]["alignment"]["pairwise_accuracy"]
     """
     if isinstance(columns, str):
         columns = column_pairs(columns)
@@ -107,5 +122,6 @@ def meta_eval(
         batch_poll_s=batch_poll_s,
         batch_wait=batch_wait,
         batch_fallback=batch_fallback,
+        dry_run=dry_run,
     )
     return run_meta_eval(cfg)

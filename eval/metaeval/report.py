@@ -14,6 +14,7 @@ from typing import Any
 from eval.datasets.base import Dataset, EvalItem
 from eval.metaeval import plots
 from eval.metaeval.evaluate import pairs_by_target
+from eval.metaeval.public_sets import markdown_lines
 
 COLS = ("spearman", "kendall", "pearson", "mae", "within1", "n")
 
@@ -185,6 +186,7 @@ def markdown(report: dict) -> str:
         ]
         for name, r in abl["rows"].items():
             out.append(f"| {name} | {_f(r['mae'])} | {_f(r['within1'])} | {_f(r['spearman'])} |")
+    out += markdown_lines(report)
     out += _slices(report.get("slices") or {})
     if report.get("pairwise"):
         from eval.leaderboards.meta import metrics_markdown

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from eval.kit.costs import IMAGE_TOKENS, JUDGE_PROMPT_TOKENS, JUDGE_REPLY_TOKENS, token_cost
 from eval.kit.journal import Journal, key
 from eval.studies.config import StudyConfig, cfg_settings
 from eval.studies.prompters.conditions import load_condition
@@ -19,22 +20,7 @@ from judge.llm.litellm_settings import load as load_litellm
 from judge.modes.score.planning import plan_work
 from skills.registry import default_registry
 
-IMAGE_TOKENS = 765
-"""Input tokens one image costs a vision model (a 1024-px image in OpenAI's accounting)."""
-JUDGE_PROMPT_TOKENS = 900
-JUDGE_REPLY_TOKENS = 150
 PROMPTER_REPLY_TOKENS = {True: 500, False: 150}
-
-
-def token_cost(model: str, prompt_tokens: int, completion_tokens: int) -> float | None:
-    """USD for one chat call, or ``None`` when the price map has no entry."""
-    try:
-        p, c = load_litellm().cost_per_token(
-            model=model, prompt_tokens=prompt_tokens, completion_tokens=completion_tokens
-        )
-    except Exception:  # litellm raises a bare Exception for unknown models
-        return None
-    return float(p) + float(c)
 
 
 def image_cost(model: str, n: int, size: str | None) -> float | None:

@@ -23,13 +23,19 @@ AVT_TARGETS = ["prompt_matching", "appeal", "realism", "quality", "appeal2"]
 
 
 def test_registry_names_and_unknown_name_suggests_a_close_match() -> None:
-    assert sorted(DATASETS) == ["avt", "csv", "edit-ratings", "expert-jsonl", "votes"]
+    assert sorted(DATASETS) == [
+        "agiqa-3k", "avt", "csv", "edit-ratings", "evalmuse", "expert-jsonl", "genai-bench",
+        "hpdv2", "tifa", "votes",
+    ]  # fmt: skip
     assert isinstance(get_dataset("avt"), AvtDataset)
     with pytest.raises(KeyError, match=r"unknown dataset 'avtt'; did you mean 'avt'"):
         get_dataset("avtt")
     with pytest.raises(KeyError, match=r"did you mean 'expert-jsonl'"):
         get_dataset("expert_jsonl")
-    names = r"\['avt', 'csv', 'edit-ratings', 'expert-jsonl', 'votes'\]"
+    names = (
+        r"\['agiqa-3k', 'avt', 'csv', 'edit-ratings', 'evalmuse', 'expert-jsonl', 'genai-bench', "
+        r"'hpdv2', 'tifa', 'votes'\]"
+    )
     with pytest.raises(KeyError, match=r"available: " + names):
         get_dataset("zzzzzz")
 

@@ -12,7 +12,9 @@
   nominal, ordinal, interval and ratio levels;
 - :mod:`eval.kit.stats.ppi` — :func:`ppi_mean`, the prediction-powered (PPI++, power-tuned)
   mean from few human and many judge labels, plain or weighted by selection probabilities;
-- :mod:`eval.kit.stats.hybrid_means` — :func:`hybrid_means`, hybrid mean ratings per group.
+- :mod:`eval.kit.stats.hybrid_means` — :func:`hybrid_means`, hybrid mean ratings per group;
+- :mod:`eval.kit.stats.pairwise` — :func:`pairwise_accuracy` and
+  :func:`tie_calibrated_accuracy`, agreement on the order of item pairs, ties included.
 
 Example:
     >>> from eval.kit.stats import kendall_tau_b, krippendorff_alpha
@@ -24,6 +26,7 @@ from eval.kit.stats.bootstrap import bootstrap_ci, mean_ci, rounded_ci
 from eval.kit.stats.hybrid_means import hybrid_means
 from eval.kit.stats.kendall import kendall_tau_b
 from eval.kit.stats.krippendorff import krippendorff_alpha
+from eval.kit.stats.pairwise import pairwise_accuracy, tie_calibrated_accuracy
 from eval.kit.stats.percentile import percentile_ci
 from eval.kit.stats.ppi import ppi_mean
 from eval.kit.stats.resample import resample_counts, resample_indices
@@ -34,9 +37,11 @@ __all__ = [
     "kendall_tau_b",
     "krippendorff_alpha",
     "mean_ci",
+    "pairwise_accuracy",
     "percentile_ci",
     "ppi_mean",
     "resample_counts",
     "resample_indices",
     "rounded_ci",
+    "tie_calibrated_accuracy",
 ]

@@ -1,0 +1,161 @@
+"""What every public human-judgment set gives meta-evaluation: one small interface.
+
+A public set is a dataset adapter (:class:`eval.datasets.base.Dataset`) that reads the set's
+published files exactly as downloaded, plus four things the report and the docs use:
+
+- ``files``: the files and folders expected under ``--data`` (:class:`ExpectedFile`); a
+  folder that lacks one gets :class:`LayoutError` naming the missing file and the whole
+  expected layout;
+- ``strata``: the slice keys a ``--limit N --seed S`` subset is stratified by;
+- :meth:`PublicSet.baselines`: the figures the set's papers publish, quoted from
+  ``baselines.json`` with their citation and split (never recomputed here);
+- :meth:`PublicSet.extra_report`: the set's own statistics, as its paper reports them.
+
+Reading helpers (:func:`load_json`, :class:`JsonPath`) make every error name the file and
+the key (or line) and field at fault.
+
+Example:
+    >>> files = (ExpectedFile("genai_image.json", "ratings"),
+    ...          ExpectedFile("MODEL/ID.jpeg", "images", per_item=True))
+    >>> err = LayoutError.missing(Path("/data/genai"), "genai_image.json", files)
+    >>> print(err)  # doctest: +NORMALIZE_WHITESPACE
+    /data/genai/genai_image.json not found; --data must be the set's folder as downloaded:
+      genai_image.json  ratings
+      MODEL/ID.jpeg     images
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, ClassVar
+
+from eval.datasets.base import EvalItem, Target
+from memory.exemplar import ExemplarRecord
+
+BASELINES = Path(__file__).with_name("baselines.json")
+
+
+class LayoutError(ValueError):
+    """The folder or a file does not have the set's published layout."""
+
+    @classmethod
+    def missing(cls, data: Path, name: str, files: tuple[ExpectedFile, ...]) -> LayoutError:
+        """A missing file, with the layout the folder should have."""
+        width = max(len(f.path) for f in files)
+        lines = [f"  {f.path:<{width}}  {f.what}" for f in files]
+        return cls(
+            f"{data / name} not found; --data must be the set's folder as downloaded:\n"
+            + "\n".join(lines)
+        )
+
+
+@dataclass(frozen=True)
+class ExpectedFile:
+    """One file of a set's published layout; ``per_item`` files (a pattern such as
+    ``MODEL/ID.jpeg``) are checked item by item when the set is read."""
+
+    path: str
+    what: str
+    per_item: bool = False
+
+
+@dataclass(frozen=True)
+class Baseline:
+    """A published figure, quoted: never reproduced by this project."""
+
+    system: str
+    metric: str
+    value: float
+    split: str
+    citation: str
+    target: str | None = None
+    note: str | None = None
+    quoted: bool = True
+
+    def as_dict(self) -> dict[str, Any]:
+        """JSON form for the report."""
+        out = {k: getattr(self, k) for k in ("system", "metric", "value", "split", "citation")}
+        out |= {"target": self.target, "note": self.note, "quoted": self.quoted}
+        return out
+
+
+def load_baselines(name: str, path: Path = BASELINES) -> list[Baseline]:
+    """The quoted figures of one set (an empty list when none could be verified)."""
+    raw = json.loads(path.read_text(encoding="utf-8"))
+    return [Baseline(**row) for row in raw.get(name, {}).get("baselines", [])]
+
+
+@dataclass(frozen=True)
+class JsonPath:
+    """Where a value sits in a JSON file, for messages: ``FILE: key "00001" → "models"``."""
+
+    file: Path
+    keys: tuple[str, ...] = field(default_factory=tuple)
+
+    def __truediv__(self, key: object) -> JsonPath:
+        return JsonPath(self.file, (*self.keys, str(key)))
+
+    def __str__(self) -> str:
+        if not self.keys:
+            return str(self.file)
+        return f"{self.file}: key " + " → ".join(json.dumps(k) for k in self.keys)
+
+    def error(self, problem: str) -> LayoutError:
+        """A :class:`LayoutError` naming this place."""
+        return LayoutError(f"{self}: {problem}")
+
+
+def load_json(path: Path) -> Any:
+    """A JSON file; a syntax error names the file and line."""
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as exc:
+        raise LayoutError(f"{path}:{exc.lineno}: not valid JSON ({exc.msg})") from None
+
+
+def expect(value: Any, kind: type | tuple[type, ...], at: JsonPath, what: str) -> Any:
+    """``value`` if it is of ``kind``, else an error naming the place and the field."""
+    if isinstance(value, bool) or not isinstance(value, kind):
+        got = type(value).__name__ if value is not None else "null"
+        raise at.error(f"expected {what}, got {got} {json.dumps(value)[:40]}")
+    return value
+
+
+class PublicSet:
+    """Base of the public sets: the defaults of :class:`eval.datasets.base.Dataset` for a
+    set that builds no exemplar memory and is scored zero-shot (or with ``--memory-dir``)."""
+
+    name: ClassVar[str]
+    title: ClassVar[str]
+    files: ClassVar[tuple[ExpectedFile, ...]]
+    strata: ClassVar[tuple[str, ...]] = ()
+    targets: list[Target]
+    skills: ClassVar[list[str]] = []
+    group_key: ClassVar[str | None] = None
+
+    def check_files(self, data: Path) -> None:
+        """Raise :class:`LayoutError` for the first expected file that is missing."""
+        if not data.is_dir():
+            raise LayoutError.missing(data, "", self.files)
+        for f in self.files:
+            if f.per_item:
+                continue  # named by the data (one folder per model): checked per item
+            if not (data / f.path).is_file():
+                raise LayoutError.missing(data, f.path, self.files)
+
+    def labels_path(self, data: Path) -> Path:
+        """The first expected file: the one holding the human judgments."""
+        return data / self.files[0].path
+
+    def load(self, data: Path) -> list[EvalItem]:  # pragma: no cover - every set overrides
+        raise NotImplementedError
+
+    def baselines(self) -> list[Baseline]:
+        """The set's published figures (quoted), from ``baselines.json``."""
+        return load_baselines(self.name)
+
+    def memories(self, data: Path) -> dict[str, tuple[list[ExemplarRecord], Path]]:
+        """None: a public set is judged zero-shot (or with a store given by --memory-dir)."""
+        return {}

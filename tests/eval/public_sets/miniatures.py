@@ -1,0 +1,216 @@
+"""Miniatures of the public sets, written in each set's published layout and field names: a
+handful of items with tiny generated images. Harness only (tests build them in temp folders).
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+
+from PIL import Image
+
+GENAI_MODELS = ("DALLE_3", "SDXL_Turbo", "Midjourney_6")
+GENAI_PROMPTS = {
+    "00001": "a red cube on top of a blue sphere",
+    "00002": "three cats and no dogs on a sofa",
+    "00003": "a man taller than the tree beside him",
+    "00004": "a bicycle leaning on a yellow wall",
+}
+GENAI_SKILLS = {
+    "attribute": [1, 4],
+    "spatial relation": [1],
+    "counting": [2],
+    "negation": [2],
+    "comparison": [3],
+    "scene": [4, 3],
+}
+
+
+def tiny_image(path: Path, seed: int, fmt: str = "JPEG") -> None:
+    """An 8×8 image of one colour picked by ``seed``."""
+    rng = random.Random(seed)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    colour = tuple(rng.randrange(256) for _ in range(3))
+    Image.new("RGB", (8, 8), colour).save(path, fmt)
+
+
+def genai_bench(root: Path, seed: int = 0) -> Path:
+    """GenAI-Bench as t2v_metrics reads it: genai_image.json, genai_skills.json and
+    MODEL/ID.jpeg; three human ratings (1–5) per image."""
+    rng = random.Random(seed)
+    root.mkdir(parents=True, exist_ok=True)
+    entries = {}
+    for n, (pid, prompt) in enumerate(GENAI_PROMPTS.items()):
+        models = {}
+        for k, model in enumerate(GENAI_MODELS):
+            models[model] = [rng.randint(1, 5) for _ in range(3)]
+            tiny_image(root / model / f"{pid}.jpeg", 10 * n + k)
+        entries[pid] = {"prompt": prompt, "models": models}
+    (root / "genai_image.json").write_text(json.dumps(entries, indent=2), encoding="utf-8")
+    (root / "genai_skills.json").write_text(json.dumps(GENAI_SKILLS), encoding="utf-8")
+    return root
+
+
+HPD_PROMPTS = (
+    ("a lighthouse at dusk, oil painting", [1, 3, 2]),
+    ("a corgi astronaut, 3d render", [2, 1, 2]),
+    ("a bowl of ramen, photo", [1, 2, 3, 4]),
+)
+
+
+def hpdv2(root: Path) -> Path:
+    """The HPD v2 test split as the HPSv2 README documents it: test.json (prompt, image_path,
+    rank, raw_annotation) and the images in test/."""
+    root.mkdir(parents=True, exist_ok=True)
+    entries, k = [], 0
+    for prompt, ranks in HPD_PROMPTS:
+        names = []
+        for _ in ranks:
+            names.append(f"{k:05d}.jpg")
+            tiny_image(root / "test" / names[-1], k)
+            k += 1
+        raw = [{"rank": ranks, "user_hash": "u1"}, {"rank": ranks, "user_hash": "u2"}]
+        entries.append(
+            {"prompt": prompt, "image_path": names, "rank": ranks, "raw_annotation": raw}
+        )
+    (root / "test.json").write_text(json.dumps(entries, indent=1), encoding="utf-8")
+    return root
+
+
+TIFA_TEXTS = {
+    "coco_669925": "A Christmas tree with lights and teddy bear",
+    "drawbench_52": "A red colored car.",
+    "partiprompt_17": "a fox reading a newspaper",
+}
+TIFA_MODELS = ("mini_dalle", "stable_diffusion_v1_5", "vq_diffusion")
+TIFA_METRICS = ("clipscore_vitb32", "tifa_mplug-large")
+
+
+def tifa(root: Path, seed: int = 1) -> Path:
+    """TIFA v1.0's human_annotations/ as the TIFA repository publishes it:
+    human_annotations.json, human_annotations_with_scores.json and the images."""
+    rng = random.Random(seed)
+    root.mkdir(parents=True, exist_ok=True)
+    plain, scored = {}, {}
+    for n, (text_id, text) in enumerate(TIFA_TEXTS.items()):
+        for k, model in enumerate(TIFA_MODELS):
+            key = f"{text_id}_{model}"
+            scores = [rng.randint(1, 5), rng.randint(1, 5)]
+            entry = {
+                "text_id": text_id,
+                "image_path": f"{key}.jpg",
+                "text": text,
+                "human_scores": scores,
+                "human_avg": sum(scores) / 2,
+            }
+            plain[key] = entry
+            scored[key] = {
+                **entry,
+                "clipscore_vitb32": round(rng.uniform(20, 35), 3),
+                "tifa_mplug-large": rng.choice([0.25, 0.5, 0.75, 1.0]),
+            }
+            tiny_image(root / f"{key}.jpg", 100 + 10 * n + k)
+    (root / "human_annotations.json").write_text(json.dumps(plain, indent=4), encoding="utf-8")
+    (root / "human_annotations_with_scores.json").write_text(
+        json.dumps(scored, indent=4), encoding="utf-8"
+    )
+    return root
+
+
+AGIQA_ROWS = (
+    ("AttnGAN_normal_000.jpg", "statue of a man", "", "", ""),
+    ("AttnGAN_normal_060.jpg", "artwork with only triangles, anime style", "", "", "anime style"),
+    (
+        "AttnGAN_normal_120.jpg",
+        "die cut sticker of a pair of lips , warm color",
+        "warm color",
+        "",
+        "",
+    ),
+    ("midjourney_normal_001.jpg", "a tray of sushi", "", "", ""),
+    (
+        "midjourney_normal_061.jpg",
+        "a yellow rendition of venom, sci-fi style",
+        "",
+        "",
+        "sci-fi style",
+    ),
+    ("sd1.5_lowstep_002.jpg", "man lost in space", "", "", ""),
+    ("sd1.5_lowstep_003.jpg", "a cosmic universe", "", "", ""),
+)
+
+
+def agiqa3k(root: Path, seed: int = 2) -> Path:
+    """AGIQA-3K as the AGIQA-3k-Database repository publishes it: data.csv (name, prompt,
+    adj1, adj2, style, mos_quality, std_quality, mos_align, std_align) and the images."""
+    rng = random.Random(seed)
+    root.mkdir(parents=True, exist_ok=True)
+    lines = ["name,prompt,adj1,adj2,style,mos_quality,std_quality,mos_align,std_align"]
+    for k, (name, prompt, adj1, adj2, style) in enumerate(AGIQA_ROWS):
+        mos = [round(rng.uniform(0.2, 4.5), 9) for _ in range(4)]
+        quoted = f'"{prompt}"' if "," in prompt else prompt
+        lines.append(f"{name},{quoted},{adj1},{adj2},{style},{mos[0]},{mos[1]},{mos[2]},{mos[3]}")
+        tiny_image(root / name, 200 + k)
+    (root / "data.csv").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return root
+
+
+EVALMUSE_ENTRIES = (
+    (
+        "p001",
+        "a red cat on a blue chair",
+        "real",
+        {"cat (animal)": [1, 1, 1], "red (color)": [1, 0, 0], "blue chair (object)": [1, 1, 0]},
+    ),
+    (
+        "p002",
+        "three apples next to a mug",
+        "real",
+        {
+            "apples (object)": [1, 1, 1],
+            "three (counting)": [0, 0, 1],
+            "next to (spatial)": [1, 1, 1],
+        },
+    ),
+    (
+        "p003",
+        "a neon sign saying OPEN",
+        "synth",
+        {"neon sign (object)": [1, 1, 1], "OPEN (text)": [0, 0, 0]},
+    ),
+    (
+        "p003",
+        "a neon sign saying OPEN",
+        "synth",
+        {"neon sign (object)": [1, 0, 1], "OPEN (text)": [1, 1, 1]},
+    ),
+)
+
+
+def evalmuse(root: Path, seed: int = 3) -> Path:
+    """EvalMuse-40k as its dataset card describes it: train_list.json (prompt_id, prompt, type,
+    img_path, total_score, element_score, promt_meaningless, split_confidence,
+    attribute_confidence, fidelity_label; one label per annotator) and images/."""
+    rng = random.Random(seed)
+    root.mkdir(parents=True, exist_ok=True)
+    entries = []
+    for k, (pid, prompt, kind, elements) in enumerate(EVALMUSE_ENTRIES):
+        img = f"images/{pid}_{k}.png"
+        tiny_image(root / img, 300 + k, "PNG")
+        entries.append(
+            {
+                "prompt_id": pid,
+                "prompt": prompt,
+                "type": kind,
+                "img_path": img,
+                "total_score": [rng.randint(1, 5) for _ in range(3)],
+                "element_score": elements,
+                "promt_meaningless": [0, 0, 0],
+                "split_confidence": [0, 0, 0],
+                "attribute_confidence": [1, 1, 1],
+                "fidelity_label": ["no", "no", "no"],
+            }
+        )
+    (root / "train_list.json").write_text(json.dumps(entries, indent=4), encoding="utf-8")
+    return root
