@@ -17,13 +17,14 @@ import asyncio
 import json
 import re
 import secrets
+import time
 from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, HTTPException, Query, Request
 from fastapi.responses import Response
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 
-from api.campaigns.serving import answer, next_task, public_task
+from api.campaigns.serving import Ended, answer, next_task, public_task
 from api.campaigns.store import CampaignStore
 from api.core.deps import AdminKeyDep, app_store
 from api.core.errors import ERROR_RESPONSES, error_body
@@ -70,7 +71,7 @@ async def invitation_or_404(request: Request, token: str) -> tuple[dict[str, Any
     async def live(candidate: str) -> bool:
         store = store_of(request)
         owner = await store.token_owner(candidate) if _TOKEN.fullmatch(candidate) else None
-        rec = await store.record(owner["campaign"]) if owner else None
+        rec = await store.record(owner["campaign"], fresh_status=False) if owner else None
         if rec is None:
             return False
         found.update(rec=rec, annotator=owner["annotator"])  # type: ignore[index]
@@ -183,6 +184,44 @@ async def invite(cid: str, body: Invitations, request: Request, _: AdminKeyDep) 
     }
 
 
+class Release(BaseModel):
+    """``POST /v1/campaigns/{id}/reservations/release``: the annotators whose reservation
+    to release, or ``expired: true`` for every reservation past its lease."""
+
+    model_config = ConfigDict(extra="forbid")
+    annotators: list[Annotated[str, Field(min_length=1, max_length=64)]] = Field(
+        default_factory=list, max_length=5_000
+    )
+    expired: bool = False
+
+
+@router.get("/v1/campaigns/{cid}/reservations")
+async def reservations(cid: str, request: Request, _: AdminKeyDep) -> dict[str, Any]:
+    """Pending tasks and their leases (``stuck``: past the lease, not yet swept), with how
+    many leases expired and how many reservations an admin released so far."""
+    await campaign_or_404(request, cid)
+    store = store_of(request)
+    now = time.time()
+    held = await store.reservations(cid)
+    for r in held:
+        r["stuck"] = r["lease_until"] <= now
+    return {"id": cid, "now": now, "reservations": held, "counts": await store.stats(cid)}
+
+
+@router.post("/v1/campaigns/{cid}/reservations/release")
+async def release_reservations(
+    cid: str, body: Release, request: Request, _: AdminKeyDep
+) -> dict[str, Any]:
+    """Drop pending tasks (their items go back to the pool): the named annotators', or
+    every expired one with ``expired: true``."""
+    await campaign_or_404(request, cid)
+    if bool(body.annotators) == body.expired:
+        raise InputError("annotators", "name the annotators to release, or send expired: true")
+    names = None if body.expired else body.annotators
+    released = await store_of(request).release(cid, names, time.time())
+    return {"id": cid, "released": released}
+
+
 def _table(rows: list[dict[str, Any]], fields: tuple[str, ...], fmt: str) -> Response:
     if fmt == "csv":
         return Response(to_csv(rows, fields).encode(), media_type="text/csv; charset=utf-8")
@@ -270,7 +309,10 @@ async def admin_image(cid: str, key: str, request: Request, _: AdminKeyDep) -> R
 async def label_next(token: str, request: Request) -> Response:
     """The annotator's current or next task; 204 when there is nothing left."""
     rec, who = await invitation_or_404(request, token)
-    task = await next_task(store_of(request), rec, who)
+    try:
+        task = await next_task(store_of(request), rec, who, token=token)
+    except Ended as exc:
+        raise HTTPException(410, error_body("gone", str(exc), "token")) from None
     if task is None:
         return Response(status_code=204)
     shown = public_task(rec, task, lambda key: f"/v1/label/{token}/images/{key}")
@@ -285,7 +327,10 @@ async def label_next(token: str, request: Request) -> Response:
 async def label_answer(token: str, body: Answer, request: Request) -> dict[str, Any]:
     """One answer to the pending task: ``{"accepted", "penalty_s"}``."""
     rec, who = await invitation_or_404(request, token)
-    return await answer(store_of(request), rec, who, body)
+    try:
+        return await answer(store_of(request), rec, who, body, token=token)
+    except Ended as exc:
+        raise HTTPException(410, error_body("gone", str(exc), "token")) from None
 
 
 @router.get("/v1/label/{token}/images/{key}", response_class=Response)

@@ -2,10 +2,19 @@
 
 Keys under ``judge:campaign:<id>:``: ``meta`` (JSON record, items included, images as keys),
 ``status``, ``img`` (hash key → bytes), ``mime`` (hash key → type), ``annotators`` (hash name
-→ JSON), ``planned`` (hash item → votes answered or in progress), ``outcomes`` (hash item →
-JSON list of accepted answers, for extra votes where they disagree), ``a:<name>`` (hash:
-``pending`` task JSON, ``served`` count, ``penalty_until``), ``seen:<name>`` (set of items),
-``log`` (list: every answer an annotator sent, accepted or not, oldest first — append-only).
+→ JSON), ``queue`` (sorted set item → votes answered or in progress: the next item is read
+off its low end, O(log n)), ``leases`` (sorted set annotator → end of the lease on their
+pending task), ``outcomes`` (hash item → JSON list of accepted answers, for extra votes where
+they disagree), ``a:<name>`` (hash: ``pending`` task JSON, ``served`` count,
+``penalty_until``), ``seen:<name>`` (set of items), ``stats`` (hash: ``expired``,
+``released`` reservations), ``log`` (list: every answer an annotator sent, accepted or not,
+oldest first — append-only).
+
+Serving is two Lua scripts (``lua/next.lua``, ``lua/answer.lua``), each one atomic round
+trip: an annotator holds at most one pending task (concurrent ``next`` calls get the same
+one), a reservation expires after the campaign's ``lease_seconds`` and its item goes back to
+the pool (each ``next`` call sweeps a few expired leases; ``lua/release.lua`` releases on
+the admin's demand).
 
 An invitation token is stored only as its SHA-256: ``judge:campaign-token:<sha>`` → JSON
 ``{"campaign", "annotator"}``. Exports and reports name the annotator, never the token.
@@ -21,6 +30,8 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections import OrderedDict
+from pathlib import Path
 from typing import Any
 
 import redis.asyncio as aredis
@@ -29,19 +40,8 @@ from api.core.redis_create import create_if_absent
 
 PREFIX = "judge:campaign:"
 TOKENS = "judge:campaign-token:"
-_TAKE = """
-local pending = redis.call('HGET', KEYS[1], 'pending')
-if not pending or cjson.decode(pending)['id'] ~= ARGV[1] then return 0 end
-redis.call('HDEL', KEYS[1], 'pending')
-redis.call('RPUSH', KEYS[2], ARGV[2])
-if ARGV[3] ~= '' then
-  local raw = redis.call('HGET', KEYS[3], ARGV[4])
-  local seen = raw and cjson.decode(raw) or {}
-  table.insert(seen, cjson.decode(ARGV[3]))
-  redis.call('HSET', KEYS[3], ARGV[4], cjson.encode(seen))
-end
-return 1
-"""
+LUA = Path(__file__).resolve().parent / "lua"
+_CACHE_TASKS = 50_000  # pending tasks remembered per process (answers skip one read)
 
 
 def _key(cid: str, *parts: str) -> str:
@@ -52,13 +52,21 @@ def token_hash(token: str) -> str:
     return hashlib.sha256(token.encode()).hexdigest()
 
 
+def _text(x: Any) -> str:
+    return x.decode() if isinstance(x, bytes) else str(x)
+
+
 class CampaignStore:
     """Campaigns, invitations, served tasks and the append-only answer log in Redis."""
 
     def __init__(self, redis: aredis.Redis):
         self.redis = redis
-        self._take = redis.register_script(_TAKE)
+        self._next = redis.register_script((LUA / "next.lua").read_text())
+        self._answer = redis.register_script((LUA / "answer.lua").read_text())
+        self._release = redis.register_script((LUA / "release.lua").read_text())
         self._records: dict[str, dict[str, Any]] = {}  # parsed records (immutable but status)
+        self._status: dict[str, str] = {}  # status as last written or read by this process
+        self._tasks: OrderedDict[tuple[str, str], dict[str, Any]] = OrderedDict()
 
     async def create(self, record: dict[str, Any], images: dict[str, tuple[bytes, str]]) -> bool:
         """Write a new campaign in one transaction; False (nothing written) when it exists."""
@@ -70,13 +78,15 @@ class CampaignStore:
             if images:
                 pipe.hset(_key(cid, "img"), mapping={k: v[0] for k, v in images.items()})
                 pipe.hset(_key(cid, "mime"), mapping={k: v[1] for k, v in images.items()})
-            planned = {i["id"]: 0 for i in record["items"] if not i.get("validation")}
-            pipe.hset(_key(cid, "planned"), mapping=planned)
+            queue = {i["id"]: 0 for i in record["items"] if not i.get("validation")}
+            pipe.zadd(_key(cid, "queue"), queue)
 
         return await create_if_absent(self.redis, _key(cid, "meta"), write)
 
-    async def record(self, cid: str) -> dict[str, Any] | None:
-        """The campaign record (with its current ``status``), or None."""
+    async def record(self, cid: str, fresh_status: bool = True) -> dict[str, Any] | None:
+        """The campaign record with its ``status``, or None. The record is read once per
+        process (it never changes); the status is read again unless ``fresh_status`` is
+        False (the label routes: their scripts read the status themselves)."""
         rec = self._records.get(cid)
         if rec is None:
             raw = await self.redis.get(_key(cid, "meta"))
@@ -85,18 +95,24 @@ class CampaignStore:
             rec = json.loads(raw)
             rec["_by_id"] = {i["id"]: i for i in rec["items"]}
             rec = self._records.setdefault(cid, rec)
-        status = await self.redis.get(_key(cid, "status"))
-        return {**rec, "status": status.decode() if status else "open"}
+        status = self._status.get(cid)
+        if fresh_status or status is None:
+            got = await self.redis.get(_key(cid, "status"))
+            status = self._status[cid] = got.decode() if got else "open"
+        return {**rec, "status": status}
 
     async def set_status(self, cid: str, status: str) -> None:
         await self.redis.set(_key(cid, "status"), status)
+        self._status[cid] = status
 
     async def image(self, cid: str, key: str) -> tuple[bytes, str] | None:
-        data, mime = await self.redis.hmget(_key(cid, "img"), key), None
-        if data[0] is None:
+        async with self.redis.pipeline(transaction=False) as pipe:
+            pipe.hget(_key(cid, "img"), key)
+            pipe.hget(_key(cid, "mime"), key)
+            data, mime = await pipe.execute()
+        if data is None:
             return None
-        mime = await self.redis.hget(_key(cid, "mime"), key)
-        return data[0], (mime or b"application/octet-stream").decode()
+        return data, (mime or b"application/octet-stream").decode()
 
     async def invite(self, cid: str, people: dict[str, str]) -> list[str]:
         """Register annotators ``{name: token}``; the names already taken (nothing written)."""
@@ -121,7 +137,8 @@ class CampaignStore:
         return json.loads(raw) if raw else None
 
     async def state(self, cid: str, who: str) -> dict[str, Any]:
-        """``{"pending": task|None, "served": n, "penalty_until": t}`` of one annotator."""
+        """``{"pending": task|None, "served": n, "penalty_until": t}`` of one annotator
+        (the pending task in its stored form)."""
         got = await self.redis.hgetall(_key(cid, "a", who))
         return {
             "pending": json.loads(got[b"pending"]) if b"pending" in got else None,
@@ -133,48 +150,138 @@ class CampaignStore:
         return {x.decode() for x in await self.redis.smembers(_key(cid, "seen", who))}
 
     async def planned(self, cid: str) -> dict[str, int]:
-        return {
-            k.decode(): int(v) for k, v in (await self.redis.hgetall(_key(cid, "planned"))).items()
-        }
+        """Votes answered or in progress per item."""
+        got = await self.redis.zrange(_key(cid, "queue"), 0, -1, withscores=True)
+        return {k.decode(): int(v) for k, v in got}
 
     async def outcomes(self, cid: str) -> dict[str, list[Any]]:
         got = await self.redis.hgetall(_key(cid, "outcomes"))
         return {k.decode(): json.loads(v) for k, v in got.items()}
 
-    async def serve(self, cid: str, who: str, task: dict[str, Any], counted: bool) -> None:
-        """Record a newly served task as the annotator's pending one."""
-        async with self.redis.pipeline(transaction=True) as pipe:
-            pipe.hset(_key(cid, "a", who), "pending", json.dumps(task))
-            pipe.hincrby(_key(cid, "a", who), "served", 1)
-            pipe.sadd(_key(cid, "seen", who), task["item"])
-            if counted:
-                pipe.hincrby(_key(cid, "planned"), task["item"], 1)
-            await pipe.execute()
+    async def reserve(
+        self,
+        cid: str,
+        who: str,
+        token: str | None,
+        *,
+        now: float,
+        lease_s: float,
+        target: int,
+        task_id: str,
+        seed: int,
+        start: float,
+        item: str = "",
+        item_is_validation: bool = False,
+        validation: list[str] | tuple[str, ...] = (),
+    ) -> tuple[str, dict[str, Any] | None]:
+        """The annotator's pending task, or a newly reserved one, in one atomic round trip:
+        ``("pending"|"new", task)``, ``("none", None)`` when no item below ``target`` is left
+        for them, ``("closed"|"revoked", None)``. ``item`` reserves that item; otherwise the
+        first of ``validation`` they have not seen, else a least-voted item (the one at
+        ``start`` ∈ [0, 1) among the least-voted, then on)."""
+        got = await self._next(
+            keys=[
+                _key(cid, "a", who),
+                _key(cid, "seen", who),
+                _key(cid, "queue"),
+                _key(cid, "leases"),
+                _key(cid, "status"),
+                self._token_key(cid, token),
+            ],
+            args=[who, repr(now), repr(lease_s), target, task_id, seed, repr(start),
+                  _key(cid, ""), item, "1" if item_is_validation else "0", *validation],
+        )  # fmt: skip
+        what = _text(got[0])
+        task = json.loads(got[1]) if len(got) > 1 else None
+        if task is not None:
+            self._remember(cid, who, task)
+        return what, task
 
-    async def update_pending(
-        self, cid: str, who: str, task: dict[str, Any], penalty_until: float
-    ) -> None:
-        await self.redis.hset(
-            _key(cid, "a", who),
-            mapping={"pending": json.dumps(task), "penalty_until": penalty_until},
-        )
+    def _token_key(self, cid: str, token: str | None) -> str:
+        # no token (a simulation): a key that exists while the campaign does
+        return TOKENS + token_hash(token) if token else _key(cid, "meta")
 
-    async def log(self, cid: str, entry: dict[str, Any]) -> None:
-        """Append one attempt that did not close the task (too fast, during a pause)."""
-        await self.redis.rpush(_key(cid, "log"), json.dumps(entry))
+    def _remember(self, cid: str, who: str, task: dict[str, Any]) -> None:
+        self._tasks[(cid, who)] = task
+        self._tasks.move_to_end((cid, who))
+        while len(self._tasks) > _CACHE_TASKS:
+            self._tasks.popitem(last=False)
 
-    async def close_task(
-        self, cid: str, who: str, task: dict[str, Any], entry: dict[str, Any]
-    ) -> bool:
-        """Log an accepted answer and clear the pending task, atomically; False when the task
-        was no longer pending (a second click on the same task)."""
+    async def pending(self, cid: str, who: str, task_id: str) -> dict[str, Any] | None:
+        """The pending task ``task_id`` of an annotator (remembered from serving it, else
+        read), or None when it is not the pending one. Its ``served_at`` may be stale: the
+        answer script reads the stored one."""
+        task = self._tasks.get((cid, who))
+        if task is None or task["id"] != task_id:
+            raw = await self.redis.hget(_key(cid, "a", who), "pending")
+            task = json.loads(raw) if raw else None
+            if task is not None:
+                self._remember(cid, who, task)
+        return task if task is not None and task["id"] == task_id else None
+
+    async def record_answer(
+        self,
+        cid: str,
+        who: str,
+        token: str | None,
+        entry: dict[str, Any],
+        *,
+        now: float,
+        min_seconds: float,
+        penalty_s: float,
+    ) -> tuple[str, float]:
+        """Check and log one answer in one atomic round trip: ``("ok", 0)`` accepted (the task
+        closed), ``("paused", left)``, ``("fast", pause)`` (logged, not accepted), or
+        ``("gone"|"revoked"|"closed", 0)`` (nothing logged). ``entry`` gets ``seconds``,
+        ``accepted`` and ``fast`` from the stored task."""
         outcome = entry.get("choice") if entry.get("choice") is not None else entry.get("rating")
         keep = "" if entry.get("validation") or outcome is None else json.dumps(outcome)
-        done = await self._take(
-            keys=[_key(cid, "a", who), _key(cid, "log"), _key(cid, "outcomes")],
-            args=[task["id"], json.dumps(entry), keep, entry["item"]],
+        got = await self._answer(
+            keys=[_key(cid, "a", who), _key(cid, "log"), _key(cid, "outcomes"),
+                  _key(cid, "leases"), self._token_key(cid, token), _key(cid, "status")],
+            args=[entry["task"], repr(now), repr(min_seconds), repr(penalty_s),
+                  json.dumps(entry), keep, entry["item"], who],
+        )  # fmt: skip
+        what = _text(got[0])
+        if what == "ok":
+            self._tasks.pop((cid, who), None)
+        return what, float(_text(got[1])) if len(got) > 1 else 0.0
+
+    async def reservations(self, cid: str) -> list[dict[str, Any]]:
+        """Every live reservation: ``{"annotator", "item", "task", "served_at",
+        "lease_until"}``, oldest lease first."""
+        leases = await self.redis.zrange(_key(cid, "leases"), 0, -1, withscores=True)
+        async with self.redis.pipeline(transaction=False) as pipe:
+            for name, _ in leases:
+                pipe.hget(_key(cid, "a", name.decode()), "pending")
+            pending = await pipe.execute()
+        out = []
+        for (name, until), raw in zip(leases, pending, strict=True):
+            if raw is None:
+                continue
+            task = json.loads(raw)
+            out.append({"annotator": name.decode(), "item": task["item"], "task": task["id"],
+                        "served_at": task["served_at"], "lease_until": until})  # fmt: skip
+        return out
+
+    async def release(self, cid: str, names: list[str] | None, now: float) -> list[str]:
+        """Release the reservations of ``names`` (None: every expired one); the names
+        whose pending task was dropped (its item back in the pool)."""
+        got = await self._release(
+            keys=[_key(cid, "queue"), _key(cid, "leases")],
+            args=[_key(cid, ""), repr(now), "named" if names else "expired", *(names or [])],
         )
-        return bool(done)
+        for name in names or []:
+            self._tasks.pop((cid, name), None)
+        return [_text(x) for x in got]
+
+    async def stats(self, cid: str) -> dict[str, int]:
+        got = await self.redis.hgetall(_key(cid, "stats"))
+        return {k.decode(): int(v) for k, v in got.items()}
+
+    async def log(self, cid: str, entry: dict[str, Any]) -> None:
+        """Append one entry to the answer log."""
+        await self.redis.rpush(_key(cid, "log"), json.dumps(entry))
 
     async def attempts(self, cid: str) -> list[dict[str, Any]]:
         """Every logged attempt, oldest first."""

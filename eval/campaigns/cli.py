@@ -6,6 +6,7 @@ Example:
     $ judge campaign invite pilot-pref --url http://127.0.0.1:8080 --count 40 --out links.csv
     $ judge campaign status pilot-pref --url http://127.0.0.1:8080
     $ judge campaign close pilot-pref --url http://127.0.0.1:8080
+    $ judge campaign reservations pilot-pref --url http://127.0.0.1:8080 --release-expired
     $ judge campaign votes pilot-pref --url http://127.0.0.1:8080 --out runs/pilot-votes
     $ judge leaderboard rank runs/pilot-votes/votes.jsonl --method bt
     $ judge campaign report pilot-pref --url http://127.0.0.1:8080 --out runs/pilot-report
@@ -70,6 +71,17 @@ def register(sub: argparse._SubParsersAction) -> None:
         s = actions.add_parser(name, help=helptext)
         _common(s)
         s.set_defaults(handler=handler)
+    h = actions.add_parser("reservations", help="list (or release) the pending tasks")
+    _common(h)
+    h.add_argument(
+        "--release",
+        nargs="+",
+        metavar="ANNOTATOR",
+        help="drop these annotators' pending tasks (items back to the pool)",
+    )
+    h.add_argument("--release-expired", action="store_true",
+                   help="drop every pending task whose lease has ended")  # fmt: skip
+    h.set_defaults(handler=run_reservations)
     v = actions.add_parser("votes", help="export votes (or ratings) with their images")
     _common(v)
     v.add_argument("--out", type=Path, required=True, help="folder to write")
@@ -158,6 +170,30 @@ def run_close(args: argparse.Namespace) -> int:
         return 0
 
     return _guarded("close", args, work)
+
+
+def run_reservations(args: argparse.Namespace) -> int:
+    if args.release and args.release_expired:
+        return _fail("reservations", "use --release NAMES or --release-expired, not both")
+
+    def work(client: AdminClient) -> int:
+        if args.release or args.release_expired:
+            done = client.release(args.campaign, args.release)
+            print(f"{args.campaign}: released {len(done)} reservation(s)"
+                  + (f": {', '.join(done)}" if done else ""))  # fmt: skip
+            return 0
+        got = client.reservations(args.campaign)
+        held = got["reservations"]
+        expired, released = got["counts"].get("expired", 0), got["counts"].get("released", 0)
+        print(f"{args.campaign}: {len(held)} pending task(s); leases expired so far: "
+              f"{expired}, released by an admin: {released}")  # fmt: skip
+        for r in held:
+            left = r["lease_until"] - got["now"]
+            state = "STUCK (lease ended)" if r["stuck"] else f"lease ends in {left:.0f} s"
+            print(f"  {r['annotator']}\titem {r['item']}\t{state}")
+        return 0
+
+    return _guarded("reservations", args, work)
 
 
 def _download_images(client: AdminClient, campaign: str, rows: list[dict], out: Path) -> int:

@@ -122,6 +122,12 @@ class CampaignCreate(_Strict):
     validation_every: int = Field(
         default=4, ge=2, le=100, description="about one validation task in this many"
     )
+    lease_seconds: float = Field(
+        default=600.0,
+        ge=1,
+        le=86_400,
+        description="a served task stays reserved this long, then its item returns to the pool",
+    )
     title: str = Field(default="", max_length=200)
     instructions: str = Field(default="", max_length=MAX_TEXT)
     qc: QualityBars = Field(default_factory=QualityBars)
