@@ -58,7 +58,7 @@ async def label_page(token: str, request: Request) -> HTMLResponse:
     lang = pick_language(request.query_params.get("lang"), request.headers.get("accept-language"))
     tr = translations(lang)
     try:
-        rec, _ = await invitation_or_404(request, token)
+        rec, _ = await invitation_or_404(request, token, fresh=True)
     except HTTPException as exc:
         message = tr.gettext("This invitation link is not valid. Check the link you were given.")
         return render(request, "label_invalid.html", {"title": tr.gettext("Labelling"),

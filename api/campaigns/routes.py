@@ -62,11 +62,20 @@ async def campaign_or_404(request: Request, cid: str) -> dict[str, Any]:
     return rec
 
 
-async def invitation_or_404(request: Request, token: str) -> tuple[dict[str, Any], str]:
+async def invitation_or_404(
+    request: Request, token: str, fresh: bool = False
+) -> tuple[dict[str, Any], str]:
     """The campaign and annotator of a token; 404 (one failure counted, 429 past the
     address's budget) when it is not a live invitation. Tokens go through the service's one
-    throttle for secrets (:func:`api.core.secret_throttle.check_secret`)."""
+    throttle for secrets (:func:`api.core.secret_throttle.check_secret`) — except a token
+    this process has already seen live, unless ``fresh``: the label scripts check it again
+    in their one round trip, so a revoked token still ends there."""
     found: dict[str, Any] = {}
+    known = None if fresh else store_of(request).known_owner(token)
+    if known is not None:
+        rec = await store_of(request).record(known["campaign"], fresh_status=False)
+        if rec is not None:
+            return rec, known["annotator"]
 
     async def live(candidate: str) -> bool:
         store = store_of(request)
@@ -288,14 +297,23 @@ async def report(
 
 
 async def _image(request: Request, cid: str, key: str) -> Response:
-    got = await store_of(request).image(cid, key) if _IMAGE.fullmatch(key) else None
+    """An image by its key: immutable content, so a strong ``ETag`` (the key), a year of
+    ``Cache-Control`` and ``304`` when the client already has it (no read at all)."""
+    if not _IMAGE.fullmatch(key):
+        raise HTTPException(404, error_body("not_found", "no such image in this campaign", "image"))
+    headers = {
+        "ETag": f'"{key}"',
+        "Cache-Control": "private, max-age=31536000, immutable",
+        "X-Content-Type-Options": "nosniff",
+    }
+    tags = request.headers.get("if-none-match", "")
+    if f'"{key}"' in tags or tags.strip() == "*":
+        if await store_of(request).image_exists(cid, key):
+            return Response(status_code=304, headers=headers)
+    got = await store_of(request).image(cid, key)
     if got is None:
         raise HTTPException(404, error_body("not_found", "no such image in this campaign", "image"))
-    return Response(
-        got[0],
-        media_type=got[1],
-        headers={"Cache-Control": "private, max-age=3600", "X-Content-Type-Options": "nosniff"},
-    )
+    return Response(got[0], media_type=got[1], headers=headers)
 
 
 @router.get("/v1/campaigns/{cid}/images/{key}", response_class=Response)

@@ -42,6 +42,10 @@ PREFIX = "judge:campaign:"
 TOKENS = "judge:campaign-token:"
 LUA = Path(__file__).resolve().parent / "lua"
 _CACHE_TASKS = 50_000  # pending tasks remembered per process (answers skip one read)
+_CACHE_TOKENS = 100_000  # live tokens remembered per process (label calls skip one read)
+IMAGE_CACHE_BYTES = 64 * 2**20
+"""Campaign images kept in each service process (they never change), least recently used
+out first."""
 
 
 def _key(cid: str, *parts: str) -> str:
@@ -67,6 +71,9 @@ class CampaignStore:
         self._records: dict[str, dict[str, Any]] = {}  # parsed records (immutable but status)
         self._status: dict[str, str] = {}  # status as last written or read by this process
         self._tasks: OrderedDict[tuple[str, str], dict[str, Any]] = OrderedDict()
+        self._owners: OrderedDict[str, dict[str, str]] = OrderedDict()
+        self._images: OrderedDict[tuple[str, str], tuple[bytes, str]] = OrderedDict()
+        self._image_bytes = 0
 
     async def create(self, record: dict[str, Any], images: dict[str, tuple[bytes, str]]) -> bool:
         """Write a new campaign in one transaction; False (nothing written) when it exists."""
@@ -106,6 +113,28 @@ class CampaignStore:
         self._status[cid] = status
 
     async def image(self, cid: str, key: str) -> tuple[bytes, str] | None:
+        """``(bytes, mime)`` of one of the campaign's images (read from Redis once per
+        process, then from :data:`IMAGE_CACHE_BYTES` of memory), or None."""
+        got = self._images.get((cid, key))
+        if got is not None:
+            self._images.move_to_end((cid, key))
+            return got
+        got = await self._read_image(cid, key)
+        if got is not None and len(got[0]) <= IMAGE_CACHE_BYTES // 8:
+            self._images[(cid, key)] = got
+            self._image_bytes += len(got[0])
+            while self._image_bytes > IMAGE_CACHE_BYTES:
+                _, (old, _) = self._images.popitem(last=False)
+                self._image_bytes -= len(old)
+        return got
+
+    async def image_exists(self, cid: str, key: str) -> bool:
+        """Whether the campaign has this image (from memory when it was served before)."""
+        if (cid, key) in self._images:
+            return True
+        return bool(await self.redis.hexists(_key(cid, "img"), key))
+
+    async def _read_image(self, cid: str, key: str) -> tuple[bytes, str] | None:
         async with self.redis.pipeline(transaction=False) as pipe:
             pipe.hget(_key(cid, "img"), key)
             pipe.hget(_key(cid, "mime"), key)
@@ -133,8 +162,23 @@ class CampaignStore:
         return sorted(k.decode() for k in await self.redis.hkeys(_key(cid, "annotators")))
 
     async def token_owner(self, token: str) -> dict[str, str] | None:
-        raw = await self.redis.get(TOKENS + token_hash(token))
-        return json.loads(raw) if raw else None
+        """``{"campaign", "annotator"}`` of a live token (read, and remembered), or None."""
+        digest = token_hash(token)
+        raw = await self.redis.get(TOKENS + digest)
+        if raw is None:
+            self._owners.pop(digest, None)
+            return None
+        owner = json.loads(raw)
+        self._owners[digest] = owner
+        self._owners.move_to_end(digest)
+        while len(self._owners) > _CACHE_TOKENS:
+            self._owners.popitem(last=False)
+        return owner
+
+    def known_owner(self, token: str) -> dict[str, str] | None:
+        """The owner of a token this process has seen live, without a Redis read (the
+        serving scripts check the token again, so a revoked one still ends there)."""
+        return self._owners.get(token_hash(token))
 
     async def state(self, cid: str, who: str) -> dict[str, Any]:
         """``{"pending": task|None, "served": n, "penalty_until": t}`` of one annotator
