@@ -307,9 +307,9 @@ async def _image(request: Request, cid: str, key: str) -> Response:
         "X-Content-Type-Options": "nosniff",
     }
     tags = request.headers.get("if-none-match", "")
-    if f'"{key}"' in tags or tags.strip() == "*":
-        if await store_of(request).image_exists(cid, key):
-            return Response(status_code=304, headers=headers)
+    matches = f'"{key}"' in tags or tags.strip() == "*"
+    if matches and await store_of(request).image_exists(cid, key):
+        return Response(status_code=304, headers=headers)
     got = await store_of(request).image(cid, key)
     if got is None:
         raise HTTPException(404, error_body("not_found", "no such image in this campaign", "image"))
