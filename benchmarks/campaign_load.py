@@ -184,7 +184,12 @@ def main(argv: list[str] | None = None) -> int:
     os.environ["JUDGE_AUTH_FAILURES_PER_MINUTE"] = "0"
     os.environ["JUDGE_RATE_LIMIT_PER_MINUTE"] = "0"
     with tempfile.TemporaryDirectory() as tmp:
-        proc, url = _start_service(1, "http://127.0.0.1:9/v1", Path(tmp))
+        # the load generator is one address: no per-address limit; the closed loop answers
+        # faster than any person, so no per-link limit there either
+        tuned = {"JUDGE_LABEL_PER_ADDRESS_PER_MINUTE": "0"}
+        if args.mode == "closed":
+            tuned["JUDGE_LABEL_PER_TOKEN_PER_MINUTE"] = "0"
+        proc, url = _start_service(1, "http://127.0.0.1:9/v1", Path(tmp), tuned=tuned)
         try:
             report = asyncio.run(
                 drive(url, args.annotators, args.pairs, args.votes_per_item, proc.pid,

@@ -19,7 +19,7 @@ from fastapi import APIRouter, HTTPException, Request
 from fastapi.responses import HTMLResponse
 
 from api.campaigns.i18n import pick_language, translations
-from api.campaigns.routes import invitation_or_404
+from api.campaigns.routes import invitation_or_404, store_of
 from api.ui import render
 
 router = APIRouter(prefix="/ui/label", include_in_schema=False)
@@ -49,6 +49,8 @@ STRINGS = {
     "continue": "Continue (Enter)",
     "all_done": "All done — thank you! There is nothing left for you to label.",
     "error": "Something went wrong: {message}",
+    "closed": "This campaign has closed. Thank you for your help!",
+    "ended": "This invitation has ended. Ask for a new link if you want to go on.",
 }
 
 
@@ -59,11 +61,15 @@ async def label_page(token: str, request: Request) -> HTMLResponse:
     tr = translations(lang)
     try:
         rec, _ = await invitation_or_404(request, token, fresh=True)
+        rec = await store_of(request).record(rec["id"]) or rec  # its status read now
     except HTTPException as exc:
         message = tr.gettext("This invitation link is not valid. Check the link you were given.")
         return render(request, "label_invalid.html", {"title": tr.gettext("Labelling"),
                                                        "message": message, "lang": lang},
                       exc.status_code)  # fmt: skip
+    if rec["status"] == "closed":
+        return render(request, "label_invalid.html", {"title": rec.get("title") or tr.gettext(
+            "Labelling"), "message": tr.gettext(STRINGS["closed"]), "lang": lang}, 410)  # fmt: skip
     strings = {k: tr.gettext(v) for k, v in STRINGS.items()}
     return render(
         request,

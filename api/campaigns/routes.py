@@ -24,10 +24,11 @@ from fastapi import APIRouter, HTTPException, Query, Request
 from fastapi.responses import Response
 from pydantic import BaseModel, ConfigDict, Field
 
-from api.campaigns.serving import Ended, answer, next_task, public_task
-from api.campaigns.store import CampaignStore
+from api.campaigns.serving import Ended, Limited, answer, next_task, public_task
+from api.campaigns.store import CampaignStore, Limits
 from api.core.deps import AdminKeyDep, app_store
 from api.core.errors import ERROR_RESPONSES, error_body
+from api.core.limits import client_address
 from api.core.secret_throttle import check_secret
 from eval.campaigns.exports import (
     RATING_FIELDS,
@@ -39,7 +40,14 @@ from eval.campaigns.exports import (
 )
 from eval.campaigns.exports import vote_rows as make_vote_rows
 from eval.campaigns.ingest import ingest
-from eval.campaigns.models import CAMPAIGN_ID, Answer, CampaignCreate, CampaignCreated, Invitations
+from eval.campaigns.models import (
+    CAMPAIGN_ID,
+    Answer,
+    CampaignCreate,
+    CampaignCreated,
+    Invitations,
+    Revocation,
+)
 from eval.campaigns.report import annotator_flags, build_report
 from judge.errors import InputError
 
@@ -108,7 +116,8 @@ async def create_campaign(
 ) -> CampaignCreated:
     """Register a campaign; images are checked and stored once each (off the event loop)."""
     settings = request.app.state.judge.settings
-    record, images = await asyncio.to_thread(ingest, body, settings)
+    budget = getattr(request.app.state, "pixel_budget", None)
+    record, images = await asyncio.to_thread(ingest, body, settings, budget)
     if not await store_of(request).create(record, images):
         raise HTTPException(
             409, error_body("conflict", f"a campaign {body.id!r} exists already", "id")
@@ -147,6 +156,7 @@ async def campaign_status(cid: str, request: Request, _: AdminKeyDep) -> dict[st
         "served": sum(planned.values()),
         "items_complete": sum(1 for i in planned if done.get(i, 0) >= target),
         "annotators": await store.annotators(cid),
+        "revoked": await store.revoked(cid),
     }
 
 
@@ -167,30 +177,57 @@ async def set_status(
 
 @router.post("/v1/campaigns/{cid}/invitations", status_code=201)
 async def invite(cid: str, body: Invitations, request: Request, _: AdminKeyDep) -> dict[str, Any]:
-    """``count`` new annotators (``<prefix>01``, …) with their unguessable links."""
+    """``count`` new annotators (``<prefix>01``, …) with their unguessable links, or the
+    ``names`` given: a name invited before gets a new link (its old one stops working), so
+    an annotator never holds two live links however often, or concurrently, they are
+    invited."""
     await campaign_or_404(request, cid)
     store = store_of(request)
     existing = await store.annotators(cid)
-    if len(existing) + body.count > 5_000:
-        raise InputError("count", f"a campaign has at most 5000 annotators; it has {len(existing)}")
-    start = len(existing) + 1
-    width = max(2, len(str(start + body.count)))
-    people = {
-        f"{body.prefix}{n:0{width}d}": secrets.token_urlsafe(24)
-        for n in range(start, start + body.count)
-    }
-    taken = await store.invite(cid, people)
-    if taken:
-        raise HTTPException(
-            409,
-            error_body("conflict", f"annotator {taken[0]!r} exists; use another prefix", "prefix"),
-        )
+    adding = len(body.names or ()) or body.count
+    if len(existing) + adding > 5_000:
+        field = "names" if body.names else "count"
+        raise InputError(field, f"a campaign has at most 5000 annotators; it has {len(existing)}")
+    if body.names:
+        people = {name: secrets.token_urlsafe(24) for name in body.names}
+        await store.invite(cid, people, rotate=True)
+    else:
+        for _attempt in range(5):  # a concurrent request took these numbers: count again
+            start = len(existing) + 1
+            width = max(2, len(str(start + body.count)))
+            people = {
+                f"{body.prefix}{n:0{width}d}": secrets.token_urlsafe(24)
+                for n in range(start, start + body.count)
+            }
+            taken = await store.invite(cid, people)
+            if not taken:
+                break
+            existing = await store.annotators(cid)
+        else:
+            raise HTTPException(
+                409,
+                error_body(
+                    "conflict", f"annotator {taken[0]!r} exists; use another prefix", "prefix"
+                ),
+            )
     return {
         "invitations": [
             {"annotator": name, "token": tok, "url": f"/ui/label/{tok}"}
             for name, tok in people.items()
         ]
     }
+
+
+@router.post("/v1/campaigns/{cid}/invitations/revoke")
+async def revoke(cid: str, body: Revocation, request: Request, _: AdminKeyDep) -> dict[str, Any]:
+    """End the named annotators' links at once (their pending tasks return to the pool);
+    their answers so far stay. Inviting a name again gives it a new link."""
+    await campaign_or_404(request, cid)
+    store = store_of(request)
+    unknown = sorted(set(body.names) - set(await store.annotators(cid)))
+    if unknown:
+        raise InputError("names", f"no annotator {unknown[0]!r} in campaign {cid!r}")
+    return {"id": cid, "revoked": await store.revoke(cid, body.names)}
 
 
 class Release(BaseModel):
@@ -323,14 +360,31 @@ async def admin_image(cid: str, key: str, request: Request, _: AdminKeyDep) -> R
     return await _image(request, cid, key)
 
 
+def _limits(request: Request) -> Limits:
+    settings = request.app.state.settings
+    return Limits(
+        per_token=settings.label_per_token_per_minute,
+        per_address=settings.label_per_address_per_minute,
+        address=client_address(request),
+    )
+
+
+def _refusal(exc: Ended | Limited) -> HTTPException:
+    """410 ``closed``/``revoked`` for a link that ended; 429 over a budget."""
+    if isinstance(exc, Ended):
+        return HTTPException(410, error_body(exc.why, str(exc), "token"))
+    headers = {} if exc.what == "cap" else {"Retry-After": str(60 - int(time.time()) % 60)}
+    return HTTPException(429, error_body("rate_limited", str(exc), "token"), headers=headers)
+
+
 @router.get("/v1/label/{token}/next", responses={204: {"description": "nothing left"}})
 async def label_next(token: str, request: Request) -> Response:
     """The annotator's current or next task; 204 when there is nothing left."""
     rec, who = await invitation_or_404(request, token)
     try:
-        task = await next_task(store_of(request), rec, who, token=token)
-    except Ended as exc:
-        raise HTTPException(410, error_body("gone", str(exc), "token")) from None
+        task = await next_task(store_of(request), rec, who, token=token, limits=_limits(request))
+    except (Ended, Limited) as exc:
+        raise _refusal(exc) from None
     if task is None:
         return Response(status_code=204)
     shown = public_task(rec, task, lambda key: f"/v1/label/{token}/images/{key}")
@@ -346,9 +400,9 @@ async def label_answer(token: str, body: Answer, request: Request) -> dict[str, 
     """One answer to the pending task: ``{"accepted", "penalty_s"}``."""
     rec, who = await invitation_or_404(request, token)
     try:
-        return await answer(store_of(request), rec, who, body, token=token)
-    except Ended as exc:
-        raise HTTPException(410, error_body("gone", str(exc), "token")) from None
+        return await answer(store_of(request), rec, who, body, token=token, limits=_limits(request))
+    except (Ended, Limited) as exc:
+        raise _refusal(exc) from None
 
 
 @router.get("/v1/label/{token}/images/{key}", response_class=Response)

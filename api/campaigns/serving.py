@@ -31,6 +31,7 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
 
+from api.campaigns.store import NO_LIMITS, Limits
 from eval.campaigns.models import Answer
 from eval.campaigns.planning import choose_item, shown_order
 from eval.campaigns.validation import passes
@@ -43,7 +44,43 @@ otherwise (``lease_seconds``)."""
 
 
 class Ended(Exception):
-    """The invitation was revoked or its campaign closed: the link no longer works."""
+    """The invitation was revoked (``why`` = ``"revoked"``) or its campaign closed
+    (``"closed"``): the link no longer works."""
+
+    def __init__(self, why: str):
+        self.why = why
+        super().__init__(
+            "this campaign has closed; thank you"
+            if why == "closed"
+            else "this invitation has ended; ask for a new link"
+        )
+
+
+class Limited(Exception):
+    """Over a budget: ``"token"`` or ``"address"`` requests per minute, or ``"cap"`` (the
+    most answers one invitation may send)."""
+
+    def __init__(self, what: str):
+        self.what = what
+        super().__init__(
+            "this invitation has sent as many answers as its campaign allows"
+            if what == "cap"
+            else f"too many requests from this {'link' if what == 'token' else 'address'} "
+            "this minute; wait a moment"
+        )
+
+
+def answer_cap(record: dict[str, Any]) -> int:
+    """The most answers (accepted or not) one annotator may send: twice the campaign's
+    tasks (items and validation items) plus 20."""
+    return 2 * len(record["items"]) + 20
+
+
+def _raise_for(what: str) -> None:
+    if what in ("revoked", "closed"):
+        raise Ended(what)
+    if what.startswith("rate-"):
+        raise Limited(what.removeprefix("rate-"))
 
 
 def now_iso() -> str:
@@ -80,16 +117,13 @@ def expand(record: dict[str, Any], stored: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def _validation_draw(record: dict[str, Any], rng: random.Random) -> list[str]:
-    """On a validation turn (drawn at random, about one in ``validation_every``): up to 16
-    validation items in random order, the first one the annotator has not seen to be
-    served; otherwise none."""
+def _validation_pool(record: dict[str, Any], rng: random.Random) -> list[str]:
+    """Up to 16 of the campaign's validation items (generated and admin gold alike), in
+    random order: the candidates of a validation turn, which the serving script draws."""
     pool = record.get("_validation")
     if pool is None:
         pool = sorted(i["id"] for i in record["items"] if i.get("validation"))
         record["_validation"] = pool
-    if not pool or rng.random() >= 1.0 / int(record.get("validation_every", 4)):
-        return []
     return rng.sample(pool, min(16, len(pool)))
 
 
@@ -100,9 +134,11 @@ async def next_task(
     clock: Callable[[], float] = time.time,
     rng: random.Random = _RNG,
     token: str | None = None,
+    limits: Limits = NO_LIMITS,
 ) -> dict[str, Any] | None:
-    """The annotator's current task, a new one, or None when nothing is left for them or
-    the campaign is closed; an :class:`Ended` error when the invitation was revoked.
+    """The annotator's current task, a new one, or None when nothing is left for them;
+    :class:`Ended` when the invitation was revoked or the campaign closed, :class:`Limited`
+    over ``limits``.
     ``rng`` (validation turns, display orders, ties) and ``clock`` are replaceable for
     reproducible simulations; ``token`` is the invitation (checked in the same round trip),
     None to skip the check (simulations that hold no token)."""
@@ -114,7 +150,9 @@ async def next_task(
     }
     what, task = await store.reserve(
         cid, who, token, task_id="t" + secrets.token_hex(8), seed=rng.randrange(2**31),
-        start=rng.random(), validation=_validation_draw(record, rng), **common,
+        start=rng.random(), validation=_validation_pool(record, rng),
+        validation_rate=1.0 / int(record.get("validation_every", 4)), draw=rng.random(),
+        limits=limits, **common,
     )  # fmt: skip
     extra = int(record.get("extra_votes", 0))
     if what == "none" and extra:
@@ -133,8 +171,7 @@ async def next_task(
                 cid, who, token, task_id="t" + secrets.token_hex(8),
                 seed=rng.randrange(2**31), start=0.0, item=item_id, **common,
             )  # fmt: skip
-    if what == "revoked":
-        raise Ended("this invitation has ended")
+    _raise_for(what)
     return expand(record, task) if task is not None else None
 
 
@@ -208,6 +245,7 @@ async def answer(
     body: Answer,
     clock: Callable[[], float] = time.time,
     token: str | None = None,
+    limits: Limits = NO_LIMITS,
 ) -> dict[str, Any]:
     """``{"accepted", "penalty_s"}`` for one answer (see the module docstring); ``clock``
     (seconds) is replaceable so simulations need not wait out real time floors; ``token``
@@ -233,13 +271,13 @@ async def answer(
     what, seconds = await store.record_answer(
         cid, who, token, entry, now=clock(),
         min_seconds=float(record["min_seconds"]), penalty_s=float(record["penalty_s"]),
+        cap=answer_cap(record), limits=limits,
     )  # fmt: skip
     if what == "ok":
         return {"accepted": True, "penalty_s": 0.0}
     if what in ("paused", "fast"):
         return {"accepted": False, "penalty_s": round(seconds, 3)}
-    if what == "revoked":
-        raise Ended("this invitation has ended")
-    if what == "closed":
-        raise Ended("this campaign has closed")
+    if what == "cap":
+        raise Limited("cap")
+    _raise_for(what)
     raise InputError("task", "this task is not open for this invitation; load the next task")

@@ -30,7 +30,9 @@ from __future__ import annotations
 
 import hashlib
 import json
+import time
 from collections import OrderedDict
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -56,6 +58,31 @@ def token_hash(token: str) -> str:
     return hashlib.sha256(token.encode()).hexdigest()
 
 
+@dataclass(frozen=True)
+class Limits:
+    """Per-minute request budgets of label calls, counted inside the serving scripts: the
+    invitation's (``per_token``) and the caller address's (``per_address``); 0 = no limit.
+
+    Example::
+
+        Limits(per_token=240, per_address=12_000, address="203.0.113.9")
+    """
+
+    per_token: int = 0
+    per_address: int = 0
+    address: str = ""
+
+    def keys(self, token: str | None) -> list[str]:
+        """This minute's counters of ``token`` and of the address."""
+        minute = int(time.time() // 60)
+        tok = token_hash(token or "")[:16]
+        addr = hashlib.sha256(self.address.encode()).hexdigest()[:16]
+        return [f"judge:rate:label-token:{tok}:{minute}", f"judge:rate:label-addr:{addr}:{minute}"]
+
+
+NO_LIMITS = Limits()
+
+
 def _text(x: Any) -> str:
     return x.decode() if isinstance(x, bytes) else str(x)
 
@@ -68,6 +95,8 @@ class CampaignStore:
         self._next = redis.register_script((LUA / "next.lua").read_text())
         self._answer = redis.register_script((LUA / "answer.lua").read_text())
         self._release = redis.register_script((LUA / "release.lua").read_text())
+        self._invite = redis.register_script((LUA / "invite.lua").read_text())
+        self._revoke = redis.register_script((LUA / "revoke.lua").read_text())
         self._records: dict[str, dict[str, Any]] = {}  # parsed records (immutable but status)
         self._status: dict[str, str] = {}  # status as last written or read by this process
         self._tasks: OrderedDict[tuple[str, str], dict[str, Any]] = OrderedDict()
@@ -143,23 +172,41 @@ class CampaignStore:
             return None
         return data, (mime or b"application/octet-stream").decode()
 
-    async def invite(self, cid: str, people: dict[str, str]) -> list[str]:
-        """Register annotators ``{name: token}``; the names already taken (nothing written)."""
-        key = _key(cid, "annotators")
-        taken = [n for n in people if await self.redis.hexists(key, n)]
-        if taken:
-            return taken
-        async with self.redis.pipeline(transaction=True) as pipe:
-            for name, token in people.items():
-                pipe.hset(key, name, json.dumps({"annotator": name}))
-                pipe.set(
-                    TOKENS + token_hash(token), json.dumps({"campaign": cid, "annotator": name})
-                )
-            await pipe.execute()
+    async def invite(self, cid: str, people: dict[str, str], rotate: bool = False) -> list[str]:
+        """Register annotators ``{name: token}`` atomically; the names already taken
+        (nothing written). With ``rotate``, a name that exists gets its new token and its old
+        one stops working: one live token per annotator, however often they are invited."""
+        args: list[str] = []
+        for name, token in people.items():
+            args += [name, token_hash(token)]
+        got = await self._invite(
+            keys=[_key(cid, "annotators")],
+            args=[TOKENS, cid, "rotate" if rotate else "new", *args],
+        )
+        if _text(got[0]) == "taken":
+            return [_text(got[1])]
+        for name in people:
+            self._owners = OrderedDict((k, v) for k, v in self._owners.items()
+                                       if v != {"campaign": cid, "annotator": name})  # fmt: skip
         return []
+
+    async def revoke(self, cid: str, names: list[str]) -> list[str]:
+        """End the named annotators' links (their pending tasks are released); the names
+        revoked (unknown ones left out)."""
+        got = await self._revoke(keys=[_key(cid, "annotators")], args=[TOKENS, *names])
+        done = [_text(x) for x in got]
+        gone = [{"campaign": cid, "annotator": n} for n in done]
+        self._owners = OrderedDict((k, v) for k, v in self._owners.items() if v not in gone)
+        if done:
+            await self.release(cid, done, time.time())
+        return done
 
     async def annotators(self, cid: str) -> list[str]:
         return sorted(k.decode() for k in await self.redis.hkeys(_key(cid, "annotators")))
+
+    async def revoked(self, cid: str) -> list[str]:
+        got = await self.redis.hgetall(_key(cid, "annotators"))
+        return sorted(k.decode() for k, v in got.items() if json.loads(v).get("revoked"))
 
     async def token_owner(self, token: str) -> dict[str, str] | None:
         """``{"campaign", "annotator"}`` of a live token (read, and remembered), or None."""
@@ -217,12 +264,18 @@ class CampaignStore:
         item: str = "",
         item_is_validation: bool = False,
         validation: list[str] | tuple[str, ...] = (),
+        validation_rate: float = 0.0,
+        draw: float = 1.0,
+        limits: Limits = NO_LIMITS,
     ) -> tuple[str, dict[str, Any] | None]:
         """The annotator's pending task, or a newly reserved one, in one atomic round trip:
         ``("pending"|"new", task)``, ``("none", None)`` when no item below ``target`` is left
-        for them, ``("closed"|"revoked", None)``. ``item`` reserves that item; otherwise the
-        first of ``validation`` they have not seen, else a least-voted item (the one at
-        ``start`` ∈ [0, 1) among the least-voted, then on)."""
+        for them, ``("closed"|"revoked", None)``, ``("rate-token"|"rate-address", None)``
+        over ``limits``. ``item`` reserves that item; otherwise a least-voted item they have
+        not seen (the one at ``start`` ∈ [0, 1) among the least-voted, then on) — on a
+        validation turn (``draw`` < ``validation_rate``, or the annotator's validation tasks
+        fell behind that rate) replaced by the first of ``validation`` they have
+        not seen."""
         got = await self._next(
             keys=[
                 _key(cid, "a", who),
@@ -231,12 +284,15 @@ class CampaignStore:
                 _key(cid, "leases"),
                 _key(cid, "status"),
                 self._token_key(cid, token),
+                *limits.keys(token),
             ],
             args=[who, repr(now), repr(lease_s), target, task_id, seed, repr(start),
-                  _key(cid, ""), item, "1" if item_is_validation else "0", *validation],
+                  _key(cid, ""), item, "1" if item_is_validation else "0",
+                  limits.per_token, limits.per_address, repr(validation_rate), repr(draw),
+                  *validation],
         )  # fmt: skip
-        what = _text(got[0])
-        task = json.loads(got[1]) if len(got) > 1 else None
+        what = _text(got[0]) + (f"-{_text(got[1])}" if _text(got[0]) == "rate" else "")
+        task = json.loads(got[1]) if what in ("new", "pending") else None
         if task is not None:
             self._remember(cid, who, task)
         return what, task
@@ -273,23 +329,28 @@ class CampaignStore:
         now: float,
         min_seconds: float,
         penalty_s: float,
+        cap: int,
+        limits: Limits = NO_LIMITS,
     ) -> tuple[str, float]:
         """Check and log one answer in one atomic round trip: ``("ok", 0)`` accepted (the task
         closed), ``("paused", left)``, ``("fast", pause)`` (logged, not accepted), or
-        ``("gone"|"revoked"|"closed", 0)`` (nothing logged). ``entry`` gets ``seconds``,
-        ``accepted`` and ``fast`` from the stored task."""
+        ``("gone"|"revoked"|"closed"|"rate-token"|"rate-address", 0)``, or ``("cap", 0)``
+        past ``cap`` answers from this annotator (nothing logged). ``entry`` gets
+        ``seconds``, ``accepted`` and ``fast`` from the stored task."""
         outcome = entry.get("choice") if entry.get("choice") is not None else entry.get("rating")
         keep = "" if entry.get("validation") or outcome is None else json.dumps(outcome)
         got = await self._answer(
             keys=[_key(cid, "a", who), _key(cid, "log"), _key(cid, "outcomes"),
-                  _key(cid, "leases"), self._token_key(cid, token), _key(cid, "status")],
+                  _key(cid, "leases"), self._token_key(cid, token), _key(cid, "status"),
+                  *limits.keys(token)],
             args=[entry["task"], repr(now), repr(min_seconds), repr(penalty_s),
-                  json.dumps(entry), keep, entry["item"], who],
+                  json.dumps(entry), keep, entry["item"], who,
+                  limits.per_token, limits.per_address, cap],
         )  # fmt: skip
-        what = _text(got[0])
+        what = _text(got[0]) + (f"-{_text(got[1])}" if _text(got[0]) == "rate" else "")
         if what == "ok":
             self._tasks.pop((cid, who), None)
-        return what, float(_text(got[1])) if len(got) > 1 else 0.0
+        return what, float(_text(got[1])) if what in ("paused", "fast") else 0.0
 
     async def reservations(self, cid: str) -> list[dict[str, Any]]:
         """Every live reservation: ``{"annotator", "item", "task", "served_at",

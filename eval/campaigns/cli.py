@@ -6,6 +6,7 @@ Example:
     $ judge campaign invite pilot-pref --url http://127.0.0.1:8080 --count 40 --out links.csv
     $ judge campaign status pilot-pref --url http://127.0.0.1:8080
     $ judge campaign close pilot-pref --url http://127.0.0.1:8080
+    $ judge campaign revoke pilot-pref a02 --url http://127.0.0.1:8080
     $ judge campaign reservations pilot-pref --url http://127.0.0.1:8080 --release-expired
     $ judge campaign votes pilot-pref --url http://127.0.0.1:8080 --out runs/pilot-votes
     $ judge leaderboard rank runs/pilot-votes/votes.jsonl --method bt
@@ -61,7 +62,11 @@ def register(sub: argparse._SubParsersAction) -> None:
     c.set_defaults(handler=run_create)
     i = actions.add_parser("invite", help="issue invitation links")
     _common(i)
-    i.add_argument("--count", type=int, required=True)
+    who = i.add_mutually_exclusive_group(required=True)
+    who.add_argument("--count", type=int, help="this many new annotators (a01, a02, …)")
+    who.add_argument("--names", nargs="+", metavar="NAME",
+                     help="these annotators; a name invited before gets a new link and its "
+                     "old one stops working")  # fmt: skip
     i.add_argument("--out", type=Path, help="CSV annotator,url,token (else printed)")
     i.set_defaults(handler=run_invite)
     for name, helptext, handler in (
@@ -71,6 +76,10 @@ def register(sub: argparse._SubParsersAction) -> None:
         s = actions.add_parser(name, help=helptext)
         _common(s)
         s.set_defaults(handler=handler)
+    k = actions.add_parser("revoke", help="end annotators' links at once")
+    _common(k)
+    k.add_argument("names", nargs="+", metavar="ANNOTATOR")
+    k.set_defaults(handler=run_revoke)
     h = actions.add_parser("reservations", help="list (or release) the pending tasks")
     _common(h)
     h.add_argument(
@@ -135,7 +144,7 @@ def run_create(args: argparse.Namespace) -> int:
 
 def run_invite(args: argparse.Namespace) -> int:
     def work(client: AdminClient) -> int:
-        got = client.invite(args.campaign, args.count)
+        got = client.invite(args.campaign, args.count, names=args.names)
         base = args.url.rstrip("/")
         lines = ["annotator,url,token"] + [
             f"{g['annotator']},{base}{g['url']},{g['token']}" for g in got
@@ -170,6 +179,15 @@ def run_close(args: argparse.Namespace) -> int:
         return 0
 
     return _guarded("close", args, work)
+
+
+def run_revoke(args: argparse.Namespace) -> int:
+    def work(client: AdminClient) -> int:
+        done = client.revoke(args.campaign, args.names)
+        print(f"{args.campaign}: revoked {', '.join(done)} (their links no longer work)")
+        return 0
+
+    return _guarded("revoke", args, work)
 
 
 def run_reservations(args: argparse.Namespace) -> int:

@@ -16,20 +16,22 @@ Example:
 
 from __future__ import annotations
 
-from typing import Literal
+import math
+from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 CAMPAIGN_ID = r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$"
 ITEM_ID = r"^[A-Za-z0-9][A-Za-z0-9_.:/+-]{0,127}$"
 MODEL = r"^[^\s\x00-\x1f][^\x00-\x1f]{0,127}$"
+ANNOTATOR = r"^[a-z][a-z0-9_-]{0,63}$"
 MAX_ITEMS = 5_000
 MAX_TEXT = 4_000
 Kind = Literal["pairwise", "rating", "ranking"]
 
 
 class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
 
 
 class Output(_Strict):
@@ -164,7 +166,8 @@ def item_problem(kind: str, item: Item) -> str | None:
         ok = item.expected is None or (
             isinstance(item.expected, list)
             and len(item.expected) == 2
-            and all(isinstance(x, (int, float)) for x in item.expected)
+            and all(isinstance(x, (int, float)) and math.isfinite(x) for x in item.expected)
+            and item.expected[0] <= item.expected[1]
         )
         if not ok:
             return "'expected' of a rating item is [lowest, highest] acceptable rating"
@@ -197,6 +200,26 @@ class Invitations(_Strict):
 
     count: int = Field(default=1, ge=1, le=1_000)
     prefix: str = Field(default="a", pattern=r"^[a-z][a-z0-9_-]{0,15}$")
+    names: list[Annotated[str, Field(pattern=ANNOTATOR)]] | None = Field(
+        default=None,
+        min_length=1,
+        max_length=1_000,
+        description="invite these annotators by name instead of count/prefix; a name invited "
+        "before gets a new link and its old one stops working",
+    )
+
+    @field_validator("names")
+    @classmethod
+    def _distinct(cls, names: list[str] | None) -> list[str] | None:
+        if names is not None and len(set(names)) != len(names):
+            raise ValueError("each name once")
+        return names
+
+
+class Revocation(_Strict):
+    """``POST /v1/campaigns/{id}/invitations/revoke``."""
+
+    names: list[Annotated[str, Field(pattern=ANNOTATOR)]] = Field(min_length=1, max_length=5_000)
 
 
 class Answer(_Strict):

@@ -20,11 +20,13 @@ Example::
 from __future__ import annotations
 
 import json
+import stat
 from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
 from eval.campaigns.planning import pair_plan
+from judge.config import JudgeSettings
 from judge.io.data_urls import file_data_url
 from memory.io.jsonl import read_jsonl
 
@@ -35,9 +37,22 @@ class SourceError(ValueError):
     """A source that cannot become campaign items; the message says where and why."""
 
 
-def data_url(path: Path, where: str) -> str:
+def data_url(path: Path, where: str, root: Path | None = None) -> str:
+    """The image at ``path`` as a data: URL; a :class:`SourceError` when it lies outside
+    ``root`` (the source's folder: absolute paths and ``..`` that leave it, or symlinks
+    pointing out of it), is not a regular file (``/dev/zero``, a FIFO, a folder) or is over
+    the service's image byte limit — each refused before a byte is read."""
     try:
-        return file_data_url(path)
+        real = path.resolve(strict=True)
+        if root is not None and not real.is_relative_to(root.resolve()):
+            raise SourceError(f"{where}: image {path} is outside the source folder {root}")
+        info = real.stat()
+        if not stat.S_ISREG(info.st_mode):
+            raise SourceError(f"{where}: image {path} is not a regular file")
+        limit = JudgeSettings().image_max_bytes
+        if info.st_size > limit:
+            raise SourceError(f"{where}: image {path} is {info.st_size} bytes, over {limit}")
+        return file_data_url(real)
     except OSError as exc:
         raise SourceError(f"{where}: cannot read image {path} ({exc.strerror})") from None
 
@@ -136,6 +151,11 @@ def _winner(a: Any, b: Any) -> dict[str, str] | None:
 def campaign_items(source: Path, kind: str, per_model: int | None = None) -> list[dict[str, Any]]:
     """The items of a campaign of ``kind`` built from ``source``."""
     outputs = _outputs(source)
+    root = source if source.is_dir() else source.parent
+
+    def url(o: dict[str, Any], key: str = "image") -> str:
+        return data_url(o[key], o["where"], root)
+
     groups: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for o in outputs:
         groups[o["prompt_id"]].append(o)
@@ -143,9 +163,9 @@ def campaign_items(source: Path, kind: str, per_model: int | None = None) -> lis
     if kind == "rating":
         for o in outputs:
             item = {"id": f"{o['prompt_id']}:{o['model']}", "prompt": o.get("prompt"),
-                    "model": o["model"], "image": data_url(o["image"], o["where"])}  # fmt: skip
+                    "model": o["model"], "image": url(o)}  # fmt: skip
             if o.get("source_image"):
-                item["source_image"] = data_url(o["source_image"], o["where"])
+                item["source_image"] = url(o, "source_image")
                 item["instruction"] = o.get("instruction") or o.get("prompt") or ""
             if o.get("judge") is not None:
                 item["judge"] = {"score": o["judge"]}
@@ -158,14 +178,14 @@ def campaign_items(source: Path, kind: str, per_model: int | None = None) -> lis
         prompt = next((o.get("prompt") for o in outs if o.get("prompt")), None)
         if kind == "ranking":
             items.append({"id": pid, "prompt": prompt, "outputs": [
-                {"model": m, "image": data_url(o["image"], o["where"])} for m, o in by_model.items()
+                {"model": m, "image": url(o)} for m, o in by_model.items()
             ][:8]})  # fmt: skip
             continue
         for a, b in pair_plan(sorted(by_model), per_model, rotation=n):
             oa, ob = by_model[a], by_model[b]
             item = {"id": f"{pid}:{a}-vs-{b}", "prompt": prompt,
-                    "a": {"model": a, "image": data_url(oa["image"], oa["where"])},
-                    "b": {"model": b, "image": data_url(ob["image"], ob["where"])}}  # fmt: skip
+                    "a": {"model": a, "image": url(oa)},
+                    "b": {"model": b, "image": url(ob)}}  # fmt: skip
             judged = _winner(oa.get("judge"), ob.get("judge"))
             if judged:
                 item["judge"] = judged

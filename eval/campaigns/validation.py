@@ -19,7 +19,6 @@ Example:
 
 from __future__ import annotations
 
-import io
 import random
 from collections.abc import Callable
 from typing import Any
@@ -27,21 +26,15 @@ from typing import Any
 from PIL import Image, ImageFilter
 
 BLANK_MODEL = "__blank__"
-Store = Callable[[bytes, str], str]  # (bytes, mime) -> content key
+Store = Callable[[Image.Image], str]  # an image -> its stored key
 
 
-def _png(img: Image.Image) -> bytes:
-    buf = io.BytesIO()
-    img.save(buf, "PNG")
-    return buf.getvalue()
-
-
-def blank_card(size: tuple[int, int]) -> bytes:
+def blank_card(size: tuple[int, int]) -> Image.Image:
     """A uniform grey image of ``size``."""
-    return _png(Image.new("RGB", size, (128, 128, 128)))
+    return Image.new("RGB", size, (128, 128, 128))
 
 
-def broken_copy(img: Image.Image, seed: int) -> bytes:
+def broken_copy(img: Image.Image, seed: int) -> Image.Image:
     """``img`` cut into 6x6 tiles, shuffled, blurred and sprinkled with noise."""
     rng = random.Random(seed)
     small = img.convert("RGB").resize((min(img.width, 384), min(img.height, 384)))
@@ -57,7 +50,7 @@ def broken_copy(img: Image.Image, seed: int) -> bytes:
     for n, tile in enumerate(tiles):
         out.paste(tile.rotate(90 * rng.randrange(4)), ((n % 6) * tw, (n // 6) * th))
     noise = Image.effect_noise(out.size, 90).convert("RGB")
-    return _png(Image.blend(out.filter(ImageFilter.GaussianBlur(3)), noise, 0.45))
+    return Image.blend(out.filter(ImageFilter.GaussianBlur(3)), noise, 0.45)
 
 
 def passes(rule: dict[str, Any], answer: dict[str, Any]) -> bool:
@@ -94,8 +87,8 @@ def auto_items(
 ) -> list[dict[str, Any]]:
     """Up to ``count`` validation items made from ``items`` (stored form: images are keys).
 
-    ``decoded(key)`` gives an image by its key, ``store(bytes, mime)`` keeps a new one and
-    returns its key.
+    ``decoded(key)`` gives an image by its key, ``store(image)`` keeps a new one (in the same
+    stored form as every item image) and returns its key.
     """
     rng = random.Random(seed)
     pool = [i for i in items if not i.get("validation")]
@@ -107,8 +100,8 @@ def auto_items(
 
         def spoiled(key: str, n: int = n, broken: bool = broken) -> str:
             img = decoded(key)
-            data = broken_copy(img, seed + n) if broken else blank_card(img.size)
-            return store(data, "image/png")
+            spoilt = broken_copy(img, seed + n) if broken else blank_card(img.size)
+            return store(spoilt)
 
         if kind == "pairwise":
             good = item["a"]

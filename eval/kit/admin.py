@@ -94,10 +94,19 @@ class AdminClient:
         """Register a campaign; the answer counts its items and planned labels."""
         return self.http.request("POST", "/v1/campaigns", json=body).json()
 
-    def invite(self, campaign: str, count: int) -> list[dict[str, Any]]:
-        """Issue ``count`` invitations: ``{"annotator", "url", "token"}`` each."""
+    def invite(
+        self, campaign: str, count: int | None = None, names: list[str] | None = None
+    ) -> list[dict[str, Any]]:
+        """Issue ``count`` invitations, or one per name in ``names`` (a name invited before
+        gets a new link): ``{"annotator", "url", "token"}`` each."""
         path = f"/v1/campaigns/{campaign}/invitations"
-        return self.http.request("POST", path, json={"count": count}).json()["invitations"]
+        body: dict[str, Any] = {"names": names} if names else {"count": count}
+        return self.http.request("POST", path, json=body).json()["invitations"]
+
+    def revoke(self, campaign: str, names: list[str]) -> list[str]:
+        """End the named annotators' links; the names revoked."""
+        path = f"/v1/campaigns/{campaign}/invitations/revoke"
+        return self.http.request("POST", path, json={"names": names}).json()["revoked"]
 
     def campaign(self, campaign: str) -> dict[str, Any]:
         """The campaign's record and progress."""

@@ -1,15 +1,28 @@
 -- One answer to the annotator's pending task, checked and recorded in one atomic step.
--- KEYS: 1 a:<who>, 2 log, 3 outcomes, 4 leases, 5 the invitation's token key, 6 status
+-- KEYS: 1 a:<who>, 2 log, 3 outcomes, 4 leases, 5 the invitation's token key, 6 status,
+--       7 this minute's request count of the token, 8 ... of the caller's address
 -- ARGV: 1 task id, 2 now, 3 min seconds, 4 penalty seconds, 5 entry json,
---       6 outcome json to keep for disagreement ("" = none), 7 item, 8 who
--- Returns {"ok"} | {"paused", seconds left} | {"fast", pause} | {"gone"} | {"revoked"} | {"closed"}.
+--       6 outcome json to keep for disagreement ("" = none), 7 item, 8 who,
+--       9 requests per minute per token (0 = no limit), 10 ... per address,
+--       11 most answers (accepted or not) one annotator may send
+-- Returns {"ok"} | {"paused", seconds left} | {"fast", pause} | {"gone"} | {"revoked"}
+--       | {"closed"} | {"rate", "token"|"address"} | {"cap"}.
 local akey = KEYS[1]
 if redis.call('EXISTS', KEYS[5]) == 0 then return {'revoked'} end
 if redis.call('GET', KEYS[6]) == 'closed' then return {'closed'} end
+local function over(key, limit)
+  if limit <= 0 then return false end
+  local n = redis.call('INCR', key)
+  if n == 1 then redis.call('EXPIRE', key, 120) end
+  return n > limit
+end
+if over(KEYS[7], tonumber(ARGV[9])) then return {'rate', 'token'} end
+if over(KEYS[8], tonumber(ARGV[10])) then return {'rate', 'address'} end
 local raw = redis.call('HGET', akey, 'pending')
 if not raw then return {'gone'} end
 local t = cjson.decode(raw)
 if t.id ~= ARGV[1] then return {'gone'} end
+if redis.call('HINCRBY', akey, 'answers', 1) > tonumber(ARGV[11]) then return {'cap'} end
 local now = tonumber(ARGV[2])
 local min_s, pause = tonumber(ARGV[3]), tonumber(ARGV[4])
 local e = cjson.decode(ARGV[5])

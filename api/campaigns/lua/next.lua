@@ -1,18 +1,32 @@
 -- The annotator's pending task, or a newly reserved one, in one atomic step.
 -- KEYS: 1 a:<who> (hash), 2 seen:<who> (set), 3 queue (zset item -> votes planned),
---       4 leases (zset annotator -> lease end), 5 status, 6 the invitation's token key
+--       4 leases (zset annotator -> lease end), 5 status, 6 the invitation's token key,
+--       7 this minute's request count of the token, 8 ... of the caller's address
 -- ARGV: 1 who, 2 now, 3 lease seconds, 4 target votes, 5 new task id, 6 order seed,
 --       7 a number in [0, 1) (where to start among the least-voted items),
 --       8 key prefix of the campaign ("judge:campaign:<id>:"), 9 item to reserve ("" = choose),
---       10 "1" when that item is a validation item, 11.. validation candidates (in order:
---       the first one unseen replaces the chosen item, when there is one)
--- Returns {"new"|"pending", task json} | {"closed"} | {"revoked"} | {"none"}.
+--       10 "1" when that item is a validation item, 11 requests per minute per token (0 = no
+--       limit), 12 ... per address, 13 validation rate p, 14 a number in [0, 1) (the draw),
+--       15.. validation candidates in random order. A task is a validation task when the draw
+--       is below p, or when the annotator's validation tasks fell behind p·served (so gaps
+--       stay bounded while positions stay random); the first candidate they
+--       have not seen replaces the chosen item (only while there is work left for them).
+-- Returns {"new"|"pending", task json} | {"closed"} | {"revoked"} | {"none"}
+--       | {"rate", "token"|"address"}.
 local akey, seen, queue, leases = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
 local now = tonumber(ARGV[2])
 local prefix = ARGV[8]
 
 if redis.call('EXISTS', KEYS[6]) == 0 then return {'revoked'} end
 if redis.call('GET', KEYS[5]) == 'closed' then return {'closed'} end
+local function over(key, limit)
+  if limit <= 0 then return false end
+  local n = redis.call('INCR', key)
+  if n == 1 then redis.call('EXPIRE', key, 120) end
+  return n > limit
+end
+if over(KEYS[7], tonumber(ARGV[11])) then return {'rate', 'token'} end
+if over(KEYS[8], tonumber(ARGV[12])) then return {'rate', 'address'} end
 
 local function release(name)
   local a = prefix .. 'a:' .. name
@@ -67,8 +81,12 @@ else
     end
   end
   -- a validation turn: only while there is work left, so it never outlasts the campaign
-  if item then
-    for i = 11, #ARGV do
+  local p = tonumber(ARGV[13])
+  local served = tonumber(redis.call('HGET', akey, 'served') or '0')
+  local checked = tonumber(redis.call('HGET', akey, 'validations') or '0')
+  local turn = tonumber(ARGV[14]) < p or checked < math.floor(served * p)
+  if item and turn then
+    for i = 15, #ARGV do
       if redis.call('SISMEMBER', seen, ARGV[i]) == 0 then
         item, validation = ARGV[i], true
         break
@@ -86,6 +104,10 @@ local task = cjson.encode({
 })
 redis.call('HSET', akey, 'pending', task)
 redis.call('SADD', seen, item)
-if not validation then redis.call('ZINCRBY', queue, 1, item) end
+if validation then
+  redis.call('HINCRBY', akey, 'validations', 1)
+else
+  redis.call('ZINCRBY', queue, 1, item)
+end
 redis.call('ZADD', leases, lease_end, ARGV[1])
 return {'new', task}

@@ -45,8 +45,20 @@
       show("done", true);
       return;
     }
+    if (r.status === 410) { ended(await r.json().catch(() => ({}))); return; }
     if (!r.ok) { setError(await r.text()); return; }
     render((await r.json()).task);
+  }
+
+  // the link no longer works: the campaign closed (a thank-you) or the invitation was revoked
+  function ended(got) {
+    mode = "done";
+    task = null;
+    setReady(false);
+    show("task", false); show("break", false); show("error", false);
+    $("progress").textContent = "";
+    $("done").textContent = got.error?.code === "closed" ? S.closed : S.ended;
+    show("done", true);
   }
 
   function figure(src, caption, pos) {
@@ -209,6 +221,7 @@
       got = await r.json().catch(() => ({}));
     } catch (e) { busy = false; setError(String(e)); return; }
     // still busy while the reply is read: a key pressed meanwhile must not answer twice
+    if (r.status === 410) { busy = false; ended(got); return; }
     if (!r.ok) { busy = false; setError(got.error?.message || r.status); return; }
     if (!got.accepted) { busy = false; pause(got.penalty_s); return; }
     setReady(false);  // this task is closed; the next one enables the choices again
