@@ -1,12 +1,16 @@
 """Validation tasks with an obvious answer, built from a campaign's own items.
 
-* pairwise, preference or coherence: an item's image against a visibly broken copy of it
-  (tiles shuffled and noised) or a blank grey card — the intact image is the answer;
+* pairwise, preference or coherence: an item's image against a spoiled copy of it — the
+  intact image is the answer;
 * pairwise, alignment: the prompt with its own image against the image of an item with a
-  different prompt — its own image is the answer (a broken copy when all prompts are equal);
-* rating: a blank or broken card — the answer is 1 or 2 (every scale puts an empty or
-  wrecked image at its bottom);
-* ranking: one output replaced by a blank card — the answer ranks it last.
+  different prompt — its own image is the answer (a spoiled copy when all prompts are equal);
+* rating: a spoiled image — the answer is 1 or 2 (every scale puts an empty or wrecked image
+  at its bottom);
+* ranking: one output replaced by a spoiled copy — the answer ranks it last.
+
+The spoiling is drawn per item from :mod:`eval.campaigns.spoilers` (tiles scrambled, a
+mosaic, a blur, noise, a blank card), so no single pixel rule tells every validation task;
+the images are stored like every other (same encoding, secret keys).
 
 Admin-marked items (``expected`` on an item) are validation tasks too. A rule is stored with
 the item: ``{"answer": "a"}``, ``{"range": [lo, hi]}``, ``{"last": model}`` or
@@ -23,34 +27,12 @@ import random
 from collections.abc import Callable
 from typing import Any
 
-from PIL import Image, ImageFilter
+from PIL import Image
+
+from eval.campaigns.spoilers import SPOILERS, Spoiler, draw
 
 BLANK_MODEL = "__blank__"
 Store = Callable[[Image.Image], str]  # an image -> its stored key
-
-
-def blank_card(size: tuple[int, int]) -> Image.Image:
-    """A uniform grey image of ``size``."""
-    return Image.new("RGB", size, (128, 128, 128))
-
-
-def broken_copy(img: Image.Image, seed: int) -> Image.Image:
-    """``img`` cut into 6x6 tiles, shuffled, blurred and sprinkled with noise."""
-    rng = random.Random(seed)
-    small = img.convert("RGB").resize((min(img.width, 384), min(img.height, 384)))
-    w, h = small.size
-    tw, th = max(1, w // 6), max(1, h // 6)
-    tiles = [
-        small.crop((x, y, x + tw, y + th))
-        for y in range(0, th * 6, th)
-        for x in range(0, tw * 6, tw)
-    ]
-    rng.shuffle(tiles)
-    out = Image.new("RGB", (tw * 6, th * 6))
-    for n, tile in enumerate(tiles):
-        out.paste(tile.rotate(90 * rng.randrange(4)), ((n % 6) * tw, (n // 6) * th))
-    noise = Image.effect_noise(out.size, 90).convert("RGB")
-    return Image.blend(out.filter(ImageFilter.GaussianBlur(3)), noise, 0.45)
 
 
 def passes(rule: dict[str, Any], answer: dict[str, Any]) -> bool:
@@ -96,12 +78,10 @@ def auto_items(
     out: list[dict[str, Any]] = []
     for n, item in enumerate(pool[:count]):
         vid = f"~val-{n + 1:03d}"  # "~" never occurs in an admin item id
-        broken = n % 2 == 0
+        how = SPOILERS[draw(rng)]
 
-        def spoiled(key: str, n: int = n, broken: bool = broken) -> str:
-            img = decoded(key)
-            spoilt = broken_copy(img, seed + n) if broken else blank_card(img.size)
-            return store(spoilt)
+        def spoiled(key: str, n: int = n, how: Spoiler = how) -> str:
+            return store(how(decoded(key), seed * 1000 + n))
 
         if kind == "pairwise":
             good = item["a"]
