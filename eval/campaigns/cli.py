@@ -53,6 +53,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     c.add_argument("--votes-per-item", type=int)
     c.add_argument("--extra-votes", type=int, help="more votes where votes disagree most")
     c.add_argument("--pairs-per-model", type=int, help="balanced subset of pairs per prompt")
+    c.add_argument("--compare", choices=("models", "prompters", "outputs"),
+                   help="study runs: pair image models (default), prompters, or every output "
+                   "of a task")  # fmt: skip
     c.add_argument("--session-size", type=int)
     c.add_argument("--min-seconds", type=float)
     c.add_argument("--penalty-seconds", type=float)
@@ -127,7 +130,8 @@ def run_create(args: argparse.Namespace) -> int:
     def work(client: AdminClient) -> int:
         body = campaign_body(
             args.source, campaign_id=args.id, kind=args.kind, criterion=args.criterion,
-            per_model=args.pairs_per_model, votes_per_item=args.votes_per_item,
+            per_model=args.pairs_per_model, compare=args.compare,
+            votes_per_item=args.votes_per_item,
             extra_votes=args.extra_votes, session_size=args.session_size,
             min_seconds=args.min_seconds, penalty_s=args.penalty_seconds,
             validation=args.validation, title=args.title, instructions=args.instructions,

@@ -130,6 +130,11 @@ class CampaignCreate(_Strict):
         le=86_400,
         description="a served task stays reserved this long, then its item returns to the pool",
     )
+    compared: str = Field(
+        default="",
+        max_length=200,
+        description="what the items' model names stand for (the report says so)",
+    )
     title: str = Field(default="", max_length=200)
     instructions: str = Field(default="", max_length=MAX_TEXT)
     qc: QualityBars = Field(default_factory=QualityBars)

@@ -72,22 +72,28 @@ def markdown(report: dict[str, Any]) -> str:
         f"Krippendorff's alpha ({report['alpha']['level']}): {report['alpha']['value']} over "
         f"{report['alpha']['units']} units.",
         "",
+        f"Compared: {report.get('compared', 'the items’ models')}.",
+        "",
         "## Excluded annotators",
         "",
     ]
     flagged = [a for a in report["annotators"] if a["flagged"]]
     lines += [f"- {a['id']}: {'; '.join(a['reasons'])}" for a in flagged] or ["- none"]
     board = report.get("leaderboard") or {}
-    lines += [
-        "",
-        "## Human leaderboard",
-        "",
-        "| rank | model | score | 95% CI |",
-        "|---|---|---|---|",
-    ]
+    lines += ["", "## Human leaderboard", ""]
+    groups = {m.get("group", 0) for m in board.get("models", [])}
+    if len(groups) > 1:
+        lines += [f"> **Warning:** the comparison graph is disconnected: {len(groups)} groups "
+                  "of models were never compared with each other (the `group` column). Scores "
+                  "and ranks are comparable only within a group.", ""]  # fmt: skip
+    notes = [f"> {note}" for note in board.get("notes", []) if "groups" not in note]
+    lines += [*notes, ""] if notes else []
+    lines += ["| rank | model | score | 95% CI | group |", "|---|---|---|---|---|"]
     for m in board.get("models", []):
         score = m.get("score", m.get("mean"))
-        lines.append(f"| {m['rank']} | {m['model']} | {score} | {m.get('ci95')} |")
+        lines.append(
+            f"| {m['rank']} | {m['model']} | {score} | {m.get('ci95')} | {m.get('group', 0)} |"
+        )
     if "judge_agreement" in report:
         ja = report["judge_agreement"]
         lines += ["", "## Judge and humans", "", f"Rule: {ja['rule']}.", ""]

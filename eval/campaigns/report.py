@@ -104,6 +104,7 @@ def build_report(
         "kind": record["kind"],
         "criterion": record["criterion"],
         "status": record.get("status", "open"),
+        "compared": record.get("compared") or "the items' models",
         "progress": {
             "items": len(real),
             "target_votes": target * len(real),

@@ -61,10 +61,10 @@ def _jsonl(path: Path) -> list[tuple[int, dict[str, Any]]]:
     return list(read_jsonl(path, objects=True, error=SourceError))
 
 
-def _outputs(source: Path) -> list[dict[str, Any]]:
+def _outputs(source: Path, compare: str = "models") -> list[dict[str, Any]]:
     """``{"prompt_id", "prompt", "model", "image" (path), "judge"?, ...}`` per output."""
     if (source / "results.jsonl").is_file():
-        return _study(source / "results.jsonl")
+        return _study(source / "results.jsonl", compare)
     if (source / "tree.json").is_file():
         return _probe(source / "tree.json")
     if source.is_file() and source.suffix == ".jsonl":
@@ -79,17 +79,34 @@ def _outputs(source: Path) -> list[dict[str, Any]]:
     )
 
 
-def _study(path: Path) -> list[dict[str, Any]]:
+COMPARE = {
+    "models": "image models (backends); each pair shares its task and prompter",
+    "prompters": "prompters; each pair shares its task and image model",
+    "outputs": "prompter/image-model pairs; each pair shares its task",
+}
+"""What a campaign from a study run compares (``--compare``), as the report says it."""
+
+
+def _study(path: Path, compare: str = "models") -> list[dict[str, Any]]:
+    """Outputs of a study run grouped so that a pair shares everything but what is compared:
+    ``models`` pairs backends within a task and prompter (the backends' names are the
+    entities, so every prompter's pairs meet in one comparison graph); ``prompters`` pairs
+    prompters within a task and backend; ``outputs`` pairs every output of a task."""
     rows = [(n, r) for n, r in _jsonl(path) if r.get("images") and r.get("status") != "blocked"]
     several = len({r.get("prompter") for _, r in rows}) > 1
     out = []
     for n, r in rows:
         pick = r.get("selected_image") or 0
-        model = f"{r['prompter']}/{r['backend']}" if several else str(r["backend"])
+        task, prompter, backend = str(r["task_id"]), str(r.get("prompter")), str(r["backend"])
+        if compare == "prompters":
+            group, entity = f"{task}.{backend}", prompter
+        elif compare == "outputs":
+            group, entity = task, f"{prompter}/{backend}" if several else backend
+        else:
+            group, entity = (f"{task}.{prompter}" if several else task), backend
         judged = (r.get("summary") or {}).get("subjective_image")
         out.append({
-            "prompt_id": f"{r['task_id']}" + (f".{r['prompter']}" if several else ""),
-            "prompt": r.get("prompt"), "model": model,
+            "prompt_id": group, "prompt": r.get("prompt"), "model": entity,
             "image": path.parent / r["images"][min(pick, len(r["images"]) - 1)],
             "judge": judged, "where": f"{path}:{n}",
         })  # fmt: skip
@@ -148,9 +165,14 @@ def _winner(a: Any, b: Any) -> dict[str, str] | None:
     return {"winner": "a" if a > b else "b" if b > a else "tie"}
 
 
-def campaign_items(source: Path, kind: str, per_model: int | None = None) -> list[dict[str, Any]]:
-    """The items of a campaign of ``kind`` built from ``source``."""
-    outputs = _outputs(source)
+def campaign_items(
+    source: Path, kind: str, per_model: int | None = None, compare: str = "models"
+) -> list[dict[str, Any]]:
+    """The items of a campaign of ``kind`` built from ``source`` (``compare``: see
+    :data:`COMPARE`; study runs only)."""
+    if compare not in COMPARE:
+        raise SourceError(f"--compare {compare!r}: expected one of {sorted(COMPARE)}")
+    outputs = _outputs(source, compare)
     root = source if source.is_dir() else source.parent
 
     def url(o: dict[str, Any], key: str = "image") -> str:
@@ -197,10 +219,15 @@ def campaign_items(source: Path, kind: str, per_model: int | None = None) -> lis
 
 def campaign_body(
     source: Path, *, campaign_id: str, kind: str, criterion: str, per_model: int | None = None,
-    **settings: Any,
+    compare: str | None = None, **settings: Any,
 ) -> dict[str, Any]:  # fmt: skip
-    """The ``POST /v1/campaigns`` body (``settings``: votes_per_item, session_size, …)."""
+    """The ``POST /v1/campaigns`` body (``settings``: votes_per_item, session_size, …); from
+    a study run it says what is compared (``compared``)."""
+    study = (source / "results.jsonl").is_file()
+    compare = compare or "models"
     body = {"id": campaign_id, "kind": kind, "criterion": criterion,
-            "items": campaign_items(source, kind, per_model)}  # fmt: skip
+            "items": campaign_items(source, kind, per_model, compare)}  # fmt: skip
+    if study and kind != "rating":
+        body["compared"] = COMPARE[compare]
     body.update({k: v for k, v in settings.items() if v is not None})
     return body

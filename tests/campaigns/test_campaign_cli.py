@@ -53,7 +53,7 @@ def test_study_run_to_votes_leaderboard_and_report(
     source = study_run(tmp_path / "run")
     code, out, err = run("create", str(source), "--url", url, "--id", "cli-1", "--kind",
                          "pairwise", "--criterion", "preference", "--votes-per-item", "3",
-                         "--min-seconds", "0", capsys=capsys)  # fmt: skip
+                         "--min-seconds", "0", "--compare", "models", capsys=capsys)  # fmt: skip
     assert code == 0, err
     assert "campaign 'cli-1': 12 items" in out  # 4 tasks x 3 pairs
     code, out, err = run("invite", "cli-1", "--url", url, "--count", "3", "--out",
