@@ -18,7 +18,7 @@ import json
 from fastapi import APIRouter, HTTPException, Request
 from fastapi.responses import HTMLResponse
 
-from api.campaigns.i18n import pick_language, translations
+from api.campaigns.i18n import languages, pick_language, translations
 from api.campaigns.routes import invitation_or_404, store_of
 from api.ui import render
 
@@ -69,7 +69,7 @@ async def label_page(token: str, request: Request) -> HTMLResponse:
                       exc.status_code)  # fmt: skip
     if rec["status"] == "closed":
         return render(request, "label_invalid.html", {"title": rec.get("title") or tr.gettext(
-            "Labelling"), "message": tr.gettext(STRINGS["closed"]), "lang": lang}, 410)  # fmt: skip
+            "Labelling"), "message": tr.gettext(STRINGS["closed"]), "lang": lang})  # fmt: skip
     strings = {k: tr.gettext(v) for k, v in STRINGS.items()}
     return render(
         request,
@@ -80,6 +80,8 @@ async def label_page(token: str, request: Request) -> HTMLResponse:
             "lang": lang,
             "token": token,
             "strings": json.dumps(strings, ensure_ascii=False).replace("</", "<\\/"),
+            "languages": languages(),
+            "language_label": tr.gettext("Language"),
             "loading": strings["loading"],
         },
     )

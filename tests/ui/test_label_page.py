@@ -219,3 +219,32 @@ def test_keys_pressed_while_a_reply_is_read_do_not_answer_twice(
     assert [(r["rating"], r["accepted"]) for r in rows] == [(3, True)]
     assert len(posts) == 1
     assert page.console_errors == []  # type: ignore[attr-defined]
+
+
+def test_the_page_speaks_the_browser_language_and_switches(
+    ui_service: LiveService, admin: httpx.Client, page: Page
+) -> None:
+    body = pairwise_campaign("b-lang")
+    body["criterion"] = "preference"
+    assert admin.post("/v1/campaigns", json=body).status_code == 201
+    person = invite(admin, "b-lang", 1)[0]
+    page.set_extra_http_headers({"Accept-Language": "de-CH, de;q=0.9, en;q=0.5"})
+    page.goto(f"{ui_service.base_url}{person['url']}")
+    assert page.locator("html").get_attribute("lang") == "de"
+    expect(page.locator("#progress")).to_have_text("Aufgabe 1 von 3 · Runde 1")
+    expect(page.locator("#controls button").first).to_contain_text("Links")
+    menu = page.locator("nav.languages a")
+    assert menu.count() >= 6  # English and at least five more
+    expect(page.locator("nav.languages a[aria-current]")).to_have_text("Deutsch")
+    first = page.locator("#images img").first.get_attribute("src")
+    page.locator("nav.languages a", has_text="Français").click()
+    expect(page.locator("#progress")).to_have_text("Tâche 1 sur 3 · série 1")
+    assert page.locator("html").get_attribute("lang") == "fr"
+    expect(page.locator("#controls button").first).to_contain_text("Gauche")
+    assert page.locator("#images img").first.get_attribute("src") == first  # the same task
+    page.locator("nav.languages a", has_text="日本語").click()
+    expect(page.locator("#controls button").nth(1)).to_contain_text("右")
+    assert admin.post("/v1/campaigns/b-lang/status", json={"status": "closed"}).status_code == 200
+    page.reload()
+    expect(page.locator("[role=alert]")).to_contain_text("このキャンペーンは終了しました")
+    assert page.console_errors == []  # type: ignore[attr-defined]
