@@ -21,6 +21,7 @@ from fastapi.responses import HTMLResponse
 from api.campaigns.i18n import languages, pick_language, translations
 from api.campaigns.routes import invitation_or_404, store_of
 from api.ui import render
+from eval.campaigns.demographics import AGE_BANDS
 
 router = APIRouter(prefix="/ui/label", include_in_schema=False)
 
@@ -54,13 +55,29 @@ STRINGS = {
 }
 
 
+PROFILE = {
+    "title": "About you (optional)",
+    "why": "These answers only show who took part; every field can stay empty.",
+    "age": "Age",
+    "gender": "Gender",
+    "country": "Country (two-letter code, e.g. DE)",
+    "unsaid": "Prefer not to say",
+    "woman": "Woman",
+    "man": "Man",
+    "another": "Another",
+    "save": "Save and start",
+    "skip": "Skip",
+}
+"""The optional "about you" form (campaigns with ``demographics``), rendered by the server."""
+
+
 @router.get("/{token}", response_class=HTMLResponse)
 async def label_page(token: str, request: Request) -> HTMLResponse:
     """The labelling page of one invitation."""
     lang = pick_language(request.query_params.get("lang"), request.headers.get("accept-language"))
     tr = translations(lang)
     try:
-        rec, _ = await invitation_or_404(request, token, fresh=True)
+        rec, who = await invitation_or_404(request, token, fresh=True)
         rec = await store_of(request).record(rec["id"]) or rec  # its status read now
     except HTTPException as exc:
         message = tr.gettext("This invitation link is not valid. Check the link you were given.")
@@ -71,6 +88,7 @@ async def label_page(token: str, request: Request) -> HTMLResponse:
         return render(request, "label_invalid.html", {"title": rec.get("title") or tr.gettext(
             "Labelling"), "message": tr.gettext(STRINGS["closed"]), "lang": lang})  # fmt: skip
     strings = {k: tr.gettext(v) for k, v in STRINGS.items()}
+    ask = bool(rec.get("demographics")) and not await store_of(request).has_profile(rec["id"], who)
     return render(
         request,
         "label.html",
@@ -81,6 +99,9 @@ async def label_page(token: str, request: Request) -> HTMLResponse:
             "token": token,
             "strings": json.dumps(strings, ensure_ascii=False).replace("</", "<\\/"),
             "languages": languages(),
+            "ask_profile": ask,
+            "profile": {k: tr.gettext(v) for k, v in PROFILE.items()},
+            "age_bands": AGE_BANDS,
             "language_label": tr.gettext("Language"),
             "loading": strings["loading"],
         },

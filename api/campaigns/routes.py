@@ -30,6 +30,7 @@ from api.core.deps import AdminKeyDep, app_store
 from api.core.errors import ERROR_RESPONSES, error_body
 from api.core.limits import client_address
 from api.core.secret_throttle import check_secret
+from eval.campaigns.demographics import Profile
 from eval.campaigns.exports import (
     RATING_FIELDS,
     VOTE_FIELDS,
@@ -330,7 +331,8 @@ async def report(
     """Progress, exclusions and why, α, agreement, leaderboard, judge agreement."""
     rec = await campaign_or_404(request, cid)
     attempts = await store_of(request).attempts(cid)
-    return await asyncio.to_thread(build_report, rec, attempts, n_boot=bootstrap)
+    profiles = await store_of(request).profiles(cid) if rec.get("demographics") else None
+    return await asyncio.to_thread(build_report, rec, attempts, n_boot=bootstrap, profiles=profiles)
 
 
 async def _image(request: Request, cid: str, key: str) -> Response:
@@ -403,6 +405,17 @@ async def label_answer(token: str, body: Answer, request: Request) -> dict[str, 
         return await answer(store_of(request), rec, who, body, token=token, limits=_limits(request))
     except (Ended, Limited) as exc:
         raise _refusal(exc) from None
+
+
+@router.post("/v1/label/{token}/profile", status_code=204, response_class=Response)
+async def label_profile(token: str, body: Profile, request: Request) -> Response:
+    """What the annotator chose to say about themselves (every field optional; ``{}`` =
+    asked and nothing said), for campaigns that ask (``demographics``)."""
+    rec, who = await invitation_or_404(request, token)
+    if not rec.get("demographics"):
+        raise InputError("(body)", "this campaign does not ask about its annotators")
+    await store_of(request).set_profile(rec["id"], who, body.model_dump(exclude_none=True))
+    return Response(status_code=204)
 
 
 @router.get("/v1/label/{token}/images/{key}", response_class=Response)

@@ -201,6 +201,17 @@ class CampaignStore:
             await self.release(cid, done, time.time())
         return done
 
+    async def set_profile(self, cid: str, who: str, profile: dict[str, Any]) -> None:
+        """Keep what an annotator chose to say about themselves (replacing an earlier one)."""
+        await self.redis.hset(_key(cid, "profiles"), who, json.dumps(profile))
+
+    async def profiles(self, cid: str) -> dict[str, dict[str, Any]]:
+        got = await self.redis.hgetall(_key(cid, "profiles"))
+        return {k.decode(): json.loads(v) for k, v in got.items()}
+
+    async def has_profile(self, cid: str, who: str) -> bool:
+        return bool(await self.redis.hexists(_key(cid, "profiles"), who))
+
     async def annotators(self, cid: str) -> list[str]:
         return sorted(k.decode() for k in await self.redis.hkeys(_key(cid, "annotators")))
 

@@ -21,6 +21,8 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from eval.campaigns.demographics import Reference
+
 CAMPAIGN_ID = r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$"
 ITEM_ID = r"^[A-Za-z0-9][A-Za-z0-9_.:/+-]{0,127}$"
 MODEL = r"^[^\s\x00-\x1f][^\x00-\x1f]{0,127}$"
@@ -129,6 +131,13 @@ class CampaignCreate(_Strict):
         ge=1,
         le=86_400,
         description="a served task stays reserved this long, then its item returns to the pool",
+    )
+    demographics: bool = Field(
+        default=False,
+        description="offer annotators an optional form: age band, gender, country",
+    )
+    demographics_reference: Reference | None = Field(
+        default=None, description="shares the report compares the crowd with"
     )
     compared: str = Field(
         default="",

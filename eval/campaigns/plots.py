@@ -19,6 +19,7 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 
+from eval.campaigns import demographics
 from eval.leaderboards.plots import write_plots
 
 
@@ -94,6 +95,8 @@ def markdown(report: dict[str, Any]) -> str:
         lines.append(
             f"| {m['rank']} | {m['model']} | {score} | {m.get('ci95')} | {m.get('group', 0)} |"
         )
+    if "demographics" in report:
+        lines += demographics.markdown_lines(report["demographics"])
     if "judge_agreement" in report:
         ja = report["judge_agreement"]
         lines += ["", "## Judge and humans", "", f"Rule: {ja['rule']}.", ""]

@@ -248,3 +248,27 @@ def test_the_page_speaks_the_browser_language_and_switches(
     page.reload()
     expect(page.locator("[role=alert]")).to_contain_text("このキャンペーンは終了しました")
     assert page.console_errors == []  # type: ignore[attr-defined]
+
+
+def test_the_optional_about_you_form_comes_once(
+    ui_service: LiveService, admin: httpx.Client, page: Page
+) -> None:
+    body = pairwise_campaign("b-demo")
+    body.update(criterion="preference", demographics=True)
+    assert admin.post("/v1/campaigns", json=body).status_code == 201
+    person = invite(admin, "b-demo", 1)[0]
+    page.goto(f"{ui_service.base_url}{person['url']}?lang=es")
+    form = page.locator("#profile")
+    expect(form).to_be_visible()
+    expect(form.locator("h2")).to_have_text("Sobre ti (opcional)")
+    form.locator("select[name=age_band]").select_option("35-44")
+    form.locator("input[name=country]").fill("mx")
+    form.locator("#profile-save").click()
+    expect(page.locator("#progress")).to_have_text("Tarea 1 de 3 · sesión 1")
+    page.reload()
+    expect(page.locator("#progress")).to_have_text("Tarea 1 de 3 · sesión 1")
+    assert page.locator("#profile").count() == 0  # asked once
+    report = admin.get("/v1/campaigns/b-demo/report", params={"bootstrap": 10}).json()
+    assert report["demographics"]["country"]["counts"] == {"MX": 1}
+    assert report["demographics"]["gender"]["not_said"] == 1
+    assert page.console_errors == []  # type: ignore[attr-defined]

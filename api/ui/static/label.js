@@ -61,6 +61,37 @@
     show("done", true);
   }
 
+  // the optional "about you" form, once, before the first task (campaigns that ask)
+  async function sendProfile(fields) {
+    try {
+      const r = await fetch(`/v1/label/${token}/profile`, {
+        method: "POST", headers: { "Content-Type": "application/json" },
+        body: JSON.stringify(fields),
+      });
+      if (!r.ok) { setError((await r.json().catch(() => ({}))).error?.message || r.status); return; }
+    } catch (e) { setError(String(e)); return; }
+    show("profile", false);
+    loadNext();
+  }
+
+  function askProfile() {
+    const form = $("profile");
+    mode = "profile";
+    $("progress").textContent = "";
+    show("profile", true);
+    form.addEventListener("submit", (ev) => {
+      ev.preventDefault();
+      const fields = {};
+      for (const name of ["age_band", "gender"]) {
+        if (form.elements[name].value) fields[name] = form.elements[name].value;
+      }
+      const country = form.elements.country.value.trim().toUpperCase();
+      if (country) fields.country = country;
+      sendProfile(fields);
+    });
+    $("profile-skip").addEventListener("click", () => sendProfile({}));
+  }
+
   function figure(src, caption, pos) {
     const btn = document.createElement("button");
     btn.type = "button";
@@ -285,5 +316,5 @@
     }
   });
 
-  loadNext();
+  if (app.dataset.askProfile === "1") askProfile(); else loadNext();
 })();
