@@ -52,6 +52,8 @@ STRINGS = {
     "error": "Something went wrong: {message}",
     "closed": "This campaign has closed. Thank you for your help!",
     "ended": "This invitation has ended. Ask for a new link if you want to go on.",
+    "show_original": "Show the original",
+    "show_translation": "Show the translation",
 }
 
 

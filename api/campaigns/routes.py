@@ -26,6 +26,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from api.campaigns.serving import Ended, Limited, answer, next_task, public_task
 from api.campaigns.store import CampaignStore, Limits
+from api.campaigns.translations import Translations
 from api.core.deps import AdminKeyDep, app_store
 from api.core.errors import ERROR_RESPONSES, error_body
 from api.core.limits import client_address
@@ -379,9 +380,21 @@ def _refusal(exc: Ended | Limited) -> HTTPException:
     return HTTPException(429, error_body("rate_limited", str(exc), "token"), headers=headers)
 
 
+def translations_of(request: Request) -> Translations:
+    """The app's prompt translations (made on first use)."""
+    judge = request.app.state.judge
+    return app_store(request, "campaign_translations", lambda r: Translations(r, judge))
+
+
 @router.get("/v1/label/{token}/next", responses={204: {"description": "nothing left"}})
-async def label_next(token: str, request: Request) -> Response:
-    """The annotator's current or next task; 204 when there is nothing left."""
+async def label_next(
+    token: str,
+    request: Request,
+    lang: Annotated[str | None, Query(pattern=r"^[a-z]{2,3}(_[A-Z]{2})?$")] = None,
+) -> Response:
+    """The annotator's current or next task; 204 when there is nothing left. With ``lang``
+    and a campaign that translates prompts, ``prompt`` is in that language once translated
+    (``prompt_original`` keeps the original, ``prompt_language`` says which is shown)."""
     rec, who = await invitation_or_404(request, token)
     try:
         task = await next_task(store_of(request), rec, who, token=token, limits=_limits(request))
@@ -390,6 +403,12 @@ async def label_next(token: str, request: Request) -> Response:
     if task is None:
         return Response(status_code=204)
     shown = public_task(rec, task, lambda key: f"/v1/label/{token}/images/{key}")
+    if shown.get("prompt") and lang:
+        text, shown_in = await translations_of(request).shown(rec, shown["prompt"], lang)
+        if text != shown["prompt"]:
+            shown["prompt_original"] = shown["prompt"]
+            shown["prompt"] = text
+        shown["prompt_language"] = shown_in
     return Response(
         json.dumps({"task": shown}),
         media_type="application/json",

@@ -264,6 +264,8 @@ async def answer(
         "at": now_iso(),
         "validation": bool(task["validation"]),
         "reason": (body.reason or "").strip()[:1000] or None,
+        "lang": body.lang,
+        "prompt_language": body.prompt_language,
         **decoded,
     }
     if item.get("validation"):

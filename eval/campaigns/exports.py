@@ -52,6 +52,8 @@ VOTE_FIELDS = (
     "image_a",
     "image_b",
     "at",
+    "lang",
+    "prompt_language",
 )
 RATING_FIELDS = (
     "item",
@@ -67,6 +69,8 @@ RATING_FIELDS = (
     "image",
     "source_image",
     "instruction",
+    "lang",
+    "prompt_language",
 )
 
 
@@ -104,6 +108,8 @@ def vote_rows(
             "item": item["id"],
             "prompt": item.get("prompt") or "",
             "at": ans.get("at"),
+            "lang": ans.get("lang"),
+            "prompt_language": ans.get("prompt_language"),
         }
         if record["kind"] == "pairwise":
             out.append(
@@ -160,6 +166,8 @@ def rating_rows(
                 "image": image_path(record, item["image"]),
                 "source_image": image_path(record, item.get("source_image")),
                 "instruction": item.get("instruction"),
+                "lang": ans.get("lang"),
+                "prompt_language": ans.get("prompt_language"),
             }
         )
     return out

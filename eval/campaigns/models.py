@@ -27,6 +27,7 @@ CAMPAIGN_ID = r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$"
 ITEM_ID = r"^[A-Za-z0-9][A-Za-z0-9_.:/+-]{0,127}$"
 MODEL = r"^[^\s\x00-\x1f][^\x00-\x1f]{0,127}$"
 ANNOTATOR = r"^[a-z][a-z0-9_-]{0,63}$"
+LANG = r"^[a-z]{2,3}(_[A-Z]{2})?$"
 MAX_ITEMS = 5_000
 MAX_TEXT = 4_000
 Kind = Literal["pairwise", "rating", "ranking"]
@@ -132,6 +133,12 @@ class CampaignCreate(_Strict):
         le=86_400,
         description="a served task stays reserved this long, then its item returns to the pool",
     )
+    translate_prompts: bool = Field(
+        default=False,
+        description="show each task's prompt in the annotator's language, translated once per "
+        "prompt by the configured model (the original one click away)",
+    )
+    prompt_language: str = Field(default="en", pattern=LANG, description="the prompts' language")
     demographics: bool = Field(
         default=False,
         description="offer annotators an optional form: age band, gender, country",
@@ -244,6 +251,10 @@ class Answer(_Strict):
     rating: int | None = Field(default=None, ge=1, le=5)
     order: list[int] | None = Field(default=None, min_length=2, max_length=8)
     reason: str | None = Field(default=None, max_length=1_000)
+    lang: str | None = Field(default=None, pattern=LANG, description="the page's language")
+    prompt_language: str | None = Field(
+        default=None, pattern=LANG, description="the language the prompt was shown in"
+    )
 
     @model_validator(mode="after")
     def _one(self) -> Answer:

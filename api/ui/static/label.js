@@ -10,6 +10,7 @@
   const $ = (id) => document.getElementById(id);
   const fmt = (s, vars) => s.replace(/\{(\w+)\}/g, (m, k) => (k in vars ? vars[k] : m));
   const WORD_MS = Number(app.dataset.wordMs || 180);
+  const LANG = document.documentElement.lang || "en";
   let task = null;
   let ready = false;        // choices enabled
   let busy = false;         // an answer is in flight
@@ -36,7 +37,8 @@
     $("progress").textContent = S.loading;
     let r;
     try {
-      r = await fetch(`/v1/label/${token}/next`, { headers: { Accept: "application/json" } });
+      r = await fetch(`/v1/label/${token}/next?lang=${encodeURIComponent(LANG)}`,
+                      { headers: { Accept: "application/json" } });
     } catch (e) { setError(String(e)); return; }
     if (r.status === 204) {
       mode = "done";
@@ -171,12 +173,28 @@
     for (const f of images.querySelectorAll("button.pick")) {
       f.addEventListener("click", () => pick(Number(f.dataset.pos)));
     }
+    showOriginal(t);
     show("task", true);
     if (t.reveal && t.prompt) reveal(t.prompt); else {
       $("text").textContent = text || "";
       show("confirm-read", false);
       setReady(true);
     }
+  }
+
+  // a translated prompt: the original one click away (and back)
+  function showOriginal(t) {
+    const btn = $("original");
+    show("original", Boolean(t.prompt_original) && !(t.kind === "rating" && t.instruction));
+    if (!t.prompt_original) return;
+    let original = false;
+    btn.textContent = S.show_original;
+    btn.onclick = () => {
+      original = !original;
+      $("text").textContent = original ? t.prompt_original : t.prompt;
+      $("text").lang = original ? "" : LANG;
+      btn.textContent = original ? S.show_translation : S.show_original;
+    };
   }
 
   function reveal(prompt) {
@@ -239,7 +257,8 @@
   async function send(answer) {
     if (!ready || busy || paused || !task) return;
     busy = true;
-    const body = Object.assign({ task: task.id }, answer);
+    const body = Object.assign({ task: task.id, lang: LANG }, answer);
+    if (task.prompt_language) body.prompt_language = task.prompt_language;
     const reason = $("reason").value.trim();
     if (task.kind === "rating" && reason) body.reason = reason;
     let r, got;
