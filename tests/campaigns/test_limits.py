@@ -109,8 +109,10 @@ def test_revoking_and_closing_end_the_links(
         400,
         "names",
     )
-    again = admin.post("/v1/campaigns/end-1/invitations", json={"names": ["a01"]}).json()
-    assert anon.get(f"/v1/label/{again['invitations'][0]['token']}/next").status_code == 200
+    assert main(["invite", "end-1", "--url", service.base_url, "--names", "a01"]) == 0
+    header, line = capsys.readouterr().out.strip().splitlines()  # invited again: a new link
+    assert header == "annotator,url,token" and line.startswith("a01,")
+    assert anon.get(f"/v1/label/{line.rsplit(',', 1)[1]}/next").status_code == 200
     # closing: every link ends, its page thanks the annotator instead of "All done"
     pending = anon.get(f"/v1/label/{kept['token']}/next").json()["task"]
     assert admin.post("/v1/campaigns/end-1/status", json={"status": "closed"}).status_code == 200
