@@ -25,7 +25,6 @@ import re
 import time
 from typing import Any
 
-
 _LABEL = re.compile(r"(/(?:v1|ui)/label/)([^/?#]+)")
 
 
