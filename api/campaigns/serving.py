@@ -112,7 +112,8 @@ def expand(record: dict[str, Any], stored: dict[str, Any]) -> dict[str, Any]:
     number = int(stored["number"])
     return {
         **stored,
-        "order": shown_order(_width(record, item), random.Random(stored["seed"])),
+        "order": stored.get("order")  # a task served before orders were drawn from seeds
+        or shown_order(_width(record, item), random.Random(stored.get("seed", 0))),
         "session": {"index": number % size + 1, "size": size, "number": number // size + 1},
     }
 

@@ -130,12 +130,22 @@ class CampaignStore:
                 return None
             rec = json.loads(raw)
             rec["_by_id"] = {i["id"]: i for i in rec["items"]}
+            await self._migrate(cid)
             rec = self._records.setdefault(cid, rec)
         status = self._status.get(cid)
         if fresh_status or status is None:
             got = await self.redis.get(_key(cid, "status"))
             status = self._status[cid] = got.decode() if got else "open"
         return {**rec, "status": status}
+
+    async def _migrate(self, cid: str) -> None:
+        """A campaign stored before the ``queue`` sorted set kept its counts in a ``planned``
+        hash: copy them over once (``ZADD NX``: counts already in the queue stay)."""
+        if await self.redis.exists(_key(cid, "queue")):
+            return
+        old = await self.redis.hgetall(_key(cid, "planned"))
+        if old:
+            await self.redis.zadd(_key(cid, "queue"), {k: int(v) for k, v in old.items()}, nx=True)
 
     async def set_status(self, cid: str, status: str) -> None:
         await self.redis.set(_key(cid, "status"), status)

@@ -143,3 +143,24 @@ def test_concurrent_calls_in_process_share_one_reservation(redis_url: str) -> No
 def test_lease_seconds_is_checked() -> None:
     with pytest.raises(ValueError, match="lease_seconds"):
         CampaignCreate.model_validate(pairwise_body("x", lease_seconds=0))
+
+
+def test_a_campaign_stored_before_the_queue_keeps_serving(redis_url: str) -> None:
+    """Counts kept in the old ``planned`` hash move to the queue when the record is read."""
+
+    async def scenario() -> None:
+        redis = aredis.Redis.from_url(redis_url)
+        store = CampaignStore(redis)
+        body = pairwise_body("old-1", n_items=2, votes_per_item=1, validation="none")
+        record, images = ingest(CampaignCreate.model_validate(body), JudgeSettings())
+        assert await store.create(record, images)
+        await redis.delete("judge:campaign:old-1:queue")
+        await redis.hset("judge:campaign:old-1:planned", mapping={"p0": 1, "p1": 0})
+        fresh = CampaignStore(redis)  # another process, reading the record first
+        record = await fresh.record("old-1")
+        assert await fresh.planned("old-1") == {"p0": 1, "p1": 0}
+        task = await next_task(fresh, record, "x", rng=random.Random(2))
+        assert task is not None and task["item"] == "p1"
+        await redis.aclose()
+
+    asyncio.run(scenario())

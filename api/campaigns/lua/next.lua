@@ -49,7 +49,7 @@ end
 local raw = redis.call('HGET', akey, 'pending')
 if raw then
   local t = cjson.decode(raw)
-  if t['until'] > now then return {'pending', raw} end
+  if (t['until'] or 0) > now then return {'pending', raw} end
   release(ARGV[1])
 end
 
