@@ -80,6 +80,13 @@ def markdown(report: dict[str, Any]) -> str:
     ]
     flagged = [a for a in report["annotators"] if a["flagged"]]
     lines += [f"- {a['id']}: {'; '.join(a['reasons'])}" for a in flagged] or ["- none"]
+    if report.get("validation"):
+        lines += ["", "## Validation tasks by kind", "",
+                  "| kind | kept: answers | kept: right | flagged: answers | flagged: right |",
+                  "|---|---|---|---|---|"]  # fmt: skip
+        for name, g in report["validation"].items():
+            lines.append(f"| {name} | {g['kept']['answers']} | {g['kept']['accuracy']} | "
+                         f"{g['flagged']['answers']} | {g['flagged']['accuracy']} |")  # fmt: skip
     board = report.get("leaderboard") or {}
     lines += ["", "## Human leaderboard", ""]
     groups = {m.get("group", 0) for m in board.get("models", [])}

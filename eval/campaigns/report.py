@@ -32,6 +32,7 @@ from eval.campaigns.demographics import section
 from eval.campaigns.exports import rating_rows, rating_units, vote_rows, vote_units
 from eval.campaigns.models import QualityBars
 from eval.campaigns.qc import apply_consensus, assess, consensus_exclusions
+from eval.campaigns.validation import by_source
 from eval.kit.stats.bootstrap import mean_ci
 from eval.leaderboards.board import build_leaderboard
 from eval.leaderboards.votes import Vote
@@ -163,6 +164,7 @@ def build_report(
         report["leaderboard"] = (
             build_leaderboard(kept, method="bt", n_boot=n_boot, seed=seed) if kept else None
         )
+    report["validation"] = by_source(record, attempts, excluded)
     report["exclusions"] = {
         "annotators": len(excluded),
         "labels": sum(1 for r in rows if r["excluded"]),

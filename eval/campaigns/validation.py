@@ -24,7 +24,7 @@ Example:
 from __future__ import annotations
 
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from PIL import Image
@@ -49,12 +49,42 @@ def passes(rule: dict[str, Any], answer: dict[str, Any]) -> bool:
 
 
 def admin_rule(kind: str, expected: Any) -> dict[str, Any]:
-    """The rule of an admin-marked item."""
+    """The rule of an admin-marked (``gold``) item."""
     if kind == "pairwise":
-        return {"answer": expected}
+        return {"answer": expected, "source": "gold"}
     if kind == "rating":
-        return {"range": [float(expected[0]), float(expected[1])]}
-    return {"order": [str(m) for m in expected]}
+        return {"range": [float(expected[0]), float(expected[1])], "source": "gold"}
+    return {"order": [str(m) for m in expected], "source": "gold"}
+
+
+def by_source(
+    record: Mapping[str, Any], attempts: Iterable[Mapping[str, Any]], flagged: set[str]
+) -> dict[str, dict[str, Any]]:
+    """Validation answers and accuracy per source of validation item (``gold`` for the
+    admin's items, else the spoiling kind), for kept and for flagged annotators: which
+    kinds of validation task tell careless answers apart.
+
+    >>> rec = {"items": [{"id": "g", "validation": {"answer": "a", "source": "gold"}}]}
+    >>> rows = [{"item": "g", "annotator": "x", "accepted": True, "validation": True,
+    ...          "correct": True}]
+    >>> by_source(rec, rows, set())["gold"]["kept"]
+    {'answers': 1, 'accuracy': 1.0}
+    """
+    source = {i["id"]: (i["validation"] or {}).get("source", "validation")
+              for i in record["items"] if i.get("validation")}  # fmt: skip
+    tally: dict[str, dict[str, list[int]]] = {}
+    for a in attempts:
+        if not (a.get("accepted") and a.get("validation")) or a["item"] not in source:
+            continue
+        group = "flagged" if a["annotator"] in flagged else "kept"
+        counts = tally.setdefault(source[a["item"]], {"kept": [0, 0], "flagged": [0, 0]})[group]
+        counts[0] += 1
+        counts[1] += bool(a.get("correct"))
+    return {
+        name: {g: {"answers": n, "accuracy": round(r / n, 4) if n else None}
+               for g, (n, r) in groups.items()}
+        for name, groups in sorted(tally.items())
+    }  # fmt: skip
 
 
 def auto_items(
@@ -78,7 +108,8 @@ def auto_items(
     out: list[dict[str, Any]] = []
     for n, item in enumerate(pool[:count]):
         vid = f"~val-{n + 1:03d}"  # "~" never occurs in an admin item id
-        how = SPOILERS[draw(rng)]
+        source = draw(rng)
+        how = SPOILERS[source]
 
         def spoiled(key: str, n: int = n, how: Spoiler = how) -> str:
             return store(how(decoded(key), seed * 1000 + n))
@@ -92,6 +123,8 @@ def auto_items(
                     None,
                 )
             bad_key = other["a"]["image"] if other else spoiled(good["image"])
+            if other:
+                source = "other-prompt"
             sides = [
                 {"model": good["model"], "image": good["image"]},
                 {"model": BLANK_MODEL, "image": bad_key},
@@ -105,7 +138,7 @@ def auto_items(
                     "prompt": item.get("prompt"),
                     "a": sides[0],
                     "b": sides[1],
-                    "validation": {"answer": answer},
+                    "validation": {"answer": answer, "source": source},
                 }
             )
         elif kind == "rating":
@@ -117,7 +150,7 @@ def auto_items(
                     "source_image": item.get("source_image"),
                     "instruction": item.get("instruction"),
                     "model": BLANK_MODEL,
-                    "validation": {"range": [1.0, 2.0]},
+                    "validation": {"range": [1.0, 2.0], "source": source},
                 }
             )
         else:
@@ -129,7 +162,7 @@ def auto_items(
                     "id": vid,
                     "prompt": item.get("prompt"),
                     "outputs": outputs,
-                    "validation": {"last": BLANK_MODEL},
+                    "validation": {"last": BLANK_MODEL, "source": source},
                 }
             )
     return out

@@ -32,6 +32,7 @@ from eval.campaigns.ingest import ingest
 from eval.campaigns.models import Answer, CampaignCreate
 from eval.campaigns.planning import pair_plan
 from eval.campaigns.report import annotator_flags
+from eval.campaigns.validation import by_source
 from judge.config import JudgeSettings
 from tests.campaigns.helpers import COLOURS, data_url, png
 
@@ -171,3 +172,21 @@ def test_bots_are_caught_and_honest_people_are_not(redis_url: str) -> None:
     # every task kind of the campaign was answered; validation tasks came at no fixed place
     val = [a for a in attempts if a["validation"] and a["annotator"].startswith("h")]
     assert len({a["item"] for a in val}) > 10
+
+
+def test_the_report_shows_which_validation_kinds_catch_the_bots(redis_url: str) -> None:
+    record, attempts = asyncio.run(_fresh(redis_url))
+    flagged = {w for w, p in annotator_flags(record, attempts).items() if p["flagged"]}
+    kinds = by_source(record, attempts, flagged)
+    assert set(kinds) <= {"scrambled", "mosaic", "blur", "noise", "blank"} and len(kinds) >= 4
+    assert all(k["kept"]["accuracy"] == 1.0 for k in kinds.values() if k["kept"]["answers"])
+    scrambled = kinds["scrambled"]["flagged"]
+    assert scrambled["answers"] >= 5 and scrambled["accuracy"] < 0.8  # no pixel tell
+
+
+async def _fresh(url: str) -> tuple[dict, list[dict]]:
+    """The simulation again on an empty database (the campaign id is fixed)."""
+    redis = aredis.Redis.from_url(url)
+    await redis.flushdb()
+    await redis.aclose()
+    return await simulate(url)
