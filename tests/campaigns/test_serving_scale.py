@@ -16,7 +16,7 @@ import redis.asyncio as aredis
 from api.campaigns.serving import answer, next_task
 from api.campaigns.store import CampaignStore
 from api.core.redis_embedded import EmbeddedRedis
-from benchmarks import campaign_load
+from benchmarks import campaign_load, campaign_store
 from eval.campaigns.ingest import ingest
 from eval.campaigns.models import Answer, CampaignCreate
 from judge.config import JudgeSettings
@@ -97,3 +97,10 @@ def test_open_loop_benchmark_reports_latency_and_cpu(service: LiveService) -> No
     assert report["next_ms"]["n"] >= report["answers"] and report["page_ms"]["n"] == 4
     # each task's two images: fetched once, then revalidated (304) — all counted
     assert report["image_ms"]["n"] >= 2 * report["answers"]
+
+
+def test_store_benchmark_runs_the_serving_path(redis_url: str) -> None:
+    """``python -m benchmarks.campaign_store`` at a tiny size: votes through next/answer."""
+    report = asyncio.run(campaign_store.run(redis_url, 200, 4, n_items=60))
+    assert report["votes"] == 200 and report["rows"] == 200
+    assert report["next_ms"]["p50"] > 0 and report["items"] == 60
