@@ -14,7 +14,8 @@ Serving is two Lua scripts (``lua/next.lua``, ``lua/answer.lua``), each one atom
 trip: an annotator holds at most one pending task (concurrent ``next`` calls get the same
 one), a reservation expires after the campaign's ``lease_seconds`` and its item goes back to
 the pool (each ``next`` call sweeps a few expired leases; ``lua/release.lua`` releases on
-the admin's demand).
+the admin's demand). The sweep touches other annotators' keys from inside a script, so the
+layout assumes one Redis (not a cluster), as the rest of the service does.
 
 An invitation token is stored only as its SHA-256: ``judge:campaign-token:<sha>`` → JSON
 ``{"campaign", "annotator"}``. Exports and reports name the annotator, never the token.
