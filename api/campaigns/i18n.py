@@ -1,7 +1,9 @@
 """The annotator page's strings through gettext catalogs.
 
 Catalogs are ordinary gettext ``.po`` files: ``api/campaigns/locale/<lang>/LC_MESSAGES/label.po``
-(English ships). They are compiled at import time by :func:`compile_po` — a small routine
+(English, German, French, Spanish, Portuguese, Japanese and Chinese ship; a catalog's header
+``X-Language-Name`` is the language's own name, shown in the page's language menu). They are
+compiled at import time by :func:`compile_po` — a small routine
 using only the standard library that writes the GNU ``.mo`` layout in memory, read by
 :class:`gettext.GNUTranslations` — so no ``msgfmt`` tool is needed and no ``.mo`` is committed.
 Adding a language is adding a catalog folder; :func:`pick_language` chooses from ``?lang=``,
@@ -92,6 +94,16 @@ CATALOGS = _load()  # read once at import, never on a request's event loop
 def translations(lang: str) -> gettext.GNUTranslations:
     """The catalog of ``lang`` (English when there is none)."""
     return CATALOGS.get(lang) or CATALOGS["en"]
+
+
+def languages() -> list[tuple[str, str]]:
+    """``(code, own name)`` of every catalog, English first.
+
+    >>> languages()[0]
+    ('en', 'English')
+    """
+    named = [(code, tr.info().get("x-language-name", code)) for code, tr in CATALOGS.items()]
+    return sorted(named, key=lambda x: (x[0] != "en", x[0]))
 
 
 def pick_language(query: str | None, accept: str | None) -> str:

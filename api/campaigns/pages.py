@@ -18,9 +18,10 @@ import json
 from fastapi import APIRouter, HTTPException, Request
 from fastapi.responses import HTMLResponse
 
-from api.campaigns.i18n import pick_language, translations
-from api.campaigns.routes import invitation_or_404
+from api.campaigns.i18n import languages, pick_language, translations
+from api.campaigns.routes import invitation_or_404, store_of
 from api.ui import render
+from eval.campaigns.demographics import AGE_BANDS
 
 router = APIRouter(prefix="/ui/label", include_in_schema=False)
 
@@ -49,7 +50,27 @@ STRINGS = {
     "continue": "Continue (Enter)",
     "all_done": "All done — thank you! There is nothing left for you to label.",
     "error": "Something went wrong: {message}",
+    "closed": "This campaign has closed. Thank you for your help!",
+    "ended": "This invitation has ended. Ask for a new link if you want to go on.",
+    "show_original": "Show the original",
+    "show_translation": "Show the translation",
 }
+
+
+PROFILE = {
+    "title": "About you (optional)",
+    "why": "These answers only show who took part; every field can stay empty.",
+    "age": "Age",
+    "gender": "Gender",
+    "country": "Country (two-letter code, e.g. DE)",
+    "unsaid": "Prefer not to say",
+    "woman": "Woman",
+    "man": "Man",
+    "another": "Another",
+    "save": "Save and start",
+    "skip": "Skip",
+}
+"""The optional "about you" form (campaigns with ``demographics``), rendered by the server."""
 
 
 @router.get("/{token}", response_class=HTMLResponse)
@@ -58,13 +79,18 @@ async def label_page(token: str, request: Request) -> HTMLResponse:
     lang = pick_language(request.query_params.get("lang"), request.headers.get("accept-language"))
     tr = translations(lang)
     try:
-        rec, _ = await invitation_or_404(request, token)
+        rec, who = await invitation_or_404(request, token, fresh=True)
+        rec = await store_of(request).record(rec["id"]) or rec  # its status read now
     except HTTPException as exc:
         message = tr.gettext("This invitation link is not valid. Check the link you were given.")
         return render(request, "label_invalid.html", {"title": tr.gettext("Labelling"),
                                                        "message": message, "lang": lang},
                       exc.status_code)  # fmt: skip
+    if rec["status"] == "closed":
+        return render(request, "label_invalid.html", {"title": rec.get("title") or tr.gettext(
+            "Labelling"), "message": tr.gettext(STRINGS["closed"]), "lang": lang})  # fmt: skip
     strings = {k: tr.gettext(v) for k, v in STRINGS.items()}
+    ask = bool(rec.get("demographics")) and not await store_of(request).has_profile(rec["id"], who)
     return render(
         request,
         "label.html",
@@ -74,6 +100,11 @@ async def label_page(token: str, request: Request) -> HTMLResponse:
             "lang": lang,
             "token": token,
             "strings": json.dumps(strings, ensure_ascii=False).replace("</", "<\\/"),
+            "languages": languages(),
+            "ask_profile": ask,
+            "profile": {k: tr.gettext(v) for k, v in PROFILE.items()},
+            "age_bands": AGE_BANDS,
+            "language_label": tr.gettext("Language"),
             "loading": strings["loading"],
         },
     )

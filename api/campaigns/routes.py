@@ -17,17 +17,21 @@ import asyncio
 import json
 import re
 import secrets
+import time
 from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, HTTPException, Query, Request
 from fastapi.responses import Response
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 
-from api.campaigns.serving import answer, next_task, public_task
-from api.campaigns.store import CampaignStore
+from api.campaigns.serving import Ended, Limited, answer, next_task, public_task
+from api.campaigns.store import CampaignStore, Limits
+from api.campaigns.translations import Translations
 from api.core.deps import AdminKeyDep, app_store
 from api.core.errors import ERROR_RESPONSES, error_body
+from api.core.limits import client_address
 from api.core.secret_throttle import check_secret
+from eval.campaigns.demographics import Profile
 from eval.campaigns.exports import (
     RATING_FIELDS,
     VOTE_FIELDS,
@@ -38,7 +42,14 @@ from eval.campaigns.exports import (
 )
 from eval.campaigns.exports import vote_rows as make_vote_rows
 from eval.campaigns.ingest import ingest
-from eval.campaigns.models import CAMPAIGN_ID, Answer, CampaignCreate, CampaignCreated, Invitations
+from eval.campaigns.models import (
+    CAMPAIGN_ID,
+    Answer,
+    CampaignCreate,
+    CampaignCreated,
+    Invitations,
+    Revocation,
+)
 from eval.campaigns.report import annotator_flags, build_report
 from judge.errors import InputError
 
@@ -61,16 +72,25 @@ async def campaign_or_404(request: Request, cid: str) -> dict[str, Any]:
     return rec
 
 
-async def invitation_or_404(request: Request, token: str) -> tuple[dict[str, Any], str]:
+async def invitation_or_404(
+    request: Request, token: str, fresh: bool = False
+) -> tuple[dict[str, Any], str]:
     """The campaign and annotator of a token; 404 (one failure counted, 429 past the
     address's budget) when it is not a live invitation. Tokens go through the service's one
-    throttle for secrets (:func:`api.core.secret_throttle.check_secret`)."""
+    throttle for secrets (:func:`api.core.secret_throttle.check_secret`) — except a token
+    this process has already seen live, unless ``fresh``: the label scripts check it again
+    in their one round trip, so a revoked token still ends there."""
     found: dict[str, Any] = {}
+    known = None if fresh else store_of(request).known_owner(token)
+    if known is not None:
+        rec = await store_of(request).record(known["campaign"], fresh_status=False)
+        if rec is not None:
+            return rec, known["annotator"]
 
     async def live(candidate: str) -> bool:
         store = store_of(request)
         owner = await store.token_owner(candidate) if _TOKEN.fullmatch(candidate) else None
-        rec = await store.record(owner["campaign"]) if owner else None
+        rec = await store.record(owner["campaign"], fresh_status=False) if owner else None
         if rec is None:
             return False
         found.update(rec=rec, annotator=owner["annotator"])  # type: ignore[index]
@@ -98,7 +118,8 @@ async def create_campaign(
 ) -> CampaignCreated:
     """Register a campaign; images are checked and stored once each (off the event loop)."""
     settings = request.app.state.judge.settings
-    record, images = await asyncio.to_thread(ingest, body, settings)
+    budget = getattr(request.app.state, "pixel_budget", None)
+    record, images = await asyncio.to_thread(ingest, body, settings, budget)
     if not await store_of(request).create(record, images):
         raise HTTPException(
             409, error_body("conflict", f"a campaign {body.id!r} exists already", "id")
@@ -137,6 +158,7 @@ async def campaign_status(cid: str, request: Request, _: AdminKeyDep) -> dict[st
         "served": sum(planned.values()),
         "items_complete": sum(1 for i in planned if done.get(i, 0) >= target),
         "annotators": await store.annotators(cid),
+        "revoked": await store.revoked(cid),
     }
 
 
@@ -157,30 +179,95 @@ async def set_status(
 
 @router.post("/v1/campaigns/{cid}/invitations", status_code=201)
 async def invite(cid: str, body: Invitations, request: Request, _: AdminKeyDep) -> dict[str, Any]:
-    """``count`` new annotators (``<prefix>01``, …) with their unguessable links."""
+    """``count`` new annotators (``<prefix>01``, …) with their unguessable links, or the
+    ``names`` given: a name invited before gets a new link (its old one stops working), so
+    an annotator never holds two live links however often, or concurrently, they are
+    invited."""
     await campaign_or_404(request, cid)
     store = store_of(request)
     existing = await store.annotators(cid)
-    if len(existing) + body.count > 5_000:
-        raise InputError("count", f"a campaign has at most 5000 annotators; it has {len(existing)}")
-    start = len(existing) + 1
-    width = max(2, len(str(start + body.count)))
-    people = {
-        f"{body.prefix}{n:0{width}d}": secrets.token_urlsafe(24)
-        for n in range(start, start + body.count)
-    }
-    taken = await store.invite(cid, people)
-    if taken:
-        raise HTTPException(
-            409,
-            error_body("conflict", f"annotator {taken[0]!r} exists; use another prefix", "prefix"),
-        )
+    adding = len(body.names or ()) or body.count
+    if len(existing) + adding > 5_000:
+        field = "names" if body.names else "count"
+        raise InputError(field, f"a campaign has at most 5000 annotators; it has {len(existing)}")
+    if body.names:
+        people = {name: secrets.token_urlsafe(24) for name in body.names}
+        await store.invite(cid, people, rotate=True)
+    else:
+        for _attempt in range(5):  # a concurrent request took these numbers: count again
+            start = len(existing) + 1
+            width = max(2, len(str(start + body.count)))
+            people = {
+                f"{body.prefix}{n:0{width}d}": secrets.token_urlsafe(24)
+                for n in range(start, start + body.count)
+            }
+            taken = await store.invite(cid, people)
+            if not taken:
+                break
+            existing = await store.annotators(cid)
+        else:
+            raise HTTPException(
+                409,
+                error_body(
+                    "conflict", f"annotator {taken[0]!r} exists; use another prefix", "prefix"
+                ),
+            )
     return {
         "invitations": [
             {"annotator": name, "token": tok, "url": f"/ui/label/{tok}"}
             for name, tok in people.items()
         ]
     }
+
+
+@router.post("/v1/campaigns/{cid}/invitations/revoke")
+async def revoke(cid: str, body: Revocation, request: Request, _: AdminKeyDep) -> dict[str, Any]:
+    """End the named annotators' links at once (their pending tasks return to the pool);
+    their answers so far stay. Inviting a name again gives it a new link."""
+    await campaign_or_404(request, cid)
+    store = store_of(request)
+    unknown = sorted(set(body.names) - set(await store.annotators(cid)))
+    if unknown:
+        raise InputError("names", f"no annotator {unknown[0]!r} in campaign {cid!r}")
+    return {"id": cid, "revoked": await store.revoke(cid, body.names)}
+
+
+class Release(BaseModel):
+    """``POST /v1/campaigns/{id}/reservations/release``: the annotators whose reservation
+    to release, or ``expired: true`` for every reservation past its lease."""
+
+    model_config = ConfigDict(extra="forbid")
+    annotators: list[Annotated[str, Field(min_length=1, max_length=64)]] = Field(
+        default_factory=list, max_length=5_000
+    )
+    expired: bool = False
+
+
+@router.get("/v1/campaigns/{cid}/reservations")
+async def reservations(cid: str, request: Request, _: AdminKeyDep) -> dict[str, Any]:
+    """Pending tasks and their leases (``stuck``: past the lease, not yet swept), with how
+    many leases expired and how many reservations an admin released so far."""
+    await campaign_or_404(request, cid)
+    store = store_of(request)
+    now = time.time()
+    held = await store.reservations(cid)
+    for r in held:
+        r["stuck"] = r["lease_until"] <= now
+    return {"id": cid, "now": now, "reservations": held, "counts": await store.stats(cid)}
+
+
+@router.post("/v1/campaigns/{cid}/reservations/release")
+async def release_reservations(
+    cid: str, body: Release, request: Request, _: AdminKeyDep
+) -> dict[str, Any]:
+    """Drop pending tasks (their items go back to the pool): the named annotators', or
+    every expired one with ``expired: true``."""
+    await campaign_or_404(request, cid)
+    if bool(body.annotators) == body.expired:
+        raise InputError("annotators", "name the annotators to release, or send expired: true")
+    names = None if body.expired else body.annotators
+    released = await store_of(request).release(cid, names, time.time())
+    return {"id": cid, "released": released}
 
 
 def _table(rows: list[dict[str, Any]], fields: tuple[str, ...], fmt: str) -> Response:
@@ -245,18 +332,28 @@ async def report(
     """Progress, exclusions and why, α, agreement, leaderboard, judge agreement."""
     rec = await campaign_or_404(request, cid)
     attempts = await store_of(request).attempts(cid)
-    return await asyncio.to_thread(build_report, rec, attempts, n_boot=bootstrap)
+    profiles = await store_of(request).profiles(cid) if rec.get("demographics") else None
+    return await asyncio.to_thread(build_report, rec, attempts, n_boot=bootstrap, profiles=profiles)
 
 
 async def _image(request: Request, cid: str, key: str) -> Response:
-    got = await store_of(request).image(cid, key) if _IMAGE.fullmatch(key) else None
+    """An image by its key: immutable content, so a strong ``ETag`` (the key), a year of
+    ``Cache-Control`` and ``304`` when the client already has it (no read at all)."""
+    if not _IMAGE.fullmatch(key):
+        raise HTTPException(404, error_body("not_found", "no such image in this campaign", "image"))
+    headers = {
+        "ETag": f'"{key}"',
+        "Cache-Control": "private, max-age=31536000, immutable",
+        "X-Content-Type-Options": "nosniff",
+    }
+    tags = request.headers.get("if-none-match", "")
+    matches = f'"{key}"' in tags or tags.strip() == "*"
+    if matches and await store_of(request).image_exists(cid, key):
+        return Response(status_code=304, headers=headers)
+    got = await store_of(request).image(cid, key)
     if got is None:
         raise HTTPException(404, error_body("not_found", "no such image in this campaign", "image"))
-    return Response(
-        got[0],
-        media_type=got[1],
-        headers={"Cache-Control": "private, max-age=3600", "X-Content-Type-Options": "nosniff"},
-    )
+    return Response(got[0], media_type=got[1], headers=headers)
 
 
 @router.get("/v1/campaigns/{cid}/images/{key}", response_class=Response)
@@ -266,14 +363,52 @@ async def admin_image(cid: str, key: str, request: Request, _: AdminKeyDep) -> R
     return await _image(request, cid, key)
 
 
+def _limits(request: Request) -> Limits:
+    settings = request.app.state.settings
+    return Limits(
+        per_token=settings.label_per_token_per_minute,
+        per_address=settings.label_per_address_per_minute,
+        address=client_address(request),
+    )
+
+
+def _refusal(exc: Ended | Limited) -> HTTPException:
+    """410 ``closed``/``revoked`` for a link that ended; 429 over a budget."""
+    if isinstance(exc, Ended):
+        return HTTPException(410, error_body(exc.why, str(exc), "token"))
+    headers = {} if exc.what == "cap" else {"Retry-After": str(60 - int(time.time()) % 60)}
+    return HTTPException(429, error_body("rate_limited", str(exc), "token"), headers=headers)
+
+
+def translations_of(request: Request) -> Translations:
+    """The app's prompt translations (made on first use)."""
+    judge = request.app.state.judge
+    return app_store(request, "campaign_translations", lambda r: Translations(r, judge))
+
+
 @router.get("/v1/label/{token}/next", responses={204: {"description": "nothing left"}})
-async def label_next(token: str, request: Request) -> Response:
-    """The annotator's current or next task; 204 when there is nothing left."""
+async def label_next(
+    token: str,
+    request: Request,
+    lang: Annotated[str | None, Query(pattern=r"^[a-z]{2,3}(_[A-Z]{2})?$")] = None,
+) -> Response:
+    """The annotator's current or next task; 204 when there is nothing left. With ``lang``
+    and a campaign that translates prompts, ``prompt`` is in that language once translated
+    (``prompt_original`` keeps the original, ``prompt_language`` says which is shown)."""
     rec, who = await invitation_or_404(request, token)
-    task = await next_task(store_of(request), rec, who)
+    try:
+        task = await next_task(store_of(request), rec, who, token=token, limits=_limits(request))
+    except (Ended, Limited) as exc:
+        raise _refusal(exc) from None
     if task is None:
         return Response(status_code=204)
     shown = public_task(rec, task, lambda key: f"/v1/label/{token}/images/{key}")
+    if shown.get("prompt") and lang:
+        text, shown_in = await translations_of(request).shown(rec, shown["prompt"], lang)
+        if text != shown["prompt"]:
+            shown["prompt_original"] = shown["prompt"]
+            shown["prompt"] = text
+        shown["prompt_language"] = shown_in
     return Response(
         json.dumps({"task": shown}),
         media_type="application/json",
@@ -285,7 +420,21 @@ async def label_next(token: str, request: Request) -> Response:
 async def label_answer(token: str, body: Answer, request: Request) -> dict[str, Any]:
     """One answer to the pending task: ``{"accepted", "penalty_s"}``."""
     rec, who = await invitation_or_404(request, token)
-    return await answer(store_of(request), rec, who, body)
+    try:
+        return await answer(store_of(request), rec, who, body, token=token, limits=_limits(request))
+    except (Ended, Limited) as exc:
+        raise _refusal(exc) from None
+
+
+@router.post("/v1/label/{token}/profile", status_code=204, response_class=Response)
+async def label_profile(token: str, body: Profile, request: Request) -> Response:
+    """What the annotator chose to say about themselves (every field optional; ``{}`` =
+    asked and nothing said), for campaigns that ask (``demographics``)."""
+    rec, who = await invitation_or_404(request, token)
+    if not rec.get("demographics"):
+        raise InputError("(body)", "this campaign does not ask about its annotators")
+    await store_of(request).set_profile(rec["id"], who, body.model_dump(exclude_none=True))
+    return Response(status_code=204)
 
 
 @router.get("/v1/label/{token}/images/{key}", response_class=Response)

@@ -1,15 +1,20 @@
 """What an annotator gets next and what happens to their answer.
 
-``next_task``: the pending task if there is one (so a reload resumes it), else a new one — a
-validation task on the annotator's validation turns (:func:`is_validation_turn`), otherwise
-the item :func:`choose_item` picks; the display order (left/right, or the order of a
-ranking's outputs) is drawn per task and kept with it. None when nothing is left.
+``next_task``: one atomic round trip (:meth:`CampaignStore.reserve`): the pending task if
+there is one and its lease has not ended (so a reload, or thirty concurrent calls, get the
+same task), else a new reservation — on a validation turn (drawn at random, about one task
+in ``validation_every``) a validation item, otherwise a least-voted item the annotator has
+not seen (read off a sorted set: O(log n) in items, not a scan). The display order
+(left/right, or the order of a ranking's outputs) is drawn from the task's seed. A lease
+ends after ``lease_seconds`` (default :data:`LEASE_S`): the item goes back to the pool. None
+when nothing is left or the campaign is closed.
 
-``answer``: checks the answer fits the pending task, then — answered during a penalty pause:
-not accepted, the pause's remaining seconds returned; faster than ``min_seconds``: not
-accepted, a pause of ``penalty_s`` starts (it counts as time spent looking, so an answer
-right after it meets the floor); otherwise
-accepted, logged and the task closed. Every attempt is logged (append-only).
+``answer``: checks the answer fits the pending task, then in one atomic round trip
+(:meth:`CampaignStore.record_answer`) — answered during a penalty pause: not accepted, the
+pause's remaining seconds returned; faster than ``min_seconds``: not accepted, a pause of
+``penalty_s`` starts (it counts as time spent looking, so an answer right after it meets the
+floor); otherwise accepted, logged and the task closed. Every attempt is logged
+(append-only).
 
 Example::
 
@@ -26,12 +31,56 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
 
+from api.campaigns.store import NO_LIMITS, Limits
 from eval.campaigns.models import Answer
-from eval.campaigns.planning import choose_item, is_validation_turn, shown_order
+from eval.campaigns.planning import choose_item, shown_order
 from eval.campaigns.validation import passes
 from judge.errors import InputError
 
 _RNG = random.SystemRandom()
+LEASE_S = 600.0
+"""How long a served task stays reserved for its annotator unless the campaign says
+otherwise (``lease_seconds``)."""
+
+
+class Ended(Exception):
+    """The invitation was revoked (``why`` = ``"revoked"``) or its campaign closed
+    (``"closed"``): the link no longer works."""
+
+    def __init__(self, why: str):
+        self.why = why
+        super().__init__(
+            "this campaign has closed; thank you"
+            if why == "closed"
+            else "this invitation has ended; ask for a new link"
+        )
+
+
+class Limited(Exception):
+    """Over a budget: ``"token"`` or ``"address"`` requests per minute, or ``"cap"`` (the
+    most answers one invitation may send)."""
+
+    def __init__(self, what: str):
+        self.what = what
+        super().__init__(
+            "this invitation has sent as many answers as its campaign allows"
+            if what == "cap"
+            else f"too many requests from this {'link' if what == 'token' else 'address'} "
+            "this minute; wait a moment"
+        )
+
+
+def answer_cap(record: dict[str, Any]) -> int:
+    """The most answers (accepted or not) one annotator may send: twice the campaign's
+    tasks (items and validation items) plus 20."""
+    return 2 * len(record["items"]) + 20
+
+
+def _raise_for(what: str) -> None:
+    if what in ("revoked", "closed"):
+        raise Ended(what)
+    if what.startswith("rate-"):
+        raise Limited(what.removeprefix("rate-"))
 
 
 def now_iso() -> str:
@@ -55,60 +104,76 @@ def _width(record: dict[str, Any], item: dict[str, Any]) -> int:
     )
 
 
+def expand(record: dict[str, Any], stored: dict[str, Any]) -> dict[str, Any]:
+    """A stored task (``id``, ``item``, ``validation``, ``served_at``, ``number``, ``seed``,
+    ``until``) with its display ``order`` (drawn from its seed) and ``session`` position."""
+    item = _items(record)[stored["item"]]
+    size = int(record["session_size"])
+    number = int(stored["number"])
+    return {
+        **stored,
+        "order": stored.get("order")  # a task served before orders were drawn from seeds
+        or shown_order(_width(record, item), random.Random(stored.get("seed", 0))),
+        "session": {"index": number % size + 1, "size": size, "number": number // size + 1},
+    }
+
+
+def _validation_pool(record: dict[str, Any], rng: random.Random) -> list[str]:
+    """Up to 16 of the campaign's validation items (generated and admin gold alike), in
+    random order: the candidates of a validation turn, which the serving script draws."""
+    pool = record.get("_validation")
+    if pool is None:
+        pool = sorted(i["id"] for i in record["items"] if i.get("validation"))
+        record["_validation"] = pool
+    return rng.sample(pool, min(16, len(pool)))
+
+
 async def next_task(
     store: Any,
     record: dict[str, Any],
     who: str,
     clock: Callable[[], float] = time.time,
     rng: random.Random = _RNG,
+    token: str | None = None,
+    limits: Limits = NO_LIMITS,
 ) -> dict[str, Any] | None:
-    """The annotator's current task (stored form), a new one, or None when done; ``rng``
-    (display orders, ties) and ``clock`` are replaceable for reproducible simulations."""
+    """The annotator's current task, a new one, or None when nothing is left for them;
+    :class:`Ended` when the invitation was revoked or the campaign closed, :class:`Limited`
+    over ``limits``.
+    ``rng`` (validation turns, display orders, ties) and ``clock`` are replaceable for
+    reproducible simulations; ``token`` is the invitation (checked in the same round trip),
+    None to skip the check (simulations that hold no token)."""
     cid = record["id"]
-    state = await store.state(cid, who)
-    if state["pending"] is not None:
-        return state["pending"]
-    if record.get("status") != "open":
-        return None
-    items = _items(record)
-    seen = await store.seen(cid, who)
-    item_id = None
-    validation = False
-    if is_validation_turn(who, state["served"], int(record.get("validation_every", 4))):
-        pool = [i["id"] for i in record["items"] if i.get("validation") and i["id"] not in seen]
-        if pool:
-            item_id, validation = rng.choice(sorted(pool)), True
-    if item_id is None:
-        planned = await store.planned(cid)
-        extra = int(record.get("extra_votes", 0))
-        outcomes = await store.outcomes(cid) if extra else None
+    common = {
+        "now": clock(),
+        "lease_s": float(record.get("lease_seconds", LEASE_S)),
+        "target": int(record["votes_per_item"]),
+    }
+    what, task = await store.reserve(
+        cid, who, token, task_id="t" + secrets.token_hex(8), seed=rng.randrange(2**31),
+        start=rng.random(), validation=_validation_pool(record, rng),
+        validation_rate=1.0 / int(record.get("validation_every", 4)), draw=rng.random(),
+        limits=limits, **common,
+    )  # fmt: skip
+    extra = int(record.get("extra_votes", 0))
+    if what == "none" and extra:
+        # every item this annotator may still see has its target: extra votes go where the
+        # votes disagree most (reads the campaign's counts; only in this last phase)
         item_id = choose_item(
-            planned,
-            seen=seen,
+            await store.planned(cid),
+            seen=await store.seen(cid, who),
             target=int(record["votes_per_item"]),
             rng=rng,
             extra=extra,
-            outcomes=outcomes,
+            outcomes=await store.outcomes(cid),
         )
-        if item_id is None:
-            return None
-    item = items[item_id]
-    size = int(record["session_size"])
-    task = {
-        "id": "t" + secrets.token_hex(8),
-        "item": item_id,
-        "validation": validation,
-        "order": shown_order(_width(record, item), rng),
-        "served_at": clock(),
-        "number": state["served"],
-        "session": {
-            "index": state["served"] % size + 1,
-            "size": size,
-            "number": state["served"] // size + 1,
-        },
-    }
-    await store.serve(cid, who, task, counted=not validation)
-    return task
+        if item_id is not None:
+            what, task = await store.reserve(
+                cid, who, token, task_id="t" + secrets.token_hex(8),
+                seed=rng.randrange(2**31), start=0.0, item=item_id, **common,
+            )  # fmt: skip
+    _raise_for(what)
+    return expand(record, task) if task is not None else None
 
 
 def public_task(record: dict[str, Any], task: dict[str, Any], image_url: Any) -> dict[str, Any]:
@@ -180,41 +245,42 @@ async def answer(
     who: str,
     body: Answer,
     clock: Callable[[], float] = time.time,
+    token: str | None = None,
+    limits: Limits = NO_LIMITS,
 ) -> dict[str, Any]:
     """``{"accepted", "penalty_s"}`` for one answer (see the module docstring); ``clock``
-    (seconds) is replaceable so simulations need not wait out real time floors."""
+    (seconds) is replaceable so simulations need not wait out real time floors; ``token``
+    as for :func:`next_task`."""
     cid = record["id"]
-    state = await store.state(cid, who)
-    task = state["pending"]
-    if task is None or task["id"] != body.task:
+    stored = await store.pending(cid, who, body.task)
+    if stored is None:
         raise InputError("task", "this task is not open for this invitation; load the next task")
+    task = expand(record, stored)
     item = _items(record)[task["item"]]
     decoded = _decode(record, item, task, body)
-    now = clock()
     entry: dict[str, Any] = {
         "task": task["id"],
         "item": item["id"],
         "annotator": who,
         "at": now_iso(),
-        "seconds": round(now - task["served_at"], 3),
         "validation": bool(task["validation"]),
         "reason": (body.reason or "").strip()[:1000] or None,
+        "lang": body.lang,
+        "prompt_language": body.prompt_language,
         **decoded,
     }
-    if now < state["penalty_until"]:
-        wait = round(state["penalty_until"] - now, 3)
-        await store.log(cid, {**entry, "accepted": False, "fast": False, "paused": True})
-        return {"accepted": False, "penalty_s": wait}
-    if now - task["served_at"] < float(record["min_seconds"]):
-        pause = float(record["penalty_s"])
-        # the pause counts as looking time: right after it the floor is met
-        task = {**task, "served_at": now + pause - float(record["min_seconds"])}
-        await store.update_pending(cid, who, task, now + pause)
-        await store.log(cid, {**entry, "accepted": False, "fast": True})
-        return {"accepted": False, "penalty_s": pause}
-    entry.update(accepted=True, fast=False)
     if item.get("validation"):
         entry["correct"] = passes(item["validation"], decoded)
-    if not await store.close_task(cid, who, task, entry):
-        raise InputError("task", "this task was already answered; load the next task")
-    return {"accepted": True, "penalty_s": 0.0}
+    what, seconds = await store.record_answer(
+        cid, who, token, entry, now=clock(),
+        min_seconds=float(record["min_seconds"]), penalty_s=float(record["penalty_s"]),
+        cap=answer_cap(record), limits=limits,
+    )  # fmt: skip
+    if what == "ok":
+        return {"accepted": True, "penalty_s": 0.0}
+    if what in ("paused", "fast"):
+        return {"accepted": False, "penalty_s": round(seconds, 3)}
+    if what == "cap":
+        raise Limited("cap")
+    _raise_for(what)
+    raise InputError("task", "this task is not open for this invitation; load the next task")

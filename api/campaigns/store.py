@@ -2,10 +2,20 @@
 
 Keys under ``judge:campaign:<id>:``: ``meta`` (JSON record, items included, images as keys),
 ``status``, ``img`` (hash key → bytes), ``mime`` (hash key → type), ``annotators`` (hash name
-→ JSON), ``planned`` (hash item → votes answered or in progress), ``outcomes`` (hash item →
-JSON list of accepted answers, for extra votes where they disagree), ``a:<name>`` (hash:
-``pending`` task JSON, ``served`` count, ``penalty_until``), ``seen:<name>`` (set of items),
-``log`` (list: every answer an annotator sent, accepted or not, oldest first — append-only).
+→ JSON), ``queue`` (sorted set item → votes answered or in progress: the next item is read
+off its low end, O(log n)), ``leases`` (sorted set annotator → end of the lease on their
+pending task), ``outcomes`` (hash item → JSON list of accepted answers, for extra votes where
+they disagree), ``a:<name>`` (hash: ``pending`` task JSON, ``served`` count,
+``penalty_until``), ``seen:<name>`` (set of items), ``stats`` (hash: ``expired``,
+``released`` reservations), ``log`` (list: every answer an annotator sent, accepted or not,
+oldest first — append-only).
+
+Serving is two Lua scripts (``lua/next.lua``, ``lua/answer.lua``), each one atomic round
+trip: an annotator holds at most one pending task (concurrent ``next`` calls get the same
+one), a reservation expires after the campaign's ``lease_seconds`` and its item goes back to
+the pool (each ``next`` call sweeps a few expired leases; ``lua/release.lua`` releases on
+the admin's demand). The sweep touches other annotators' keys from inside a script, so the
+layout assumes one Redis (not a cluster), as the rest of the service does.
 
 An invitation token is stored only as its SHA-256: ``judge:campaign-token:<sha>`` → JSON
 ``{"campaign", "annotator"}``. Exports and reports name the annotator, never the token.
@@ -21,6 +31,10 @@ from __future__ import annotations
 
 import hashlib
 import json
+import time
+from collections import OrderedDict
+from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import redis.asyncio as aredis
@@ -29,19 +43,12 @@ from api.core.redis_create import create_if_absent
 
 PREFIX = "judge:campaign:"
 TOKENS = "judge:campaign-token:"
-_TAKE = """
-local pending = redis.call('HGET', KEYS[1], 'pending')
-if not pending or cjson.decode(pending)['id'] ~= ARGV[1] then return 0 end
-redis.call('HDEL', KEYS[1], 'pending')
-redis.call('RPUSH', KEYS[2], ARGV[2])
-if ARGV[3] ~= '' then
-  local raw = redis.call('HGET', KEYS[3], ARGV[4])
-  local seen = raw and cjson.decode(raw) or {}
-  table.insert(seen, cjson.decode(ARGV[3]))
-  redis.call('HSET', KEYS[3], ARGV[4], cjson.encode(seen))
-end
-return 1
-"""
+LUA = Path(__file__).resolve().parent / "lua"
+_CACHE_TASKS = 50_000  # pending tasks remembered per process (answers skip one read)
+_CACHE_TOKENS = 100_000  # live tokens remembered per process (label calls skip one read)
+IMAGE_CACHE_BYTES = 64 * 2**20
+"""Campaign images kept in each service process (they never change), least recently used
+out first."""
 
 
 def _key(cid: str, *parts: str) -> str:
@@ -52,13 +59,51 @@ def token_hash(token: str) -> str:
     return hashlib.sha256(token.encode()).hexdigest()
 
 
+@dataclass(frozen=True)
+class Limits:
+    """Per-minute request budgets of label calls, counted inside the serving scripts: the
+    invitation's (``per_token``) and the caller address's (``per_address``); 0 = no limit.
+
+    Example::
+
+        Limits(per_token=240, per_address=12_000, address="203.0.113.9")
+    """
+
+    per_token: int = 0
+    per_address: int = 0
+    address: str = ""
+
+    def keys(self, token: str | None) -> list[str]:
+        """This minute's counters of ``token`` and of the address."""
+        minute = int(time.time() // 60)
+        tok = token_hash(token or "")[:16]
+        addr = hashlib.sha256(self.address.encode()).hexdigest()[:16]
+        return [f"judge:rate:label-token:{tok}:{minute}", f"judge:rate:label-addr:{addr}:{minute}"]
+
+
+NO_LIMITS = Limits()
+
+
+def _text(x: Any) -> str:
+    return x.decode() if isinstance(x, bytes) else str(x)
+
+
 class CampaignStore:
     """Campaigns, invitations, served tasks and the append-only answer log in Redis."""
 
     def __init__(self, redis: aredis.Redis):
         self.redis = redis
-        self._take = redis.register_script(_TAKE)
+        self._next = redis.register_script((LUA / "next.lua").read_text())
+        self._answer = redis.register_script((LUA / "answer.lua").read_text())
+        self._release = redis.register_script((LUA / "release.lua").read_text())
+        self._invite = redis.register_script((LUA / "invite.lua").read_text())
+        self._revoke = redis.register_script((LUA / "revoke.lua").read_text())
         self._records: dict[str, dict[str, Any]] = {}  # parsed records (immutable but status)
+        self._status: dict[str, str] = {}  # status as last written or read by this process
+        self._tasks: OrderedDict[tuple[str, str], dict[str, Any]] = OrderedDict()
+        self._owners: OrderedDict[str, dict[str, str]] = OrderedDict()
+        self._images: OrderedDict[tuple[str, str], tuple[bytes, str]] = OrderedDict()
+        self._image_bytes = 0
 
     async def create(self, record: dict[str, Any], images: dict[str, tuple[bytes, str]]) -> bool:
         """Write a new campaign in one transaction; False (nothing written) when it exists."""
@@ -70,13 +115,15 @@ class CampaignStore:
             if images:
                 pipe.hset(_key(cid, "img"), mapping={k: v[0] for k, v in images.items()})
                 pipe.hset(_key(cid, "mime"), mapping={k: v[1] for k, v in images.items()})
-            planned = {i["id"]: 0 for i in record["items"] if not i.get("validation")}
-            pipe.hset(_key(cid, "planned"), mapping=planned)
+            queue = {i["id"]: 0 for i in record["items"] if not i.get("validation")}
+            pipe.zadd(_key(cid, "queue"), queue)
 
         return await create_if_absent(self.redis, _key(cid, "meta"), write)
 
-    async def record(self, cid: str) -> dict[str, Any] | None:
-        """The campaign record (with its current ``status``), or None."""
+    async def record(self, cid: str, fresh_status: bool = True) -> dict[str, Any] | None:
+        """The campaign record with its ``status``, or None. The record is read once per
+        process (it never changes); the status is read again unless ``fresh_status`` is
+        False (the label routes: their scripts read the status themselves)."""
         rec = self._records.get(cid)
         if rec is None:
             raw = await self.redis.get(_key(cid, "meta"))
@@ -84,44 +131,127 @@ class CampaignStore:
                 return None
             rec = json.loads(raw)
             rec["_by_id"] = {i["id"]: i for i in rec["items"]}
+            await self._migrate(cid)
             rec = self._records.setdefault(cid, rec)
-        status = await self.redis.get(_key(cid, "status"))
-        return {**rec, "status": status.decode() if status else "open"}
+        status = self._status.get(cid)
+        if fresh_status or status is None:
+            got = await self.redis.get(_key(cid, "status"))
+            status = self._status[cid] = got.decode() if got else "open"
+        return {**rec, "status": status}
+
+    async def _migrate(self, cid: str) -> None:
+        """A campaign stored before the ``queue`` sorted set kept its counts in a ``planned``
+        hash: copy them over once (``ZADD NX``: counts already in the queue stay)."""
+        if await self.redis.exists(_key(cid, "queue")):
+            return
+        old = await self.redis.hgetall(_key(cid, "planned"))
+        if old:
+            await self.redis.zadd(_key(cid, "queue"), {k: int(v) for k, v in old.items()}, nx=True)
 
     async def set_status(self, cid: str, status: str) -> None:
         await self.redis.set(_key(cid, "status"), status)
+        self._status[cid] = status
 
     async def image(self, cid: str, key: str) -> tuple[bytes, str] | None:
-        data, mime = await self.redis.hmget(_key(cid, "img"), key), None
-        if data[0] is None:
-            return None
-        mime = await self.redis.hget(_key(cid, "mime"), key)
-        return data[0], (mime or b"application/octet-stream").decode()
+        """``(bytes, mime)`` of one of the campaign's images (read from Redis once per
+        process, then from :data:`IMAGE_CACHE_BYTES` of memory), or None."""
+        got = self._images.get((cid, key))
+        if got is not None:
+            self._images.move_to_end((cid, key))
+            return got
+        got = await self._read_image(cid, key)
+        if got is not None and len(got[0]) <= IMAGE_CACHE_BYTES // 8:
+            self._images[(cid, key)] = got
+            self._image_bytes += len(got[0])
+            while self._image_bytes > IMAGE_CACHE_BYTES:
+                _, (old, _) = self._images.popitem(last=False)
+                self._image_bytes -= len(old)
+        return got
 
-    async def invite(self, cid: str, people: dict[str, str]) -> list[str]:
-        """Register annotators ``{name: token}``; the names already taken (nothing written)."""
-        key = _key(cid, "annotators")
-        taken = [n for n in people if await self.redis.hexists(key, n)]
-        if taken:
-            return taken
-        async with self.redis.pipeline(transaction=True) as pipe:
-            for name, token in people.items():
-                pipe.hset(key, name, json.dumps({"annotator": name}))
-                pipe.set(
-                    TOKENS + token_hash(token), json.dumps({"campaign": cid, "annotator": name})
-                )
-            await pipe.execute()
+    async def image_exists(self, cid: str, key: str) -> bool:
+        """Whether the campaign has this image (from memory when it was served before)."""
+        if (cid, key) in self._images:
+            return True
+        return bool(await self.redis.hexists(_key(cid, "img"), key))
+
+    async def _read_image(self, cid: str, key: str) -> tuple[bytes, str] | None:
+        async with self.redis.pipeline(transaction=False) as pipe:
+            pipe.hget(_key(cid, "img"), key)
+            pipe.hget(_key(cid, "mime"), key)
+            data, mime = await pipe.execute()
+        if data is None:
+            return None
+        return data, (mime or b"application/octet-stream").decode()
+
+    async def invite(self, cid: str, people: dict[str, str], rotate: bool = False) -> list[str]:
+        """Register annotators ``{name: token}`` atomically; the names already taken
+        (nothing written). With ``rotate``, a name that exists gets its new token and its old
+        one stops working: one live token per annotator, however often they are invited."""
+        args: list[str] = []
+        for name, token in people.items():
+            args += [name, token_hash(token)]
+        got = await self._invite(
+            keys=[_key(cid, "annotators")],
+            args=[TOKENS, cid, "rotate" if rotate else "new", *args],
+        )
+        if _text(got[0]) == "taken":
+            return [_text(got[1])]
+        for name in people:
+            self._owners = OrderedDict((k, v) for k, v in self._owners.items()
+                                       if v != {"campaign": cid, "annotator": name})  # fmt: skip
         return []
+
+    async def revoke(self, cid: str, names: list[str]) -> list[str]:
+        """End the named annotators' links (their pending tasks are released); the names
+        revoked (unknown ones left out)."""
+        got = await self._revoke(keys=[_key(cid, "annotators")], args=[TOKENS, *names])
+        done = [_text(x) for x in got]
+        gone = [{"campaign": cid, "annotator": n} for n in done]
+        self._owners = OrderedDict((k, v) for k, v in self._owners.items() if v not in gone)
+        if done:
+            await self.release(cid, done, time.time())
+        return done
+
+    async def set_profile(self, cid: str, who: str, profile: dict[str, Any]) -> None:
+        """Keep what an annotator chose to say about themselves (replacing an earlier one)."""
+        await self.redis.hset(_key(cid, "profiles"), who, json.dumps(profile))
+
+    async def profiles(self, cid: str) -> dict[str, dict[str, Any]]:
+        got = await self.redis.hgetall(_key(cid, "profiles"))
+        return {k.decode(): json.loads(v) for k, v in got.items()}
+
+    async def has_profile(self, cid: str, who: str) -> bool:
+        return bool(await self.redis.hexists(_key(cid, "profiles"), who))
 
     async def annotators(self, cid: str) -> list[str]:
         return sorted(k.decode() for k in await self.redis.hkeys(_key(cid, "annotators")))
 
+    async def revoked(self, cid: str) -> list[str]:
+        got = await self.redis.hgetall(_key(cid, "annotators"))
+        return sorted(k.decode() for k, v in got.items() if json.loads(v).get("revoked"))
+
     async def token_owner(self, token: str) -> dict[str, str] | None:
-        raw = await self.redis.get(TOKENS + token_hash(token))
-        return json.loads(raw) if raw else None
+        """``{"campaign", "annotator"}`` of a live token (read, and remembered), or None."""
+        digest = token_hash(token)
+        raw = await self.redis.get(TOKENS + digest)
+        if raw is None:
+            self._owners.pop(digest, None)
+            return None
+        owner = json.loads(raw)
+        self._owners[digest] = owner
+        self._owners.move_to_end(digest)
+        while len(self._owners) > _CACHE_TOKENS:
+            self._owners.popitem(last=False)
+        return owner
+
+    def known_owner(self, token: str) -> dict[str, str] | None:
+        """The owner of a token this process has seen live, without a Redis read (the
+        serving scripts check the token again, so a revoked one still ends there)."""
+        return self._owners.get(token_hash(token))
 
     async def state(self, cid: str, who: str) -> dict[str, Any]:
-        """``{"pending": task|None, "served": n, "penalty_until": t}`` of one annotator."""
+        """``{"pending": task|None, "served": n, "penalty_until": t}`` of one annotator
+        (the pending task in its stored form)."""
         got = await self.redis.hgetall(_key(cid, "a", who))
         return {
             "pending": json.loads(got[b"pending"]) if b"pending" in got else None,
@@ -133,48 +263,152 @@ class CampaignStore:
         return {x.decode() for x in await self.redis.smembers(_key(cid, "seen", who))}
 
     async def planned(self, cid: str) -> dict[str, int]:
-        return {
-            k.decode(): int(v) for k, v in (await self.redis.hgetall(_key(cid, "planned"))).items()
-        }
+        """Votes answered or in progress per item."""
+        got = await self.redis.zrange(_key(cid, "queue"), 0, -1, withscores=True)
+        return {k.decode(): int(v) for k, v in got}
 
     async def outcomes(self, cid: str) -> dict[str, list[Any]]:
         got = await self.redis.hgetall(_key(cid, "outcomes"))
         return {k.decode(): json.loads(v) for k, v in got.items()}
 
-    async def serve(self, cid: str, who: str, task: dict[str, Any], counted: bool) -> None:
-        """Record a newly served task as the annotator's pending one."""
-        async with self.redis.pipeline(transaction=True) as pipe:
-            pipe.hset(_key(cid, "a", who), "pending", json.dumps(task))
-            pipe.hincrby(_key(cid, "a", who), "served", 1)
-            pipe.sadd(_key(cid, "seen", who), task["item"])
-            if counted:
-                pipe.hincrby(_key(cid, "planned"), task["item"], 1)
-            await pipe.execute()
+    async def reserve(
+        self,
+        cid: str,
+        who: str,
+        token: str | None,
+        *,
+        now: float,
+        lease_s: float,
+        target: int,
+        task_id: str,
+        seed: int,
+        start: float,
+        item: str = "",
+        item_is_validation: bool = False,
+        validation: list[str] | tuple[str, ...] = (),
+        validation_rate: float = 0.0,
+        draw: float = 1.0,
+        limits: Limits = NO_LIMITS,
+    ) -> tuple[str, dict[str, Any] | None]:
+        """The annotator's pending task, or a newly reserved one, in one atomic round trip:
+        ``("pending"|"new", task)``, ``("none", None)`` when no item below ``target`` is left
+        for them, ``("closed"|"revoked", None)``, ``("rate-token"|"rate-address", None)``
+        over ``limits``. ``item`` reserves that item; otherwise a least-voted item they have
+        not seen (the one at ``start`` ∈ [0, 1) among the least-voted, then on) — on a
+        validation turn (``draw`` < ``validation_rate``, or the annotator's validation tasks
+        fell behind that rate) replaced by the first of ``validation`` they have
+        not seen."""
+        got = await self._next(
+            keys=[
+                _key(cid, "a", who),
+                _key(cid, "seen", who),
+                _key(cid, "queue"),
+                _key(cid, "leases"),
+                _key(cid, "status"),
+                self._token_key(cid, token),
+                *limits.keys(token),
+            ],
+            args=[who, repr(now), repr(lease_s), target, task_id, seed, repr(start),
+                  _key(cid, ""), item, "1" if item_is_validation else "0",
+                  limits.per_token, limits.per_address, repr(validation_rate), repr(draw),
+                  *validation],
+        )  # fmt: skip
+        what = _text(got[0]) + (f"-{_text(got[1])}" if _text(got[0]) == "rate" else "")
+        task = json.loads(got[1]) if what in ("new", "pending") else None
+        if task is not None:
+            self._remember(cid, who, task)
+        return what, task
 
-    async def update_pending(
-        self, cid: str, who: str, task: dict[str, Any], penalty_until: float
-    ) -> None:
-        await self.redis.hset(
-            _key(cid, "a", who),
-            mapping={"pending": json.dumps(task), "penalty_until": penalty_until},
-        )
+    def _token_key(self, cid: str, token: str | None) -> str:
+        # no token (a simulation): a key that exists while the campaign does
+        return TOKENS + token_hash(token) if token else _key(cid, "meta")
 
-    async def log(self, cid: str, entry: dict[str, Any]) -> None:
-        """Append one attempt that did not close the task (too fast, during a pause)."""
-        await self.redis.rpush(_key(cid, "log"), json.dumps(entry))
+    def _remember(self, cid: str, who: str, task: dict[str, Any]) -> None:
+        self._tasks[(cid, who)] = task
+        self._tasks.move_to_end((cid, who))
+        while len(self._tasks) > _CACHE_TASKS:
+            self._tasks.popitem(last=False)
 
-    async def close_task(
-        self, cid: str, who: str, task: dict[str, Any], entry: dict[str, Any]
-    ) -> bool:
-        """Log an accepted answer and clear the pending task, atomically; False when the task
-        was no longer pending (a second click on the same task)."""
+    async def pending(self, cid: str, who: str, task_id: str) -> dict[str, Any] | None:
+        """The pending task ``task_id`` of an annotator (remembered from serving it, else
+        read), or None when it is not the pending one. Its ``served_at`` may be stale: the
+        answer script reads the stored one."""
+        task = self._tasks.get((cid, who))
+        if task is None or task["id"] != task_id:
+            raw = await self.redis.hget(_key(cid, "a", who), "pending")
+            task = json.loads(raw) if raw else None
+            if task is not None:
+                self._remember(cid, who, task)
+        return task if task is not None and task["id"] == task_id else None
+
+    async def record_answer(
+        self,
+        cid: str,
+        who: str,
+        token: str | None,
+        entry: dict[str, Any],
+        *,
+        now: float,
+        min_seconds: float,
+        penalty_s: float,
+        cap: int,
+        limits: Limits = NO_LIMITS,
+    ) -> tuple[str, float]:
+        """Check and log one answer in one atomic round trip: ``("ok", 0)`` accepted (the task
+        closed), ``("paused", left)``, ``("fast", pause)`` (logged, not accepted), or
+        ``("gone"|"revoked"|"closed"|"rate-token"|"rate-address", 0)``, or ``("cap", 0)``
+        past ``cap`` answers from this annotator (nothing logged). ``entry`` gets
+        ``seconds``, ``accepted`` and ``fast`` from the stored task."""
         outcome = entry.get("choice") if entry.get("choice") is not None else entry.get("rating")
         keep = "" if entry.get("validation") or outcome is None else json.dumps(outcome)
-        done = await self._take(
-            keys=[_key(cid, "a", who), _key(cid, "log"), _key(cid, "outcomes")],
-            args=[task["id"], json.dumps(entry), keep, entry["item"]],
+        got = await self._answer(
+            keys=[_key(cid, "a", who), _key(cid, "log"), _key(cid, "outcomes"),
+                  _key(cid, "leases"), self._token_key(cid, token), _key(cid, "status"),
+                  *limits.keys(token)],
+            args=[entry["task"], repr(now), repr(min_seconds), repr(penalty_s),
+                  json.dumps(entry), keep, entry["item"], who,
+                  limits.per_token, limits.per_address, cap],
+        )  # fmt: skip
+        what = _text(got[0]) + (f"-{_text(got[1])}" if _text(got[0]) == "rate" else "")
+        if what == "ok":
+            self._tasks.pop((cid, who), None)
+        return what, float(_text(got[1])) if what in ("paused", "fast") else 0.0
+
+    async def reservations(self, cid: str) -> list[dict[str, Any]]:
+        """Every live reservation: ``{"annotator", "item", "task", "served_at",
+        "lease_until"}``, oldest lease first."""
+        leases = await self.redis.zrange(_key(cid, "leases"), 0, -1, withscores=True)
+        async with self.redis.pipeline(transaction=False) as pipe:
+            for name, _ in leases:
+                pipe.hget(_key(cid, "a", name.decode()), "pending")
+            pending = await pipe.execute()
+        out = []
+        for (name, until), raw in zip(leases, pending, strict=True):
+            if raw is None:
+                continue
+            task = json.loads(raw)
+            out.append({"annotator": name.decode(), "item": task["item"], "task": task["id"],
+                        "served_at": task["served_at"], "lease_until": until})  # fmt: skip
+        return out
+
+    async def release(self, cid: str, names: list[str] | None, now: float) -> list[str]:
+        """Release the reservations of ``names`` (None: every expired one); the names
+        whose pending task was dropped (its item back in the pool)."""
+        got = await self._release(
+            keys=[_key(cid, "queue"), _key(cid, "leases")],
+            args=[_key(cid, ""), repr(now), "named" if names else "expired", *(names or [])],
         )
-        return bool(done)
+        for name in names or []:
+            self._tasks.pop((cid, name), None)
+        return [_text(x) for x in got]
+
+    async def stats(self, cid: str) -> dict[str, int]:
+        got = await self.redis.hgetall(_key(cid, "stats"))
+        return {k.decode(): int(v) for k, v in got.items()}
+
+    async def log(self, cid: str, entry: dict[str, Any]) -> None:
+        """Append one entry to the answer log."""
+        await self.redis.rpush(_key(cid, "log"), json.dumps(entry))
 
     async def attempts(self, cid: str) -> list[dict[str, Any]]:
         """Every logged attempt, oldest first."""

@@ -84,6 +84,16 @@ class ServiceSettings(ProjectSettings):
     auth_failures_per_minute: int = Field(
         default=60, ge=0, description="wrong or missing keys per client address; 0 = off"
     )
+    label_per_token_per_minute: int = Field(
+        default=240,
+        ge=0,
+        description="requests per minute of one campaign invitation to next/answers; 0 = off",
+    )
+    label_per_address_per_minute: int = Field(
+        default=12_000,
+        ge=0,
+        description="requests per minute from one address to campaign next/answers; 0 = off",
+    )
     max_request_pixels: int = Field(
         default=64_000_000, ge=1, description="decoded pixels per request, summed over images"
     )

@@ -6,6 +6,8 @@ Example:
     $ judge campaign invite pilot-pref --url http://127.0.0.1:8080 --count 40 --out links.csv
     $ judge campaign status pilot-pref --url http://127.0.0.1:8080
     $ judge campaign close pilot-pref --url http://127.0.0.1:8080
+    $ judge campaign revoke pilot-pref a02 --url http://127.0.0.1:8080
+    $ judge campaign reservations pilot-pref --url http://127.0.0.1:8080 --release-expired
     $ judge campaign votes pilot-pref --url http://127.0.0.1:8080 --out runs/pilot-votes
     $ judge leaderboard rank runs/pilot-votes/votes.jsonl --method bt
     $ judge campaign report pilot-pref --url http://127.0.0.1:8080 --out runs/pilot-report
@@ -51,6 +53,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     c.add_argument("--votes-per-item", type=int)
     c.add_argument("--extra-votes", type=int, help="more votes where votes disagree most")
     c.add_argument("--pairs-per-model", type=int, help="balanced subset of pairs per prompt")
+    c.add_argument("--compare", choices=("models", "prompters", "outputs"),
+                   help="study runs: pair image models (default), prompters, or every output "
+                   "of a task")  # fmt: skip
     c.add_argument("--session-size", type=int)
     c.add_argument("--min-seconds", type=float)
     c.add_argument("--penalty-seconds", type=float)
@@ -75,7 +80,11 @@ def register(sub: argparse._SubParsersAction) -> None:
     c.set_defaults(handler=run_create)
     i = actions.add_parser("invite", help="issue invitation links")
     _common(i)
-    i.add_argument("--count", type=int, required=True)
+    who = i.add_mutually_exclusive_group(required=True)
+    who.add_argument("--count", type=int, help="this many new annotators (a01, a02, …)")
+    who.add_argument("--names", nargs="+", metavar="NAME",
+                     help="these annotators; a name invited before gets a new link and its "
+                     "old one stops working")  # fmt: skip
     i.add_argument("--out", type=Path, help="CSV annotator,url,token (else printed)")
     i.set_defaults(handler=run_invite)
     for name, helptext, handler in (
@@ -85,6 +94,21 @@ def register(sub: argparse._SubParsersAction) -> None:
         s = actions.add_parser(name, help=helptext)
         _common(s)
         s.set_defaults(handler=handler)
+    k = actions.add_parser("revoke", help="end annotators' links at once")
+    _common(k)
+    k.add_argument("names", nargs="+", metavar="ANNOTATOR")
+    k.set_defaults(handler=run_revoke)
+    h = actions.add_parser("reservations", help="list (or release) the pending tasks")
+    _common(h)
+    h.add_argument(
+        "--release",
+        nargs="+",
+        metavar="ANNOTATOR",
+        help="drop these annotators' pending tasks (items back to the pool)",
+    )
+    h.add_argument("--release-expired", action="store_true",
+                   help="drop every pending task whose lease has ended")  # fmt: skip
+    h.set_defaults(handler=run_reservations)
     v = actions.add_parser("votes", help="export votes (or ratings) with their images")
     _common(v)
     v.add_argument("--out", type=Path, required=True, help="folder to write")
@@ -124,7 +148,8 @@ def run_create(args: argparse.Namespace) -> int:
     def work(client: AdminClient) -> int:
         body = campaign_body(
             args.source, campaign_id=args.id, kind=args.kind, criterion=args.criterion,
-            per_model=args.pairs_per_model, votes_per_item=args.votes_per_item,
+            per_model=args.pairs_per_model, compare=args.compare,
+            votes_per_item=args.votes_per_item,
             extra_votes=args.extra_votes, session_size=args.session_size,
             min_seconds=args.min_seconds, penalty_s=args.penalty_seconds,
             validation=args.validation, title=args.title, instructions=args.instructions,
@@ -150,7 +175,7 @@ def run_create(args: argparse.Namespace) -> int:
 
 def run_invite(args: argparse.Namespace) -> int:
     def work(client: AdminClient) -> int:
-        got = client.invite(args.campaign, args.count)
+        got = client.invite(args.campaign, args.count, names=args.names)
         base = args.url.rstrip("/")
         lines = ["annotator,url,token"] + [
             f"{g['annotator']},{base}{g['url']},{g['token']}" for g in got
@@ -185,6 +210,39 @@ def run_close(args: argparse.Namespace) -> int:
         return 0
 
     return _guarded("close", args, work)
+
+
+def run_revoke(args: argparse.Namespace) -> int:
+    def work(client: AdminClient) -> int:
+        done = client.revoke(args.campaign, args.names)
+        print(f"{args.campaign}: revoked {', '.join(done)} (their links no longer work)")
+        return 0
+
+    return _guarded("revoke", args, work)
+
+
+def run_reservations(args: argparse.Namespace) -> int:
+    if args.release and args.release_expired:
+        return _fail("reservations", "use --release NAMES or --release-expired, not both")
+
+    def work(client: AdminClient) -> int:
+        if args.release or args.release_expired:
+            done = client.release(args.campaign, args.release)
+            print(f"{args.campaign}: released {len(done)} reservation(s)"
+                  + (f": {', '.join(done)}" if done else ""))  # fmt: skip
+            return 0
+        got = client.reservations(args.campaign)
+        held = got["reservations"]
+        expired, released = got["counts"].get("expired", 0), got["counts"].get("released", 0)
+        print(f"{args.campaign}: {len(held)} pending task(s); leases expired so far: "
+              f"{expired}, released by an admin: {released}")  # fmt: skip
+        for r in held:
+            left = r["lease_until"] - got["now"]
+            state = "STUCK (lease ended)" if r["stuck"] else f"lease ends in {left:.0f} s"
+            print(f"  {r['annotator']}\titem {r['item']}\t{state}")
+        return 0
+
+    return _guarded("reservations", args, work)
 
 
 def _download_images(client: AdminClient, campaign: str, rows: list[dict], out: Path) -> int:

@@ -52,6 +52,8 @@ VOTE_FIELDS = (
     "image_a",
     "image_b",
     "at",
+    "lang",
+    "prompt_language",
 )
 RATING_FIELDS = (
     "item",
@@ -67,6 +69,8 @@ RATING_FIELDS = (
     "image",
     "source_image",
     "instruction",
+    "lang",
+    "prompt_language",
 )
 
 
@@ -104,6 +108,8 @@ def vote_rows(
             "item": item["id"],
             "prompt": item.get("prompt") or "",
             "at": ans.get("at"),
+            "lang": ans.get("lang"),
+            "prompt_language": ans.get("prompt_language"),
         }
         if record["kind"] == "pairwise":
             out.append(
@@ -160,6 +166,8 @@ def rating_rows(
                 "image": image_path(record, item["image"]),
                 "source_image": image_path(record, item.get("source_image")),
                 "instruction": item.get("instruction"),
+                "lang": ans.get("lang"),
+                "prompt_language": ans.get("prompt_language"),
             }
         )
     return out
@@ -191,18 +199,33 @@ def to_jsonl(rows: Iterable[Mapping[str, Any]]) -> str:
     return "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows)
 
 
+FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+
+
+def cell(value: Any) -> Any:
+    """One CSV cell: None as empty, booleans as true/false, and text that a spreadsheet
+    would run as a formula (starting with ``= + - @``, tab or carriage return) behind a
+    leading ``'`` (OWASP's advice), so it shows as the text it is.
+
+    >>> cell("=HYPERLINK(1)"), cell("-2 stars"), cell(-2), cell(True), cell(None)
+    ("'=HYPERLINK(1)", "'-2 stars", -2, 'true', '')
+    """
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return str(value).lower()
+    if isinstance(value, str) and value.startswith(FORMULA_START):
+        return "'" + value
+    return value
+
+
 def to_csv(rows: list[Mapping[str, Any]], fields: Iterable[str]) -> str:
-    """A CSV table with a header (None as empty, booleans as true/false)."""
+    """A CSV table with a header, every cell through :func:`cell`."""
     buf = io.StringIO()
     writer = csv.DictWriter(buf, fieldnames=list(fields), extrasaction="ignore")
     writer.writeheader()
     for r in rows:
-        writer.writerow(
-            {
-                k: ("" if v is None else str(v).lower() if isinstance(v, bool) else v)
-                for k, v in r.items()
-            }
-        )
+        writer.writerow({k: cell(v) for k, v in r.items()})
     return buf.getvalue()
 
 

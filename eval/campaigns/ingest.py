@@ -1,5 +1,5 @@
 """From a ``POST /v1/campaigns`` body to what the service stores: the campaign record (items
-with images replaced by content keys, validation items added, the card's question) and the
+with images replaced by keys, validation items added, the card's question) and the
 image bytes, each image once.
 
 The question comes from the criterion's card, so people answer what the judge answers:
@@ -16,8 +16,10 @@ Example::
 from __future__ import annotations
 
 import hashlib
+import hmac
 import io
 import math
+import secrets
 from typing import Any
 
 from PIL import Image
@@ -27,16 +29,8 @@ from eval.campaigns.validation import admin_rule, auto_items
 from judge.config import JudgeSettings
 from judge.errors import InputError
 from judge.io.images import decode_image, read_image_bytes
-from judge.io.pixel_budget import pixel_ledger
+from judge.io.pixel_budget import PixelBudget, pixel_ledger
 from skills.registry import default_registry
-
-MIME = {
-    "PNG": "image/png",
-    "JPEG": "image/jpeg",
-    "WEBP": "image/webp",
-    "GIF": "image/gif",
-    "BMP": "image/bmp",
-}
 
 
 def criterion_card(kind: str, criterion: str) -> dict[str, Any]:
@@ -70,33 +64,62 @@ def criterion_card(kind: str, criterion: str) -> dict[str, Any]:
     }
 
 
-class _Images:
-    """Decoded, vetted images by content key (sha256 of the bytes, 24 hex digits)."""
+STORED_MAX_SIDE = 2048
+"""Stored campaign images are at most this many pixels on their longer side."""
+STORED_QUALITY = 90
 
-    def __init__(self, settings: JudgeSettings):
+
+def stored_form(img: Image.Image) -> bytes:
+    """The one encoding every stored campaign image goes through — the admin's items and the
+    generated validation images alike, so neither format, size class nor metadata tells them
+    apart: RGB, longer side at most :data:`STORED_MAX_SIDE`, baseline JPEG, no metadata."""
+    rgb = img.convert("RGB")
+    if max(rgb.size) > STORED_MAX_SIDE:
+        rgb.thumbnail((STORED_MAX_SIDE, STORED_MAX_SIDE), Image.Resampling.LANCZOS)
+    buf = io.BytesIO()
+    rgb.save(buf, "JPEG", quality=STORED_QUALITY, optimize=True)
+    return buf.getvalue()
+
+
+class _Images:
+    """Vetted images in their stored form, by key. Each image is decoded alone under the
+    service's pixel limits (its own ledger on the process's decode budget, as
+    ``/v1/memories`` does), re-encoded by :func:`stored_form` and dropped: memory holds one
+    decoded image at a time, and the stored bytes are bounded. A key is an HMAC of the stored
+    bytes under a secret drawn for this campaign and then forgotten, so nobody who sees an
+    image can derive its key (or tell a generated validation image by its key)."""
+
+    def __init__(self, settings: JudgeSettings, budget: PixelBudget | None = None):
         self.settings = settings
+        self.budget = budget
         self.data: dict[str, tuple[bytes, str]] = {}
-        self._pil: dict[str, Image.Image] = {}
+        self._by_raw: dict[str, str] = {}  # sha256 of the bytes sent -> key (each decoded once)
+        self._secret = secrets.token_bytes(32)
+
+    def _key(self, stored: bytes) -> str:
+        return hmac.new(self._secret, stored, hashlib.sha256).hexdigest()[:24]
 
     def add_url(self, url: str, field: str) -> str:
-        with pixel_ledger(self.settings.image_max_pixels, None):
+        with pixel_ledger(self.settings.image_max_pixels, self.budget):
             raw = read_image_bytes(url, field=field, settings=self.settings)
-            key = hashlib.sha256(raw).hexdigest()[:24]
-            if key not in self.data:
+            digest = hashlib.sha256(raw).hexdigest()
+            if digest not in self._by_raw:
                 img = decode_image(raw, field=field, settings=self.settings)
-                with Image.open(io.BytesIO(raw)) as probe:
-                    mime = MIME.get(probe.format or "", "application/octet-stream")
-                self.data[key] = (raw, mime)
-                self._pil[key] = img
-        return key
+                self._by_raw[digest] = self.add_image(img)
+                del img
+        return self._by_raw[digest]
 
-    def add_bytes(self, raw: bytes, mime: str) -> str:
-        key = hashlib.sha256(raw).hexdigest()[:24]
-        self.data.setdefault(key, (raw, mime))
+    def add_image(self, img: Image.Image) -> str:
+        """Store ``img`` in its stored form; its key."""
+        stored = stored_form(img)
+        key = self._key(stored)
+        self.data.setdefault(key, (stored, "image/jpeg"))
         return key
 
     def pil(self, key: str) -> Image.Image:
-        return self._pil[key]
+        """One stored image decoded again (bounded by :data:`STORED_MAX_SIDE`)."""
+        with pixel_ledger(self.settings.image_max_pixels, self.budget):
+            return decode_image(self.data[key][0], field="images", settings=self.settings)
 
 
 def _stored_item(kind: str, item: Any, i: int, images: _Images) -> dict[str, Any]:
@@ -129,11 +152,13 @@ def _stored_item(kind: str, item: Any, i: int, images: _Images) -> dict[str, Any
 
 
 def ingest(
-    body: CampaignCreate, settings: JudgeSettings
+    body: CampaignCreate, settings: JudgeSettings, budget: PixelBudget | None = None
 ) -> tuple[dict[str, Any], dict[str, tuple[bytes, str]]]:
-    """The campaign record and ``{key: (bytes, mime)}`` of its images (blocking: decodes)."""
+    """The campaign record and ``{key: (bytes, mime)}`` of its images (blocking: decodes,
+    one image at a time, charging ``budget`` — the process's decode budget — while it
+    does)."""
     card = criterion_card(body.kind, body.criterion)
-    images = _Images(settings)
+    images = _Images(settings, budget)
     items = [_stored_item(body.kind, it, i, images) for i, it in enumerate(body.items)]
     if body.validation == "auto":
         real = [i for i in items if not i["validation"]]
@@ -143,7 +168,7 @@ def ingest(
             body.criterion,
             real,
             images.pil,
-            images.add_bytes,
+            images.add_image,
             count=count,
             seed=body.seed,
         )

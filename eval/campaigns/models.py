@@ -16,20 +16,25 @@ Example:
 
 from __future__ import annotations
 
-from typing import Literal
+import math
+from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+from eval.campaigns.demographics import Reference
 
 CAMPAIGN_ID = r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$"
 ITEM_ID = r"^[A-Za-z0-9][A-Za-z0-9_.:/+-]{0,127}$"
 MODEL = r"^[^\s\x00-\x1f][^\x00-\x1f]{0,127}$"
+ANNOTATOR = r"^[a-z][a-z0-9_-]{0,63}$"
+LANG = r"^[a-z]{2,3}(_[A-Z]{2})?$"
 MAX_ITEMS = 5_000
 MAX_TEXT = 4_000
 Kind = Literal["pairwise", "rating", "ranking"]
 
 
 class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
 
 
 class Output(_Strict):
@@ -122,6 +127,30 @@ class CampaignCreate(_Strict):
     validation_every: int = Field(
         default=4, ge=2, le=100, description="about one validation task in this many"
     )
+    lease_seconds: float = Field(
+        default=600.0,
+        ge=1,
+        le=86_400,
+        description="a served task stays reserved this long, then its item returns to the pool",
+    )
+    translate_prompts: bool = Field(
+        default=False,
+        description="show each task's prompt in the annotator's language, translated once per "
+        "prompt by the configured model (the original one click away)",
+    )
+    prompt_language: str = Field(default="en", pattern=LANG, description="the prompts' language")
+    demographics: bool = Field(
+        default=False,
+        description="offer annotators an optional form: age band, gender, country",
+    )
+    demographics_reference: Reference | None = Field(
+        default=None, description="shares the report compares the crowd with"
+    )
+    compared: str = Field(
+        default="",
+        max_length=200,
+        description="what the items' model names stand for (the report says so)",
+    )
     title: str = Field(default="", max_length=200)
     instructions: str = Field(default="", max_length=MAX_TEXT)
     qc: QualityBars = Field(default_factory=QualityBars)
@@ -158,7 +187,8 @@ def item_problem(kind: str, item: Item) -> str | None:
         ok = item.expected is None or (
             isinstance(item.expected, list)
             and len(item.expected) == 2
-            and all(isinstance(x, (int, float)) for x in item.expected)
+            and all(isinstance(x, (int, float)) and math.isfinite(x) for x in item.expected)
+            and item.expected[0] <= item.expected[1]
         )
         if not ok:
             return "'expected' of a rating item is [lowest, highest] acceptable rating"
@@ -191,6 +221,26 @@ class Invitations(_Strict):
 
     count: int = Field(default=1, ge=1, le=1_000)
     prefix: str = Field(default="a", pattern=r"^[a-z][a-z0-9_-]{0,15}$")
+    names: list[Annotated[str, Field(pattern=ANNOTATOR)]] | None = Field(
+        default=None,
+        min_length=1,
+        max_length=1_000,
+        description="invite these annotators by name instead of count/prefix; a name invited "
+        "before gets a new link and its old one stops working",
+    )
+
+    @field_validator("names")
+    @classmethod
+    def _distinct(cls, names: list[str] | None) -> list[str] | None:
+        if names is not None and len(set(names)) != len(names):
+            raise ValueError("each name once")
+        return names
+
+
+class Revocation(_Strict):
+    """``POST /v1/campaigns/{id}/invitations/revoke``."""
+
+    names: list[Annotated[str, Field(pattern=ANNOTATOR)]] = Field(min_length=1, max_length=5_000)
 
 
 class Answer(_Strict):
@@ -201,6 +251,10 @@ class Answer(_Strict):
     rating: int | None = Field(default=None, ge=1, le=5)
     order: list[int] | None = Field(default=None, min_length=2, max_length=8)
     reason: str | None = Field(default=None, max_length=1_000)
+    lang: str | None = Field(default=None, pattern=LANG, description="the page's language")
+    prompt_language: str | None = Field(
+        default=None, pattern=LANG, description="the language the prompt was shown in"
+    )
 
     @model_validator(mode="after")
     def _one(self) -> Answer:

@@ -5,9 +5,10 @@
   rotated by prompt; the ``a`` side alternates so every model is ``a`` about half the time.
 * :func:`choose_item` — the next item for an annotator: one they have not seen whose
   planned votes (answered or being answered) are furthest below ``target``; once every item
-  has its target, up to ``extra`` more votes go where the votes so far disagree most.
-* :func:`is_validation_turn` — about one validation task in ``every``, at a position that
-  differs between annotators, so validation tasks cannot be spotted by their place.
+  has its target, up to ``extra`` more votes go where the votes so far disagree most. (The
+  service applies the first rule in Redis, ``api/campaigns/lua/next.lua``, reading the
+  least-voted items off a sorted set; this function is the rule in full, used by the service
+  for the extra votes.)
 
 Example:
     >>> pair_plan(["x", "y", "z"])
@@ -19,7 +20,6 @@ Example:
 
 from __future__ import annotations
 
-import hashlib
 import itertools
 import random
 from collections.abc import Mapping, Sequence
@@ -97,12 +97,6 @@ def choose_item(
     ]
     scored = [s for s in scored if s[0] > 0]
     return max(scored)[2] if scored else None
-
-
-def is_validation_turn(annotator: str, served: int, every: int) -> bool:
-    """True when an annotator's ``served``-th task (0-based) should be a validation task."""
-    offset = int(hashlib.sha256(annotator.encode()).hexdigest()[:8], 16) % every
-    return served % every == offset
 
 
 def shown_order(n: int, rng: random.Random) -> list[int]:

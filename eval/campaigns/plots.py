@@ -19,6 +19,7 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 
+from eval.campaigns import demographics
 from eval.leaderboards.plots import write_plots
 
 
@@ -72,22 +73,37 @@ def markdown(report: dict[str, Any]) -> str:
         f"Krippendorff's alpha ({report['alpha']['level']}): {report['alpha']['value']} over "
         f"{report['alpha']['units']} units.",
         "",
+        f"Compared: {report.get('compared', 'the items’ models')}.",
+        "",
         "## Excluded annotators",
         "",
     ]
     flagged = [a for a in report["annotators"] if a["flagged"]]
     lines += [f"- {a['id']}: {'; '.join(a['reasons'])}" for a in flagged] or ["- none"]
+    if report.get("validation"):
+        lines += ["", "## Validation tasks by kind", "",
+                  "| kind | kept: answers | kept: right | flagged: answers | flagged: right |",
+                  "|---|---|---|---|---|"]  # fmt: skip
+        for name, g in report["validation"].items():
+            lines.append(f"| {name} | {g['kept']['answers']} | {g['kept']['accuracy']} | "
+                         f"{g['flagged']['answers']} | {g['flagged']['accuracy']} |")  # fmt: skip
     board = report.get("leaderboard") or {}
-    lines += [
-        "",
-        "## Human leaderboard",
-        "",
-        "| rank | model | score | 95% CI |",
-        "|---|---|---|---|",
-    ]
+    lines += ["", "## Human leaderboard", ""]
+    groups = {m.get("group", 0) for m in board.get("models", [])}
+    if len(groups) > 1:
+        lines += [f"> **Warning:** the comparison graph is disconnected: {len(groups)} groups "
+                  "of models were never compared with each other (the `group` column). Scores "
+                  "and ranks are comparable only within a group.", ""]  # fmt: skip
+    notes = [f"> {note}" for note in board.get("notes", []) if "groups" not in note]
+    lines += [*notes, ""] if notes else []
+    lines += ["| rank | model | score | 95% CI | group |", "|---|---|---|---|---|"]
     for m in board.get("models", []):
         score = m.get("score", m.get("mean"))
-        lines.append(f"| {m['rank']} | {m['model']} | {score} | {m.get('ci95')} |")
+        lines.append(
+            f"| {m['rank']} | {m['model']} | {score} | {m.get('ci95')} | {m.get('group', 0)} |"
+        )
+    if "demographics" in report:
+        lines += demographics.markdown_lines(report["demographics"])
     if "judge_agreement" in report:
         ja = report["judge_agreement"]
         lines += ["", "## Judge and humans", "", f"Rule: {ja['rule']}.", ""]

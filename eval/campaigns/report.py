@@ -29,10 +29,12 @@ from typing import Any
 import numpy as np
 
 from eval.campaigns.agreement import alpha, judge_vs_humans, pairwise_rate
+from eval.campaigns.demographics import section
 from eval.campaigns.exports import rating_rows, rating_units, vote_rows, vote_units
 from eval.campaigns.hybrid_report import hybrid_section
 from eval.campaigns.models import QualityBars
 from eval.campaigns.qc import apply_consensus, assess, consensus_exclusions
+from eval.campaigns.validation import by_source
 from eval.kit.stats.bootstrap import mean_ci
 from eval.leaderboards.board import build_leaderboard
 from eval.leaderboards.votes import Vote
@@ -87,11 +89,14 @@ def build_report(
     n_boot: int = 1000,
     seed: int = 0,
     judge: Mapping[str, Any] | None = None,
+    profiles: Mapping[str, Mapping[str, Any]] | None = None,
 ) -> dict[str, Any]:
     """The report from the campaign record and every attempt (see the module docstring).
 
     ``judge`` overrides the judge answers carried by the items: ``{unit: answer}`` with
-    units as in :mod:`eval.campaigns.agreement` (e.g. from a file of judge results)."""
+    units as in :mod:`eval.campaigns.agreement` (e.g. from a file of judge results).
+    ``profiles`` (annotator → self-reported profile) adds the ``demographics`` section
+    (:func:`eval.campaigns.demographics.section`) against the campaign's reference."""
     people = annotator_flags(record, attempts)
     excluded = {a for a, p in people.items() if p["flagged"]}
     accepted = [a for a in attempts if a.get("accepted")]
@@ -106,6 +111,7 @@ def build_report(
         "kind": record["kind"],
         "criterion": record["criterion"],
         "status": record.get("status", "open"),
+        "compared": record.get("compared") or "the items' models",
         "progress": {
             "items": len(real),
             "target_votes": target * len(real),
@@ -160,12 +166,17 @@ def build_report(
         report["leaderboard"] = (
             build_leaderboard(kept, method="bt", n_boot=n_boot, seed=seed) if kept else None
         )
+    report["validation"] = by_source(record, attempts, excluded)
     report["exclusions"] = {
         "annotators": len(excluded),
         "labels": sum(1 for r in rows if r["excluded"]),
         "rules": QualityBars.model_validate(record.get("qc") or {}).model_dump(),
         "min_seconds": record.get("min_seconds"),
     }
+    if profiles is not None:
+        report["demographics"] = section(
+            list(profiles.values()), record.get("demographics_reference")
+        )
     judged = dict(judge) if judge is not None else _judge_units(record)
     if judged:
         report["judge_agreement"] = judge_vs_humans(

@@ -20,11 +20,13 @@ Example::
 from __future__ import annotations
 
 import json
+import stat
 from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
 from eval.campaigns.planning import pair_plan
+from judge.config import JudgeSettings
 from judge.io.data_urls import file_data_url
 from memory.io.jsonl import read_jsonl
 
@@ -35,9 +37,22 @@ class SourceError(ValueError):
     """A source that cannot become campaign items; the message says where and why."""
 
 
-def data_url(path: Path, where: str) -> str:
+def data_url(path: Path, where: str, root: Path | None = None) -> str:
+    """The image at ``path`` as a data: URL; a :class:`SourceError` when it lies outside
+    ``root`` (the source's folder: absolute paths and ``..`` that leave it, or symlinks
+    pointing out of it), is not a regular file (``/dev/zero``, a FIFO, a folder) or is over
+    the service's image byte limit — each refused before a byte is read."""
     try:
-        return file_data_url(path)
+        real = path.resolve(strict=True)
+        if root is not None and not real.is_relative_to(root.resolve()):
+            raise SourceError(f"{where}: image {path} is outside the source folder {root}")
+        info = real.stat()
+        if not stat.S_ISREG(info.st_mode):
+            raise SourceError(f"{where}: image {path} is not a regular file")
+        limit = JudgeSettings().image_max_bytes
+        if info.st_size > limit:
+            raise SourceError(f"{where}: image {path} is {info.st_size} bytes, over {limit}")
+        return file_data_url(real)
     except OSError as exc:
         raise SourceError(f"{where}: cannot read image {path} ({exc.strerror})") from None
 
@@ -46,10 +61,10 @@ def _jsonl(path: Path) -> list[tuple[int, dict[str, Any]]]:
     return list(read_jsonl(path, objects=True, error=SourceError))
 
 
-def _outputs(source: Path) -> list[dict[str, Any]]:
+def _outputs(source: Path, compare: str = "models") -> list[dict[str, Any]]:
     """``{"prompt_id", "prompt", "model", "image" (path), "judge"?, ...}`` per output."""
     if (source / "results.jsonl").is_file():
-        return _study(source / "results.jsonl")
+        return _study(source / "results.jsonl", compare)
     if (source / "tree.json").is_file():
         return _probe(source / "tree.json")
     if source.is_file() and source.suffix == ".jsonl":
@@ -64,17 +79,34 @@ def _outputs(source: Path) -> list[dict[str, Any]]:
     )
 
 
-def _study(path: Path) -> list[dict[str, Any]]:
+COMPARE = {
+    "models": "image models (backends); each pair shares its task and prompter",
+    "prompters": "prompters; each pair shares its task and image model",
+    "outputs": "prompter/image-model pairs; each pair shares its task",
+}
+"""What a campaign from a study run compares (``--compare``), as the report says it."""
+
+
+def _study(path: Path, compare: str = "models") -> list[dict[str, Any]]:
+    """Outputs of a study run grouped so that a pair shares everything but what is compared:
+    ``models`` pairs backends within a task and prompter (the backends' names are the
+    entities, so every prompter's pairs meet in one comparison graph); ``prompters`` pairs
+    prompters within a task and backend; ``outputs`` pairs every output of a task."""
     rows = [(n, r) for n, r in _jsonl(path) if r.get("images") and r.get("status") != "blocked"]
     several = len({r.get("prompter") for _, r in rows}) > 1
     out = []
     for n, r in rows:
         pick = r.get("selected_image") or 0
-        model = f"{r['prompter']}/{r['backend']}" if several else str(r["backend"])
+        task, prompter, backend = str(r["task_id"]), str(r.get("prompter")), str(r["backend"])
+        if compare == "prompters":
+            group, entity = f"{task}.{backend}", prompter
+        elif compare == "outputs":
+            group, entity = task, f"{prompter}/{backend}" if several else backend
+        else:
+            group, entity = (f"{task}.{prompter}" if several else task), backend
         judged = (r.get("summary") or {}).get("subjective_image")
         out.append({
-            "prompt_id": f"{r['task_id']}" + (f".{r['prompter']}" if several else ""),
-            "prompt": r.get("prompt"), "model": model,
+            "prompt_id": group, "prompt": r.get("prompt"), "model": entity,
             "image": path.parent / r["images"][min(pick, len(r["images"]) - 1)],
             "judge": judged, "where": f"{path}:{n}",
         })  # fmt: skip
@@ -133,9 +165,19 @@ def _winner(a: Any, b: Any) -> dict[str, str] | None:
     return {"winner": "a" if a > b else "b" if b > a else "tie"}
 
 
-def campaign_items(source: Path, kind: str, per_model: int | None = None) -> list[dict[str, Any]]:
-    """The items of a campaign of ``kind`` built from ``source``."""
-    outputs = _outputs(source)
+def campaign_items(
+    source: Path, kind: str, per_model: int | None = None, compare: str = "models"
+) -> list[dict[str, Any]]:
+    """The items of a campaign of ``kind`` built from ``source`` (``compare``: see
+    :data:`COMPARE`; study runs only)."""
+    if compare not in COMPARE:
+        raise SourceError(f"--compare {compare!r}: expected one of {sorted(COMPARE)}")
+    outputs = _outputs(source, compare)
+    root = source if source.is_dir() else source.parent
+
+    def url(o: dict[str, Any], key: str = "image") -> str:
+        return data_url(o[key], o["where"], root)
+
     groups: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for o in outputs:
         groups[o["prompt_id"]].append(o)
@@ -143,9 +185,9 @@ def campaign_items(source: Path, kind: str, per_model: int | None = None) -> lis
     if kind == "rating":
         for o in outputs:
             item = {"id": f"{o['prompt_id']}:{o['model']}", "prompt": o.get("prompt"),
-                    "model": o["model"], "image": data_url(o["image"], o["where"])}  # fmt: skip
+                    "model": o["model"], "image": url(o)}  # fmt: skip
             if o.get("source_image"):
-                item["source_image"] = data_url(o["source_image"], o["where"])
+                item["source_image"] = url(o, "source_image")
                 item["instruction"] = o.get("instruction") or o.get("prompt") or ""
             if o.get("judge") is not None:
                 item["judge"] = {"score": o["judge"]}
@@ -158,14 +200,14 @@ def campaign_items(source: Path, kind: str, per_model: int | None = None) -> lis
         prompt = next((o.get("prompt") for o in outs if o.get("prompt")), None)
         if kind == "ranking":
             items.append({"id": pid, "prompt": prompt, "outputs": [
-                {"model": m, "image": data_url(o["image"], o["where"])} for m, o in by_model.items()
+                {"model": m, "image": url(o)} for m, o in by_model.items()
             ][:8]})  # fmt: skip
             continue
         for a, b in pair_plan(sorted(by_model), per_model, rotation=n):
             oa, ob = by_model[a], by_model[b]
             item = {"id": f"{pid}:{a}-vs-{b}", "prompt": prompt,
-                    "a": {"model": a, "image": data_url(oa["image"], oa["where"])},
-                    "b": {"model": b, "image": data_url(ob["image"], ob["where"])}}  # fmt: skip
+                    "a": {"model": a, "image": url(oa)},
+                    "b": {"model": b, "image": url(ob)}}  # fmt: skip
             judged = _winner(oa.get("judge"), ob.get("judge"))
             if judged:
                 item["judge"] = judged
@@ -177,10 +219,15 @@ def campaign_items(source: Path, kind: str, per_model: int | None = None) -> lis
 
 def campaign_body(
     source: Path, *, campaign_id: str, kind: str, criterion: str, per_model: int | None = None,
-    **settings: Any,
+    compare: str | None = None, **settings: Any,
 ) -> dict[str, Any]:  # fmt: skip
-    """The ``POST /v1/campaigns`` body (``settings``: votes_per_item, session_size, …)."""
+    """The ``POST /v1/campaigns`` body (``settings``: votes_per_item, session_size, …); from
+    a study run it says what is compared (``compared``)."""
+    study = (source / "results.jsonl").is_file()
+    compare = compare or "models"
     body = {"id": campaign_id, "kind": kind, "criterion": criterion,
-            "items": campaign_items(source, kind, per_model)}  # fmt: skip
+            "items": campaign_items(source, kind, per_model, compare)}  # fmt: skip
+    if study and kind != "rating":
+        body["compared"] = COMPARE[compare]
     body.update({k: v for k, v in settings.items() if v is not None})
     return body

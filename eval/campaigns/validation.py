@@ -1,12 +1,16 @@
 """Validation tasks with an obvious answer, built from a campaign's own items.
 
-* pairwise, preference or coherence: an item's image against a visibly broken copy of it
-  (tiles shuffled and noised) or a blank grey card — the intact image is the answer;
+* pairwise, preference or coherence: an item's image against a spoiled copy of it — the
+  intact image is the answer;
 * pairwise, alignment: the prompt with its own image against the image of an item with a
-  different prompt — its own image is the answer (a broken copy when all prompts are equal);
-* rating: a blank or broken card — the answer is 1 or 2 (every scale puts an empty or
-  wrecked image at its bottom);
-* ranking: one output replaced by a blank card — the answer ranks it last.
+  different prompt — its own image is the answer (a spoiled copy when all prompts are equal);
+* rating: a spoiled image — the answer is 1 or 2 (every scale puts an empty or wrecked image
+  at its bottom);
+* ranking: one output replaced by a spoiled copy — the answer ranks it last.
+
+The spoiling is drawn per item from :mod:`eval.campaigns.spoilers` (tiles scrambled, a
+mosaic, a blur, noise, a blank card), so no single pixel rule tells every validation task;
+the images are stored like every other (same encoding, secret keys).
 
 Admin-marked items (``expected`` on an item) are validation tasks too. A rule is stored with
 the item: ``{"answer": "a"}``, ``{"range": [lo, hi]}``, ``{"last": model}`` or
@@ -19,45 +23,16 @@ Example:
 
 from __future__ import annotations
 
-import io
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
-from PIL import Image, ImageFilter
+from PIL import Image
+
+from eval.campaigns.spoilers import SPOILERS, Spoiler, draw
 
 BLANK_MODEL = "__blank__"
-Store = Callable[[bytes, str], str]  # (bytes, mime) -> content key
-
-
-def _png(img: Image.Image) -> bytes:
-    buf = io.BytesIO()
-    img.save(buf, "PNG")
-    return buf.getvalue()
-
-
-def blank_card(size: tuple[int, int]) -> bytes:
-    """A uniform grey image of ``size``."""
-    return _png(Image.new("RGB", size, (128, 128, 128)))
-
-
-def broken_copy(img: Image.Image, seed: int) -> bytes:
-    """``img`` cut into 6x6 tiles, shuffled, blurred and sprinkled with noise."""
-    rng = random.Random(seed)
-    small = img.convert("RGB").resize((min(img.width, 384), min(img.height, 384)))
-    w, h = small.size
-    tw, th = max(1, w // 6), max(1, h // 6)
-    tiles = [
-        small.crop((x, y, x + tw, y + th))
-        for y in range(0, th * 6, th)
-        for x in range(0, tw * 6, tw)
-    ]
-    rng.shuffle(tiles)
-    out = Image.new("RGB", (tw * 6, th * 6))
-    for n, tile in enumerate(tiles):
-        out.paste(tile.rotate(90 * rng.randrange(4)), ((n % 6) * tw, (n // 6) * th))
-    noise = Image.effect_noise(out.size, 90).convert("RGB")
-    return _png(Image.blend(out.filter(ImageFilter.GaussianBlur(3)), noise, 0.45))
+Store = Callable[[Image.Image], str]  # an image -> its stored key
 
 
 def passes(rule: dict[str, Any], answer: dict[str, Any]) -> bool:
@@ -74,12 +49,42 @@ def passes(rule: dict[str, Any], answer: dict[str, Any]) -> bool:
 
 
 def admin_rule(kind: str, expected: Any) -> dict[str, Any]:
-    """The rule of an admin-marked item."""
+    """The rule of an admin-marked (``gold``) item."""
     if kind == "pairwise":
-        return {"answer": expected}
+        return {"answer": expected, "source": "gold"}
     if kind == "rating":
-        return {"range": [float(expected[0]), float(expected[1])]}
-    return {"order": [str(m) for m in expected]}
+        return {"range": [float(expected[0]), float(expected[1])], "source": "gold"}
+    return {"order": [str(m) for m in expected], "source": "gold"}
+
+
+def by_source(
+    record: Mapping[str, Any], attempts: Iterable[Mapping[str, Any]], flagged: set[str]
+) -> dict[str, dict[str, Any]]:
+    """Validation answers and accuracy per source of validation item (``gold`` for the
+    admin's items, else the spoiling kind), for kept and for flagged annotators: which
+    kinds of validation task tell careless answers apart.
+
+    >>> rec = {"items": [{"id": "g", "validation": {"answer": "a", "source": "gold"}}]}
+    >>> rows = [{"item": "g", "annotator": "x", "accepted": True, "validation": True,
+    ...          "correct": True}]
+    >>> by_source(rec, rows, set())["gold"]["kept"]
+    {'answers': 1, 'accuracy': 1.0}
+    """
+    source = {i["id"]: (i["validation"] or {}).get("source", "validation")
+              for i in record["items"] if i.get("validation")}  # fmt: skip
+    tally: dict[str, dict[str, list[int]]] = {}
+    for a in attempts:
+        if not (a.get("accepted") and a.get("validation")) or a["item"] not in source:
+            continue
+        group = "flagged" if a["annotator"] in flagged else "kept"
+        counts = tally.setdefault(source[a["item"]], {"kept": [0, 0], "flagged": [0, 0]})[group]
+        counts[0] += 1
+        counts[1] += bool(a.get("correct"))
+    return {
+        name: {g: {"answers": n, "accuracy": round(r / n, 4) if n else None}
+               for g, (n, r) in groups.items()}
+        for name, groups in sorted(tally.items())
+    }  # fmt: skip
 
 
 def auto_items(
@@ -94,8 +99,8 @@ def auto_items(
 ) -> list[dict[str, Any]]:
     """Up to ``count`` validation items made from ``items`` (stored form: images are keys).
 
-    ``decoded(key)`` gives an image by its key, ``store(bytes, mime)`` keeps a new one and
-    returns its key.
+    ``decoded(key)`` gives an image by its key, ``store(image)`` keeps a new one (in the same
+    stored form as every item image) and returns its key.
     """
     rng = random.Random(seed)
     pool = [i for i in items if not i.get("validation")]
@@ -103,12 +108,11 @@ def auto_items(
     out: list[dict[str, Any]] = []
     for n, item in enumerate(pool[:count]):
         vid = f"~val-{n + 1:03d}"  # "~" never occurs in an admin item id
-        broken = n % 2 == 0
+        source = draw(rng)
+        how = SPOILERS[source]
 
-        def spoiled(key: str, n: int = n, broken: bool = broken) -> str:
-            img = decoded(key)
-            data = broken_copy(img, seed + n) if broken else blank_card(img.size)
-            return store(data, "image/png")
+        def spoiled(key: str, n: int = n, how: Spoiler = how) -> str:
+            return store(how(decoded(key), seed * 1000 + n))
 
         if kind == "pairwise":
             good = item["a"]
@@ -119,6 +123,8 @@ def auto_items(
                     None,
                 )
             bad_key = other["a"]["image"] if other else spoiled(good["image"])
+            if other:
+                source = "other-prompt"
             sides = [
                 {"model": good["model"], "image": good["image"]},
                 {"model": BLANK_MODEL, "image": bad_key},
@@ -132,7 +138,7 @@ def auto_items(
                     "prompt": item.get("prompt"),
                     "a": sides[0],
                     "b": sides[1],
-                    "validation": {"answer": answer},
+                    "validation": {"answer": answer, "source": source},
                 }
             )
         elif kind == "rating":
@@ -144,7 +150,7 @@ def auto_items(
                     "source_image": item.get("source_image"),
                     "instruction": item.get("instruction"),
                     "model": BLANK_MODEL,
-                    "validation": {"range": [1.0, 2.0]},
+                    "validation": {"range": [1.0, 2.0], "source": source},
                 }
             )
         else:
@@ -156,7 +162,7 @@ def auto_items(
                     "id": vid,
                     "prompt": item.get("prompt"),
                     "outputs": outputs,
-                    "validation": {"last": BLANK_MODEL},
+                    "validation": {"last": BLANK_MODEL, "source": source},
                 }
             )
     return out

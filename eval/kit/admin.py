@@ -61,8 +61,9 @@ class AdminClient:
     """Admin calls to ``/v1/studies``, ``/v1/campaigns`` and ``/v1/memories``; every refusal
     raises :class:`~judge.transport.ServiceError` (format it with :func:`refusal`)."""
 
-    def __init__(self, url: str, key: str | None = None, *, retries: int = 2,
-                 timeout_s: float = 60.0):
+    def __init__(
+        self, url: str, key: str | None = None, *, retries: int = 2, timeout_s: float = 60.0
+    ):
         if not url.startswith(("http://", "https://")):
             raise ValueError(f"--url {url!r}: expected http://HOST:PORT")
         self.url = url.rstrip("/")
@@ -86,18 +87,26 @@ class AdminClient:
     def study_prompts(self, study: str, *, history: bool = False) -> list[dict[str, Any]]:
         """Every stored prompt of a study (latest versions unless ``history``)."""
         params = {"history": "true"} if history else {}
-        return _lines(self.http.request("GET", f"/v1/studies/{study}/prompts",
-                                        params=params).text)
+        return _lines(self.http.request("GET", f"/v1/studies/{study}/prompts", params=params).text)
 
     # campaigns
     def create_campaign(self, body: dict[str, Any]) -> dict[str, Any]:
         """Register a campaign; the answer counts its items and planned labels."""
         return self.http.request("POST", "/v1/campaigns", json=body).json()
 
-    def invite(self, campaign: str, count: int) -> list[dict[str, Any]]:
-        """Issue ``count`` invitations: ``{"annotator", "url", "token"}`` each."""
+    def invite(
+        self, campaign: str, count: int | None = None, names: list[str] | None = None
+    ) -> list[dict[str, Any]]:
+        """Issue ``count`` invitations, or one per name in ``names`` (a name invited before
+        gets a new link): ``{"annotator", "url", "token"}`` each."""
         path = f"/v1/campaigns/{campaign}/invitations"
-        return self.http.request("POST", path, json={"count": count}).json()["invitations"]
+        body: dict[str, Any] = {"names": names} if names else {"count": count}
+        return self.http.request("POST", path, json=body).json()["invitations"]
+
+    def revoke(self, campaign: str, names: list[str]) -> list[str]:
+        """End the named annotators' links; the names revoked."""
+        path = f"/v1/campaigns/{campaign}/invitations/revoke"
+        return self.http.request("POST", path, json={"names": names}).json()["revoked"]
 
     def campaign(self, campaign: str) -> dict[str, Any]:
         """The campaign's record and progress."""
@@ -106,6 +115,18 @@ class AdminClient:
     def close_campaign(self, campaign: str) -> None:
         """Stop serving new tasks."""
         self.http.request("POST", f"/v1/campaigns/{campaign}/status", json={"status": "closed"})
+
+    def reservations(self, campaign: str) -> dict[str, Any]:
+        """The campaign's pending tasks with their leases, and the counts of expired and
+        released ones."""
+        return self.http.request("GET", f"/v1/campaigns/{campaign}/reservations").json()
+
+    def release(self, campaign: str, annotators: list[str] | None) -> list[str]:
+        """Release the named annotators' reservations (None: every expired one); the
+        annotators released."""
+        body = {"annotators": annotators} if annotators else {"expired": True}
+        path = f"/v1/campaigns/{campaign}/reservations/release"
+        return self.http.request("POST", path, json=body).json()["released"]
 
     def campaign_export(self, campaign: str, what: str, fmt: str | None = None) -> str:
         """The ``votes`` or ``ratings`` export as text (JSONL unless ``fmt``: ``csv`` or

@@ -150,14 +150,15 @@ def row_votes(row: Any, where: str) -> list[Vote]:
     return [make_vote(row, where)]
 
 
-def _jsonl(path: Path) -> Iterator[Vote]:
+def _jsonl(path: Path, skipped: list[int]) -> Iterator[Vote]:
     for n, row in _parse_lines(path):
         if isinstance(row, dict) and excluded(row):
+            skipped[0] += 1
             continue
         yield from row_votes(row, f"{path}:{n}")
 
 
-def _csv(path: Path) -> Iterator[Vote]:
+def _csv(path: Path, skipped: list[int]) -> Iterator[Vote]:
     with open(path, newline="", encoding="utf-8") as fh:
         reader = csv.DictReader(fh)
         header = [h.strip() for h in reader.fieldnames or []]
@@ -169,7 +170,9 @@ def _csv(path: Path) -> Iterator[Vote]:
             )
         reader.fieldnames = header
         for row in reader:
-            if not excluded(row):
+            if excluded(row):
+                skipped[0] += 1
+            else:
                 yield make_vote(row, f"{path}:{reader.line_num}")
 
 
@@ -183,7 +186,13 @@ def read_votes(path: str | Path) -> list[Vote]:
         with open(path, encoding="utf-8") as fh:
             head = fh.read(512).lstrip()
         suffix = ".jsonl" if head.startswith("{") else ".csv"
-    votes = list(_csv(path) if suffix == ".csv" else _jsonl(path))
+    skipped = [0]  # rows marked excluded
+    votes = list(_csv(path, skipped) if suffix == ".csv" else _jsonl(path, skipped))
+    if not votes and skipped[0]:
+        raise VotesError(
+            f"{path}: no votes to rank: all {skipped[0]} rows are marked excluded (a campaign's "
+            "quality control set them aside; the report says why)"
+        )
     if not votes:
         raise VotesError(f"{path}: no votes found")
     return votes

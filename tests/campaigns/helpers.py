@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import base64
+import hashlib
 import io
 import time
 from typing import Any
 
 import httpx
 from PIL import Image, ImageDraw
+
+from eval.campaigns.ingest import stored_form
 
 COLOURS = ["#d33", "#3a3", "#33d", "#dd3", "#3dd", "#d3d", "#888", "#f80"]
 
@@ -23,6 +26,17 @@ def png(colour: str, mark: int = 0, size: tuple[int, int] = (48, 40)) -> bytes:
     buf = io.BytesIO()
     img.save(buf, "PNG")
     return buf.getvalue()
+
+
+def stored(raw: bytes) -> bytes:
+    """The bytes the service keeps (and serves) for an image it was sent."""
+    return stored_form(Image.open(io.BytesIO(raw)))
+
+
+def fingerprint(raw: bytes) -> str:
+    """A name for image bytes (what a test compares served images by: their keys are
+    secret HMACs the client cannot derive)."""
+    return hashlib.sha256(raw).hexdigest()
 
 
 def data_url(raw: bytes) -> str:

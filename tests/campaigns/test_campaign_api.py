@@ -94,7 +94,7 @@ def test_tokens_answers_penalty_and_isolation(admin: httpx.Client, anon: httpx.C
     assert anon.get(f"/v1/label/{first['token']}/next").json()["task"]["id"] == task["id"]
     # an image of the campaign is served to its token only
     img = task["images"]["a"]
-    assert anon.get(img).headers["content-type"] == "image/png"
+    assert anon.get(img).headers["content-type"] == "image/jpeg"  # every image re-encoded
     assert_error(anon.get(img.replace(first["token"], "y" * 32)), 404, "token")
     post = lambda tok, **kw: anon.post(f"/v1/label/{tok}/answers", json=kw)  # noqa: E731
     # wrong shapes and types
@@ -165,16 +165,19 @@ def test_votes_export_reads_as_votes_and_skips_excluded(
     assert report["progress"]["labels"] == status["target_votes"]
     flagged = {a["id"]: a["reasons"] for a in report["annotators"] if a["flagged"]}
     assert list(flagged) == ["a01"] and flagged["a01"][0].startswith("position: chose the left")
-    # closing stops new tasks
+    # closing ends every link, new or old: 410 "closed" (the page thanks the annotator)
     assert admin.post("/v1/campaigns/exp-1/status", json={"status": "closed"}).status_code == 200
     fresh = invite(admin, "exp-1", 1)[0]
-    assert anon.get(f"/v1/label/{fresh['token']}/next").status_code == 204
+    for p in (fresh, people[1]):
+        ended = anon.get(f"/v1/label/{p['token']}/next")
+        assert ended.status_code == 410 and ended.json()["error"]["code"] == "closed"
 
 
 def test_rating_and_ranking_campaigns(
     admin: httpx.Client, anon: httpx.Client, tmp_path: Path
 ) -> None:
-    made = admin.post("/v1/campaigns", json=rating_body("rate-1", min_seconds=0, votes_per_item=2))
+    body = rating_body("rate-1", min_seconds=0, votes_per_item=2, validation="none")
+    made = admin.post("/v1/campaigns", json=body)
     assert made.status_code == 201
     raters = invite(admin, "rate-1", 2)
     for n, p in enumerate(raters):
@@ -213,12 +216,12 @@ def test_rating_and_ranking_campaigns(
 
 
 def test_validation_items_marked_by_the_admin(admin: httpx.Client, anon: httpx.Client) -> None:
-    body = pairwise_body("val-1", n_items=3, validation="none", min_seconds=0.0, validation_every=2)
+    body = pairwise_body("val-1", n_items=6, validation="none", min_seconds=0.0, validation_every=2)
     body["items"].append({"id": "gold", "a": {"model": "good", "image": data_url(png("#0a0", 2))},
                           "b": {"model": "bad", "image": data_url(png("#000", 0))},
                           "expected": "a"})  # fmt: skip
     made = admin.post("/v1/campaigns", json=body).json()
-    assert made["n_items"] == 3 and made["n_validation"] == 1
+    assert made["n_items"] == 6 and made["n_validation"] == 1
     p = invite(admin, "val-1", 1)[0]
     answer_all(anon, p["token"], lambda t: {"choice": "a"})
     attempts = [json.loads(x) for x in admin.get("/v1/campaigns/val-1/attempts").text.splitlines()]

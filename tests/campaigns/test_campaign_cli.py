@@ -6,7 +6,6 @@ rating exports and errors that say what to do."""
 from __future__ import annotations
 
 import csv
-import hashlib
 import json
 from pathlib import Path
 
@@ -17,7 +16,7 @@ from eval.campaigns.cli import main
 from eval.datasets.votes import VotesDataset
 from judge.cli.main import main as judge_main
 from tests.api.conftest import LiveService
-from tests.campaigns.helpers import COLOURS, answer_all, png
+from tests.campaigns.helpers import COLOURS, answer_all, fingerprint, png, stored
 
 BACKENDS = {"flux": 4.2, "sd3": 3.1, "dalle": 2.5}
 
@@ -54,7 +53,7 @@ def test_study_run_to_votes_leaderboard_and_report(
     source = study_run(tmp_path / "run")
     code, out, err = run("create", str(source), "--url", url, "--id", "cli-1", "--kind",
                          "pairwise", "--criterion", "preference", "--votes-per-item", "3",
-                         "--min-seconds", "0", capsys=capsys)  # fmt: skip
+                         "--min-seconds", "0", "--compare", "models", capsys=capsys)  # fmt: skip
     assert code == 0, err
     assert "campaign 'cli-1': 12 items" in out  # 4 tasks x 3 pairs
     code, out, err = run("invite", "cli-1", "--url", url, "--count", "3", "--out",
@@ -62,11 +61,12 @@ def test_study_run_to_votes_leaderboard_and_report(
     assert code == 0, err
     links = list(csv.DictReader((tmp_path / "links.csv").open()))
     assert [r["annotator"] for r in links] == ["a01", "a02", "a03"]
-    originals = {hashlib.sha256(p.read_bytes()).hexdigest()[:24] for p in source.rglob("*.png")}
+    originals = {fingerprint(stored(p.read_bytes())) for p in source.rglob("*.png")}
 
     def pick(task: dict, turn: list[int]) -> dict:
         """The intact image on validation tasks (it is one of the run's), else alternate."""
-        known = [task["images"][s].rsplit("/", 1)[-1] in originals for s in ("a", "b")]
+        known = [fingerprint(anon.get(task["images"][s]).content) in originals
+                 for s in ("a", "b")]  # fmt: skip
         if known.count(True) == 1:
             return {"choice": "a" if known[0] else "b"}
         turn[0] += 1

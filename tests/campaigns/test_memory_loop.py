@@ -6,7 +6,6 @@ held-out items only."""
 
 from __future__ import annotations
 
-import hashlib
 import json
 from pathlib import Path
 
@@ -17,7 +16,15 @@ import pytest
 from eval.campaigns.cli import main
 from eval.campaigns.loop import split_items
 from tests.api.conftest import LiveService
-from tests.campaigns.helpers import COLOURS, answer_all, data_url, invite, png
+from tests.campaigns.helpers import (
+    COLOURS,
+    answer_all,
+    data_url,
+    fingerprint,
+    invite,
+    png,
+    stored,
+)
 
 N_ITEMS = 10
 TRUE = {f"r{i}": 1 + i % 5 for i in range(N_ITEMS)}  # each item's true quality
@@ -25,11 +32,11 @@ OFFSET = {"a01": 0, "a02": 0, "a03": 1, "a04": 0}  # a03 rates one point high (k
 
 
 def rating_campaign(cid: str) -> tuple[dict, dict[str, str]]:
-    """A rating campaign body and the image key -> item map (keys are sha256 prefixes)."""
+    """A rating campaign body and the stored image's fingerprint -> item map."""
     items, key_of = [], {}
     for i in range(N_ITEMS):
         raw = png(COLOURS[i % 8], i)
-        key_of[hashlib.sha256(raw).hexdigest()[:24]] = f"r{i}"
+        key_of[fingerprint(stored(raw))] = f"r{i}"
         items.append({"id": f"r{i}", "prompt": f"a lighthouse at dusk, take {i}",
                       "image": data_url(raw), "model": f"m{i % 2}"})  # fmt: skip
     body = {"id": cid, "kind": "rating", "criterion": "visual_quality", "items": items,
@@ -57,7 +64,7 @@ def test_kept_ratings_to_memory_and_before_after_report(
         who = inv["annotator"]
 
         def pick(task: dict, who: str = who) -> dict:
-            item = key_of[task["images"][-1].rsplit("/", 1)[-1]]
+            item = key_of[fingerprint(anon.get(task["images"][-1]).content)]
             true = TRUE[item]
             rating = 6 - true if who == "a04" else min(5, true + OFFSET[who])
             given[(who, item)] = rating

@@ -7,7 +7,6 @@ cannot answer the first one's."""
 
 from __future__ import annotations
 
-import hashlib
 import json
 
 import httpx
@@ -15,12 +14,12 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from tests.api.conftest import LiveService
-from tests.campaigns.helpers import data_url, invite, png, ranking_body, rating_body
+from tests.campaigns.helpers import data_url, invite, png, ranking_body, rating_body, stored
 
 pytestmark = pytest.mark.browser
 
 GOOD, BAD = png("#2a2", 3), png("#000", 0)
-BAD_KEY = hashlib.sha256(BAD).hexdigest()[:24]
+BAD_STORED = stored(BAD)  # what the service serves for BAD
 PROMPT = "two red kites above a grey harbour wall at dawn with gulls"
 
 
@@ -54,8 +53,9 @@ def answer_pair(page: Page) -> str:
     expect(left_btn).to_be_disabled()  # no choice before the reader confirms
     page.keyboard.press("Enter")
     expect(left_btn).to_be_enabled()
-    right_src = page.locator("#images img").nth(1).get_attribute("src") or ""
-    key = "ArrowRight" if right_src.endswith(BAD_KEY) else "ArrowLeft"
+    right_src = page.locator("#images img").nth(1).evaluate("img => img.src")
+    right = page.request.get(right_src).body()
+    key = "ArrowRight" if right == BAD_STORED else "ArrowLeft"
     page.keyboard.press(key)
     return key
 
@@ -218,4 +218,57 @@ def test_keys_pressed_while_a_reply_is_read_do_not_answer_twice(
     rows = attempts(admin, "b-twice")
     assert [(r["rating"], r["accepted"]) for r in rows] == [(3, True)]
     assert len(posts) == 1
+    assert page.console_errors == []  # type: ignore[attr-defined]
+
+
+def test_the_page_speaks_the_browser_language_and_switches(
+    ui_service: LiveService, admin: httpx.Client, page: Page
+) -> None:
+    body = pairwise_campaign("b-lang")
+    body["criterion"] = "preference"
+    assert admin.post("/v1/campaigns", json=body).status_code == 201
+    person = invite(admin, "b-lang", 1)[0]
+    page.set_extra_http_headers({"Accept-Language": "de-CH, de;q=0.9, en;q=0.5"})
+    page.goto(f"{ui_service.base_url}{person['url']}")
+    assert page.locator("html").get_attribute("lang") == "de"
+    expect(page.locator("#progress")).to_have_text("Aufgabe 1 von 3 · Runde 1")
+    expect(page.locator("#controls button").first).to_contain_text("Links")
+    menu = page.locator("nav.languages a")
+    assert menu.count() >= 6  # English and at least five more
+    expect(page.locator("nav.languages a[aria-current]")).to_have_text("Deutsch")
+    first = page.locator("#images img").first.get_attribute("src")
+    page.locator("nav.languages a", has_text="Français").click()
+    expect(page.locator("#progress")).to_have_text("Tâche 1 sur 3 · série 1")
+    assert page.locator("html").get_attribute("lang") == "fr"
+    expect(page.locator("#controls button").first).to_contain_text("Gauche")
+    assert page.locator("#images img").first.get_attribute("src") == first  # the same task
+    page.locator("nav.languages a", has_text="日本語").click()
+    expect(page.locator("#controls button").nth(1)).to_contain_text("右")
+    assert admin.post("/v1/campaigns/b-lang/status", json={"status": "closed"}).status_code == 200
+    page.reload()
+    expect(page.locator("[role=alert]")).to_contain_text("このキャンペーンは終了しました")
+    assert page.console_errors == []  # type: ignore[attr-defined]
+
+
+def test_the_optional_about_you_form_comes_once(
+    ui_service: LiveService, admin: httpx.Client, page: Page
+) -> None:
+    body = pairwise_campaign("b-demo")
+    body.update(criterion="preference", demographics=True)
+    assert admin.post("/v1/campaigns", json=body).status_code == 201
+    person = invite(admin, "b-demo", 1)[0]
+    page.goto(f"{ui_service.base_url}{person['url']}?lang=es")
+    form = page.locator("#profile")
+    expect(form).to_be_visible()
+    expect(form.locator("h2")).to_have_text("Sobre ti (opcional)")
+    form.locator("select[name=age_band]").select_option("35-44")
+    form.locator("input[name=country]").fill("mx")
+    form.locator("#profile-save").click()
+    expect(page.locator("#progress")).to_have_text("Tarea 1 de 3 · sesión 1")
+    page.reload()
+    expect(page.locator("#progress")).to_have_text("Tarea 1 de 3 · sesión 1")
+    assert page.locator("#profile").count() == 0  # asked once
+    report = admin.get("/v1/campaigns/b-demo/report", params={"bootstrap": 10}).json()
+    assert report["demographics"]["country"]["counts"] == {"MX": 1}
+    assert report["demographics"]["gender"]["not_said"] == 1
     assert page.console_errors == []  # type: ignore[attr-defined]

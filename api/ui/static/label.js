@@ -10,6 +10,7 @@
   const $ = (id) => document.getElementById(id);
   const fmt = (s, vars) => s.replace(/\{(\w+)\}/g, (m, k) => (k in vars ? vars[k] : m));
   const WORD_MS = Number(app.dataset.wordMs || 180);
+  const LANG = document.documentElement.lang || "en";
   let task = null;
   let ready = false;        // choices enabled
   let busy = false;         // an answer is in flight
@@ -36,7 +37,8 @@
     $("progress").textContent = S.loading;
     let r;
     try {
-      r = await fetch(`/v1/label/${token}/next`, { headers: { Accept: "application/json" } });
+      r = await fetch(`/v1/label/${token}/next?lang=${encodeURIComponent(LANG)}`,
+                      { headers: { Accept: "application/json" } });
     } catch (e) { setError(String(e)); return; }
     if (r.status === 204) {
       mode = "done";
@@ -45,8 +47,51 @@
       show("done", true);
       return;
     }
+    if (r.status === 410) { ended(await r.json().catch(() => ({}))); return; }
     if (!r.ok) { setError(await r.text()); return; }
     render((await r.json()).task);
+  }
+
+  // the link no longer works: the campaign closed (a thank-you) or the invitation was revoked
+  function ended(got) {
+    mode = "done";
+    task = null;
+    setReady(false);
+    show("task", false); show("break", false); show("error", false);
+    $("progress").textContent = "";
+    $("done").textContent = got.error?.code === "closed" ? S.closed : S.ended;
+    show("done", true);
+  }
+
+  // the optional "about you" form, once, before the first task (campaigns that ask)
+  async function sendProfile(fields) {
+    try {
+      const r = await fetch(`/v1/label/${token}/profile`, {
+        method: "POST", headers: { "Content-Type": "application/json" },
+        body: JSON.stringify(fields),
+      });
+      if (!r.ok) { setError((await r.json().catch(() => ({}))).error?.message || r.status); return; }
+    } catch (e) { setError(String(e)); return; }
+    show("profile", false);
+    loadNext();
+  }
+
+  function askProfile() {
+    const form = $("profile");
+    mode = "profile";
+    $("progress").textContent = "";
+    show("profile", true);
+    form.addEventListener("submit", (ev) => {
+      ev.preventDefault();
+      const fields = {};
+      for (const name of ["age_band", "gender"]) {
+        if (form.elements[name].value) fields[name] = form.elements[name].value;
+      }
+      const country = form.elements.country.value.trim().toUpperCase();
+      if (country) fields.country = country;
+      sendProfile(fields);
+    });
+    $("profile-skip").addEventListener("click", () => sendProfile({}));
   }
 
   function figure(src, caption, pos) {
@@ -128,12 +173,28 @@
     for (const f of images.querySelectorAll("button.pick")) {
       f.addEventListener("click", () => pick(Number(f.dataset.pos)));
     }
+    showOriginal(t);
     show("task", true);
     if (t.reveal && t.prompt) reveal(t.prompt); else {
       $("text").textContent = text || "";
       show("confirm-read", false);
       setReady(true);
     }
+  }
+
+  // a translated prompt: the original one click away (and back)
+  function showOriginal(t) {
+    const btn = $("original");
+    show("original", Boolean(t.prompt_original) && !(t.kind === "rating" && t.instruction));
+    if (!t.prompt_original) return;
+    let original = false;
+    btn.textContent = S.show_original;
+    btn.onclick = () => {
+      original = !original;
+      $("text").textContent = original ? t.prompt_original : t.prompt;
+      $("text").lang = original ? "" : LANG;
+      btn.textContent = original ? S.show_translation : S.show_original;
+    };
   }
 
   function reveal(prompt) {
@@ -196,7 +257,8 @@
   async function send(answer) {
     if (!ready || busy || paused || !task) return;
     busy = true;
-    const body = Object.assign({ task: task.id }, answer);
+    const body = Object.assign({ task: task.id, lang: LANG }, answer);
+    if (task.prompt_language) body.prompt_language = task.prompt_language;
     const reason = $("reason").value.trim();
     if (task.kind === "rating" && reason) body.reason = reason;
     let r, got;
@@ -209,6 +271,7 @@
       got = await r.json().catch(() => ({}));
     } catch (e) { busy = false; setError(String(e)); return; }
     // still busy while the reply is read: a key pressed meanwhile must not answer twice
+    if (r.status === 410) { busy = false; ended(got); return; }
     if (!r.ok) { busy = false; setError(got.error?.message || r.status); return; }
     if (!got.accepted) { busy = false; pause(got.penalty_s); return; }
     setReady(false);  // this task is closed; the next one enables the choices again
@@ -272,5 +335,5 @@
     }
   });
 
-  loadNext();
+  if (app.dataset.askProfile === "1") askProfile(); else loadNext();
 })();

@@ -114,6 +114,12 @@ def test_missing_and_empty_files(tmp_path, capsys):
     assert "no such votes file" in capsys.readouterr().err
     assert main(["leaderboard", "rank", str(write(tmp_path / "e.csv", HEADER))]) == 2
     assert "no votes found" in capsys.readouterr().err
+    rows = [{"prompt_id": f"p{i}", "model_a": "x", "model_b": "y", "winner": "a",
+             "criterion": "c", "excluded": True} for i in range(22)]  # fmt: skip
+    gone = tmp_path / "all-excluded.jsonl"
+    gone.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    assert main(["leaderboard", "rank", str(gone)]) == 2
+    assert "all 22 rows are marked excluded" in capsys.readouterr().err
 
 
 def test_suffixless_file_is_sniffed(tmp_path):

@@ -1,0 +1,106 @@
+"""Serving that does not grow with the campaign: images as immutable content (strong ETag,
+long caching, 304 on revalidation), the least-voted item first read off Redis's sorted set,
+and the load benchmark's open-loop mode with its CPU-per-answer figure."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import random
+from collections.abc import Iterator
+
+import httpx
+import pytest
+import redis.asyncio as aredis
+
+from api.campaigns.serving import answer, next_task
+from api.campaigns.store import CampaignStore
+from api.core.redis_embedded import EmbeddedRedis
+from benchmarks import campaign_load, campaign_store
+from eval.campaigns.ingest import ingest
+from eval.campaigns.models import Answer, CampaignCreate
+from judge.config import JudgeSettings
+from tests.api.conftest import LiveService, assert_error
+from tests.campaigns.helpers import invite, pairwise_body
+
+
+def test_images_are_immutable_content(admin: httpx.Client, anon: httpx.Client) -> None:
+    body = pairwise_body("img-1", n_items=2, validation="none")
+    assert admin.post("/v1/campaigns", json=body).status_code == 201
+    token = invite(admin, "img-1", 1)[0]["token"]
+    url = anon.get(f"/v1/label/{token}/next").json()["task"]["images"]["a"]
+    first = anon.get(url)
+    key = url.rsplit("/", 1)[-1]
+    assert first.status_code == 200 and first.headers["etag"] == f'"{key}"'
+    assert "max-age=31536000" in first.headers["cache-control"]
+    again = anon.get(url, headers={"If-None-Match": f'"{key}"'})
+    assert again.status_code == 304 and again.content == b"" and again.headers["etag"] == f'"{key}"'
+    other = anon.get(url, headers={"If-None-Match": '"0123"'})
+    assert other.status_code == 200 and other.content == first.content
+    missing = url.replace(key, "0" * 24)
+    assert_error(anon.get(missing, headers={"If-None-Match": '"' + "0" * 24 + '"'}), 404, "image")
+    admin_url = f"/v1/campaigns/img-1/images/{key}"
+    assert admin.get(admin_url, headers={"If-None-Match": f'"{key}"'}).status_code == 304
+
+
+@pytest.fixture(scope="module")
+def redis_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    with EmbeddedRedis(tmp_path_factory.mktemp("scale-redis")) as url:
+        yield url
+
+
+def test_the_least_voted_item_comes_first(redis_url: str) -> None:
+    """Eight items, 2 votes each: every item gets its first vote before any its second, and
+    nobody sees an item twice."""
+
+    async def scenario() -> list[str]:
+        redis = aredis.Redis.from_url(redis_url)
+        store = CampaignStore(redis)
+        body = pairwise_body("least-1", n_items=8, votes_per_item=2, validation="none",
+                             min_seconds=0.0)  # fmt: skip
+        record, images = ingest(CampaignCreate.model_validate(body), JudgeSettings())
+        assert await store.create(record, images)
+        record = await store.record("least-1")
+        rng, order = random.Random(3), []
+        seen: dict[str, set[str]] = {f"w{n}": set() for n in range(4)}
+        while True:
+            served = 0
+            for who in seen:
+                task = await next_task(store, record, who, rng=rng)
+                if task is None:
+                    continue
+                assert task["item"] not in seen[who]
+                seen[who].add(task["item"])
+                order.append(task["item"])
+                got = await answer(store, record, who, Answer(task=task["id"], choice="a"))
+                assert got["accepted"]
+                served += 1
+            if not served:
+                break
+        await redis.aclose()
+        return order
+
+    order = asyncio.run(scenario())
+    assert len(order) == 16 and sorted(set(order[:8])) == [f"p{i}" for i in range(8)]
+
+
+def test_open_loop_benchmark_reports_latency_and_cpu(service: LiveService) -> None:
+    """The benchmark's open loop against this module's service (in this process, so the CPU
+    figure here includes the load generator; ``judge serve`` in a process of its own is
+    what ``python -m benchmarks.campaign_load`` measures)."""
+    report = asyncio.run(
+        campaign_load.drive(service.base_url, annotators=4, pairs=40, votes=2,
+                            pid=os.getpid(), think_s=0.2, duration_s=1.5)
+    )  # fmt: skip
+    assert report["mode"] == "open" and report["answers"] > 0
+    assert report["cpu_ms_per_answer"]["service"] > 0
+    assert report["next_ms"]["n"] >= report["answers"] and report["page_ms"]["n"] == 4
+    # each task's two images: fetched once, then revalidated (304) — all counted
+    assert report["image_ms"]["n"] >= 2 * report["answers"]
+
+
+def test_store_benchmark_runs_the_serving_path(redis_url: str) -> None:
+    """``python -m benchmarks.campaign_store`` at a tiny size: votes through next/answer."""
+    report = asyncio.run(campaign_store.run(redis_url, 200, 4, n_items=60))
+    assert report["votes"] == 200 and report["rows"] == 200
+    assert report["next_ms"]["p50"] > 0 and report["items"] == 60
