@@ -83,8 +83,12 @@ def oe_submission(
             "brief": "A travel poster that feels like a warm evening by the sea.",
         },
         "prompt": "Travel poster, warm evening light over a calm sea, soft gradients",
-        "images": ["data:image/png;base64," + base64.b64encode(raw).decode()],
+        "images": [f"data:{_mime(raw)};base64," + base64.b64encode(raw).decode()],
     }
+
+
+def _mime(raw: bytes) -> str:
+    return "image/jpeg" if raw.startswith(b"\xff\xd8") else "image/png"
 
 
 def _port() -> int:
@@ -220,8 +224,8 @@ def bodies_for(
     options: dict[str, Any] = {"cache": False, "checkpoint_batching": batching}
     if batching == "per_modality":  # the cheap configuration batches subjective skills too
         options["subjective_batching"] = "per_modality"
-    if image == "photo":
-        photos = sample_photos()
+    if image in ("photo", "jpeg"):
+        photos = sample_photos(fmt="JPEG" if image == "jpeg" else "PNG")
         n = len(photos) if images is None else images
         if n > len(photos):
             raise SystemExit(f"--images: {len(photos)} photos are packaged, asked for {n}")
@@ -529,9 +533,10 @@ def parser() -> argparse.ArgumentParser:
     )
     p.add_argument(
         "--image",
-        choices=["photo", "synthetic"],
+        choices=["photo", "jpeg", "synthetic"],
         default="photo",
-        help="real photographs (benchmarks/support/photos.py) or a smooth synthetic gradient",
+        help="real photographs as PNG (benchmarks/support/photos.py), the same as JPEG, or a "
+        "smooth synthetic gradient as PNG",
     )
     p.add_argument(
         "--images",

@@ -3,8 +3,9 @@
 A synthetic gradient decodes about twice as fast as a photograph of the same size, so a
 benchmark fed one flatters every step that touches pixels. These are photographs a user could
 send; each is cropped to its centre square and resized (Lanczos) to ``side``², then saved as an
-8-bit RGB PNG with Pillow's default settings. They come from the installed ``scikit-image``
-(a pinned dependency), so nothing is downloaded and nothing is stored in this repository.
+8-bit RGB PNG with Pillow's default settings (or as a JPEG of quality 90). They come from the
+installed ``scikit-image`` (a pinned dependency), so nothing is downloaded and nothing is
+stored in this repository.
 
 Sources and licences (from scikit-image's ``skimage.data`` documentation):
 
@@ -33,8 +34,10 @@ PHOTOS = ("astronaut", "coffee", "chelsea", "hubble_deep_field", "retina", "rock
 
 
 @lru_cache(maxsize=4)
-def sample_photos(side: int = 1024) -> tuple[bytes, ...]:
-    """Every photo of :data:`PHOTOS` as the bytes of a ``side``² RGB PNG (built once)."""
+def sample_photos(side: int = 1024, fmt: str = "PNG") -> tuple[bytes, ...]:
+    """Every photo of :data:`PHOTOS` as the bytes of a ``side``² RGB PNG, or with
+    ``fmt="JPEG"`` a baseline JPEG of quality 90 as a camera or generator writes it (built
+    once)."""
     from PIL import Image
     from skimage import data
 
@@ -46,6 +49,6 @@ def sample_photos(side: int = 1024) -> tuple[bytes, ...]:
         box = ((w - s) // 2, (h - s) // 2, (w - s) // 2 + s, (h - s) // 2 + s)
         img = img.crop(box).resize((side, side), Image.Resampling.LANCZOS)
         buf = io.BytesIO()
-        img.save(buf, "PNG")
+        img.save(buf, fmt, **({"quality": 90} if fmt == "JPEG" else {}))
         out.append(buf.getvalue())
     return tuple(out)
