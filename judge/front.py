@@ -46,16 +46,19 @@ def _judge(settings: dict[str, Any]) -> Any:
 
 def _run(coro: Any) -> Any:
     """Run a coroutine from sync code, also when the caller already runs an event loop
-    (a notebook): then in a worker thread with its own loop."""
+    (a notebook): then in a worker thread with its own loop. Either loop is uvloop's, as in
+    the service (:mod:`judge.event_loop`)."""
+    from judge import event_loop
+
     try:
         asyncio.get_running_loop()
     except RuntimeError:
-        return asyncio.run(coro)
+        return event_loop.run(coro)
     box: dict[str, Any] = {}
 
     def target() -> None:
         try:
-            box["value"] = asyncio.run(coro)
+            box["value"] = event_loop.run(coro)
         except BaseException as exc:  # re-raised in the caller's thread
             box["error"] = exc
 
@@ -76,8 +79,11 @@ def checkpoint(item: Any, index: int) -> dict[str, Any]:
     if isinstance(item, Checkpoint):
         return item.model_dump(mode="json", exclude_none=True)
     if isinstance(item, str):
-        return {"id": f"c{index + 1}", "primitive": Primitive.hard_constraint.value,
-                "image_check": item}
+        return {
+            "id": f"c{index + 1}",
+            "primitive": Primitive.hard_constraint.value,
+            "image_check": item,
+        }
     if isinstance(item, dict):
         return {"id": f"c{index + 1}", **item}
     raise InputError(f"checklist[{index}]", "expected a string, a dict or a Checkpoint")
@@ -100,8 +106,12 @@ def submission(
 
     items = [checkpoint(c, i) for i, c in enumerate(checklist or [])]
     cat = category or ("IM" if target_image is not None else "CO" if items else "OE")
-    task = {"id": task_id, "category": cat, "brief": prompt if brief is None else brief,
-            "checklist": items}
+    task = {
+        "id": task_id,
+        "category": cat,
+        "brief": prompt if brief is None else brief,
+        "checklist": items,
+    }
     if target_image is not None:
         task["target_image"] = image_ref(target_image, "task.target_image")
     sub: dict[str, Any] = {"task": task, "prompt": prompt, "images": image_refs(images)}
@@ -119,20 +129,45 @@ def _with_remote(refs: list[str], settings: dict[str, Any]) -> dict[str, Any]:
     return settings
 
 
-async def ascore(prompt: str, images: Any = (), *, checklist: Sequence[Any] | None = None,
-                 brief: str | None = None, category: str | None = None,
-                 target_image: Any = None, task_id: str = "task", id: str | None = None,
-                 **settings: Any) -> Result:
+async def ascore(
+    prompt: str,
+    images: Any = (),
+    *,
+    checklist: Sequence[Any] | None = None,
+    brief: str | None = None,
+    category: str | None = None,
+    target_image: Any = None,
+    task_id: str = "task",
+    id: str | None = None,
+    **settings: Any,
+) -> Result:
     """Score a prompt and its images (async). See :func:`score`."""
-    sub = submission(prompt, images, checklist=checklist, brief=brief, category=category,
-                     target_image=target_image, task_id=task_id, id=id)
+    sub = submission(
+        prompt,
+        images,
+        checklist=checklist,
+        brief=brief,
+        category=category,
+        target_image=target_image,
+        task_id=task_id,
+        id=id,
+    )
     refs = [*sub["images"], sub["task"].get("target_image") or ""]
     return await _judge(_with_remote(refs, settings)).ascore(sub)
 
 
-def score(prompt: str, images: Any = (), *, checklist: Sequence[Any] | None = None,
-          brief: str | None = None, category: str | None = None, target_image: Any = None,
-          task_id: str = "task", id: str | None = None, **settings: Any) -> Result:
+def score(
+    prompt: str,
+    images: Any = (),
+    *,
+    checklist: Sequence[Any] | None = None,
+    brief: str | None = None,
+    category: str | None = None,
+    target_image: Any = None,
+    task_id: str = "task",
+    id: str | None = None,
+    **settings: Any,
+) -> Result:
     """Score a prompt and the images generated from it.
 
     Args:
@@ -157,19 +192,41 @@ def score(prompt: str, images: Any = (), *, checklist: Sequence[Any] | None = No
         >>> r.status, r.provenance.judge_models
         ('scored', ['mock/judge'])
     """
-    return _run(ascore(prompt, images, checklist=checklist, brief=brief, category=category,
-                       target_image=target_image, task_id=task_id, id=id, **settings))
+    return _run(
+        ascore(
+            prompt,
+            images,
+            checklist=checklist,
+            brief=brief,
+            category=category,
+            target_image=target_image,
+            task_id=task_id,
+            id=id,
+            **settings,
+        )
+    )
 
 
-def comparison(prompt: str, image_a: Any, image_b: Any, *, model_a: str | None = None,
-               model_b: str | None = None, criteria: Sequence[str] | None = None,
-               brief: str | None = None, prompt_id: str | None = None,
-               id: str | None = None) -> dict[str, Any]:
+def comparison(
+    prompt: str,
+    image_a: Any,
+    image_b: Any,
+    *,
+    model_a: str | None = None,
+    model_b: str | None = None,
+    criteria: Sequence[str] | None = None,
+    brief: str | None = None,
+    prompt_id: str | None = None,
+    id: str | None = None,
+) -> dict[str, Any]:
     """The Comparison dict :func:`compare` sends."""
     from judge.io.refs import image_ref
 
     data: dict[str, Any] = {
-        "prompt": prompt, "brief": brief, "id": id, "prompt_id": prompt_id,
+        "prompt": prompt,
+        "brief": brief,
+        "id": id,
+        "prompt_id": prompt_id,
         "a": {"image": image_ref(image_a, "a.image"), "model": model_a},
         "b": {"image": image_ref(image_b, "b.image"), "model": model_b},
     }
@@ -178,10 +235,19 @@ def comparison(prompt: str, image_a: Any, image_b: Any, *, model_a: str | None =
     return data
 
 
-def compare(prompt: str, image_a: Any, image_b: Any, *, model_a: str | None = None,
-            model_b: str | None = None, criteria: Sequence[str] | None = None,
-            brief: str | None = None, prompt_id: str | None = None, id: str | None = None,
-            **settings: Any) -> Any:
+def compare(
+    prompt: str,
+    image_a: Any,
+    image_b: Any,
+    *,
+    model_a: str | None = None,
+    model_b: str | None = None,
+    criteria: Sequence[str] | None = None,
+    brief: str | None = None,
+    prompt_id: str | None = None,
+    id: str | None = None,
+    **settings: Any,
+) -> Any:
     """Which of two images of one prompt is better, criterion by criterion (asked in both
     orders; a winner needs both to agree). Returns a ComparisonResult with ``to_row()``,
     ``to_dict()`` and ``votes()`` (rows for :func:`judge.leaderboard`).
@@ -193,14 +259,30 @@ def compare(prompt: str, image_a: Any, image_b: Any, *, model_a: str | None = No
         >>> r.to_row()["criteria.alignment.winner"] in ("a", "b", "tie")
         True
     """
-    data = comparison(prompt, image_a, image_b, model_a=model_a, model_b=model_b,
-                      criteria=criteria, brief=brief, prompt_id=prompt_id, id=id)
+    data = comparison(
+        prompt,
+        image_a,
+        image_b,
+        model_a=model_a,
+        model_b=model_b,
+        criteria=criteria,
+        brief=brief,
+        prompt_id=prompt_id,
+        id=id,
+    )
     refs = [data["a"]["image"], data["b"]["image"]]
     return _run(_judge(_with_remote(refs, settings)).acompare(data))
 
 
-def edit(instruction: str, source_image: Any, images: Any, *, editor: str | None = None,
-         id: str | None = None, **settings: Any) -> Any:
+def edit(
+    instruction: str,
+    source_image: Any,
+    images: Any,
+    *,
+    editor: str | None = None,
+    id: str | None = None,
+    **settings: Any,
+) -> Any:
     """Judge an image edit: instruction following, consistency with the source, visual
     quality, success at the threshold, and the local shift metrics. Returns an EditResult
     with ``to_row()`` and ``to_dict()``.
@@ -216,7 +298,16 @@ def edit(instruction: str, source_image: Any, images: Any, *, editor: str | None
     from judge.io.refs import image_ref, image_refs
 
     refs = image_refs(images)
-    data = {"mode": "edit", "instruction": instruction, "id": id, "editor": editor,
-            "source_image": image_ref(source_image, "source_image"), "images": refs}
-    return _run(_judge(_with_remote([*refs, data["source_image"]], settings))
-                .arun_request(data, mode="edit"))
+    data = {
+        "mode": "edit",
+        "instruction": instruction,
+        "id": id,
+        "editor": editor,
+        "source_image": image_ref(source_image, "source_image"),
+        "images": refs,
+    }
+    return _run(
+        _judge(_with_remote([*refs, data["source_image"]], settings)).arun_request(
+            data, mode="edit"
+        )
+    )
