@@ -410,12 +410,12 @@ COLUMNS = [
     ("p50_x_L", "p50 ×L"),
     ("p95_x_L", "p95 ×L"),
     ("service_cpu_ms_per_request", "svc CPU"),
-    ("service_cpu_ms_one_at_a_time", "svc 1-by-1"),
+    ("service_cpu_ms_one_at_a_time", "svc alone"),
     ("provider_cpu_ms_per_request", "fake CPU"),
-    ("client_cpu_ms_per_request", "client CPU"),
-    ("wall_s", "wall s"),
+    ("client_cpu_ms_per_request", "clients"),
 ]
-"""Report keys and their short column headings (the JSON keeps the long names)."""
+"""Report keys and their short column headings (the JSON keeps the long names, and the wall
+time of each run)."""
 LIMITED = ("provider_429s", "429s")
 """The column added when the fake provider has a rate limit: the calls it refused."""
 
@@ -455,9 +455,9 @@ def render(report: dict) -> str:
         ),
         "  runs: the default configuration"
         + (", then tuned: " + " ".join(f"{k}={v}" for k, v in tuned.items()) if tuned else ""),
-        "  CPU: ms per submission of the service under the load and one at a time, the fake "
-        "provider and",
-        "  this benchmark's clients; load average at the end: "
+        "  CPU, ms per submission: the service under the load (svc CPU) and one at a time "
+        "(svc alone),",
+        "  the fake provider, this benchmark's clients; load average at the end: "
         + " ".join(str(x) for x in report.get("load_average") or ["?"]),
         "",
         f"{'run':{width}}" + "".join(f"{t:>{max(7, len(t) + 2)}}" for _, t in columns),
