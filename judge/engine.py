@@ -45,6 +45,10 @@ GRAPH_IMPORTS = (
     "langchain_core.tracers.context",
     "langchain_core.tracers.run_collector",
     "langchain_core.tracers.stdout",
+    # the aggregate node runs on the event loop: each mode's aggregation is imported here
+    "judge.modes.score.aggregate",
+    "judge.modes.compare.aggregate",
+    "judge.modes.edit.aggregate",
 )
 NO_MODEL = (
     "no judge model configured: set JUDGE_MODEL (a litellm model string such as "
