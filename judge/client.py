@@ -43,15 +43,8 @@ from judge.transport import (
     raise_for,
 )
 
-__all__ = [
-    "RETRY_STATUSES",
-    "AsyncClient",
-    "Client",
-    "ServiceError",
-    "data_url",
-    "inline",
-    "inline_request",
-]
+__all__ = ["RETRY_STATUSES", "AsyncClient", "Client", "ServiceError", "data_url", "inline",
+           "inline_request"]
 
 
 def data_url(path: Path) -> str:
@@ -76,10 +69,8 @@ def inline_request(item: dict[str, Any], base_dir: Path | None = None) -> dict[s
     """A submission, edit or comparison with every local image inlined (a copy)."""
     out = dict(item)
     if isinstance(out.get("task"), dict) and out["task"].get("target_image"):
-        out["task"] = {
-            **out["task"],
-            "target_image": inline(out["task"]["target_image"], base_dir, "task.target_image"),
-        }
+        out["task"] = {**out["task"], "target_image": inline(
+            out["task"]["target_image"], base_dir, "task.target_image")}
     if isinstance(out.get("images"), list):
         out["images"] = [inline(r, base_dir, f"images[{i}]") for i, r in enumerate(out["images"])]
     if out.get("source_image"):
@@ -100,9 +91,8 @@ class _Bodies:
     """The request bodies both clients send."""
 
     @staticmethod
-    def wrap(
-        item: dict[str, Any], key: str, options: dict[str, Any] | None, base_dir: Path | None
-    ) -> dict[str, Any]:
+    def wrap(item: dict[str, Any], key: str, options: dict[str, Any] | None,
+             base_dir: Path | None) -> dict[str, Any]:
         body = inline_request(item, base_dir)
         if not options:
             return body
@@ -111,9 +101,8 @@ class _Bodies:
         return {key: body, "options": options}
 
     @staticmethod
-    def batch_body(
-        items: Iterable[dict[str, Any]], options: dict[str, Any] | None, base_dir: Path | None
-    ) -> dict[str, Any]:
+    def batch_body(items: Iterable[dict[str, Any]], options: dict[str, Any] | None,
+                   base_dir: Path | None) -> dict[str, Any]:
         return {"items": [inline_request(i, base_dir) for i in items], "options": options or {}}
 
 
@@ -145,35 +134,20 @@ class Client(_Bodies, Transport):
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-    def score(
-        self,
-        submission: dict[str, Any],
-        *,
-        options: dict[str, Any] | None = None,
-        base_dir: Path | None = None,
-    ) -> Any:
+    def score(self, submission: dict[str, Any], *, options: dict[str, Any] | None = None,
+              base_dir: Path | None = None) -> Any:
         """Score one submission (or an edit, with ``"mode": "edit"``); returns its Result."""
         body = self.wrap(submission, "submission", options, base_dir)
         return _score_result(self.request("POST", "/v1/score", json=body).json())
 
-    def compare(
-        self,
-        comparison: dict[str, Any],
-        *,
-        options: dict[str, Any] | None = None,
-        base_dir: Path | None = None,
-    ) -> Any:
+    def compare(self, comparison: dict[str, Any], *, options: dict[str, Any] | None = None,
+                base_dir: Path | None = None) -> Any:
         """Judge one comparison; returns its ComparisonResult."""
         body = self.wrap(comparison, "comparison", options, base_dir)
         return _comparison_result(self.request("POST", "/v1/compare", json=body).json())
 
-    def submit(
-        self,
-        items: Iterable[dict[str, Any]],
-        *,
-        options: dict[str, Any] | None = None,
-        base_dir: Path | None = None,
-    ) -> str:
+    def submit(self, items: Iterable[dict[str, Any]], *, options: dict[str, Any] | None = None,
+               base_dir: Path | None = None) -> str:
         """Queue a batch of requests (any mode); returns the batch id."""
         body = self.batch_body(items, options, base_dir)
         return self.request("POST", "/v1/batches", json=body).json()["id"]
@@ -227,35 +201,20 @@ class AsyncClient(_Bodies, AsyncTransport):
         """``POST /v1/score`` with a ready body; the Result as JSON."""
         return (await self.request("POST", "/v1/score", json=body)).json()
 
-    async def score(
-        self,
-        submission: dict[str, Any],
-        *,
-        options: dict[str, Any] | None = None,
-        base_dir: Path | None = None,
-    ) -> Any:
+    async def score(self, submission: dict[str, Any], *, options: dict[str, Any] | None = None,
+                    base_dir: Path | None = None) -> Any:
         """Score one submission (or an edit); returns its Result."""
         body = await asyncio.to_thread(self.wrap, submission, "submission", options, base_dir)
         return _score_result(await self.score_json(body))
 
-    async def compare(
-        self,
-        comparison: dict[str, Any],
-        *,
-        options: dict[str, Any] | None = None,
-        base_dir: Path | None = None,
-    ) -> Any:
+    async def compare(self, comparison: dict[str, Any], *,
+                      options: dict[str, Any] | None = None, base_dir: Path | None = None) -> Any:
         """Judge one comparison; returns its ComparisonResult."""
         body = await asyncio.to_thread(self.wrap, comparison, "comparison", options, base_dir)
         return _comparison_result((await self.request("POST", "/v1/compare", json=body)).json())
 
-    async def submit(
-        self,
-        items: Iterable[dict[str, Any]],
-        *,
-        options: dict[str, Any] | None = None,
-        base_dir: Path | None = None,
-    ) -> str:
+    async def submit(self, items: Iterable[dict[str, Any]], *,
+                     options: dict[str, Any] | None = None, base_dir: Path | None = None) -> str:
         """Queue a batch of requests (any mode); returns the batch id."""
         body = await asyncio.to_thread(self.batch_body, list(items), options, base_dir)
         return (await self.request("POST", "/v1/batches", json=body)).json()["id"]
@@ -264,9 +223,8 @@ class AsyncClient(_Bodies, AsyncTransport):
         """``{"id", "status", "total", "done", "failed", "progress", ...}``."""
         return (await self.request("GET", f"/v1/batches/{batch_id}")).json()
 
-    async def wait(
-        self, batch_id: str, *, poll_s: float = 1.0, progress: bool = True
-    ) -> dict[str, Any]:
+    async def wait(self, batch_id: str, *, poll_s: float = 1.0,
+                   progress: bool = True) -> dict[str, Any]:
         """Poll until every item finished (a progress bar on stderr); returns the status."""
         bar = _Bar(progress)
         while True:
@@ -306,9 +264,8 @@ class _Bar:
         if self.bar is None:
             from tqdm import tqdm
 
-            self.bar = tqdm(
-                total=info["total"], desc=f"batch {info['id'][:8]}", unit="item", file=sys.stderr
-            )
+            self.bar = tqdm(total=info["total"], desc=f"batch {info['id'][:8]}",
+                            unit="item", file=sys.stderr)
         self.bar.n = info["done"] + info["failed"]
         self.bar.refresh()
 

@@ -79,11 +79,8 @@ def checkpoint(item: Any, index: int) -> dict[str, Any]:
     if isinstance(item, Checkpoint):
         return item.model_dump(mode="json", exclude_none=True)
     if isinstance(item, str):
-        return {
-            "id": f"c{index + 1}",
-            "primitive": Primitive.hard_constraint.value,
-            "image_check": item,
-        }
+        return {"id": f"c{index + 1}", "primitive": Primitive.hard_constraint.value,
+                "image_check": item}
     if isinstance(item, dict):
         return {"id": f"c{index + 1}", **item}
     raise InputError(f"checklist[{index}]", "expected a string, a dict or a Checkpoint")
@@ -106,12 +103,8 @@ def submission(
 
     items = [checkpoint(c, i) for i, c in enumerate(checklist or [])]
     cat = category or ("IM" if target_image is not None else "CO" if items else "OE")
-    task = {
-        "id": task_id,
-        "category": cat,
-        "brief": prompt if brief is None else brief,
-        "checklist": items,
-    }
+    task = {"id": task_id, "category": cat, "brief": prompt if brief is None else brief,
+            "checklist": items}
     if target_image is not None:
         task["target_image"] = image_ref(target_image, "task.target_image")
     sub: dict[str, Any] = {"task": task, "prompt": prompt, "images": image_refs(images)}
@@ -129,45 +122,20 @@ def _with_remote(refs: list[str], settings: dict[str, Any]) -> dict[str, Any]:
     return settings
 
 
-async def ascore(
-    prompt: str,
-    images: Any = (),
-    *,
-    checklist: Sequence[Any] | None = None,
-    brief: str | None = None,
-    category: str | None = None,
-    target_image: Any = None,
-    task_id: str = "task",
-    id: str | None = None,
-    **settings: Any,
-) -> Result:
+async def ascore(prompt: str, images: Any = (), *, checklist: Sequence[Any] | None = None,
+                 brief: str | None = None, category: str | None = None,
+                 target_image: Any = None, task_id: str = "task", id: str | None = None,
+                 **settings: Any) -> Result:
     """Score a prompt and its images (async). See :func:`score`."""
-    sub = submission(
-        prompt,
-        images,
-        checklist=checklist,
-        brief=brief,
-        category=category,
-        target_image=target_image,
-        task_id=task_id,
-        id=id,
-    )
+    sub = submission(prompt, images, checklist=checklist, brief=brief, category=category,
+                     target_image=target_image, task_id=task_id, id=id)
     refs = [*sub["images"], sub["task"].get("target_image") or ""]
     return await _judge(_with_remote(refs, settings)).ascore(sub)
 
 
-def score(
-    prompt: str,
-    images: Any = (),
-    *,
-    checklist: Sequence[Any] | None = None,
-    brief: str | None = None,
-    category: str | None = None,
-    target_image: Any = None,
-    task_id: str = "task",
-    id: str | None = None,
-    **settings: Any,
-) -> Result:
+def score(prompt: str, images: Any = (), *, checklist: Sequence[Any] | None = None,
+          brief: str | None = None, category: str | None = None, target_image: Any = None,
+          task_id: str = "task", id: str | None = None, **settings: Any) -> Result:
     """Score a prompt and the images generated from it.
 
     Args:
@@ -192,41 +160,19 @@ def score(
         >>> r.status, r.provenance.judge_models
         ('scored', ['mock/judge'])
     """
-    return _run(
-        ascore(
-            prompt,
-            images,
-            checklist=checklist,
-            brief=brief,
-            category=category,
-            target_image=target_image,
-            task_id=task_id,
-            id=id,
-            **settings,
-        )
-    )
+    return _run(ascore(prompt, images, checklist=checklist, brief=brief, category=category,
+                       target_image=target_image, task_id=task_id, id=id, **settings))
 
 
-def comparison(
-    prompt: str,
-    image_a: Any,
-    image_b: Any,
-    *,
-    model_a: str | None = None,
-    model_b: str | None = None,
-    criteria: Sequence[str] | None = None,
-    brief: str | None = None,
-    prompt_id: str | None = None,
-    id: str | None = None,
-) -> dict[str, Any]:
+def comparison(prompt: str, image_a: Any, image_b: Any, *, model_a: str | None = None,
+               model_b: str | None = None, criteria: Sequence[str] | None = None,
+               brief: str | None = None, prompt_id: str | None = None,
+               id: str | None = None) -> dict[str, Any]:
     """The Comparison dict :func:`compare` sends."""
     from judge.io.refs import image_ref
 
     data: dict[str, Any] = {
-        "prompt": prompt,
-        "brief": brief,
-        "id": id,
-        "prompt_id": prompt_id,
+        "prompt": prompt, "brief": brief, "id": id, "prompt_id": prompt_id,
         "a": {"image": image_ref(image_a, "a.image"), "model": model_a},
         "b": {"image": image_ref(image_b, "b.image"), "model": model_b},
     }
@@ -235,19 +181,10 @@ def comparison(
     return data
 
 
-def compare(
-    prompt: str,
-    image_a: Any,
-    image_b: Any,
-    *,
-    model_a: str | None = None,
-    model_b: str | None = None,
-    criteria: Sequence[str] | None = None,
-    brief: str | None = None,
-    prompt_id: str | None = None,
-    id: str | None = None,
-    **settings: Any,
-) -> Any:
+def compare(prompt: str, image_a: Any, image_b: Any, *, model_a: str | None = None,
+            model_b: str | None = None, criteria: Sequence[str] | None = None,
+            brief: str | None = None, prompt_id: str | None = None, id: str | None = None,
+            **settings: Any) -> Any:
     """Which of two images of one prompt is better, criterion by criterion (asked in both
     orders; a winner needs both to agree). Returns a ComparisonResult with ``to_row()``,
     ``to_dict()`` and ``votes()`` (rows for :func:`judge.leaderboard`).
@@ -259,30 +196,14 @@ def compare(
         >>> r.to_row()["criteria.alignment.winner"] in ("a", "b", "tie")
         True
     """
-    data = comparison(
-        prompt,
-        image_a,
-        image_b,
-        model_a=model_a,
-        model_b=model_b,
-        criteria=criteria,
-        brief=brief,
-        prompt_id=prompt_id,
-        id=id,
-    )
+    data = comparison(prompt, image_a, image_b, model_a=model_a, model_b=model_b,
+                      criteria=criteria, brief=brief, prompt_id=prompt_id, id=id)
     refs = [data["a"]["image"], data["b"]["image"]]
     return _run(_judge(_with_remote(refs, settings)).acompare(data))
 
 
-def edit(
-    instruction: str,
-    source_image: Any,
-    images: Any,
-    *,
-    editor: str | None = None,
-    id: str | None = None,
-    **settings: Any,
-) -> Any:
+def edit(instruction: str, source_image: Any, images: Any, *, editor: str | None = None,
+         id: str | None = None, **settings: Any) -> Any:
     """Judge an image edit: instruction following, consistency with the source, visual
     quality, success at the threshold, and the local shift metrics. Returns an EditResult
     with ``to_row()`` and ``to_dict()``.
@@ -298,16 +219,7 @@ def edit(
     from judge.io.refs import image_ref, image_refs
 
     refs = image_refs(images)
-    data = {
-        "mode": "edit",
-        "instruction": instruction,
-        "id": id,
-        "editor": editor,
-        "source_image": image_ref(source_image, "source_image"),
-        "images": refs,
-    }
-    return _run(
-        _judge(_with_remote([*refs, data["source_image"]], settings)).arun_request(
-            data, mode="edit"
-        )
-    )
+    data = {"mode": "edit", "instruction": instruction, "id": id, "editor": editor,
+            "source_image": image_ref(source_image, "source_image"), "images": refs}
+    return _run(_judge(_with_remote([*refs, data["source_image"]], settings))
+                .arun_request(data, mode="edit"))

@@ -39,9 +39,8 @@ class ServiceError(JudgeError):
     """An error answer of the service (after retries); ``status``, ``code``, ``field`` and
     ``message`` come from its ``{"error": {...}}`` body (``status`` 0: unreachable)."""
 
-    def __init__(
-        self, status: int, message: str, code: str | None = None, field: str | None = None
-    ):
+    def __init__(self, status: int, message: str, code: str | None = None,
+                 field: str | None = None):
         where = f" ({field})" if field else ""
         super().__init__(f"service answered {status}{where}: {message}")
         self.status, self.code, self.field, self.message = status, code, field, message
@@ -63,16 +62,8 @@ class RetryPolicy:
     """Address, key and retry policy shared by the sync and async transports. ``key`` is
     sent as given (None: no ``Authorization`` header)."""
 
-    def __init__(
-        self,
-        url: str,
-        key: str | None = None,
-        *,
-        retries: int = 4,
-        backoff_s: float = 0.5,
-        max_backoff_s: float = 16.0,
-        timeout_s: float = 600.0,
-    ):
+    def __init__(self, url: str, key: str | None = None, *, retries: int = 4,
+                 backoff_s: float = 0.5, max_backoff_s: float = 16.0, timeout_s: float = 600.0):
         self.url = url.rstrip("/")
         self.headers = {"Authorization": f"Bearer {key}"} if key else {}
         self.retries, self.backoff_s, self.max_backoff_s = retries, backoff_s, max_backoff_s
@@ -87,9 +78,8 @@ class RetryPolicy:
             wait = max(wait, min(float(after), self.max_backoff_s * 4))
         return wait
 
-    def settle(
-        self, attempt: int, resp: httpx.Response | None, failure: Exception | None
-    ) -> float | None:
+    def settle(self, attempt: int, resp: httpx.Response | None,
+               failure: Exception | None) -> float | None:
         """After one try: seconds to wait before the next, or None when ``resp`` is the
         answer; raises :class:`ServiceError` when retries are spent or cannot help."""
         wait = self.delay(attempt, resp)

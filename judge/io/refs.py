@@ -24,13 +24,8 @@ from judge.errors import InputError
 from judge.io.data_urls import data_url
 
 ImageLike = str | os.PathLike | bytes | bytearray | Image.Image
-_MIME = {
-    "PNG": "image/png",
-    "JPEG": "image/jpeg",
-    "WEBP": "image/webp",
-    "GIF": "image/gif",
-    "BMP": "image/bmp",
-}
+_MIME = {"PNG": "image/png", "JPEG": "image/jpeg", "WEBP": "image/webp", "GIF": "image/gif",
+         "BMP": "image/bmp"}
 
 
 def image_ref(image: Any, field: str) -> str:
@@ -50,7 +45,9 @@ def image_ref(image: Any, field: str) -> str:
         if fmt not in _MIME:
             raise InputError(field, f"format {fmt or '?'} not accepted; use {sorted(_MIME)}")
         return data_url(bytes(image), _MIME[fmt])
-    raise InputError(field, f"expected a path, URL, bytes or PIL image, got {type(image).__name__}")
+    raise InputError(
+        field, f"expected a path, URL, bytes or PIL image, got {type(image).__name__}"
+    )
 
 
 def image_refs(images: Any, field: str = "images") -> list[str]:
