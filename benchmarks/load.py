@@ -1,17 +1,23 @@
 """``python -m benchmarks.load``: N concurrent clients against a running service, with the fake
 provider at a per-call latency L, for 1 and 2 HTTP worker processes.
 
-Reports throughput, p50/p95 latency as multiples of L, and CPU per request (the service's
-processes; the fake provider's separately). The service runs in its **default
-configuration** first (nothing set but the model and its endpoint); ``--tuned NAME=VALUE``
-adds runs with those environment variables, labelled ``tuned`` in the report.
-``--rate-limit R`` makes the fake refuse calls beyond R a second (HTTP 429 with rate-limit
-headers), as a provider with a quota does.
+Each submission carries a real photograph (:mod:`benchmarks.support.photos`, 1024² PNGs,
+taking turns; ``--image synthetic`` for the old smooth gradient). Reports throughput, p50/p95
+latency as multiples of L, and CPU per submission under the load (the service's processes, read
+from ``/proc/<pid>/stat`` before and after the run; the fake provider's and the clients'
+separately), then the service's CPU per submission one at a time. The service runs in its
+**default configuration** first (nothing set but the model and its endpoint);
+``--tuned NAME=VALUE`` adds runs with those environment variables, labelled ``tuned`` in the
+report. ``--rate-limit R`` makes the fake refuse calls beyond R a second (HTTP 429 with
+rate-limit headers), as a provider with a quota does. ``--service-url`` drives a service
+started elsewhere (with its own provider), so service, provider and clients can each have
+their own machine.
 
 Example::
 
     $ python -m benchmarks.load --clients 64 --latency 0.3 --requests 640
     $ python -m benchmarks.load --workers 2 --tuned JUDGE_LLM_CONCURRENCY=512
+    $ python -m benchmarks.load --service-url http://10.0.0.5:8000 --service-pid 4242
 """
 
 from __future__ import annotations
@@ -39,17 +45,27 @@ import uvloop
 from PIL import Image
 from tqdm import tqdm
 
+from benchmarks.support.photos import sample_photos
 from tests.fakes.provider import spawn_fake_provider, stop_process
 
 
-def oe_submission(checkpoints: int = 6, side: int = 1024, image_seed: int = 1) -> dict:
-    """An OE submission with ``checkpoints`` paired checks and one ``side``² PNG (its noise
-    drawn from ``image_seed``: another seed, another image of the same kind)."""
+def synthetic_png(side: int = 1024, image_seed: int = 1) -> bytes:
+    """A ``side``² PNG of a smooth gradient with light noise drawn from ``image_seed``."""
     y, x = np.mgrid[0:side, 0:side] / side
     rgb = np.stack([220 * x + 20, 160 * y + 40, 200 * (1 - x * y) + 30], axis=-1)
     rgb += np.random.default_rng(image_seed).normal(0, 3, rgb.shape)
     buf = io.BytesIO()
     Image.fromarray(np.clip(rgb, 0, 255).astype(np.uint8)).save(buf, "PNG")
+    return buf.getvalue()
+
+
+def oe_submission(
+    checkpoints: int = 6, side: int = 1024, image_seed: int = 1, png: bytes | None = None
+) -> dict:
+    """An OE submission with ``checkpoints`` paired checks and one image: ``png`` (e.g. a
+    photo of :func:`benchmarks.support.photos.sample_photos`), else a synthetic ``side``² PNG
+    whose noise is drawn from ``image_seed`` (another seed, another image of the same kind)."""
+    raw = png if png is not None else synthetic_png(side, image_seed)
     checks = [
         {
             "id": f"c{i}",
@@ -67,8 +83,12 @@ def oe_submission(checkpoints: int = 6, side: int = 1024, image_seed: int = 1) -
             "brief": "A travel poster that feels like a warm evening by the sea.",
         },
         "prompt": "Travel poster, warm evening light over a calm sea, soft gradients",
-        "images": ["data:image/png;base64," + base64.b64encode(buf.getvalue()).decode()],
+        "images": [f"data:{_mime(raw)};base64," + base64.b64encode(raw).decode()],
     }
+
+
+def _mime(raw: bytes) -> str:
+    return "image/jpeg" if raw.startswith(b"\xff\xd8") else "image/png"
 
 
 def _port() -> int:
@@ -77,7 +97,11 @@ def _port() -> int:
         return s.getsockname()[1]
 
 
-def _cpu(pid: int) -> float:
+def _cpu(pid: int | None) -> float:
+    """CPU seconds (user + system) of ``pid`` and its children so far (their
+    ``/proc/<pid>/stat``); 0 without a process."""
+    if pid is None:
+        return 0.0
     try:
         proc = psutil.Process(pid)
         procs = [proc, *proc.children(recursive=True)]
@@ -192,6 +216,33 @@ async def _drive(
     return latencies, errors
 
 
+def bodies_for(
+    checkpoints: int, batching: str, image: str = "photo", images: int | None = None
+) -> list[bytes]:
+    """The request bodies the clients send in turn: ``images`` submissions, each with another
+    photo (default: every packaged photo) or another synthetic image (default: one)."""
+    options: dict[str, Any] = {"cache": False, "checkpoint_batching": batching}
+    if batching == "per_modality":  # the cheap configuration batches subjective skills too
+        options["subjective_batching"] = "per_modality"
+    if image in ("photo", "jpeg"):
+        photos = sample_photos(fmt="JPEG" if image == "jpeg" else "PNG")
+        n = len(photos) if images is None else images
+        if n > len(photos):
+            raise SystemExit(f"--images: {len(photos)} photos are packaged, asked for {n}")
+        pngs: list[bytes | None] = list(photos[:n])
+    else:
+        pngs = [None] * (images or 1)
+    return [
+        json.dumps(
+            {
+                "submission": oe_submission(checkpoints, image_seed=1 + i, png=png),
+                "options": options,
+            }
+        ).encode()
+        for i, png in enumerate(pngs)
+    ]
+
+
 def run(
     latency: float,
     clients: int,
@@ -204,7 +255,11 @@ def run(
     tuned: dict[str, str] | None = None,
     rate_limit: float = 0.0,
     repeats: int = 1,
-    images: int = 1,
+    images: int | None = None,
+    image: str = "photo",
+    one_at_a_time: int = 4,
+    service_url: str | None = None,
+    service_pid: int | None = None,
 ) -> dict:
     """The benchmark; returns the report: the default configuration's runs first (keys
     ``1_worker``, ``2_workers``), then the tuned ones (``1_worker tuned``, ...).
@@ -212,17 +267,16 @@ def run(
     With ``repeats`` > 1 each run is made that many times, each on a fresh service: a run's
     figures are then the medians, and ``each`` lists the single runs in order.
 
-    ``images`` distinct images take turns, one per submission (default 1: the same image in
-    every submission, which the fake provider decodes once and then finds in its cache)."""
-    options = {"cache": False, "checkpoint_batching": batching}
-    if batching == "per_modality":  # the cheap configuration batches subjective skills too
-        options["subjective_batching"] = "per_modality"
-    bodies = [
-        json.dumps({"submission": oe_submission(checkpoints, image_seed=1 + i), "options": options})
-        .encode()
-        for i in range(images)
-    ]
-    fake, provider_url = spawn_fake_provider(latency=latency, rate_limit=rate_limit)
+    ``images`` distinct images take turns, one per submission (photos: default all of them;
+    synthetic: default 1, the same image in every submission, which the fake provider decodes
+    once and then finds in its cache). After the loaded run, ``one_at_a_time`` submissions
+    are sent one after another for the service's CPU per submission without load.
+
+    With ``service_url`` nothing is started: the clients drive that service (which has its
+    own provider; ``latency`` should be that provider's), under the label ``service``, and
+    its CPU is measured when ``service_pid`` (the process of ``judge serve``, whose children
+    are counted too) is given and on this machine."""
+    bodies = bodies_for(checkpoints, batching, image, images)
     report: dict[str, Any] = {
         "latency_L_s": latency,
         "clients": clients,
@@ -232,51 +286,94 @@ def run(
         "rate_per_s": rate or None,
         "model": model,
         "body_bytes": len(bodies[0]),
-        "images": images,
+        "image": image,
+        "images": len(bodies),
         "provider_rate_limit_per_s": rate_limit or None,
         "tuned": dict(tuned or {}),
         "repeats": repeats,
+        "service_url": service_url,
+        "load_average": None,
         "runs": {},
     }
-    configs = [("", {})] + ([(" tuned", dict(tuned))] if tuned else [])
-    try:
-        for (label, env), w, _ in itertools.product(configs, workers, range(repeats)):
-            with tempfile.TemporaryDirectory() as tmp:
-                proc, url = _start_service(w, provider_url, Path(tmp), model, env)
-                try:
-                    uvloop.run(_drive(url, bodies, min(clients, 4), 8))  # warm-up
-                    refused0 = _refused(provider_url)
-                    cpu0, fcpu0, t0 = _cpu(proc.pid), _cpu(fake.pid), time.perf_counter()
-                    ccpu0 = time.process_time()
-                    lat, errors = uvloop.run(_drive(url, bodies, clients, total, rate))
-                    wall = time.perf_counter() - t0
-                    cpu, fcpu = _cpu(proc.pid) - cpu0, _cpu(fake.pid) - fcpu0
-                    ccpu = time.process_time() - ccpu0
-                    refused = _refused(provider_url) - refused0
-                finally:
-                    os.killpg(proc.pid, 15)
-                    proc.wait(timeout=30)
-                    log = (Path(tmp) / "service.log").read_text(errors="replace")
-            lat.sort()
-            one = {
-                "ok": len(lat),
-                "errors": errors,
-                "wall_s": round(wall, 2),
-                "throughput_per_s": round(len(lat) / wall, 2),
-                "p50_x_L": round(statistics.median(lat) / latency, 2) if lat else None,
-                "p95_x_L": round(lat[int(0.95 * (len(lat) - 1))] / latency, 2) if lat else None,
-                "service_cpu_ms_per_request": round(1000 * cpu / max(1, len(lat)), 1),
-                "provider_cpu_ms_per_request": round(1000 * fcpu / max(1, len(lat)), 1),
-                "client_cpu_ms_per_request": round(1000 * ccpu / max(1, len(lat)), 1),
-                "provider_429s": refused,
-            }
-            if errors:  # what the service said (its stderr), to tell why
-                one["log_tail"] = log[-3000:]
-            report["runs"].setdefault(f"{w}_worker{'s' if w > 1 else ''}{label}", []).append(one)
-    finally:
-        stop_process(fake)
+    load = Load(clients, total, rate, latency, one_at_a_time)
+    if service_url:
+        for _ in range(repeats):
+            one = load.measure(service_url.rstrip("/"), service_pid, bodies)
+            report["runs"].setdefault("service", []).append(one)
+    else:
+        fake, provider_url = spawn_fake_provider(latency=latency, rate_limit=rate_limit)
+        configs = [("", {})] + ([(" tuned", dict(tuned))] if tuned else [])
+        try:
+            for (label, env), w, _ in itertools.product(configs, workers, range(repeats)):
+                with tempfile.TemporaryDirectory() as tmp:
+                    proc, url = _start_service(w, provider_url, Path(tmp), model, env)
+                    try:
+                        one = load.measure(url, proc.pid, bodies, provider_url, fake.pid)
+                    finally:
+                        os.killpg(proc.pid, 15)
+                        proc.wait(timeout=30)
+                        log = (Path(tmp) / "service.log").read_text(errors="replace")
+                if one["errors"]:  # what the service said (its stderr), to tell why
+                    one["log_tail"] = log[-3000:]
+                name = f"{w}_worker{'s' if w > 1 else ''}{label}"
+                report["runs"].setdefault(name, []).append(one)
+        finally:
+            stop_process(fake)
+    report["load_average"] = [round(x, 2) for x in os.getloadavg()]
     report["runs"] = {name: _medians(each) for name, each in report["runs"].items()}
     return report
+
+
+class Load:
+    """One measured run's recipe: the load (clients, submissions, open or closed loop) and
+    the submissions sent one at a time after it."""
+
+    def __init__(
+        self, clients: int, total: int, rate: float, latency: float, one_at_a_time: int
+    ) -> None:
+        self.clients, self.total, self.rate = clients, total, rate
+        self.latency, self.one_at_a_time = latency, one_at_a_time
+
+    def measure(
+        self,
+        url: str,
+        service_pid: int | None,
+        bodies: list[bytes],
+        provider_url: str | None = None,
+        provider_pid: int | None = None,
+    ) -> dict[str, Any]:
+        """Warm the service up, run the load, then the submissions one at a time; the row."""
+        uvloop.run(_drive(url, bodies, min(self.clients, 4), 8))  # warm-up
+        refused0 = _refused(provider_url) if provider_url else 0
+        cpu0, fcpu0 = _cpu(service_pid), _cpu(provider_pid)
+        ccpu0, t0 = time.process_time(), time.perf_counter()
+        lat, errors = uvloop.run(_drive(url, bodies, self.clients, self.total, self.rate))
+        wall = time.perf_counter() - t0
+        cpu, fcpu = _cpu(service_pid) - cpu0, _cpu(provider_pid) - fcpu0
+        ccpu = time.process_time() - ccpu0
+        refused = _refused(provider_url) - refused0 if provider_url else None
+        alone = None
+        if self.one_at_a_time:
+            before = _cpu(service_pid)
+            done, _ = uvloop.run(_drive(url, bodies, 1, self.one_at_a_time))
+            alone = 1000 * (_cpu(service_pid) - before) / max(1, len(done))
+        lat.sort()
+        n = max(1, len(lat))
+        known = service_pid is not None
+        return {
+            "ok": len(lat),
+            "errors": errors,
+            "wall_s": round(wall, 2),
+            "throughput_per_s": round(len(lat) / wall, 2),
+            "p50_x_L": round(statistics.median(lat) / self.latency, 2) if lat else None,
+            "p95_x_L": round(lat[int(0.95 * (len(lat) - 1))] / self.latency, 2) if lat else None,
+            "service_cpu_ms_per_request": round(1000 * cpu / n, 1) if known else None,
+            "service_cpu_ms_one_at_a_time": round(alone, 1) if known and alone else None,
+            "provider_cpu_ms_per_request": round(1000 * fcpu / n, 1) if provider_pid else None,
+            "client_cpu_ms_per_request": round(1000 * ccpu / n, 1),
+            "provider_429s": refused,
+            "load_average_1min": round(os.getloadavg()[0], 2),
+        }
 
 
 def _refused(provider_url: str) -> int:
@@ -297,6 +394,8 @@ def _medians(each: list[dict]) -> dict:
             mid = statistics.median(values)
             whole = all(isinstance(v, int) for v in values) and float(mid).is_integer()
             row[key] = int(mid) if whole else round(mid, 2)
+        elif all(r.get(key) is None for r in each):  # not measured in this set-up
+            row[key] = None
     tails = [r["log_tail"] for r in each if "log_tail" in r]
     if tails:
         row["log_tail"] = tails[-1]
@@ -311,11 +410,12 @@ COLUMNS = [
     ("p50_x_L", "p50 ×L"),
     ("p95_x_L", "p95 ×L"),
     ("service_cpu_ms_per_request", "svc CPU"),
+    ("service_cpu_ms_one_at_a_time", "svc alone"),
     ("provider_cpu_ms_per_request", "fake CPU"),
-    ("client_cpu_ms_per_request", "client CPU"),
-    ("wall_s", "wall s"),
+    ("client_cpu_ms_per_request", "clients"),
 ]
-"""Report keys and their short column headings (the JSON keeps the long names)."""
+"""Report keys and their short column headings (the JSON keeps the long names, and the wall
+time of each run)."""
 LIMITED = ("provider_429s", "429s")
 """The column added when the fake provider has a rate limit: the calls it refused."""
 
@@ -345,12 +445,20 @@ def render(report: dict) -> str:
         f"benchmarks.load: {report['clients']} clients, {report['requests']} requests, "
         f"L = {report['latency_L_s']} s, {loop}",
         f"  OE task, {report['checkpoints']} checkpoints, {report['batching']}, cache off",
-        f"  one 1024² image per submission ({report['body_bytes']:,} byte bodies): "
-        + _distinct(report.get("images", 1)),
-        f"  model route {report['model']}" + (f", provider rate limit {limit}/s" if limit else ""),
+        f"  one 1024² {report.get('image', 'photo')} per submission "
+        f"({report['body_bytes']:,} byte bodies): " + _distinct(report.get("images", 1)),
+        (
+            f"  the service at {report['service_url']} (started elsewhere)"
+            if report.get("service_url")
+            else f"  model route {report['model']}"
+            + (f", provider rate limit {limit}/s" if limit else "")
+        ),
         "  runs: the default configuration"
         + (", then tuned: " + " ".join(f"{k}={v}" for k, v in tuned.items()) if tuned else ""),
-        "  CPU: ms per submission of the service, the fake provider and this benchmark's clients",
+        "  CPU, ms per submission: the service under the load (svc CPU) and one at a time "
+        "(svc alone),",
+        "  the fake provider, this benchmark's clients; load average at the end: "
+        + " ".join(str(x) for x in report.get("load_average") or ["?"]),
         "",
         f"{'run':{width}}" + "".join(f"{t:>{max(7, len(t) + 2)}}" for _, t in columns),
     ]
@@ -359,9 +467,15 @@ def render(report: dict) -> str:
         for label, one in [*rows, (f"{name} median" if rows else name, r)]:
             lines.append(
                 f"{label:{width}}"
-                + "".join(f"{one[key]!s:>{max(7, len(title) + 2)}}" for key, title in columns)
+                + "".join(
+                    f"{_cell(one.get(key)):>{max(7, len(title) + 2)}}" for key, title in columns
+                )
             )
     return "\n".join(lines)
+
+
+def _cell(value: object) -> str:
+    return "-" if value is None else str(value)
 
 
 def _distinct(images: int) -> str:
@@ -418,10 +532,35 @@ def parser() -> argparse.ArgumentParser:
         help="runs of each configuration, each on a fresh service; the report gives medians",
     )
     p.add_argument(
+        "--image",
+        choices=["photo", "jpeg", "synthetic"],
+        default="photo",
+        help="real photographs as PNG (benchmarks/support/photos.py), the same as JPEG, or a "
+        "smooth synthetic gradient as PNG",
+    )
+    p.add_argument(
         "--images",
         type=int,
-        default=1,
-        help="distinct images taking turns, one per submission (default 1: the same image)",
+        default=None,
+        help="distinct images taking turns, one per submission (default: every packaged "
+        "photo; synthetic: 1, the same image)",
+    )
+    p.add_argument(
+        "--one-at-a-time",
+        type=int,
+        default=4,
+        help="after the load, this many submissions one after another (the service's CPU "
+        "per submission without load; 0: none)",
+    )
+    p.add_argument(
+        "--service-url",
+        help="drive a service started elsewhere (with its own provider at --latency) instead "
+        "of starting the fake provider and judge serve here",
+    )
+    p.add_argument(
+        "--service-pid",
+        type=int,
+        help="with --service-url on this machine: the judge serve process, for its CPU",
     )
     p.add_argument("--out", help="also write the report JSON here")
     return p
@@ -438,8 +577,10 @@ def main(argv: list[str] | None = None) -> int:
         tuned[name] = value
     if args.repeats < 1:
         raise SystemExit(f"--repeats wants at least 1 run, got {args.repeats}")
-    if args.images < 1:
+    if args.images is not None and args.images < 1:
         raise SystemExit(f"--images wants at least 1 image, got {args.images}")
+    if args.service_pid is not None and not args.service_url:
+        raise SystemExit("--service-pid goes with --service-url (the service started elsewhere)")
     report = run(
         args.latency,
         args.clients,
@@ -453,6 +594,10 @@ def main(argv: list[str] | None = None) -> int:
         args.rate_limit,
         args.repeats,
         args.images,
+        args.image,
+        args.one_at_a_time,
+        args.service_url,
+        args.service_pid,
     )
     print(render(report))
     if args.out:

@@ -170,6 +170,12 @@ class JudgeSettings(ProjectSettings):
         description="send images at the size the judge model's provider documents scaling "
         "them to anyway (judge/io/provider_image_sizes.toml); false: as before",
     )
+    image_as_sent: bool = Field(
+        default=False,
+        description="score mode with a model: send a plain PNG or JPEG the provider takes as "
+        "it is without decoding and re-encoding it (docs/throughput.md); the model then sees "
+        "the file itself, not the judge's JPEG of it",
+    )
     allow_local_paths: bool = Field(default=True, description="off in the HTTP service")
     allow_remote_images: bool = Field(
         default=False,

@@ -13,7 +13,6 @@ caller that validated a request itself (the service) runs ``await judge.arun_che
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import importlib
 import time
@@ -22,6 +21,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from judge import event_loop
 from judge.agent.context import RunContext
 from judge.agent.exemplars import ExemplarProvider
 from judge.agent.graph import compiled_graph
@@ -45,6 +45,10 @@ GRAPH_IMPORTS = (
     "langchain_core.tracers.context",
     "langchain_core.tracers.run_collector",
     "langchain_core.tracers.stdout",
+    # the aggregate node runs on the event loop: each mode's aggregation is imported here
+    "judge.modes.score.aggregate",
+    "judge.modes.compare.aggregate",
+    "judge.modes.edit.aggregate",
 )
 NO_MODEL = (
     "no judge model configured: set JUDGE_MODEL (a litellm model string such as "
@@ -218,7 +222,7 @@ class Judge:
         self, submission: Submission | dict, *, base_dir: Path | None = None, **overrides: Any
     ) -> Result:
         """Score one submission (blocking)."""
-        return asyncio.run(self.ascore(submission, base_dir=base_dir, **overrides))
+        return event_loop.run(self.ascore(submission, base_dir=base_dir, **overrides))
 
     async def acompare(
         self, comparison: BaseModel | dict, *, base_dir: Path | None = None, **overrides: Any
@@ -235,4 +239,4 @@ class Judge:
 
             Judge(model="openai/gpt-4o").compare({"prompt": "a red fox", "a": {...}, "b": {...}})
         """
-        return asyncio.run(self.acompare(comparison, base_dir=base_dir, **overrides))
+        return event_loop.run(self.acompare(comparison, base_dir=base_dir, **overrides))

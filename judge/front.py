@@ -46,16 +46,19 @@ def _judge(settings: dict[str, Any]) -> Any:
 
 def _run(coro: Any) -> Any:
     """Run a coroutine from sync code, also when the caller already runs an event loop
-    (a notebook): then in a worker thread with its own loop."""
+    (a notebook): then in a worker thread with its own loop. Either loop is uvloop's, as in
+    the service (:mod:`judge.event_loop`)."""
+    from judge import event_loop
+
     try:
         asyncio.get_running_loop()
     except RuntimeError:
-        return asyncio.run(coro)
+        return event_loop.run(coro)
     box: dict[str, Any] = {}
 
     def target() -> None:
         try:
-            box["value"] = asyncio.run(coro)
+            box["value"] = event_loop.run(coro)
         except BaseException as exc:  # re-raised in the caller's thread
             box["error"] = exc
 

@@ -25,15 +25,17 @@ from judge.engine import Judge
 ANONYMOUS = "anonymous"
 
 
-def get_settings(request: Request) -> ServiceSettings:
+# coroutines: FastAPI runs a plain function dependency in a worker thread, a thread hop per
+# request for an attribute read
+async def get_settings(request: Request) -> ServiceSettings:
     return request.app.state.settings
 
 
-def get_judge(request: Request) -> Judge:
+async def get_judge(request: Request) -> Judge:
     return request.app.state.judge
 
 
-def get_redis(request: Request) -> aredis.Redis:
+async def get_redis(request: Request) -> aredis.Redis:
     return request.app.state.redis
 
 

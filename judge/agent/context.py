@@ -6,6 +6,7 @@ image views, settings, the skill registry, the shared gateway and this request's
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
@@ -44,7 +45,7 @@ class RunContext:
     registry: SkillRegistry
     gateway: LLMGateway
     views: dict[str, ImagePayload] = field(default_factory=dict)
-    pil_views: dict[str, Image.Image] = field(default_factory=dict)
+    pil_views: Mapping[str, Image.Image] = field(default_factory=dict)
     exemplars: ExemplarProvider | None = None
     calibration: Calibration | None = None
     meter: UsageMeter = field(default_factory=UsageMeter)

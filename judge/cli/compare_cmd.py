@@ -19,6 +19,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from judge import event_loop
 from judge.errors import ConfigError, InputError
 from memory.io.jsonl import JsonlError, parse_jsonl, where
 
@@ -144,7 +145,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         items = read_comparisons(args.file)
         judge = Judge(**overrides(args))
-        outcomes = asyncio.run(
+        outcomes = event_loop.run(
             _judge_all(judge, items, args.file.resolve().parent, args.concurrency)
         )
     except InputError as exc:

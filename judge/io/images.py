@@ -113,8 +113,12 @@ def read_image_bytes(
     return _read_path(ref, field, base_dir, s.image_max_bytes)
 
 
-def decode_image(data: bytes, *, field: str, settings: JudgeSettings | None = None) -> Image.Image:
-    """Decode and verify image bytes under the pixel limit; return an RGB(A) image."""
+def decode_image(
+    data: bytes, *, field: str, settings: JudgeSettings | None = None, charge: bool = True
+) -> Image.Image:
+    """Decode and verify image bytes under the pixel limit; return an RGB(A) image.
+
+    ``charge=False`` for bytes whose pixels the request's ledger was charged for already."""
     s = settings or JudgeSettings()
     if len(data) > s.image_max_bytes:
         raise InputError(field, f"image is {len(data)} bytes, over the {s.image_max_bytes} limit")
@@ -130,7 +134,8 @@ def decode_image(data: bytes, *, field: str, settings: JudgeSettings | None = No
                 raise InputError(
                     field, f"image is {w}x{h} = {w * h} pixels, over the {s.image_max_pixels} limit"
                 )
-            charge_pixels(w * h, field)  # the request's pixel ledger, when one is open
+            if charge:
+                charge_pixels(w * h, field)  # the request's pixel ledger, when one is open
             probe.load()  # one decode; truncated or corrupt data raises here
             img = probe
     except InputError:

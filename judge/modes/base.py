@@ -15,6 +15,7 @@ Example:
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
@@ -37,7 +38,7 @@ class Views:
     """A request's decoded images by view name, as payloads for models and as PIL images."""
 
     payloads: dict[str, Any]
-    pil: dict[str, Any]
+    pil: Mapping[str, Any]  # may decode a view on first use (judge.io.prepare.LazyImages)
 
 
 @dataclass(frozen=True)

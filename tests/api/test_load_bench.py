@@ -27,7 +27,10 @@ def test_the_documented_command_reports_the_default_configuration_first_and_tune
         assert row["throughput_per_s"] > 0 and row["p50_x_L"] > 0
         assert row["p95_x_L"] >= row["p50_x_L"]
         assert row["service_cpu_ms_per_request"] > 0
+        assert row["service_cpu_ms_one_at_a_time"] > 0  # 4 submissions after the load
         assert row["client_cpu_ms_per_request"] > 0
+    assert report["image"] == "photo" and report["images"] == 6  # every packaged photo
+    assert len(report["load_average"]) == 3
     text = capsys.readouterr().out
     assert text.strip() == render(report)
     assert "closed loop" in text
@@ -127,3 +130,51 @@ def test_the_clients_send_the_bodies_in_turn() -> None:
             assert seen == [b"a", b"b", b"c", b"a", b"b", b"c", b"a"]
     finally:
         server.shutdown()
+
+
+def test_the_images_are_photographs_as_png_or_jpeg_or_the_synthetic_gradient() -> None:
+    from benchmarks.load import bodies_for
+
+    def images(bodies: list[bytes]) -> list[str]:
+        return [json.loads(b)["submission"]["images"][0] for b in bodies]
+
+    png = images(bodies_for(1, "per_modality"))
+    jpeg = images(bodies_for(1, "per_modality", "jpeg", 2))
+    synthetic = images(bodies_for(1, "per_modality", "synthetic"))
+    assert len(png) == 6 and len(set(png)) == 6
+    assert all(u.startswith("data:image/png;base64,iVBORw0KGgo") for u in png)
+    assert len(jpeg) == 2 and all(u.startswith("data:image/jpeg;base64,/9j/") for u in jpeg)
+    assert len(synthetic) == 1 and synthetic[0].startswith("data:image/png;base64,")
+    with pytest.raises(SystemExit, match="6 photos are packaged, asked for 7"):
+        bodies_for(1, "per_modality", "photo", 7)
+
+
+def test_a_service_started_elsewhere_is_driven_and_its_cpu_read_from_its_pid(
+    tmp_path: Path, capsys
+) -> None:
+    """--service-url: nothing is started; --service-pid: that process tree's CPU."""
+    import os
+
+    from benchmarks.load import _start_service
+    from tests.fakes.provider import spawn_fake_provider, stop_process
+
+    fake, provider_url = spawn_fake_provider(latency=0.02)
+    proc, url = _start_service(1, provider_url, tmp_path)
+    try:
+        out = tmp_path / "report.json"
+        argv = ["--service-url", url, "--service-pid", str(proc.pid), "--latency", "0.02"]
+        argv += ["--clients", "2", "--requests", "4", "--checkpoints", "1", "--images", "1"]
+        assert main([*argv, "--one-at-a-time", "0", "--out", str(out)]) == 0
+    finally:
+        os.killpg(proc.pid, 15)
+        proc.wait(timeout=30)
+        stop_process(fake)
+    report = json.loads(out.read_text())
+    assert report["service_url"] == url and list(report["runs"]) == ["service"]
+    row = report["runs"]["service"]
+    assert row["ok"] == 4 and row["errors"] == 0 and row["service_cpu_ms_per_request"] > 0
+    assert row["provider_cpu_ms_per_request"] is None  # not started here: not measured
+    assert row["service_cpu_ms_one_at_a_time"] is None
+    assert f"the service at {url} (started elsewhere)" in capsys.readouterr().out
+    with pytest.raises(SystemExit, match="--service-pid goes with --service-url"):
+        main(["--service-pid", "1"])

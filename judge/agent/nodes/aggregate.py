@@ -8,7 +8,7 @@ from judge.agent.context import RunContext
 from judge.agent.state import JudgeState
 
 
-def aggregate(state: JudgeState, runtime: Runtime[RunContext]) -> JudgeState:
+async def aggregate(state: JudgeState, runtime: Runtime[RunContext]) -> JudgeState:
     """Build the result (``Result`` for ``score``, ``ComparisonResult`` for ``compare``, …)."""
     ctx = runtime.context
     result = ctx.mode.aggregate(ctx, state.get("outcomes", []), state.get("safety"))

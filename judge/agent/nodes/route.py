@@ -13,8 +13,10 @@ from judge.agent.context import RunContext
 from judge.agent.state import JudgeState
 
 
-def route(state: JudgeState, runtime: Runtime[RunContext]) -> JudgeState:
-    """Plan every skill invocation for this request (the mode decides)."""
+async def route(state: JudgeState, runtime: Runtime[RunContext]) -> JudgeState:
+    """Plan every skill invocation for this request (the mode decides). A coroutine, as
+    every node and edge of the graph: LangGraph runs a plain function in a thread, a hop per
+    request that costs more than the function."""
     ctx = runtime.context
     return {"work": ctx.mode.plan(ctx)}
 
@@ -25,7 +27,7 @@ def work_sends(state: JudgeState) -> list[Send]:
     return [Send("run_work", {"items": work})] if work else []
 
 
-def dispatch(state: JudgeState, runtime: Runtime[RunContext]) -> list[Send]:
+async def dispatch(state: JudgeState, runtime: Runtime[RunContext]) -> list[Send]:
     """Fan out: the safety gate alone, or the gate and all work at once (speculative)."""
     gate = [Send("safety", {})]
     if runtime.context.settings.speculative_safety:

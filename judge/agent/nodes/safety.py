@@ -54,7 +54,7 @@ def _worst(values: list[SafetyValue]) -> SafetyValue:
     return values[0]
 
 
-def after_safety(
+async def after_safety(
     state: JudgeState, runtime: Runtime[RunContext]
 ) -> list[Send] | Literal["aggregate"]:
     """Sequential mode sends the work only once the gate passed."""

@@ -66,7 +66,10 @@ class ScoreMode(Mode):
         refs = {image_view(i): ref for i, ref in enumerate(request.images)}
         if request.task.target_image:
             refs[TARGET] = request.task.target_image
-        views = prepare_views(refs, settings, base_dir, keep_pil=frozenset(refs) - {TARGET})
+        # the score kinds of the llm backend only show the payloads to the models; the
+        # exemplar query decodes an image it needs from the file (LazyImages)
+        keep = frozenset(refs) - {TARGET}
+        views = prepare_views(refs, settings, base_dir, keep_pil=keep, as_sent=True)
         return Views(payloads=views.payloads, pil=views.pil)
 
     def plan(self, ctx: RunContext) -> list[WorkItem]:
