@@ -156,6 +156,17 @@ def run(args: argparse.Namespace) -> int:
         f"{report['n_predicted']}/{report['n_items']} items scored; report: "
         f"{Path(report['out']) / 'report.md'}"
     )
+    for line in report.get("skipped") or []:
+        print(f"  left unscored: {line}")
+    for line in report.get("memory_left_out") or []:
+        print(f"  left out of the {line}")
+    leaked = report.get("own_group_exemplars") or []
+    if leaked:
+        print(
+            f"judge meta-eval: {len(leaked)} item(s) were calibrated on their own labels (the "
+            "memory holds the scored split; add --cv lopo or see report.md)",
+            file=sys.stderr,
+        )
     unscored = report.get("unscored") or {}
     for t, m in report["targets"].items():
         rho = m.get("spearman")

@@ -84,6 +84,17 @@ def unscored_lines(unscored: dict) -> list[str]:
     return out
 
 
+def skipped_lines(report: dict) -> list[str]:
+    """Items and exemplars left out because an image could not be read, each by its line."""
+    skipped, left_out = report.get("skipped") or [], report.get("memory_left_out") or []
+    if not skipped and not left_out:
+        return []
+    out = ["", "## Left out: images that could not be read", ""]
+    out += [f"- scoring: {line}" for line in skipped]
+    out += [f"- {line}" for line in left_out]
+    return out
+
+
 def markdown(report: dict) -> str:
     """The report as Markdown tables."""
     out = [
@@ -104,6 +115,17 @@ def markdown(report: dict) -> str:
     for mod, m in report.get("macro", {}).items():
         out.append(f"| **macro {mod}** | " + " | ".join(_f(m.get(c)) for c in COLS[:-1]) + " | |")
     out += unscored_lines(report.get("unscored") or {})
+    out += skipped_lines(report)
+    leaked = report.get("own_group_exemplars") or []
+    if leaked:
+        out += [
+            "",
+            f"**{len(leaked)} item(s) were calibrated on their own labels** (e.g. "
+            f"`{leaked[0]}`): their results used exemplars that are items of their own group "
+            "in this split, so the memory holds the scored split. Score through `--url` with "
+            "`--cv lopo` (the service's exemplars must carry the group in `meta` under the "
+            "dataset's group key), or use a memory built from another split.",
+        ]
     best = (report.get("baselines") or {}).get("best_iqa")
     if best:
         margin = (report.get("baselines") or {}).get("margin") or {}
