@@ -57,6 +57,9 @@ def serve(args: argparse.Namespace) -> int:
     if problem:
         print(f"judge serve: {problem}", file=sys.stderr)
         return 2
+    for line in settings.weak_keys():  # on loopback only (elsewhere check_bind refused)
+        print(f"judge serve: warning: {line}; reachable from this machine only, but make "
+              "strong keys before binding anything else", file=sys.stderr)
     if not settings.auth_required and settings.host not in ("127.0.0.1", "localhost", "::1"):
         print(
             f"judge serve: no JUDGE_API_KEYS set and JUDGE_ALLOW_OPEN_PUBLIC=true: open to "
