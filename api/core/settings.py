@@ -126,6 +126,11 @@ class ServiceSettings(ProjectSettings):
     job_timeout_s: int = Field(
         default=900, ge=10, description="arq's timeout of one batch item's job"
     )
+    metrics_need_key: bool = Field(
+        default=True,
+        description="with API keys configured, GET /metrics needs one of them (false: open to "
+        "a scraper without a key; without keys it is always open)",
+    )
     study_runs: str | None = Field(
         default=None, description="folder of study runs shown by /ui/results (unset: none)"
     )
