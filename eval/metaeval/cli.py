@@ -153,7 +153,8 @@ def run(args: argparse.Namespace) -> int:
         print(f"judge meta-eval: {msg}", file=sys.stderr)
         return 2
     print(
-        f"{report['n_predicted']}/{report['n_items']} items scored; report: "
+        f"{report['n_predicted']}/{report['n_items']} items judged (n per target: items with a "
+        f"prediction); report: "
         f"{Path(report['out']) / 'report.md'}"
     )
     for line in report.get("skipped") or []:

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from eval.datasets.base import Dataset, EvalItem
+from eval.kit.stats import ci_text
 from eval.metaeval import plots
 from eval.metaeval.evaluate import pairs_by_target
 
@@ -25,8 +26,8 @@ def _f(v: Any) -> str:
 
 
 def _ci(m: dict, key: str) -> str:
-    lo, hi = (m.get("ci95") or {}).get(key, [None, None])
-    return f" [{lo:.2f}, {hi:.2f}]" if lo is not None and hi is not None else ""
+    text = ci_text((m.get("ci95") or {}).get(key))
+    return f" {text}" if text else ""
 
 
 def _cell(v: Any) -> str:
