@@ -115,3 +115,32 @@ def test_the_openapi_page_lists_every_v1_route() -> None:
         if f"`{method.upper()} {path}`" not in page
     ]
     assert not missing, missing
+
+
+def test_readme_and_index_lead_to_every_job() -> None:
+    """Issue 38: the README's docs list and the index's "Find your job" table left out label
+    campaigns, task suites from posts and the participant UI; a path in an example pointed to a
+    README section that does not exist."""
+    import yaml
+
+    pages: list[str] = []
+
+    def walk(node: object) -> None:
+        if isinstance(node, str):
+            pages.append(node)
+        elif isinstance(node, dict):
+            for v in node.values():
+                walk(v)
+        elif isinstance(node, list):
+            for v in node:
+                walk(v)
+
+    walk(yaml.safe_load((REPO / "mkdocs.yml").read_text(encoding="utf-8"))["nav"])
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    assert [p for p in pages if p != "index.md" and f"(docs/{p})" not in readme] == []
+    index = (REPO / "docs" / "index.md").read_text(encoding="utf-8")
+    for page in ("campaigns.md", "tasks-from-posts.md", "study-ui.md"):
+        assert f"]({page})" in index, page
+    assert "one minute" not in index
+    study = (REPO / "examples" / "study" / "study.toml").read_text(encoding="utf-8")
+    assert "README" not in study and "docs/studies.md" in study
