@@ -144,3 +144,20 @@ def test_readme_and_index_lead_to_every_job() -> None:
     assert "one minute" not in index
     study = (REPO / "examples" / "study" / "study.toml").read_text(encoding="utf-8")
     assert "README" not in study and "docs/studies.md" in study
+
+
+def test_the_python_examples_print_a_rate(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 38: the README's Python example printed ``scored None`` (a rate without a
+    checklist); the README and the index now give a checklist, so a number is printed."""
+    import contextlib
+    import io
+
+    monkeypatch.chdir(REPO)
+    for page in (REPO / "README.md", REPO / "docs" / "index.md"):
+        block = re.search(r"```python\n(.*?)```", page.read_text(encoding="utf-8"), re.S)
+        assert block, page
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            exec(compile(block.group(1), str(page), "exec"), {})
+        last = out.getvalue().split()[-1]
+        assert last != "None" and float(last) >= 0, (page.name, out.getvalue())

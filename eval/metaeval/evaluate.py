@@ -129,7 +129,7 @@ def evaluate(
     return {
         "unscored": unscored_reasons(dataset, items, preds),
         "n_items": len(items),
-        "n_predicted": sum(1 for p in predictions if "error" not in p and "skipped" not in p),
+        "n_predicted": len(predictions) - len(errors),
         "n_errors": len(errors),
         "errors": [{"id": e["id"], "error": e["error"]} for e in errors[:20]],
         "targets": targets,

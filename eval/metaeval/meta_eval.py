@@ -149,7 +149,7 @@ def _score_readable(
     by_id = {p["id"]: p for p in scored}
     for item in items:
         if item.id in skipped:
-            by_id[item.id] = unscored_row(item, dataset, skipped[item.id])
+            by_id[item.id] = unscored_row(item, skipped[item.id])
     ordered = [by_id[i.id] for i in items if i.id in by_id]
     text = "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in ordered)
     write_atomic(cfg.out / "predictions.jsonl", text)

@@ -20,7 +20,7 @@ from typing import Any
 
 from tqdm import tqdm
 
-from eval.datasets.base import Dataset, EvalItem
+from eval.datasets.base import EvalItem
 from memory.exemplar import ExemplarError, ExemplarRecord
 from memory.memory import open_image
 
@@ -72,13 +72,7 @@ def usable_records(
     return keep, dropped
 
 
-def unscored_row(item: EvalItem, dataset: Dataset, reason: str) -> dict[str, Any]:
-    """The prediction line of an item left out: every target unscored with ``reason``."""
-    return {
-        **item.key,
-        "id": item.id,
-        "scores": {t.name: None for t in dataset.targets},
-        "unscored": {t.name: reason for t in dataset.targets},
-        "status": "skipped",
-        "skipped": reason,
-    }
+def unscored_row(item: EvalItem, reason: str) -> dict[str, Any]:
+    """The prediction line of an item left out, as a failed item's line (``error``: the run
+    after the file is fixed scores it, like any failed item) marked ``status: skipped``."""
+    return {**item.key, "id": item.id, "error": reason, "status": "skipped"}

@@ -58,8 +58,9 @@ def test_bad_rows_are_named_left_out_and_the_run_goes_on(tmp_path: Path, capsys)
     rows = (out / "predictions.jsonl").read_text().splitlines()
     preds = {p["id"]: p for p in map(json.loads, rows)}
     assert len(preds) == 22
-    assert "cannot read image" in preds["gone.png"]["unscored"]["quality"]
-    assert preds["broken.png"]["scores"] == {"quality": None}
+    assert "cannot read image" in preds["gone.png"]["error"]
+    assert preds["broken.png"]["status"] == "skipped" and "scores" not in preds["broken.png"]
+    assert report["n_errors"] == 2
     reasons = " ".join(r["reason"] for r in report["unscored"]["quality"])
     assert f"line {gone}" in reasons and f"line {broken}" in reasons
     assert f"line {broken}" in (out / "report.md").read_text()
