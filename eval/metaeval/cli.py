@@ -55,7 +55,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--cv",
         choices=["lopo"],
-        help="leave-one-group-out on the scored split (AVT: leave-one-prompt-out)",
+        help="leave-one-group-out on the scored split (AVT: leave-one-prompt-out); with "
+        "--url, each request asks the service to leave the item's group out",
     )
     p.add_argument("--model", help="judge model (env JUDGE_MODEL)")
     p.add_argument("--api-base")
