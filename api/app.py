@@ -165,7 +165,7 @@ def create_app(settings: ServiceSettings | None = None) -> FastAPI:
             schema.setdefault("components", {}).setdefault("schemas", {}).update(
                 defs.get("$defs", {})
             )
-            app.openapi_schema = schema
+            app.openapi_schema = errors.validation_as_400(schema)
         return app.openapi_schema
 
     app.openapi = openapi  # type: ignore[method-assign]

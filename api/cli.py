@@ -23,8 +23,14 @@ def register_serve(sub: argparse._SubParsersAction) -> None:
         help="run the HTTP service (embedded Redis unless REDIS_URL)",
         formatter_class=argparse.ArgumentDefaultsHelpFormatter,
     )
-    p.add_argument("--host", help="bind address (env JUDGE_HOST, default 127.0.0.1)")
-    p.add_argument("--port", type=int, help="port (env JUDGE_PORT, default 8080)")
+    p.add_argument(
+        "--host",
+        default=argparse.SUPPRESS,
+        help="bind address (default: JUDGE_HOST, else 127.0.0.1)",
+    )
+    p.add_argument(
+        "--port", type=int, default=argparse.SUPPRESS, help="port (default: JUDGE_PORT, else 8080)"
+    )
     p.add_argument(
         "--workers", type=int, default=1, help="HTTP worker processes (they share one Redis)"
     )
@@ -51,12 +57,15 @@ def serve(args: argparse.Namespace) -> int:
     from api.core.logs import log_config
     from api.core.settings import ServiceSettings
 
-    overrides = {k: v for k, v in {"host": args.host, "port": args.port}.items() if v}
+    overrides = {k: v for k in ("host", "port") if (v := getattr(args, k, None))}
     settings = ServiceSettings(**overrides, inline_workers=args.workers_inline)
     problem = settings.check_bind()
     if problem:
         print(f"judge serve: {problem}", file=sys.stderr)
         return 2
+    for line in settings.weak_keys():  # on loopback only (elsewhere check_bind refused)
+        print(f"judge serve: warning: {line}; reachable from this machine only, but make "
+              "strong keys before binding anything else", file=sys.stderr)
     if not settings.auth_required and settings.host not in ("127.0.0.1", "localhost", "::1"):
         print(
             f"judge serve: no JUDGE_API_KEYS set and JUDGE_ALLOW_OPEN_PUBLIC=true: open to "

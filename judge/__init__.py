@@ -32,8 +32,12 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from judge.client import AsyncClient, Client, ServiceError
-from judge.front import ascore, compare, edit, score
+from judge.packages import bind_own_packages
+
+bind_own_packages()  # a user's eval.py beside their script must not stand in for ours
+
+from judge.client import AsyncClient, Client, ServiceError  # noqa: E402
+from judge.front import ascore, compare, edit, score  # noqa: E402
 
 if TYPE_CHECKING:  # loaded on first use by __getattr__ below; named here for type checkers
     from judge.config import JudgeSettings

@@ -13,7 +13,8 @@ Example::
     import judge
 
     with judge.Client("http://127.0.0.1:8080", key="k1") as client:
-        result = client.score({"task": {...}, "prompt": "...", "images": ["a.png"]})
+        result = client.score("a red cube", ["a.png"], checklist=["The cube is red."])
+        same = client.score({"task": {...}, "prompt": "...", "images": ["a.png"]})
         batch = client.submit(submissions)
         client.wait(batch)
         for line in client.results(batch):
@@ -32,6 +33,16 @@ from collections.abc import AsyncIterator, Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
+from judge.client_forms import (
+    COMPARE_FIELDS,
+    EDIT_FIELDS,
+    SCORE_FIELDS,
+    compare_request,
+    edit_request,
+    merged_options,
+    score_request,
+    split_fields,
+)
 from judge.client_settings import ClientSettings
 from judge.errors import InputError
 from judge.io.data_urls import file_data_url
@@ -134,17 +145,41 @@ class Client(_Bodies, Transport):
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-    def score(self, submission: dict[str, Any], *, options: dict[str, Any] | None = None,
-              base_dir: Path | None = None) -> Any:
-        """Score one submission (or an edit, with ``"mode": "edit"``); returns its Result."""
-        body = self.wrap(submission, "submission", options, base_dir)
+    def score(self, submission: dict[str, Any] | str, images: Any = (), *,
+              options: dict[str, Any] | None = None, base_dir: Path | None = None,
+              **fields_and_settings: Any) -> Any:
+        """Score one submission (or an edit, with ``"mode": "edit"``); returns its Result.
+
+        The same forms as :func:`judge.score`: ``score("a prompt", [image],
+        checklist=[...], skills=[...])`` (images as paths, URLs, bytes or PIL images; the
+        fields ``checklist``, ``brief``, ``category``, ``target_image``, ``task_id``, ``id``)
+        or a submission dict. Other keyword settings go to the service as options.
+        """
+        fields, settings = split_fields(fields_and_settings, SCORE_FIELDS)
+        body = self.wrap(score_request(submission, images, fields), "submission",
+                         merged_options(options, settings), base_dir)
         return _score_result(self.request("POST", "/v1/score", json=body).json())
 
-    def compare(self, comparison: dict[str, Any], *, options: dict[str, Any] | None = None,
-                base_dir: Path | None = None) -> Any:
-        """Judge one comparison; returns its ComparisonResult."""
-        body = self.wrap(comparison, "comparison", options, base_dir)
+    def compare(self, comparison: dict[str, Any] | str, image_a: Any = None,
+                image_b: Any = None, *, options: dict[str, Any] | None = None,
+                base_dir: Path | None = None, **fields_and_settings: Any) -> Any:
+        """Judge one comparison; returns its ComparisonResult. The same forms as
+        :func:`judge.compare` (``compare("a prompt", image_a, image_b, criteria=[...])``) or
+        a comparison dict."""
+        fields, settings = split_fields(fields_and_settings, COMPARE_FIELDS)
+        body = self.wrap(compare_request(comparison, image_a, image_b, fields), "comparison",
+                         merged_options(options, settings), base_dir)
         return _comparison_result(self.request("POST", "/v1/compare", json=body).json())
+
+    def edit(self, instruction: dict[str, Any] | str, source_image: Any = None,
+             images: Any = None, *, options: dict[str, Any] | None = None,
+             base_dir: Path | None = None, **fields_and_settings: Any) -> Any:
+        """Judge one image edit; returns its EditResult. The same forms as
+        :func:`judge.edit` (``edit("Make it yellow.", source, [edited])``) or an edit dict."""
+        fields, settings = split_fields(fields_and_settings, EDIT_FIELDS)
+        data = edit_request(instruction, source_image, images, fields)
+        body = self.wrap(data, "submission", merged_options(options, settings), base_dir)
+        return _score_result(self.request("POST", "/v1/score", json=body).json())
 
     def submit(self, items: Iterable[dict[str, Any]], *, options: dict[str, Any] | None = None,
                base_dir: Path | None = None) -> str:
@@ -201,17 +236,37 @@ class AsyncClient(_Bodies, AsyncTransport):
         """``POST /v1/score`` with a ready body; the Result as JSON."""
         return (await self.request("POST", "/v1/score", json=body)).json()
 
-    async def score(self, submission: dict[str, Any], *, options: dict[str, Any] | None = None,
-                    base_dir: Path | None = None) -> Any:
-        """Score one submission (or an edit); returns its Result."""
-        body = await asyncio.to_thread(self.wrap, submission, "submission", options, base_dir)
+    async def score(self, submission: dict[str, Any] | str, images: Any = (), *,
+                    options: dict[str, Any] | None = None, base_dir: Path | None = None,
+                    **fields_and_settings: Any) -> Any:
+        """Score one submission (or an edit); returns its Result (forms as
+        :meth:`Client.score`)."""
+        fields, settings = split_fields(fields_and_settings, SCORE_FIELDS)
+        data = await asyncio.to_thread(score_request, submission, images, fields)
+        body = await asyncio.to_thread(self.wrap, data, "submission",
+                                       merged_options(options, settings), base_dir)
         return _score_result(await self.score_json(body))
 
-    async def compare(self, comparison: dict[str, Any], *,
-                      options: dict[str, Any] | None = None, base_dir: Path | None = None) -> Any:
-        """Judge one comparison; returns its ComparisonResult."""
-        body = await asyncio.to_thread(self.wrap, comparison, "comparison", options, base_dir)
+    async def compare(self, comparison: dict[str, Any] | str, image_a: Any = None,
+                      image_b: Any = None, *, options: dict[str, Any] | None = None,
+                      base_dir: Path | None = None, **fields_and_settings: Any) -> Any:
+        """Judge one comparison; returns its ComparisonResult (forms as
+        :meth:`Client.compare`)."""
+        fields, settings = split_fields(fields_and_settings, COMPARE_FIELDS)
+        data = await asyncio.to_thread(compare_request, comparison, image_a, image_b, fields)
+        body = await asyncio.to_thread(self.wrap, data, "comparison",
+                                       merged_options(options, settings), base_dir)
         return _comparison_result((await self.request("POST", "/v1/compare", json=body)).json())
+
+    async def edit(self, instruction: dict[str, Any] | str, source_image: Any = None,
+                   images: Any = None, *, options: dict[str, Any] | None = None,
+                   base_dir: Path | None = None, **fields_and_settings: Any) -> Any:
+        """Judge one image edit; returns its EditResult (forms as :meth:`Client.edit`)."""
+        fields, settings = split_fields(fields_and_settings, EDIT_FIELDS)
+        data = await asyncio.to_thread(edit_request, instruction, source_image, images, fields)
+        body = await asyncio.to_thread(self.wrap, data, "submission",
+                                       merged_options(options, settings), base_dir)
+        return _score_result(await self.score_json(body))
 
     async def submit(self, items: Iterable[dict[str, Any]], *,
                      options: dict[str, Any] | None = None, base_dir: Path | None = None) -> str:

@@ -112,6 +112,11 @@ class JudgeSettings(ProjectSettings):
         description="skip exemplars whose meta matches (e.g. {'prompt_id': 'p01'} for "
         "leave-one-prompt-out evaluation)",
     )
+    memories: dict[str, str] = Field(
+        default_factory=dict,
+        description="card or dimension name -> the memory it reads instead of its own, e.g. "
+        "{'avt_appeal': 'my-appeal'} (JSON in JUDGE_MEMORIES; per request: options.memories)",
+    )
     calibration: str | None = Field(default=None, description="calibration JSON to apply")
 
     checkpoint_batching: Batching = Field(

@@ -122,24 +122,30 @@ def _with_remote(refs: list[str], settings: dict[str, Any]) -> dict[str, Any]:
     return settings
 
 
-async def ascore(prompt: str, images: Any = (), *, checklist: Sequence[Any] | None = None,
-                 brief: str | None = None, category: str | None = None,
-                 target_image: Any = None, task_id: str = "task", id: str | None = None,
+async def ascore(prompt: str | dict[str, Any], images: Any = (), *,
+                 checklist: Sequence[Any] | None = None, brief: str | None = None,
+                 category: str | None = None, target_image: Any = None,
+                 task_id: str | None = None, id: str | None = None,
                  **settings: Any) -> Result:
-    """Score a prompt and its images (async). See :func:`score`."""
-    sub = submission(prompt, images, checklist=checklist, brief=brief, category=category,
-                     target_image=target_image, task_id=task_id, id=id)
-    refs = [*sub["images"], sub["task"].get("target_image") or ""]
+    """Score a prompt and its images, or a submission dict (async). See :func:`score`."""
+    from judge.client_forms import score_request
+
+    sub = score_request(prompt, images, {
+        "checklist": checklist, "brief": brief, "category": category,
+        "target_image": target_image, "task_id": task_id, "id": id})
+    refs = [*sub.get("images", []), (sub.get("task") or {}).get("target_image") or ""]
     return await _judge(_with_remote(refs, settings)).ascore(sub)
 
 
-def score(prompt: str, images: Any = (), *, checklist: Sequence[Any] | None = None,
-          brief: str | None = None, category: str | None = None, target_image: Any = None,
-          task_id: str = "task", id: str | None = None, **settings: Any) -> Result:
+def score(prompt: str | dict[str, Any], images: Any = (), *,
+          checklist: Sequence[Any] | None = None, brief: str | None = None,
+          category: str | None = None, target_image: Any = None, task_id: str | None = None,
+          id: str | None = None, **settings: Any) -> Result:
     """Score a prompt and the images generated from it.
 
     Args:
-        prompt: the prompt given to the image model.
+        prompt: the prompt given to the image model (or a whole submission dict, as
+            ``judge.Client(url).score`` takes too; then no images or fields beside it).
         images: one image or a list (best-of-n): paths, URLs, bytes or PIL images; empty
             scores the prompt alone.
         checklist: checks; a string is an image check (primitive ``hard_constraint``), a
@@ -181,9 +187,10 @@ def comparison(prompt: str, image_a: Any, image_b: Any, *, model_a: str | None =
     return data
 
 
-def compare(prompt: str, image_a: Any, image_b: Any, *, model_a: str | None = None,
-            model_b: str | None = None, criteria: Sequence[str] | None = None,
-            brief: str | None = None, prompt_id: str | None = None, id: str | None = None,
+def compare(prompt: str | dict[str, Any], image_a: Any = None, image_b: Any = None, *,
+            model_a: str | None = None, model_b: str | None = None,
+            criteria: Sequence[str] | None = None, brief: str | None = None,
+            prompt_id: str | None = None, id: str | None = None,
             **settings: Any) -> Any:
     """Which of two images of one prompt is better, criterion by criterion (asked in both
     orders; a winner needs both to agree). Returns a ComparisonResult with ``to_row()``,
@@ -196,13 +203,27 @@ def compare(prompt: str, image_a: Any, image_b: Any, *, model_a: str | None = No
         >>> r.to_row()["criteria.alignment.winner"] in ("a", "b", "tie")
         True
     """
-    data = comparison(prompt, image_a, image_b, model_a=model_a, model_b=model_b,
-                      criteria=criteria, brief=brief, prompt_id=prompt_id, id=id)
-    refs = [data["a"]["image"], data["b"]["image"]]
+    from judge.client_forms import compare_request
+
+    data = compare_request(prompt, image_a, image_b, {
+        "model_a": model_a, "model_b": model_b, "criteria": criteria, "brief": brief,
+        "prompt_id": prompt_id, "id": id})
+    refs = [(data.get(side) or {}).get("image") or "" for side in ("a", "b")]
     return _run(_judge(_with_remote(refs, settings)).acompare(data))
 
 
-def edit(instruction: str, source_image: Any, images: Any, *, editor: str | None = None,
+def edit_request(instruction: str, source_image: Any, images: Any, *,
+                 editor: str | None = None, id: str | None = None) -> dict[str, Any]:
+    """The edit request dict :func:`edit` sends."""
+    from judge.io.refs import image_ref, image_refs
+
+    return {"mode": "edit", "instruction": instruction, "id": id, "editor": editor,
+            "source_image": image_ref(source_image, "source_image"),
+            "images": image_refs(images)}
+
+
+def edit(instruction: str | dict[str, Any], source_image: Any = None, images: Any = None, *,
+         editor: str | None = None,
          id: str | None = None, **settings: Any) -> Any:
     """Judge an image edit: instruction following, consistency with the source, visual
     quality, success at the threshold, and the local shift metrics. Returns an EditResult
@@ -216,10 +237,9 @@ def edit(instruction: str, source_image: Any, images: Any, *, editor: str | None
         >>> r.to_row()["metrics.color_shift"] is None   # a colour change was asked for
         True
     """
-    from judge.io.refs import image_ref, image_refs
+    from judge.client_forms import edit_request as request
 
-    refs = image_refs(images)
-    data = {"mode": "edit", "instruction": instruction, "id": id, "editor": editor,
-            "source_image": image_ref(source_image, "source_image"), "images": refs}
-    return _run(_judge(_with_remote([*refs, data["source_image"]], settings))
+    data = request(instruction, source_image, images, {"editor": editor, "id": id})
+    refs = [*(data.get("images") or []), data.get("source_image") or ""]
+    return _run(_judge(_with_remote(refs, settings))
                 .arun_request(data, mode="edit"))

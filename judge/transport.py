@@ -42,7 +42,7 @@ class ServiceError(JudgeError):
     def __init__(self, status: int, message: str, code: str | None = None,
                  field: str | None = None):
         where = f" ({field})" if field else ""
-        super().__init__(f"service answered {status}{where}: {message}")
+        super().__init__(message if status == 0 else f"service answered {status}{where}: {message}")
         self.status, self.code, self.field, self.message = status, code, field, message
 
 
@@ -86,7 +86,8 @@ class RetryPolicy:
         if wait is not None:
             return wait
         if resp is None:
-            raise ServiceError(0, f"{self.url} unreachable ({failure})")
+            raise ServiceError(0, f"could not connect to {self.url} ({failure}); is the service "
+                               "running there (judge serve), and is the address right?")
         raise_for(resp)
         return None
 

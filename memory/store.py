@@ -42,6 +42,9 @@ KEEP_VERSIONS = 2
 #: a reader opens the live version again when writers replaced and pruned it meanwhile
 _LOAD_ATTEMPTS = 5
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,99}$")
+MEMORY_NAME = _NAME
+"""What a memory's name may be: letters, digits, ``_``, ``.``, ``-``, starting with a letter or
+digit, at most 100 characters."""
 
 
 SHIPPED_DIR = Path(__file__).parent / "shipped"

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import re
 import tomllib
+from collections.abc import Mapping
 from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
@@ -156,8 +157,21 @@ class SkillCard(BaseModel):
         """The names of the dimensions this card scores."""
         return [d.name for d in self.dimensions]
 
-    def memory_for(self, category: str) -> str | None:
-        """The memory name for a task category (cards may write ``prompt-{category}``)."""
+    def memory_for(self, category: str, bound: Mapping[str, str] | None = None) -> str | None:
+        """The memory name for a task category (cards may write ``prompt-{category}``).
+
+        ``bound`` (the ``memories`` setting) names a memory to read instead, keyed by this
+        card's name, one of the cards it merges, or one of its dimensions.
+
+        Example:
+            >>> from skills.registry import default_registry
+            >>> card = default_registry().card("color_lighting")
+            >>> card.memory_for("OE"), card.memory_for("OE", {"color_lighting": "mine"})
+            ('image-OE', 'mine')
+        """
+        for key in (self.name, *self.members, *self.dimension_names):
+            if bound and key in bound:
+                return bound[key]
         return self.memory.format(category=category) if self.memory else None
 
     @classmethod

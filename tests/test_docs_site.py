@@ -101,3 +101,63 @@ def test_nothing_points_outside_the_repository() -> None:
         if OUTSIDE.search(line)
     ]
     assert not found, "\n".join(found)
+
+
+def test_the_openapi_page_lists_every_v1_route() -> None:
+    """Issue 38: docs/openapi.md's route table omitted the campaign and label routes."""
+    doc = json.loads((REPO / "docs" / "schemas" / "openapi.json").read_text(encoding="utf-8"))
+    page = (REPO / "docs" / "openapi.md").read_text(encoding="utf-8")
+    missing = [
+        f"{method.upper()} {path}"
+        for path, ops in doc["paths"].items()
+        if path.startswith("/v1/")
+        for method in ops
+        if f"`{method.upper()} {path}`" not in page
+    ]
+    assert not missing, missing
+
+
+def test_readme_and_index_lead_to_every_job() -> None:
+    """Issue 38: the README's docs list and the index's "Find your job" table left out label
+    campaigns, task suites from posts and the participant UI; a path in an example pointed to a
+    README section that does not exist."""
+    import yaml
+
+    pages: list[str] = []
+
+    def walk(node: object) -> None:
+        if isinstance(node, str):
+            pages.append(node)
+        elif isinstance(node, dict):
+            for v in node.values():
+                walk(v)
+        elif isinstance(node, list):
+            for v in node:
+                walk(v)
+
+    walk(yaml.safe_load((REPO / "mkdocs.yml").read_text(encoding="utf-8"))["nav"])
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    assert [p for p in pages if p != "index.md" and f"(docs/{p})" not in readme] == []
+    index = (REPO / "docs" / "index.md").read_text(encoding="utf-8")
+    for page in ("campaigns.md", "tasks-from-posts.md", "study-ui.md"):
+        assert f"]({page})" in index, page
+    assert "one minute" not in index
+    study = (REPO / "examples" / "study" / "study.toml").read_text(encoding="utf-8")
+    assert "README" not in study and "docs/studies.md" in study
+
+
+def test_the_python_examples_print_a_rate(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 38: the README's Python example printed ``scored None`` (a rate without a
+    checklist); the README and the index now give a checklist, so a number is printed."""
+    import contextlib
+    import io
+
+    monkeypatch.chdir(REPO)
+    for page in (REPO / "README.md", REPO / "docs" / "index.md"):
+        block = re.search(r"```python\n(.*?)```", page.read_text(encoding="utf-8"), re.S)
+        assert block, page
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            exec(compile(block.group(1), str(page), "exec"), {})
+        last = out.getvalue().split()[-1]
+        assert last != "None" and float(last) >= 0, (page.name, out.getvalue())

@@ -58,3 +58,21 @@ def test_pip_install_gives_the_command_and_the_package(tmp_path: Path) -> None:
     listed = subprocess.run([str(judge), "skills"], capture_output=True, text=True,
                             timeout=300, env=env, cwd=tmp_path)
     assert listed.returncode == 0 and "avt_quality" in listed.stdout, listed.stderr[-2000:]
+
+
+def test_the_readme_install_command_is_the_pinned_set() -> None:
+    """Issue 38 item 4: ``pip install .`` gave another set than the tests ran on (desktop
+    OpenCV 5, a newer onnxruntime, no facenet-pytorch). The README's install command installs
+    the lock without resolving, as ``make setup`` does; the lock holds the face metric's
+    package and only the headless OpenCV."""
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    command = ("python -m pip install --no-deps -r requirements.lock && "
+               "python -m pip install --no-deps .")
+    assert command in readme
+    make = (REPO / "Makefile").read_text(encoding="utf-8")
+    assert "--no-deps -r requirements.lock" in make
+    lock = {line.split("==")[0].lower(): line.split("==")[1]
+            for line in (REPO / "requirements.lock").read_text().splitlines()
+            if "==" in line and not line.startswith("#")}
+    assert "facenet-pytorch" in lock and "opencv-python-headless" in lock
+    assert "opencv-python" not in lock

@@ -80,6 +80,11 @@ async def _identify(request: Request) -> str:
     return token  # type: ignore[return-value]
 
 
+async def check_key(request: Request) -> str:
+    """The caller's key, checked but not charged to any budget (401/429 as for /v1)."""
+    return await _identify(request)
+
+
 async def require_key(request: Request) -> str:
     """The caller's key; one unit of the per-key rate limit (429 when over)."""
     key = await _identify(request)

@@ -1,6 +1,9 @@
 """Every error is JSON naming what went wrong: ``{"error": {"code", "field", "message"}}``.
 
-Bad input is always a 4xx; the catch-all 500 exists only for bugs and says so.
+Bad input is always a 4xx; the catch-all 500 exists only for bugs and says so. Every fault
+of the request itself (a missing or unknown field, a wrong type, a value out of range, a bad
+image) is ``400 invalid_input`` on every route, naming the field; ``422`` is kept for valid
+requests refused by a configured limit (a probe's bounds and budget).
 
 Example:
     >>> error_body("invalid_input", "images[0]: not readable", "images[0]")["error"]["field"]
@@ -43,7 +46,7 @@ ERROR_RESPONSES: dict[int | str, dict] = {
         (400, "invalid input (the field is named)"),
         (401, "missing or wrong API key"),
         (413, "body too large"),
-        (422, "invalid request shape"),
+        (422, "a valid request refused by a limit (probe bounds and budget)"),
         (429, "rate limited"),
     ]
 }
@@ -71,6 +74,25 @@ def _loc(loc: tuple) -> str:
     return out or "(body)"
 
 
+def validation_as_400(schema: dict) -> dict:
+    """The OpenAPI document with FastAPI's automatic ``422 Validation Error`` answers
+    described as what the service sends for them: ``400`` with the error body."""
+    ref = {"$ref": "#/components/schemas/ErrorBody"}
+    for ops in schema.get("paths", {}).values():
+        for op in ops.values():
+            responses = op.get("responses", {}) if isinstance(op, dict) else {}
+            if (responses.get("422") or {}).get("description") == "Validation Error":
+                del responses["422"]
+                responses.setdefault(
+                    "400",
+                    {
+                        "description": "invalid input (the field is named)",
+                        "content": {"application/json": {"schema": ref}},
+                    },
+                )
+    return schema
+
+
 def install(app: FastAPI) -> None:
     """Register the handlers on ``app``."""
 
@@ -87,7 +109,7 @@ def install(app: FastAPI) -> None:
             msg = "unknown field"
         more = len(exc.errors()) - 1
         suffix = f" (and {more} more problem(s))" if more > 0 else ""
-        return JSONResponse(error_body("invalid_input", f"{field}: {msg}{suffix}", field), 422)
+        return JSONResponse(error_body("invalid_input", f"{field}: {msg}{suffix}", field), 400)
 
     @app.exception_handler(InputError)
     async def _input(request: Request, exc: InputError) -> JSONResponse:

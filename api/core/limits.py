@@ -8,6 +8,7 @@ Example::
 from __future__ import annotations
 
 import hashlib
+import ipaddress
 import json
 import time
 
@@ -112,20 +113,39 @@ def client_address(request: Request) -> str:
     return request.client.host if request.client else "unknown"
 
 
+def network_prefix(address: str) -> str:
+    """The network an address belongs to for throttling: its /24 (IPv4) or /64 (IPv6).
+
+    Example:
+        >>> network_prefix("203.0.113.7"), network_prefix("2001:db8::1")
+        ('203.0.113.0/24', '2001:db8::/64')
+    """
+    try:
+        ip = ipaddress.ip_address(address)
+    except ValueError:
+        return address
+    bits = 24 if ip.version == 4 else 64
+    return str(ipaddress.ip_network(f"{ip}/{bits}", strict=False))
+
+
 async def check_auth_failures(
     client: aredis.Redis, address: str, per_minute: int, *, count: bool
 ) -> None:
-    """429 once ``address`` sent more than ``per_minute`` wrong or missing keys this minute;
-    ``count=True`` records one more failure."""
+    """429 once ``address``, or its network (:func:`network_prefix`: neighbours cannot each
+    get a fresh allowance), sent more than ``per_minute`` wrong or missing keys this minute;
+    ``count=True`` records one more failure for both."""
     if per_minute <= 0:
         return
-    name = _window_key("authfail", address)
-    if count:
-        seen = await client.incr(name)
-        if seen == 1:
-            await client.expire(name, 120)
-    else:
-        raw = await client.get(name)
-        seen = int(raw or 0)
-    if seen > per_minute:
-        raise _over(per_minute, "failed authentications from this address")
+    over = []
+    for ident, what in ((address, "this address"), (network_prefix(address), "its network")):
+        name = _window_key("authfail", ident)
+        if count:
+            seen = await client.incr(name)
+            if seen == 1:
+                await client.expire(name, 120)
+        else:
+            seen = int(await client.get(name) or 0)
+        if seen > per_minute:
+            over.append(what)
+    if over:
+        raise _over(per_minute, f"failed authentications from {over[0]}")

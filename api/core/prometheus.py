@@ -93,7 +93,7 @@ def use_multiprocess_dir(data_dir: Path) -> Path:
 
 
 def record_result(status: str, llm_calls: int, cache_hits: int) -> None:
-    """Count one scored submission and its model usage."""
+    """Count one scored submission (a request, or a batch item) and its model usage."""
     SUBMISSIONS.labels(status=status).inc()
     PROVIDER_CALLS.inc(llm_calls)
     CACHE_HITS.inc(cache_hits)

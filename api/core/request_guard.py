@@ -99,6 +99,24 @@ def json_content_type(path: str, content_type: str) -> bool:
     return upload and (kind in JSONL_TYPES or kind == "multipart/form-data")
 
 
+def accepted_types(path: str) -> str:
+    """What a ``/v1`` write takes, in words (the 415 message).
+
+    Example:
+        >>> accepted_types("/v1/score")
+        "send the body as JSON with 'Content-Type: application/json'"
+        >>> "application/x-ndjson" in accepted_types("/v1/batches")
+        True
+    """
+    if path.rstrip("/") in UPLOAD_ROUTES:
+        return (
+            "send the body as JSON ('Content-Type: application/json'), JSON lines "
+            "('application/x-ndjson') or a multipart upload ('multipart/form-data', field "
+            "'file')"
+        )
+    return "send the body as JSON with 'Content-Type: application/json'"
+
+
 class RequestGuard:
     """ASGI middleware applying :func:`host_allowed`, :func:`same_origin` and
     :func:`json_content_type` to every HTTP request."""
@@ -137,9 +155,6 @@ class RequestGuard:
         if path.startswith("/v1/") and has_body:
             ctype = headers.get("content-type", "")
             if not json_content_type(path, ctype):
-                message = (
-                    f"send the body as JSON with 'Content-Type: application/json' (got "
-                    f"{ctype[:80]!r})"
-                )
+                message = f"{accepted_types(path)} (got {ctype[:80]!r})"
                 return 415, error_body("unsupported_media_type", message, "content-type")
         return None

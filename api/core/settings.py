@@ -13,12 +13,14 @@ Example:
 
 from __future__ import annotations
 
+import ipaddress
 from pathlib import Path
 from typing import Annotated, Any
 
 from pydantic import Field, field_validator
 from pydantic_settings import NoDecode, SettingsConfigDict
 
+from api.core.key_strength import weak_keys
 from judge.config import user_data_dir
 from judge.config_env import ProjectSettings, renamed
 
@@ -134,6 +136,11 @@ class ServiceSettings(ProjectSettings):
     job_timeout_s: int = Field(
         default=900, ge=10, description="arq's timeout of one batch item's job"
     )
+    metrics_need_key: bool = Field(
+        default=True,
+        description="with API keys configured, GET /metrics needs one of them (false: open to "
+        "a scraper without a key; without keys it is always open)",
+    )
     study_runs: str | None = Field(
         default=None, description="folder of study runs shown by /ui/results (unset: none)"
     )
@@ -158,7 +165,16 @@ class ServiceSettings(ProjectSettings):
     @property
     def loopback_only(self) -> bool:
         """True when the service binds a loopback address only."""
-        return self.host in ("127.0.0.1", "localhost", "::1")
+        if self.host == "localhost":
+            return True
+        try:
+            return ipaddress.ip_address(self.host).is_loopback
+        except ValueError:
+            return False
+
+    def weak_keys(self) -> list[str]:
+        """The configured keys too easy to guess, one line each (no key is printed)."""
+        return weak_keys({"JUDGE_API_KEYS": self.api_keys, "JUDGE_ADMIN_KEYS": self.admin_keys})
 
     @property
     def poll_limit(self) -> int:
@@ -168,7 +184,14 @@ class ServiceSettings(ProjectSettings):
         return self.rate_limit_per_minute * 10
 
     def check_bind(self) -> str | None:
-        """An error message when the service would be open to the network without keys."""
+        """An error message when the service would be open to the network without keys, or
+        with keys that are easy to guess."""
+        weak = self.weak_keys()
+        if weak and not self.loopback_only:
+            return (
+                f"refusing to serve on {self.host} with weak API keys: {'; '.join(weak)}. "
+                "Make keys with: python -c \"import secrets; print(secrets.token_urlsafe(24))\""
+            )
         if self.auth_required or self.allow_open_public:
             return None
         if self.loopback_only:

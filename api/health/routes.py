@@ -7,6 +7,7 @@ import contextlib
 from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse, Response
 
+from api.core.deps import check_key
 from api.core.prometheus import QUEUE_DEPTH, render
 from api.health.models import Health
 
@@ -41,7 +42,10 @@ async def readyz(request: Request) -> JSONResponse:
 
 @router.get("/metrics")
 async def metrics(request: Request) -> Response:
-    """Prometheus text exposition."""
+    """Prometheus text exposition; on a service with keys it needs one unless
+    ``JUDGE_METRICS_NEED_KEY=false``."""
+    if request.app.state.settings.metrics_need_key:
+        await check_key(request)
     with contextlib.suppress(Exception):  # metrics must not fail because Redis is down
         QUEUE_DEPTH.set(await request.app.state.redis.zcard("arq:queue"))
     return Response(render(), media_type="text/plain; version=0.0.4")

@@ -47,6 +47,7 @@ from pydantic_settings import SettingsConfigDict
 from redis.exceptions import RedisError
 
 from api.core.errors import error_body
+from api.core.prometheus import record_result
 from api.core.settings import ServiceSettings
 from api.jobs.store import JOB_FUNCTION, QUEUE_NAME, BatchStore
 from api.judging.factory import build_judge
@@ -177,6 +178,11 @@ async def _score_item(ctx: dict[str, Any], batch_id: str, index: int) -> str:
         log.warning("batch %s item %d try %d: %s; retrying", batch_id, index, job_try, reason)
         raise Retry(defer=RETRY_BASE_S * 2 ** (job_try - 1)) from exc
     won = await store.record(batch_id, index, result.model_dump_json(exclude_none=True), "result")
+    if won == 1:  # a batch item counts in judge_submissions_total like a request
+        usage = getattr(result, "usage", None)
+        record_result(str(getattr(result, "status", "done")),
+                      int(getattr(usage, "llm_calls", 0) or 0),
+                      int(getattr(usage, "cache_hits", 0) or 0))
     return {1: "result", 0: "duplicate"}.get(won, "gone")
 
 

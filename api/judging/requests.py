@@ -106,8 +106,9 @@ def _checked(
     try:
         return check_request(mode, request, overrides, judge.settings, judge.registry)
     except InputError as exc:
-        if exc.field == "skills":  # the cards come from the settings the options changed
-            named = InputError("options.skills", exc.message) if "skills" in overrides else exc
+        setting = exc.field.split(".")[0]
+        if setting in ("skills", "memories"):  # settings the options changed
+            named = InputError(f"options.{exc.field}", exc.message) if setting in overrides else exc
             raise named from None
         raise (exc.under(mode.wrapper_key) if wrapped else exc) from None
 

@@ -154,13 +154,13 @@ async def search(name: str, req: SearchRequest, judge: JudgeDep, _key: KeyDep) -
     """Top-k exemplars by cosine similarity to a text or an image."""
     if (req.text is None) == (req.image is None):
         raise HTTPException(
-            422, error_body("invalid_input", "send exactly one of text or image", "text")
+            400, error_body("invalid_input", "send exactly one of text or image", "text")
         )
     mem = _load(judge, name)
     want, field = ("prompt", "text") if req.text is not None else ("image", "image")
     if mem.manifest.modality != want:
         raise HTTPException(
-            422,
+            400,
             error_body(
                 "invalid_input", f"memory {name!r} holds {mem.manifest.modality} exemplars", field
             ),
@@ -176,7 +176,7 @@ async def search(name: str, req: SearchRequest, judge: JudgeDep, _key: KeyDep) -
 def _check_name(name: str) -> None:
     if not NAME.match(name):
         raise HTTPException(
-            422,
+            400,
             error_body(
                 "invalid_input",
                 "memory names use letters, digits, '-', '_' and '.', starting "
@@ -219,7 +219,7 @@ async def add_exemplars(
             records.append(ExemplarRecord.model_validate(row))
         except ValueError as exc:
             raise HTTPException(
-                422, error_body("invalid_input", f"exemplars[{i}]: {exc}", f"exemplars[{i}]")
+                400, error_body("invalid_input", f"exemplars[{i}]: {exc}", f"exemplars[{i}]")
             ) from None
     try:
         mem = await asyncio.to_thread(
@@ -234,7 +234,7 @@ async def add_exemplars(
         raise _damaged(exc) from None
     except (ExemplarError, ValueError) as exc:
         message = _scrub(str(exc), store.root, settings.data_dir)
-        raise HTTPException(422, error_body("invalid_input", message, "exemplars")) from None
+        raise HTTPException(400, error_body("invalid_input", message, "exemplars")) from None
     m = mem.manifest
     return AddResult(name=m.name, version=m.version_label, count=m.count, modality=m.modality)
 

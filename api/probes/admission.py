@@ -11,6 +11,7 @@ Example (inside ``POST /v1/probes``)::
 from __future__ import annotations
 
 import asyncio
+import time
 from dataclasses import dataclass
 from typing import Any
 
@@ -100,11 +101,31 @@ async def admit(
         raise _too_many(cap)
     # a probe costs its planned nodes in rate-limit units (one was spent on the request)
     await charge(redis, key, settings.rate_limit_per_minute, cost=plan.nodes - 1)
+    await _count_start(redis, owner, budget.max_starts_per_key_per_hour)
     stored = {"plan": plan.as_dict(), "limits": budget.limits()}
     probe_id = await store.create(params.model_dump(), params.backend, owner, cap=cap, plan=stored)
     if probe_id is None:
         raise _too_many(cap)
     return Admitted(probe_id, stored)
+
+
+async def _count_start(redis: aredis.Redis, owner: str, limit: int) -> None:
+    """One more probe start of ``owner`` this clock hour; 429 past ``limit`` (a start that
+    is cancelled at once still counts: starting and cancelling cannot run without bound)."""
+    name = f"judge:rate:probestarts:{owner}:{int(time.time() // 3600)}"
+    started = await redis.incr(name)
+    if started == 1:
+        await redis.expire(name, 7200)
+    if started > limit:
+        raise HTTPException(
+            429,
+            error_body(
+                "too_many_probe_starts",
+                f"this key started {limit} probes this hour "
+                "(JUDGE_PROBE_MAX_STARTS_PER_KEY_PER_HOUR); start the next one after the hour",
+            ),
+            headers={"Retry-After": str(3600 - int(time.time()) % 3600)},
+        )
 
 
 def _too_many(cap: int) -> HTTPException:

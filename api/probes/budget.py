@@ -7,9 +7,12 @@ Settings (environment, ``JUDGE_PROBE_*``):
 - bounds on the options, below the CLI's: ``MAX_DEPTH`` (4), ``MAX_TOPICS`` (4),
   ``MAX_INPUTS`` (10), ``MAX_IMAGES`` (4), ``MAX_ROUNDS`` (3), ``MAX_SPLIT_TESTS`` (16);
 - the budget of one probe: ``BUDGET_NODES`` (40), ``BUDGET_IMAGES`` (4000),
-  ``BUDGET_MODEL_CALLS`` (4000), ``BUDGET_USD`` (10; checked only where prices are known);
-- prices when the price map has none: ``USD_PER_IMAGE``, ``USD_PER_MODEL_CALL`` (unset);
+  ``BUDGET_MODEL_CALLS`` (4000), ``BUDGET_USD`` (10);
+- prices: ``USD_PER_IMAGE``, ``USD_PER_MODEL_CALL`` (unset: the price map's); where neither
+  knows a price, ``USD_PER_IMAGE_UNKNOWN`` (0.04) and ``USD_PER_MODEL_CALL_UNKNOWN`` (0.01)
+  are counted, so the USD budget always applies;
 - ``MAX_RUNNING_PER_KEY`` (2): probes one key may have running at once;
+  ``MAX_STARTS_PER_KEY_PER_HOUR`` (20): probes one key may start in a clock hour;
 - ``WRITER_MODEL``: the LLM that writes inputs (default: the judge's model).
 
 Example:
@@ -62,8 +65,25 @@ class ProbeBudget(ProjectSettings):
     usd_per_model_call: float | None = Field(
         default=None, ge=0, description="price of one model call when the price map has none"
     )
+    usd_per_image_unknown: float = Field(
+        default=0.04,
+        ge=0,
+        description="estimate of one image's price when neither USD_PER_IMAGE nor the price "
+        "map has one (so the USD budget is never skipped)",
+    )
+    usd_per_model_call_unknown: float = Field(
+        default=0.01,
+        ge=0,
+        description="estimate of one model call's price when neither USD_PER_MODEL_CALL nor "
+        "the price map has one",
+    )
     max_running_per_key: int = Field(
         default=2, ge=1, description="probes one key may have running at once"
+    )
+    max_starts_per_key_per_hour: int = Field(
+        default=20,
+        ge=1,
+        description="probes one key may start in a clock hour (cancelled ones count)",
     )
     writer_model: str | None = Field(
         default=None, description="the LLM that writes inputs (unset: the judge's model)"

@@ -30,7 +30,8 @@ class BudgetExceeded(RuntimeError):
 
 def prices_for(budget: ProbeBudget, spec: Any, writer: str, judge_model: str | None) -> Prices:
     """USD per image of backend ``spec`` and per model call (the dearer of the writer and the
-    judge), from the operator's settings, else litellm's price map; None where unknown.
+    judge), from the operator's settings, else litellm's price map, else the settings'
+    estimates for unknown prices (``USD_PER_*_UNKNOWN``).
     Blocking (the price map loads litellm): call it off the event loop."""
     from eval.kit.costs import IMAGE_TOKENS, JUDGE_PROMPT_TOKENS, JUDGE_REPLY_TOKENS, token_cost
     from eval.t2i.pricing import estimate_cost_usd
@@ -38,13 +39,17 @@ def prices_for(budget: ProbeBudget, spec: Any, writer: str, judge_model: str | N
     image = budget.usd_per_image
     if image is None:
         image = estimate_cost_usd(spec, 1)
+    if image is None:
+        image = budget.usd_per_image_unknown
     call = budget.usd_per_model_call
     if call is None:
         judge = token_cost(
             judge_model or writer, JUDGE_PROMPT_TOKENS + IMAGE_TOKENS, JUDGE_REPLY_TOKENS
         )
         write = token_cost(writer, *WRITER_TOKENS)
-        call = None if judge is None or write is None else max(judge, write)
+        known = [c for c in (judge, write) if c is not None]
+        unknown = budget.usd_per_model_call_unknown if len(known) < 2 else 0.0
+        call = max([*known, unknown])
     return Prices(image, call)
 
 

@@ -126,7 +126,7 @@ async def create_probe(
         err = exc.errors()[0]
         field = ".".join(str(p) for p in err["loc"]) or "(body)"
         msg = "unknown field" if err["type"] == "extra_forbidden" else err["msg"]
-        raise _bad(422, "invalid_input", f"{field}: {msg}", field) from None
+        raise _bad(400, "invalid_input", f"{field}: {msg}", field) from None
     queue = getattr(request.app.state, "queue", None)
     if queue is None:
         raise _bad(503, "unavailable", "the job queue is not available; try again shortly")
@@ -228,7 +228,7 @@ async def add_overrides(
         except ValidationError as exc:
             err = exc.errors()[0]
             field = f"overrides[{i}]." + ".".join(str(p) for p in err["loc"])
-            raise _bad(422, "invalid_input", f"{field}: {err['msg']}", field) from None
+            raise _bad(400, "invalid_input", f"{field}: {err['msg']}", field) from None
         except OverrideError as exc:
             raise _bad(404, "not_found", f"overrides[{i}]: {exc}", f"overrides[{i}]") from None
         staged.append((address, make_override(ov.verdict, ov.who or owner_tag(key), note=ov.note)))

@@ -76,6 +76,7 @@ class EvalItem:
     slices: dict[str, str] = field(default_factory=dict)
     group: str | None = None
     key: dict[str, str] = field(default_factory=dict)
+    where: str = ""  # where the item is written, for messages: "labels.csv line 7"
 
 
 class Dataset(Protocol):

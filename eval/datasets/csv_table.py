@@ -131,7 +131,8 @@ class CsvDataset:
     def _items(self, data_dir: Path) -> list[EvalItem]:
         columns = self._mapping()
         rows = self._rows(data_dir, columns)
-        f, base = columns["field"], self._path(data_dir).parent
+        path = self._path(data_dir)
+        f, base = columns["field"], path.parent
         items = []
         for n, row in enumerate(rows):
             image = row[f["image"]]
@@ -162,6 +163,7 @@ class CsvDataset:
                     slices={s: row[c] for s, c in columns["slice"].items()},
                     group=row.get(f.get("group", ""), None) or item_id,
                     key={"image": image},
+                    where=f"{path.name} line {getattr(row, 'line', n + 2)}",
                 )
             )
         return items
@@ -192,9 +194,22 @@ class CsvDataset:
         return {"csv-image": (recs, self._path(data_dir).parent)}
 
 
+class Row(dict):
+    """One table row (column → text) and the file line it starts on."""
+
+    line: int = 0
+
+
 def _csv_rows(path: Path) -> list[dict[str, str]]:
+    rows = []
     with open(path, newline="", encoding="utf-8") as fh:
-        return list(csv.DictReader(fh))
+        reader = csv.DictReader(fh)
+        start = 2  # the header is line 1
+        for raw in reader:
+            row = Row(raw)
+            row.line, start = start, reader.line_num + 1
+            rows.append(row)
+    return rows
 
 
 def _jsonl_rows(path: Path) -> list[dict[str, str]]:
@@ -203,5 +218,7 @@ def _jsonl_rows(path: Path) -> list[dict[str, str]]:
     for n, obj in read_jsonl(path):
         if not isinstance(obj, dict):
             raise ValueError(f"{where(path, n)}: expected a JSON object")
-        rows.append({k: "" if v is None else str(v) for k, v in obj.items()})
+        row = Row({k: "" if v is None else str(v) for k, v in obj.items()})
+        row.line = n
+        rows.append(row)
     return rows

@@ -50,19 +50,25 @@ class ImageStore:
     out_dir: Path
     settings: JudgeSettings
     refs: dict[str, str] = field(default_factory=dict)  # image id -> reference in the export
-    _cache: dict[str, Image.Image] = field(default_factory=dict)
+    _digest: dict[str, str] = field(default_factory=dict)  # image id -> sha256 of its bytes
+    _cache: dict[str, Image.Image] = field(default_factory=dict)  # sha256 -> decoded image
 
     def _open(self, image_id: str) -> Image.Image:
-        from eval.evidence.posts import open_image
+        from eval.evidence.posts import image_bytes, open_image
 
-        if image_id not in self._cache:
+        if image_id not in self._digest:
             if image_id not in self.refs:
                 raise InputError("image_ids", f"no attached image {image_id!r} in this thread")
-            self._cache[image_id] = open_image(self.refs[image_id], self.export_dir, self.settings)
-        return self._cache[image_id]
+            raw = image_bytes(self.refs[image_id], self.export_dir, self.settings)
+            digest = hashlib.sha256(raw).hexdigest()
+            if digest not in self._cache:
+                self._cache[digest] = open_image(raw, self.settings)
+            self._digest[image_id] = digest
+        return self._cache[self._digest[image_id]]
 
     async def open(self, image_id: str) -> Image.Image:
-        """The vetted image (read once)."""
+        """The vetted image: decoded once per content (sha256), however many posts or
+        references carry the same file."""
         return await asyncio.to_thread(self._open, image_id)
 
     def _save(self, img: Image.Image) -> str:

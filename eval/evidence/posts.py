@@ -21,16 +21,16 @@ Example:
 from __future__ import annotations
 
 import json
-from datetime import datetime
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 from PIL import Image
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from judge.config import JudgeSettings
 from judge.errors import InputError
-from judge.io.images import load_pil
+from judge.io.images import decode_image, read_image_bytes
 
 MAX_LINE_BYTES = 256 * 1024
 MAX_TEXT_CHARS = 20_000
@@ -50,9 +50,40 @@ class Post(BaseModel):
     quotes: list[str] = Field(default_factory=list, max_length=64)
     images: list[str] = Field(default_factory=list, max_length=MAX_IMAGES)
 
+    @field_validator("created_at")
+    @classmethod
+    def _aware(cls, value: datetime) -> datetime:
+        """A time without a zone is read as UTC (posts are sorted by time across zones)."""
+        return value if value.tzinfo else value.replace(tzinfo=UTC)
+
 
 def _error(where: str, field: str, problem: str) -> dict[str, str]:
     return {"line": where, "field": field, "problem": problem}
+
+
+def _text_problem(value: str) -> str | None:
+    if "\x00" in value:
+        return "contains a NUL character"
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        return "contains an unpaired surrogate (not valid Unicode text)"
+    return None
+
+
+def _check_text(post: Post, where: str) -> dict[str, str] | None:
+    """A field holding a NUL character or a lone surrogate (text no file or model takes)."""
+    fields: list[tuple[str, str | None]] = [
+        ("id", post.id), ("text", post.text), ("author", post.author),
+        ("reply_to", post.reply_to),
+        *((f"quotes.{k}", q) for k, q in enumerate(post.quotes)),
+        *((f"images.{k}", r) for k, r in enumerate(post.images)),
+    ]
+    for name, value in fields:
+        problem = _text_problem(value) if value is not None else None
+        if problem:
+            return _error(where, name, problem)
+    return None
 
 
 def _check_refs(post: Post, where: str, allow_urls: bool) -> dict[str, str] | None:
@@ -89,7 +120,10 @@ def read_posts(
                 continue
             try:
                 obj: Any = json.loads(raw.decode("utf-8"))
-            except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+            except RecursionError:
+                errors.append(_error(where, "(line)", "nested too deeply to read"))
+                continue
+            except ValueError as exc:  # bad UTF-8 or JSON, a number too long to read
                 errors.append(_error(where, "(line)", f"not a JSON object ({exc})"))
                 continue
             if not isinstance(obj, dict):
@@ -102,7 +136,7 @@ def read_posts(
                 field = ".".join(str(p) for p in err["loc"]) or "(post)"
                 errors.append(_error(where, field, err["msg"]))
                 continue
-            problem = _check_refs(post, where, allow_urls)
+            problem = _check_text(post, where) or _check_refs(post, where, allow_urls)
             if problem:
                 errors.append(problem)
                 continue
@@ -119,10 +153,17 @@ def image_settings(allow_urls: bool) -> JudgeSettings:
     return JudgeSettings(allow_local_paths=True, allow_remote_images=allow_urls)
 
 
-def open_image(ref: str, base_dir: Path, settings: JudgeSettings) -> Image.Image:
-    """One attached image, vetted (size, pixels, format); raises :class:`InputError`."""
+def image_bytes(ref: str, base_dir: Path, settings: JudgeSettings) -> bytes:
+    """The bytes of one attached image (a path inside the export's folder, or an allowed
+    URL); raises :class:`InputError`."""
     if not ref.startswith(("http://", "https://")):
         resolved = (base_dir / ref).resolve()
         if not resolved.is_relative_to(base_dir.resolve()):
             raise InputError("images", "the path leaves the export's folder")
-    return load_pil(ref, field="images", settings=settings, base_dir=base_dir)
+    return read_image_bytes(ref, field="images", settings=settings, base_dir=base_dir)
+
+
+def open_image(raw: bytes, settings: JudgeSettings) -> Image.Image:
+    """One attached image's bytes decoded and vetted (size, pixels, format); raises
+    :class:`InputError`."""
+    return decode_image(raw, field="images", settings=settings)

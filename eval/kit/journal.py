@@ -76,6 +76,11 @@ class Journal:
             try:
                 row = json.loads(line)
                 self.data[str(row["k"])] = row["v"]
+            except RecursionError:
+                raise JournalError(
+                    f"{path}:{n}: unreadable journal entry (nested too deeply); move the run "
+                    "folder aside and start again, or delete this line to redo that step"
+                ) from None
             except (ValueError, KeyError, TypeError) as exc:
                 raise JournalError(
                     f"{path}:{n}: unreadable journal entry ({exc}); move the run folder aside "

@@ -57,7 +57,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--cv",
         choices=["lopo"],
-        help="leave-one-group-out on the scored split (AVT: leave-one-prompt-out)",
+        help="leave-one-group-out on the scored split (AVT: leave-one-prompt-out); with "
+        "--url, each request asks the service to leave the item's group out",
     )
     p.add_argument("--model", help="judge model (env JUDGE_MODEL)")
     p.add_argument("--api-base")
@@ -171,9 +172,21 @@ def run(args: argparse.Namespace) -> int:
         print(render(report["dry_run"]))
         return 0
     print(
-        f"{report['n_predicted']}/{report['n_items']} items scored; report: "
+        f"{report['n_predicted']}/{report['n_items']} items judged (n per target: items with a "
+        f"prediction); report: "
         f"{Path(report['out']) / 'report.md'}"
     )
+    for line in report.get("skipped") or []:
+        print(f"  left unscored: {line}")
+    for line in report.get("memory_left_out") or []:
+        print(f"  left out of the {line}")
+    leaked = report.get("own_group_exemplars") or []
+    if leaked:
+        print(
+            f"judge meta-eval: {len(leaked)} item(s) were calibrated on their own labels (the "
+            "memory holds the scored split; add --cv lopo or see report.md)",
+            file=sys.stderr,
+        )
     unscored = report.get("unscored") or {}
     for t, m in report["targets"].items():
         rho = m.get("spearman")

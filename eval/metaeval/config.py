@@ -99,10 +99,11 @@ def check(cfg: MetaEvalConfig) -> None:
         )
     if cfg.batch_poll_s <= 0:
         raise ValueError(f"--batch-poll-s must be positive, got {cfg.batch_poll_s}")
-    if cfg.url and (cfg.memory_from or cfg.cv or cfg.ablation == "encoder"):
+    if cfg.url and (cfg.memory_from or cfg.ablation == "encoder"):
         raise ValueError(
-            "--memory-from, --cv and --ablation encoder build local memories; "
-            "with --url the service scores with its own memories"
+            "--memory-from and --ablation encoder build local memories; with --url the "
+            "service scores with its own memories (--cv lopo asks it to leave each item's "
+            "group out)"
         )
     if cfg.ablation:
         variants(cfg.ablation, cfg.encoders)  # raises on an unknown kind or missing encoders
@@ -111,5 +112,8 @@ def check(cfg: MetaEvalConfig) -> None:
 
 
 def memory_source(cfg: MetaEvalConfig) -> Path | None:
-    """The split the run's memories are built from (None: no memory is built)."""
+    """The split the run's memories are built from (None: no memory is built; with
+    ``--url`` the service's memories are used, and ``--cv lopo`` leaves each group out)."""
+    if cfg.url:
+        return None
     return (cfg.memory_from or cfg.data) if cfg.cv == "lopo" else cfg.memory_from

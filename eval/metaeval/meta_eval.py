@@ -31,11 +31,14 @@ from eval.metaeval.calibration import fit_calibration, save_calibration
 from eval.metaeval.config import MetaEvalConfig, memory_source
 from eval.metaeval.dry_run import estimate
 from eval.metaeval.evaluate import evaluate, pairs_by_target
+from eval.metaeval.leaks import own_group_exemplars, split_exemplar_groups
+from eval.metaeval.precheck import unreadable, unscored_row, usable_records
 from eval.metaeval.public_sets import public_set_section
 from eval.metaeval.report import write_report
 from eval.metaeval.runner import read_predictions, run_items
 from eval.metaeval.subsets import stratified
 from judge.config import JudgeSettings
+from memory.io.atomic import write_atomic
 from memory.store import MemoryStore
 
 REFERENCE = Path(__file__).with_name("reference.json")
@@ -49,12 +52,24 @@ def _labels_file(dataset: Dataset, data: Path) -> Path:
 
 
 def build_memories(
-    dataset: Dataset, source: Path, store_dir: Path, encoder: str | None = None
+    dataset: Dataset,
+    source: Path,
+    store_dir: Path,
+    encoder: str | None = None,
+    left_out: list[str] | None = None,
 ) -> dict[str, str]:
-    """Build the dataset's memories from ``source``'s labels into a fresh store."""
+    """Build the dataset's memories from ``source``'s labels into a fresh store.
+
+    Exemplars whose image cannot be read are left out, each named (by its line in the
+    labels file) in ``left_out`` when a list is given.
+    """
     store = MemoryStore(store_dir)
+    places = {i.id: i.where for i in dataset.load(source) if i.where}
     built = {}
     for name, (records, base) in dataset.memories(source).items():
+        records, dropped = usable_records(records, base, places)
+        if left_out is not None:
+            left_out.extend(f"memory {name!r}: {d}" for d in dropped)
         if records:
             mem = store.build(name, records, base_dir=base, encoder=encoder, source=str(source))
             built[name] = mem.manifest.version_label
@@ -122,6 +137,28 @@ def _score(
     )
 
 
+def _score_readable(
+    cfg: MetaEvalConfig,
+    dataset: Dataset,
+    items: list[EvalItem],
+    skipped: dict[str, str],
+    overrides: dict[str, Any],
+) -> list[dict]:
+    """Score the items whose images can be read; the others get an unscored line with the
+    reason, and ``predictions.jsonl`` holds one line per item, in item order."""
+    scored = _score(cfg, dataset, [i for i in items if i.id not in skipped], cfg.out, overrides)
+    if not skipped:
+        return scored
+    by_id = {p["id"]: p for p in scored}
+    for item in items:
+        if item.id in skipped:
+            by_id[item.id] = unscored_row(item, skipped[item.id])
+    ordered = [by_id[i.id] for i in items if i.id in by_id]
+    text = "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in ordered)
+    write_atomic(cfg.out / "predictions.jsonl", text)
+    return ordered
+
+
 def _check_config(cfg: MetaEvalConfig, dataset: Dataset) -> Path | None:
     """The folder to build memories from, refusing to reuse the scored split's labels and an
     ablation with no exemplars to vary; checked before anything is scored (the options
@@ -161,6 +198,10 @@ def run_meta_eval(cfg: MetaEvalConfig) -> dict[str, Any]:
     if not items:
         raise ValueError(f"no items found in {cfg.data}")
     source = _check_config(cfg, dataset)
+    skipped = unreadable(items, progress=cfg.progress)
+    if len(skipped) == len(items):
+        first = "; ".join(list(skipped.values())[:3])
+        raise ValueError(f"no item of {cfg.data} has a readable image ({first})")
     if cfg.dry_run:
         return _dry_run(cfg, dataset, items)
     cfg.out.mkdir(parents=True, exist_ok=True)
@@ -178,8 +219,9 @@ def run_meta_eval(cfg: MetaEvalConfig) -> dict[str, Any]:
             "alike: give --model (or JUDGE_MODEL)"
         )
     memories: dict[str, str] = {}
+    left_out: list[str] = []
     if source is not None:
-        memories = build_memories(dataset, source, cfg.out / "memory")
+        memories = build_memories(dataset, source, cfg.out / "memory", left_out=left_out)
         overrides["memory_dir"] = str(cfg.out / "memory")
         overrides.update(label_cards(dataset, cfg, overrides))
     elif cfg.memory_dir is not None:
@@ -189,7 +231,7 @@ def run_meta_eval(cfg: MetaEvalConfig) -> dict[str, Any]:
         # split (the shipped avt-image is the AVT dev split). No source means zero-shot.
         (cfg.out / "no-memory").mkdir(exist_ok=True)
         overrides["memory_dir"] = str(cfg.out / "no-memory")
-    predictions = _score(cfg, dataset, items, cfg.out, overrides)
+    predictions = _score_readable(cfg, dataset, items, skipped, overrides)
     report: dict[str, Any] = {
         "dataset": cfg.dataset,
         "data": str(cfg.data),
@@ -203,6 +245,11 @@ def run_meta_eval(cfg: MetaEvalConfig) -> dict[str, Any]:
             "settings": {k: v for k, v in overrides.items() if k != "api_key"},
         },
         **evaluate(dataset, items, predictions, n_boot=cfg.n_boot, seed=cfg.seed),
+        "skipped": sorted(skipped.values()),
+        "own_group_exemplars": own_group_exemplars(
+            items, predictions, split_exemplar_groups(dataset, cfg.data)
+        ),
+        "memory_left_out": left_out,
     }
     extra = getattr(dataset, "extra_report", None)
     if extra is not None:  # pairwise agreement for votes, success agreement for edits
@@ -242,7 +289,8 @@ def run_meta_eval(cfg: MetaEvalConfig) -> dict[str, Any]:
             "maps": cal["maps"],
         }
     if cfg.ablation:
-        report["ablation"] = _ablation(cfg, dataset, items, overrides, source)
+        readable = [i for i in items if i.id not in skipped]
+        report["ablation"] = _ablation(cfg, dataset, readable, overrides, source)
     if cfg.provider_batch:  # requests, batches, tokens, cost at batch and at list prices
         report["provider_batch"] = batch_summary(cfg.out, cfg.batch_fallback)
     write_report(report, items, predictions, dataset, cfg.out)

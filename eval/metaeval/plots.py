@@ -41,6 +41,9 @@ def scatter(pairs: dict[str, tuple[list, list]], path: Path, metrics: dict | Non
         ax.set_title(f"{name}  (n={len(x)}, ρ={rho:.2f})" if rho is not None else name)
         ax.set_xlabel("judge")
         ax.set_ylabel("human mean")
+        if not len(x):  # an empty panel says so instead of looking like a blank result
+            ax.text(3, 3, "no data: no item has both a judge score\nand a label (report.md "
+                    "says why)", ha="center", va="center", fontsize=9, color="#555555")
     for ax in list(axes.flat)[len(names) :]:
         ax.axis("off")
     fig.tight_layout()

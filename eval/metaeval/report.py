@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from eval.datasets.base import Dataset, EvalItem
+from eval.kit.stats import ci_text
 from eval.metaeval import plots
 from eval.metaeval.evaluate import pairs_by_target
 from eval.metaeval.public_sets import markdown_lines
@@ -26,8 +27,8 @@ def _f(v: Any) -> str:
 
 
 def _ci(m: dict, key: str) -> str:
-    lo, hi = (m.get("ci95") or {}).get(key, [None, None])
-    return f" [{lo:.2f}, {hi:.2f}]" if lo is not None and hi is not None else ""
+    text = ci_text((m.get("ci95") or {}).get(key))
+    return f" {text}" if text else ""
 
 
 def _cell(v: Any) -> str:
@@ -85,6 +86,17 @@ def unscored_lines(unscored: dict) -> list[str]:
     return out
 
 
+def skipped_lines(report: dict) -> list[str]:
+    """Items and exemplars left out because an image could not be read, each by its line."""
+    skipped, left_out = report.get("skipped") or [], report.get("memory_left_out") or []
+    if not skipped and not left_out:
+        return []
+    out = ["", "## Left out: images that could not be read", ""]
+    out += [f"- scoring: {line}" for line in skipped]
+    out += [f"- {line}" for line in left_out]
+    return out
+
+
 def markdown(report: dict) -> str:
     """The report as Markdown tables."""
     out = [
@@ -105,6 +117,17 @@ def markdown(report: dict) -> str:
     for mod, m in report.get("macro", {}).items():
         out.append(f"| **macro {mod}** | " + " | ".join(_f(m.get(c)) for c in COLS[:-1]) + " | |")
     out += unscored_lines(report.get("unscored") or {})
+    out += skipped_lines(report)
+    leaked = report.get("own_group_exemplars") or []
+    if leaked:
+        out += [
+            "",
+            f"**{len(leaked)} item(s) were calibrated on their own labels** (e.g. "
+            f"`{leaked[0]}`): their results used exemplars that are items of their own group "
+            "in this split, so the memory holds the scored split. Score through `--url` with "
+            "`--cv lopo` (the service's exemplars must carry the group in `meta` under the "
+            "dataset's group key), or use a memory built from another split.",
+        ]
     best = (report.get("baselines") or {}).get("best_iqa")
     if best:
         margin = (report.get("baselines") or {}).get("margin") or {}

@@ -75,7 +75,7 @@ class ExemplarProvider:
         image_key: int | None,
     ) -> tuple[Exemplar, ...]:
         """The exemplars that calibrate ``card`` for this submission (may be empty)."""
-        name = card.memory_for(category)
+        name = card.memory_for(category, self.settings.memories)
         s = self.settings
         if not name or s.retrieval == "none" or s.retrieval_k == 0:
             return ()
@@ -127,7 +127,7 @@ class ExemplarProvider:
         image_key: int | None,
     ) -> MemoryContext | None:
         """The memory, query vector and exclusions a local predictor needs (None: no memory)."""
-        name = card.memory_for(category)
+        name = card.memory_for(category, self.settings.memories)
         mem = await self._memory(name) if name else None
         if mem is None or (mem.manifest.modality == "image" and image is None):
             return None

@@ -78,6 +78,13 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--k", type=int, dest="retrieval_k", help="exemplars per skill (default 3)")
     p.add_argument("--memory-dir", help="exemplar store (env JUDGE_MEMORY_DIR)")
     p.add_argument(
+        "--memory",
+        action="append",
+        metavar="CARD=MEMORY",
+        help="read MEMORY instead of a card's own (a card or dimension name; repeatable; "
+        "env JUDGE_MEMORIES as JSON)",
+    )
+    p.add_argument(
         "--calibration",
         help="calibration JSON from `judge meta-eval --fit-calibration` (env JUDGE_CALIBRATION)",
     )
@@ -93,6 +100,22 @@ def register(sub: argparse._SubParsersAction) -> None:
         "on stderr",
     )
     p.set_defaults(handler=run)
+
+
+def memory_pairs(pairs: list[str]) -> dict[str, str]:
+    """``--memory CARD=MEMORY`` flags as a mapping.
+
+    Example:
+        >>> memory_pairs(["avt_appeal=my-appeal"])
+        {'avt_appeal': 'my-appeal'}
+    """
+    out = {}
+    for pair in pairs:
+        card, sep, memory = pair.partition("=")
+        if not sep or not card.strip() or not memory.strip():
+            raise ValueError(f"--memory: expected CARD=MEMORY, got {pair!r}")
+        out[card.strip()] = memory.strip()
+    return out
 
 
 def overrides(args: argparse.Namespace) -> dict:
@@ -113,6 +136,8 @@ def overrides(args: argparse.Namespace) -> dict:
         "memory_dir": args.memory_dir,
         "calibration": args.calibration,
     }
+    if args.memory:
+        out["memories"] = memory_pairs(args.memory)
     if args.sequential_safety:
         out["speculative_safety"] = False
     if args.no_cache:

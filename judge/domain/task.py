@@ -15,6 +15,7 @@ failed when its parent failed (:func:`judge.domain.dependencies.apply_dependenci
 from __future__ import annotations
 
 from enum import StrEnum
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
@@ -75,6 +76,18 @@ class Task(BaseModel):
     brief: str = Field(max_length=MAX_BRIEF_CHARS)
     target_image: str | None = None
     checklist: list[Checkpoint] = Field(default_factory=list, max_length=MAX_CHECKPOINTS)
+
+    @field_validator("checklist", mode="before")
+    @classmethod
+    def _default_ids(cls, value: Any) -> Any:
+        """A checkpoint without an ``id`` gets ``c<n>`` (its 1-based position), as
+        ``judge.score``'s checklist does: the service and Python take the same checklists."""
+        if not isinstance(value, list):
+            return value
+        return [
+            {"id": f"c{n}", **cp} if isinstance(cp, dict) and "id" not in cp else cp
+            for n, cp in enumerate(value, start=1)
+        ]
 
     @field_validator("checklist")
     @classmethod

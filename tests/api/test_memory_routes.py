@@ -50,7 +50,7 @@ def test_an_id_sent_twice_is_refused_and_breaks_nothing(
     url = f"/v1/memories/{name}/exemplars"
     assert client.post(url, json={"exemplars": [prompt_row(0)]}).status_code == 200
     err = assert_error(
-        client.post(url, json={"exemplars": [prompt_row(1), prompt_row(1)]}), 422, "exemplars"
+        client.post(url, json={"exemplars": [prompt_row(1), prompt_row(1)]}), 400, "exemplars"
     )
     assert "more than once" in err["message"]
     assert (memory_dir(service) / name / "CURRENT").read_text() == "v0001"
@@ -118,7 +118,7 @@ def test_a_failed_image_add_leaves_no_files_and_names_no_path(
     before = {p for p in service.data_dir.parent.rglob("*") if p.is_file()}
     # a valid image, then the same id again: refused after the image was vetted
     r = client.post(url, json={"exemplars": [row, row | {"image": png_data_url("blue")}]})
-    assert_error(r, 422, "exemplars")
+    assert_error(r, 400, "exemplars")
     assert str(service.data_dir.parent) not in r.text
     after = {p for p in service.data_dir.parent.rglob("*") if p.is_file()}
     assert not [p for p in after - before if p.suffix == ".img"], sorted(after - before)

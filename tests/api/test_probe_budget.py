@@ -112,7 +112,7 @@ def test_delete_stops_a_probe_and_keeps_what_it_measured(
     r = client.post("/v1/probes", json={"topic": "animals", "backend": "card", **SMALL})
     assert r.status_code == 202, r.text
     probe_id = r.json()["id"]
-    assert r.json()["plan"]["plan"] == {"nodes": 3, "images": 84, "model_calls": 105, "usd": None}
+    assert r.json()["plan"]["plan"] == {"nodes": 3, "images": 84, "model_calls": 105, "usd": 1.05}
     # the per-key cap: this key has its one running probe
     second = {"topic": "u", "backend": "card", **SMALL}
     err = assert_error(client.post("/v1/probes", json=second), 429, None)

@@ -136,7 +136,7 @@ def test_probe_runs_and_overrides_update_metrics(client: httpx.Client) -> None:
             f"/v1/probes/{probe_id}/overrides",
             json={"node": "n0", "test": 0, "image": 0, "verdict": "maybe"},
         ),
-        422,
+        400,
         "overrides[0].verdict",
     )
     assert_error(
@@ -147,8 +147,8 @@ def test_probe_runs_and_overrides_update_metrics(client: httpx.Client) -> None:
 @pytest.mark.parametrize(
     ("body", "status", "field"),
     [
-        ({"topic": "", "backend": "card"}, 422, "topic"),
-        ({"topic": "x" * 10_240, "backend": "card"}, 422, "topic"),
+        ({"topic": "", "backend": "card"}, 400, "topic"),
+        ({"topic": "x" * 10_240, "backend": "card"}, 400, "topic"),
         ({"topic": "t", "backend": "nope"}, 400, "backend"),
         ({"topic": "t", "backend": "card", "api_base": "http://evil"}, 400, "api_base"),
         (
@@ -156,10 +156,10 @@ def test_probe_runs_and_overrides_update_metrics(client: httpx.Client) -> None:
             400,
             "backend_api_key_env",
         ),
-        ({"topic": "t", "backend": "card", "colour": 1}, 422, "colour"),
-        ({"topic": "t", "backend": "card", "depth": 99}, 422, "depth"),
-        ({"topic": "t", "backend": "card", "strategy": "random"}, 422, "strategy"),
-        ({"topic": "t", "backend": "card", "criterion": "vibes"}, 422, "criterion"),
+        ({"topic": "t", "backend": "card", "colour": 1}, 400, "colour"),
+        ({"topic": "t", "backend": "card", "depth": 99}, 400, "depth"),
+        ({"topic": "t", "backend": "card", "strategy": "random"}, 400, "strategy"),
+        ({"topic": "t", "backend": "card", "criterion": "vibes"}, 400, "criterion"),
         (["not", "an", "object"], 400, "(body)"),
     ],
 )

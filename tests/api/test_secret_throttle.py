@@ -132,3 +132,21 @@ def test_forwarded_for_is_ignored_without_a_trusted_proxy(tmp_path: Path) -> Non
                 for i in range(LIMIT + 2)
             ]
         assert codes == [401] * LIMIT + [429, 429]
+
+
+def test_neighbouring_addresses_share_their_networks_allowance(fresh: LiveService) -> None:
+    """Issue 38 item 6: 127.0.0.2, .3 and .4 each got a fresh allowance of guesses; the
+    failures of a /24 (IPv4) or /64 (IPv6) are now counted together as well."""
+
+    def client_from(address: str) -> httpx.Client:
+        transport = httpx.HTTPTransport(local_address=address)
+        return httpx.Client(base_url=fresh.base_url, transport=transport, timeout=30,
+                            headers={"Authorization": "Bearer wrong"})
+
+    with client_from("127.0.0.2") as first:
+        assert [first.get("/v1/skills").status_code for _ in range(LIMIT)] == [401] * LIMIT
+    for neighbour in ("127.0.0.3", "127.0.0.4"):
+        with client_from(neighbour) as c:
+            r = c.get("/v1/skills")
+            assert r.status_code == 429, r.text
+            assert "its network" in r.text

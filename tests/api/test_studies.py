@@ -107,14 +107,14 @@ def test_registration_and_export_need_an_admin_key(
             400,
             "targets['extra.png']",
         ),
-        ({"tasks": [42]}, 422, "tasks[0].str"),
-        ({"tasks": []}, 422, "tasks"),
+        ({"tasks": [42]}, 400, "tasks[0].str"),
+        ({"tasks": []}, 400, "tasks"),
         ({"participants": 0}, 400, "participants"),
         ({"participants": ["ok-code-1234", "OK-CODE-1234"]}, 400, "participants[1]"),
         ({"participants": ["<script>"]}, 400, "participants[0]"),
-        ({"id": "../etc"}, 422, "id"),
-        ({"name": "bad \ud800"}, 422, "name"),
-        ({"instructions": "bad \udfff"}, 422, "instructions"),
+        ({"id": "../etc"}, 400, "id"),
+        ({"name": "bad \ud800"}, 400, "name"),
+        ({"instructions": "bad \udfff"}, 400, "instructions"),
         ({"tasks": [{"id": "a", "category": "OE", "brief": "bad \ud800"}]}, 400, "tasks[0].brief"),
         (
             {"tasks": ['{"id": "a", "category": "OE", "brief": "bad \\ud800"}']},
@@ -122,7 +122,7 @@ def test_registration_and_export_need_an_admin_key(
             "tasks[0].brief",
         ),
         ({"tasks": ["[" * 100_000]}, 400, "tasks[0]"),
-        ({"max_prompt_chars": 10**9}, 422, "max_prompt_chars"),
+        ({"max_prompt_chars": 10**9}, 400, "max_prompt_chars"),
     ],
 )
 def test_bad_registrations_name_the_field(
@@ -154,7 +154,7 @@ def test_participant_submissions_are_checked(admin: httpx.Client, anon: httpx.Cl
     r = anon.post(
         f"/v1/studies/{study}/prompts", json={"participant": code, "task_id": "oe_1", "prompt": 5}
     )
-    assert_error(r, 422, "prompt")
+    assert_error(r, 400, "prompt")
     raw = json.dumps({"participant": code, "task_id": "oe_1", "prompt": "bad \ud800 half"})
     r = anon.post(
         f"/v1/studies/{study}/prompts", content=raw, headers={"content-type": "application/json"}

@@ -107,3 +107,25 @@ def test_exclude_exemplars_over_http_leaves_the_items_prompt_out(
     assert exemplar_ids(with_own) & own, "the check below would prove nothing"
     # sent over HTTP, the option leaves every exemplar of the item's prompt out
     assert exemplar_ids(without_own) and not exemplar_ids(without_own) & own
+
+
+def test_lopo_through_the_service_leaves_each_group_out_and_a_leak_is_reported(
+    service: LiveService, split_a: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys
+) -> None:
+    """Issue 38 item 13: ``--cv lopo --url`` is allowed (the client sends each item's group as
+    ``exclude_exemplars``), and a run without it, whose service memory holds the scored split,
+    names the items calibrated on their own labels."""
+    monkeypatch.setenv("JUDGE_SERVICE_KEY", SERVICE_KEY)
+    args = ["meta-eval", "--dataset", "avt", "--data", str(split_a), "--url", service.base_url]
+    args += ["--limit", "3", "--n-boot", "0", "--skills", ",".join(AVT_SKILLS)]
+    assert main([*args, "--out", str(tmp_path / "open")]) == 0
+    leaked = json.loads((tmp_path / "open" / "report.json").read_text())["own_group_exemplars"]
+    assert leaked, "the shipped memory is the dev split: without lopo each item sees its own"
+    assert "calibrated on their own labels" in capsys.readouterr().err
+
+    assert main([*args, "--cv", "lopo", "--out", str(tmp_path / "lopo")]) == 0
+    report = json.loads((tmp_path / "lopo" / "report.json").read_text())
+    assert report["own_group_exemplars"] == [] and report["config"]["cv"] == "lopo"
+    preds = read_preds(tmp_path / "lopo")
+    assert len(preds) == 3 and all(p["exemplars"] for p in preds)
+    assert "own labels" not in capsys.readouterr().err

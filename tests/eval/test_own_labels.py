@@ -69,6 +69,9 @@ def test_without_calibration_every_place_says_why_and_the_exit_is_4(
                  COLUMNS, "--out", str(out), "--limit", "2", "--n-boot", "50"])
     printed = capsys.readouterr().out
     assert code == 4
+    # 2 items were judged, none has a prediction: the first line must not say "2/2 scored"
+    assert "2/2 items judged (n per target: items with a prediction)" in printed
+    assert "n=0" in printed
     why = "no card scores the image dimension 'quality'"
     assert why in printed
     assert why in (out / "report.md").read_text()

@@ -57,7 +57,7 @@ def test_from_posts_doc(
     shutil.copytree(posts.parent, tmp_path / "work" / "export")
     monkeypatch.chdir(tmp_path / "work")
     build, run, report_cmd = (b.strip() for b in blocks("tasks-from-posts.md", "sh"))
-    (study,) = blocks("tasks-from-posts.md", "toml")
+    study, _keywords = blocks("tasks-from-posts.md", "toml")
     assert run_doc_command(build, provider) == 1  # the export has bad lines
     suite = [json.loads(x) for x in Path("bench/suite.t2i.jsonl").read_text().splitlines()]
     assert suite and all(t["provenance"]["posts"] for t in suite)
@@ -110,3 +110,28 @@ def test_edit_tasks_doc(provider: FakeProvider, tmp_path: Path, monkeypatch) -> 
     Path("cards").mkdir()
     Path("cards/space.toml").write_text(card)
     assert tomllib.loads(card)["name"] in load_categories(Path("cards"))
+
+
+def test_the_example_export_and_the_keyword_filter_as_documented(
+    provider: FakeProvider, tmp_path: Path, monkeypatch, capsys
+) -> None:
+    """Issue 38: the shipped example export runs as the page says (three of six posts pass the
+    default keyword filter), the page lists the packaged keywords, and its keyword file parses."""
+    from eval.evidence.keywords import DEFAULT_FILE, KeywordWindows
+
+    def answer(body: dict) -> dict:
+        name = body["response_format"]["json_schema"]["name"]
+        return {"grade": 4, "reason": "a request"} if name == "RelevanceGrade" else {"samples": []}
+
+    provider.on(lambda body: "response_format" in body, answer)
+    monkeypatch.setenv("OPENAI_API_KEY", "test-key")
+    monkeypatch.chdir(DOCS.parent)
+    (line,) = blocks("tasks-from-posts.md", "text")
+    line = line.strip().replace("/tmp/posts-bench", str(tmp_path / "bench"))
+    assert run_doc_command(line, provider) == 0
+    assert "keyword 3 → relevant 3" in capsys.readouterr().out
+    page = (DOCS / "tasks-from-posts.md").read_text(encoding="utf-8")
+    words = tomllib.loads(DEFAULT_FILE.read_text(encoding="utf-8"))["window"][0]["keywords"]
+    assert ", ".join(f"`{w}`" for w in words) in page
+    _study, keywords = blocks("tasks-from-posts.md", "toml")
+    assert len(KeywordWindows.parse(tomllib.loads(keywords)).windows) == 2

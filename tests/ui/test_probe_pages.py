@@ -178,7 +178,7 @@ def test_set_up_form_starts_a_probe_and_the_page_follows_it(
     page.get_by_role("button", name="Start probe").click()
     expect(page.locator("#form-error")).to_contain_text("topic")  # the API's message
     assert page.console_errors == [
-        "Failed to load resource: the server responded with a status of 422 (Unprocessable Entity)"
+        "Failed to load resource: the server responded with a status of 400 (Bad Request)"
     ]  # type: ignore[attr-defined]
     page.console_errors.clear()  # type: ignore[attr-defined]
     page.get_by_label("Topic", exact=True).fill("kitchen objects")
@@ -251,14 +251,14 @@ def test_page_routes_over_http(service: LiveService, finished: dict) -> None:
         r = ui.post(
             f"/ui/probes/{probe_id}/overrides", json={**body, "verdict": "?"}, headers=origin
         )
-        assert r.status_code == 422
+        assert r.status_code == 400
         # the set-up form refuses endpoints and unknown backends with the API's message
         new = ui.post("/ui/probes/new", data={"topic": "t", "backend": "elsewhere"}, headers=origin)
         assert new.status_code == 400 and "elsewhere" in new.text
         new = ui.post(
             "/ui/probes/new", data={"topic": "t", "backend": "card", "depth": "x"}, headers=origin
         )
-        assert new.status_code == 422 and "depth" in new.text
+        assert new.status_code == 400 and "depth" in new.text
         r = ui.post(
             "/ui/probes/new",
             data={"topic": "t", "backend": "card"},

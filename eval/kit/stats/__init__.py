@@ -22,7 +22,7 @@ Example:
     (1.0, 1.0)
 """
 
-from eval.kit.stats.bootstrap import bootstrap_ci, mean_ci, rounded_ci
+from eval.kit.stats.bootstrap import bootstrap_ci, ci_text, mean_ci, rounded_ci
 from eval.kit.stats.hybrid_means import hybrid_means
 from eval.kit.stats.kendall import kendall_tau_b
 from eval.kit.stats.krippendorff import krippendorff_alpha
@@ -33,6 +33,7 @@ from eval.kit.stats.resample import resample_counts, resample_indices
 
 __all__ = [
     "bootstrap_ci",
+    "ci_text",
     "hybrid_means",
     "kendall_tau_b",
     "krippendorff_alpha",

@@ -135,6 +135,24 @@ def rounded_ci(lo_hi: tuple[float, float], digits: int = 4) -> list[float] | Non
     return [round(float(lo), digits), round(float(hi), digits)]
 
 
+ZERO_WIDTH = "zero width: too few items, or all alike, for the resamples to differ"
+
+
+def ci_text(ci: Sequence[float] | None, digits: int = 2) -> str:
+    """An interval as report text, ``"[lo, hi]"``; a zero-width one says why it is zero
+    (``""`` when there is none).
+
+    >>> ci_text([0.5, 0.75]), ci_text(None)
+    ('[0.50, 0.75]', '')
+    >>> ci_text([92.16, 92.16])
+    '[92.16, 92.16] (zero width: too few items, or all alike, for the resamples to differ)'
+    """
+    if not ci or ci[0] is None or ci[1] is None:
+        return ""
+    text = f"[{ci[0]:.{digits}f}, {ci[1]:.{digits}f}]"
+    return f"{text} ({ZERO_WIDTH})" if ci[0] == ci[1] else text
+
+
 def mean_ci(x: np.ndarray, n_boot: int, seed: int | None, digits: int = 4) -> list[float] | None:
     """The bootstrap interval of the mean of ``x``, rounded (``None`` when empty or undefined).
 

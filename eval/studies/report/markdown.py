@@ -15,6 +15,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from eval.kit.stats import ci_text
+
 LABELS = {
     "subjective_prompt": "subj. prompt (1–5)",
     "subjective_image": "subj. image (1–5)",
@@ -32,7 +34,7 @@ def _est(m: dict, key: str) -> str:
         return "–"
     nd = 2 if key.startswith("subjective") else 1
     ci = m.get("ci95")
-    return f"{m['mean']:.{nd}f}" + (f" [{ci[0]:.{nd}f}, {ci[1]:.{nd}f}]" if ci else "")
+    return f"{m['mean']:.{nd}f}" + (f" {ci_text(ci, nd)}" if ci else "")
 
 
 def _table(head: Sequence[str], rows: Sequence[Sequence[str]]) -> list[str]:
@@ -107,7 +109,7 @@ def _leaderboards(report: dict) -> list[str]:
                 m["rank"],
                 m["model"],
                 _fmt(m["score"]),
-                f"[{m['ci95'][0]:.2f}, {m['ci95'][1]:.2f}]" if m["ci95"] else "–",
+                ci_text(m["ci95"]) or "–",
                 f"{m['wins']}-{m['losses']}-{m['ties']}",
             ]
             for m in board["models"]

@@ -106,8 +106,11 @@ def heatmap(report: dict, path: Path) -> Path:
     """Per measure, prompters (rows) × backends (columns) coloured by the mean (all tasks)."""
     measures = _with_data(report)
     prompters, backends, _ = table(report["cells"], measures[0])
-    size = (max(7.0, 1.6 * len(backends) + 4), max(5.0, 0.5 * len(prompters) + 3))
-    fig, axes = plt.subplots(2, 2, figsize=size, squeeze=False)
+    # room for the rotated backend names below and the prompter names left of each panel
+    longest = max(len(str(x)) for x in [*prompters, *backends])
+    size = (max(8.0, 2 * (0.55 * len(backends) + 0.075 * longest) + 2),
+            max(6.0, 2 * (0.35 * len(prompters) + 0.05 * longest) + 2.5))
+    fig, axes = plt.subplots(2, 2, figsize=size, squeeze=False, layout="constrained")
     cmap = matplotlib.colormaps["viridis"].with_extremes(bad="#dddddd")
     for ax, measure in zip(axes.flat, measures, strict=False):
         _, _, grid = table(report["cells"], measure)
@@ -127,9 +130,8 @@ def heatmap(report: dict, path: Path) -> Path:
                     fontsize=6,
                     color="white" if grid[i, j] < (lo + hi) / 2 else "black",
                 )
-        ax.set_title(f"{LABELS[measure]} · colour {lo:g} (dark) to {hi:g} (light)", fontsize=9)
+        ax.set_title(f"{LABELS[measure]}\ncolour {lo:g} (dark) to {hi:g} (light)", fontsize=9)
     _say_empty(list(axes.flat)[len(measures) :], report, measures)
-    fig.subplots_adjust(left=0.14, right=0.98, bottom=0.12, top=0.94, hspace=0.45, wspace=0.45)
     fig.savefig(path, dpi=DPI)
     plt.close(fig)
     return path

@@ -20,6 +20,7 @@ from judge.errors import InputError
 from judge.modes.base import Mode, SafetyTarget, Views
 from judge.modes.score.options import ScoreOptions
 from judge.modes.score.planning import image_view, plan_work, subjective_cards
+from memory.store import MEMORY_NAME
 from skills.types import CheckSpec, Exemplar, MemoryContext, SkillInput
 
 if TYPE_CHECKING:
@@ -56,6 +57,14 @@ class ScoreMode(Mode):
             subjective_cards(registry, settings.skills, "prompt")
         except KeyError as exc:
             raise InputError("skills", str(exc.args[0])) from None
+        cards = registry.cards(enabled_only=False)
+        known = {n for c in cards for n in (c.name, *c.dimension_names)}
+        for key, name in settings.memories.items():
+            if key not in known:
+                raise InputError(f"memories.{key}", "no card or dimension of that name "
+                                 "(`judge skills` lists them)")
+            if not MEMORY_NAME.match(name):
+                raise InputError(f"memories.{key}", f"{name[:80]!r} is not a memory name")
 
     def load_views(
         self, request: BaseModel, settings: JudgeSettings, base_dir: Path | None
@@ -124,7 +133,7 @@ class ScoreMode(Mode):
             checks=_checks_for(ctx.request, item.modality, item.checks),
             exemplars=exemplars,
             memory=memory,
-            memory_name=card.memory_for(category),
+            memory_name=card.memory_for(category, ctx.settings.memories),
         )
 
     def safety_targets(self, ctx: RunContext) -> list[SafetyTarget]:

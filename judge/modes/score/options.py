@@ -30,6 +30,7 @@ class ScoreOptions(BaseModel):
     retrieval: Literal["similarity", "random", "fixed", "none"] | None = None
     retrieval_k: int | None = Field(default=None, ge=0, le=16)
     exclude_exemplars: dict[str, str] | None = None
+    memories: dict[str, str] | None = Field(default=None, max_length=64)
     cache: bool | None = None
 
     def overrides(self) -> dict:
