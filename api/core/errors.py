@@ -46,9 +46,14 @@ ERROR_RESPONSES: dict[int | str, dict] = {
         (400, "invalid input (the field is named)"),
         (401, "missing or wrong API key"),
         (413, "body too large"),
-        (422, "a valid request refused by a limit (probe bounds and budget)"),
         (429, "rate limited"),
     ]
+}
+"""The error answers every route documents; a route that can refuse a valid request by a
+limit adds :data:`LIMIT_RESPONSE`."""
+
+LIMIT_RESPONSE: dict[int | str, dict] = {
+    422: {"model": ErrorBody, "description": "a valid request refused by a limit (bounds, budget)"}
 }
 
 

@@ -42,7 +42,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from api.core import json_body
 from api.core.deps import KeyDep, PollKeyDep, RedisDep, SettingsDep
-from api.core.errors import error_body
+from api.core.errors import ERROR_RESPONSES, LIMIT_RESPONSE, error_body
 from api.jobs.store import owner_tag
 from api.probes.admission import admit
 from api.probes.runner import enqueue_probe
@@ -51,7 +51,7 @@ from eval.probing.overrides import OverrideError, make_override, target_key
 from eval.probing.params import ProbeParams
 from eval.probing.stored import export_json
 
-router = APIRouter(prefix="/v1/probes", tags=["probes"])
+router = APIRouter(prefix="/v1/probes", tags=["probes"], responses=ERROR_RESPONSES)
 FORBIDDEN = {
     "api_base",
     "api_key",
@@ -101,7 +101,7 @@ def _bad(status: int, code: str, message: str, field: str | None = None) -> HTTP
     return HTTPException(status, error_body(code, message, field))
 
 
-@router.post("", status_code=202)
+@router.post("", status_code=202, responses=LIMIT_RESPONSE)
 async def create_probe(
     request: Request, key: KeyDep, settings: SettingsDep, redis: RedisDep
 ) -> JSONResponse:
