@@ -18,9 +18,11 @@ import sys
 from pathlib import Path
 
 import pytest
+from jsonschema import Draft202012Validator
 
 import judge
 from api.contract import contracts, rendered
+from judge.domain.task import Task
 
 REPO = Path(__file__).resolve().parents[1]
 DOCS = REPO / "docs"
@@ -78,6 +80,21 @@ def test_the_committed_schemas_are_up_to_date() -> None:
         f"docs/schemas is stale ({stale}) or has files no model makes ({extra}): "
         "run `python -m api.contract docs/schemas`"
     )
+
+
+def test_a_checklist_item_may_leave_out_its_id() -> None:
+    """Issue 38 item 9: the service assigns ``c<n>`` to a checklist item without an ``id``,
+    so the committed schemas must accept one (they listed ``id`` as required)."""
+    submission = json.loads((DOCS / "schemas" / "submission.json").read_text(encoding="utf-8"))
+    task = json.loads((DOCS / "schemas" / "suite-task.json").read_text(encoding="utf-8"))
+    item = {"primitive": "quantity", "image_check": "Are there exactly three apples?"}
+    body = {"id": "s1", "prompt": "three apples", "images": ["a.png"],
+            "task": {"id": "t1", "category": "CO", "brief": "three apples", "checklist": [item]}}
+    assert not list(Draft202012Validator(submission).iter_errors(body))
+    assert not list(Draft202012Validator(task).iter_errors(body["task"]))
+    assert Task.model_validate(body["task"]).checklist[0].id == "c1"
+    no_primitive = {**body["task"], "checklist": [{"image_check": "Three apples?"}]}
+    assert list(Draft202012Validator(task).iter_errors(no_primitive))  # the rest still required
 
 
 def test_the_schemas_describe_the_contracts() -> None:

@@ -45,9 +45,10 @@ def admin_key(env: str | None) -> str | None:
 
 def refusal(exc: ServiceError, url: str) -> tuple[str, int]:
     """What a command prints for ``exc``, and its exit code: 2 when the request was wrong
-    (4xx), 1 when the service failed or could not be reached."""
+    (4xx), 1 when the service failed or could not be reached (the transport's message
+    already names the address and what to check, so it is printed as it is)."""
     if exc.status == 0:
-        return f"cannot reach {url.rstrip('/')} ({exc.message}); is `judge serve` running?", 1
+        return exc.message, 1
     why = f"{exc.field or ''}: {exc.message}".lstrip(": ")
     hint = " (set the admin key with --admin-key-env)" if exc.status in (401, 403) else ""
     return f"HTTP {exc.status}: {why}{hint}", 2 if exc.status < 500 else 1

@@ -224,8 +224,8 @@ def _render(report: dict) -> str:
     for stage, u in report["usage"].items():
         lines.append(
             f"  {stage:<10} {u['steps']:>5} steps {u['calls']:>6} calls  ${u['cost_usd']:.4f}"
-            f"  {u['latency_s']:.1f} s of call time summed over steps (steps overlap; the "
-            f"stage ended {u.get('last_done_s', 0.0):.1f} s into the run)"
+            f"  busy {u['busy_s']:.1f} s (a step in flight; the stage ended "
+            f"{u.get('last_done_s', 0.0):.1f} s into the run)"
         )
     if report["stopped"]:
         lines.append(f"stopped: {report['stopped']}; run again to go on")

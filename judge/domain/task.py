@@ -48,12 +48,22 @@ class Primitive(StrEnum):
     hard_constraint = "hard_constraint"
 
 
+def _id_may_be_left_out(schema: dict[str, Any]) -> None:
+    """The schema's ``id`` is optional: a task's checklist gives a missing one ``c<n>``."""
+    schema["required"] = [name for name in schema.get("required", []) if name != "id"]
+
+
 class Checkpoint(BaseModel):
     """One constraint, checked in the prompt (QA) and/or in the image (VQA)."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", json_schema_extra=_id_may_be_left_out)
 
-    id: str = Field(min_length=1, max_length=64)
+    id: str = Field(
+        min_length=1,
+        max_length=64,
+        description="Unique within the checklist; when left out, the item's 1-based position "
+        "in the checklist as c<n> (c1, c2, ...).",
+    )
     primitive: Primitive
     prompt_check: str | None = Field(default=None, max_length=MAX_CHECK_CHARS)
     image_check: str | None = Field(default=None, max_length=MAX_CHECK_CHARS)

@@ -5,6 +5,7 @@ as the admin commands print them."""
 from __future__ import annotations
 
 import json
+import socket
 import threading
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -86,8 +87,21 @@ def test_refusals_say_what_to_do(server) -> None:
     unprocessable = ServiceError(422, "bad", field="tasks[0]")
     assert refusal(unprocessable, url) == ("HTTP 422: tasks[0]: bad", 2)
     assert refusal(ServiceError(500, "boom"), url)[1] == 1
-    text, code = refusal(ServiceError(0, "refused"), url + "/")
-    assert code == 1 and text == f"cannot reach {url} (refused); is `judge serve` running?"
+
+
+
+def test_a_dead_port_is_said_once() -> None:
+    """Issue 38: the message was wrapped twice ("cannot reach URL (could not connect to URL
+    (...); is the service running ...); is `judge serve` running?")."""
+    with socket.socket() as s:  # a port nothing listens on
+        s.bind(("127.0.0.1", 0))
+        url = f"http://127.0.0.1:{s.getsockname()[1]}"
+    with AdminClient(url, retries=0) as admin, pytest.raises(ServiceError) as err:
+        admin.study_prompts("pilot")
+    text, code = refusal(err.value, url + "/")
+    assert code == 1 and text.startswith(f"could not connect to {url} (")
+    assert text.count(url) == 1 and "cannot reach" not in text
+    assert text.endswith("is the service running there (judge serve), and is the address right?")
 
 
 def test_keys_and_addresses_are_checked_before_any_call(monkeypatch: pytest.MonkeyPatch) -> None:

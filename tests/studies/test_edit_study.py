@@ -50,7 +50,12 @@ def test_edit_study_end_to_end_and_a_rerun_calls_nothing(
         "12 items (3 tasks x 2 writers x 2 editors), 12 still to finish" in capsys.readouterr().out
     )
     assert provider.calls == 0
+    began = time.perf_counter()
     assert run(study, "--out", out) == 0
+    wall = time.perf_counter() - began
+    usage = json.loads((out / "run.json").read_text())["usage"]
+    assert all(0 <= u["busy_s"] <= wall for u in usage.values()), usage  # overlap counts once
+    assert "busy" in capsys.readouterr().out
     lines = read_jsonl(out / "results.jsonl")
     assert [(x["task_id"], x["writer"], x["editor"]) for x in lines][:4] == [
         ("t_red", "as-written", "fake"), ("t_red", "as-written", "demo"),

@@ -69,7 +69,9 @@ def test_end_to_end_all_cells_and_a_rerun_calls_nothing(
     script_prompter(provider, tasks, tmp_path)
     study = study_file(tmp_path, provider.base_url)
     out = tmp_path / "out"
+    began = time.perf_counter()
     assert run_cli(study, "--out", out) == 0
+    wall = time.perf_counter() - began
 
     lines = read_jsonl(out / "results.jsonl")
     keys = [(x["task_id"], x["prompter"], x["backend"]) for x in lines]
@@ -113,6 +115,8 @@ def test_end_to_end_all_cells_and_a_rerun_calls_nothing(
     assert len(record["tasks"]) == 12 and record["fingerprint"]
     run = json.loads((out / "run.json").read_text())
     assert run["stopped"] is None and run["usage"]["prompter"]["calls"] == 24
+    for stage in run["usage"].values():  # overlapping steps count once: never past the run
+        assert 0 <= stage["busy_s"] <= stage["last_done_s"] + 0.001 <= wall
 
     # the report reads these results: a cell per prompter × backend × category, n from the lines
     assert main(["study", "report", str(out), "--no-plots", "--bootstrap", "50"]) == 0

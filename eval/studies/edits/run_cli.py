@@ -141,7 +141,7 @@ def _execute(cfg, tasks, settings, args, out: Path, max_cost: float | None) -> i
     print("  " + ", ".join(f"{k}: {v}" for k, v in sorted(report["statuses"].items())))
     for stage, u in report["usage"].items():
         print(f"  {stage:<7} {u['steps']:>5} steps {u['calls']:>6} calls  ${u['cost_usd']:.4f}"
-              f"  {u['latency_s']:.1f} s summed latency")  # fmt: skip
+              f"  busy {u['busy_s']:.1f} s (a step in flight)")  # fmt: skip
     if report["stopped"]:
         print(f"stopped: {report['stopped']}; run again to go on")
         return EXIT_STOPPED
