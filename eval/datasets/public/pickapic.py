@@ -113,7 +113,7 @@ class PickAPic(PublicSet):
                     raise LayoutError(f'{where}, column "caption": expected the prompt text')
                 label = _label(row["label_0"], row["label_1"], where)
                 images = [
-                    _write_image(row[f"jpg_{k}"], out / path.stem / f"{n}_{k}.jpg", where, k)
+                    write_image(row[f"jpg_{k}"], out / path.stem / f"{n}_{k}.jpg", where, k)
                     for k in (0, 1)
                 ]
                 models = [str(row.get(f"model_{k}") or f"image{k}") for k in (0, 1)]
@@ -203,7 +203,7 @@ def _label(label_0: Any, label_1: Any, where: str) -> float:
     return float(label_0)
 
 
-def _write_image(raw: Any, target: Path, where: str, k: int) -> str:
+def write_image(raw: Any, target: Path, where: str, k: int) -> str:
     """The image bytes of one cell written to ``target`` (once), as an absolute path."""
     if isinstance(raw, dict):  # a datasets Image feature: {"bytes", "path"}
         raw = raw.get("bytes")

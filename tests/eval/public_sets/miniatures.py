@@ -273,3 +273,49 @@ def pickapic(root: Path, rows: tuple = PICKAPIC_ROWS) -> Path:
     path = root / "data" / "test_unique-00000-of-00001-ecef20a3469ae6e6.parquet"
     pq.write_table(pa.table(cols), path)
     return root
+
+
+RICHHF_RECORDS = (  # prompt, the 0/1 label per word (0: misaligned), 4 scores
+    ("a red fox reading a newspaper", "1 0 1 1 1 0", (0.8, 0.6, 0.5, 0.7)),
+    ("two cats on a blue sofa", "1 1 1 1 1 1", (0.4, 0.7, 1.0, 0.6)),
+    ("a castle made of candy, at night", "1 1 1 1 0 1 0", (0.9, 0.9, 0.3, 0.8)),
+    ("an astronaut riding a horse", "1 1 1 1", (0.2, 0.3, 0.9, 0.25)),  # 5 words, 4 labels
+)
+
+
+def richhf(root: Path) -> Path:
+    """RichHF-18K as cloned (test.tfrecord: filename, the four scores, the word labels, the
+    heatmaps) with Pick-a-Pic v1's test shards in pickapic_v1/data/ (the images and prompts;
+    one unrelated pair besides)."""
+    from tests.eval.public_sets.tf_example import write_tfrecord
+
+    rows = [(p, 1.0, 0.0, "sdxl", "sd21") for p, _, _ in RICHHF_RECORDS]
+    rows.append(("an unrelated prompt", 0.0, 1.0, "sd21", "sdxl"))
+    cols = pickapic_columns(tuple(rows))
+    examples = []
+    for n, (_, marks, (art, aes, mis, ovr)) in enumerate(RICHHF_RECORDS):
+        side = n % 2  # the labelled image is image 0 or image 1 of its pair
+        uid = cols[f"image_{side}_uid"][n]
+        examples.append(
+            {
+                "filename": [f"pickapic_v1/test/{uid}.png".encode()],
+                "artifact_score": [art],
+                "aesthetics_score": [aes],
+                "misalignment_score": [mis],
+                "overall_score": [ovr],
+                "prompt_misalignment_label": [marks.encode()],
+                "artifact_map": [jpeg_bytes(900 + n)],
+                "misalignment_map": [jpeg_bytes(950 + n)],
+            }
+        )
+    write_tfrecord(root / "test.tfrecord", examples)
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    half = 3  # two shards, as the split is published in several
+    shards = root / "pickapic_v1" / "data"
+    shards.mkdir(parents=True, exist_ok=True)
+    for k, part in enumerate((slice(0, half), slice(half, None))):
+        table = pa.table({key: values[part] for key, values in cols.items()})
+        pq.write_table(table, shards / f"test-0000{k}-of-00002-abc{k}.parquet")
+    return root
