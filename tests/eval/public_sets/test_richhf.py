@@ -17,6 +17,7 @@ from eval.datasets import get_dataset
 from eval.datasets.public.base import LayoutError
 from eval.datasets.public.richhf import FUNCTION_WORDS, words
 from judge.cli.main import main
+from skills.local.feature_cache import cache_dir
 from tests.eval.public_sets.miniatures import RICHHF_RECORDS, richhf
 from tests.eval.public_sets.tf_example import write_tfrecord
 
@@ -42,7 +43,8 @@ def test_records_become_items_with_pickapic_images_and_prompts(mini: Path) -> No
         "The image shows: newspaper.",
     ]
     assert first.objective == {"image": {"w2": False, "w3": True, "w4": True, "w6": False}}
-    assert Path(first.submission["images"][0]).is_file()
+    image = Path(first.submission["images"][0])
+    assert image.is_relative_to(cache_dir() / "richhf") and image.is_file()
     assert items[3].objective == {}  # 5 words, 4 labels: scores kept, no checkpoints
 
 
