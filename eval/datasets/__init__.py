@@ -1,12 +1,13 @@
 """Dataset adapters behind a registry: ``avt``, ``expert-jsonl``, ``csv``, ``votes`` and
 ``edit-ratings``, and the field's public human-judgment sets read as downloaded
-(:mod:`eval.datasets.public`: ``genai-bench``, ``hpdv2``, ``tifa``, ``agiqa-3k``, ``evalmuse``).
+(:mod:`eval.datasets.public`: ``genai-bench``, ``hpdv2``, ``tifa``, ``agiqa-3k``, ``evalmuse``,
+``pickapic``, ``richhf``).
 
 Example:
     >>> sorted(set(DATASETS) - set(PUBLIC_SETS))
     ['avt', 'csv', 'edit-ratings', 'expert-jsonl', 'votes']
     >>> sorted(PUBLIC_SETS)
-    ['agiqa-3k', 'evalmuse', 'genai-bench', 'hpdv2', 'tifa']
+    ['agiqa-3k', 'evalmuse', 'genai-bench', 'hpdv2', 'pickapic', 'richhf', 'tifa']
     >>> get_dataset("avt").name
     'avt'
 """
@@ -30,8 +31,10 @@ DATASETS: dict[str, str] = {
     "tifa": "eval.datasets.public.tifa:Tifa",
     "agiqa-3k": "eval.datasets.public.agiqa3k:Agiqa3k",
     "evalmuse": "eval.datasets.public.evalmuse:EvalMuse",
+    "pickapic": "eval.datasets.public.pickapic:PickAPic",
+    "richhf": "eval.datasets.public.richhf:RichHF",
 }
-PUBLIC_SETS = ("genai-bench", "hpdv2", "tifa", "agiqa-3k", "evalmuse")
+PUBLIC_SETS = ("genai-bench", "hpdv2", "tifa", "agiqa-3k", "evalmuse", "pickapic", "richhf")
 """The registered names that are public sets (:class:`eval.datasets.public.base.PublicSet`)."""
 
 

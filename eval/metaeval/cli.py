@@ -199,8 +199,10 @@ def run(args: argparse.Namespace) -> int:
         print(f"  {t:18} pairwise accuracy {acc if acc is None else round(acc, 3)}")
     pref = report.get("preferences")
     if pref:
-        acc = pref["ranking_accuracy"]
-        print(f"  ranking accuracy {acc if acc is None else round(acc, 3)}  pairs={pref['n']}")
+        name = pref.get("metric", "ranking_accuracy")
+        acc = pref[name]
+        label = name.replace("_", " ")
+        print(f"  {label} {acc if acc is None else round(acc, 3)}  pairs={pref['n']}")
     if section:
         print(f"  published baselines (quoted): {len(section['baselines'])}, in report.md")
     if report["targets"] and not any(m.get("n") for m in report["targets"].values()):

@@ -5,7 +5,8 @@ Ratings sets (``kind = "ratings"``, e.g. GenAI-Bench) get, per target, Spearman 
 and Pearson r with bootstrap intervals (:func:`eval.metaeval.stats.regression_metrics`) and
 the tie-calibrated pairwise accuracy (:mod:`eval.kit.stats.pairwise`) with a bootstrap
 interval over items at the chosen tie threshold; then the same per slice group (a skill tag).
-Preference sets (``kind = "preferences"``) get the ranking accuracy of their ``extra_report``.
+Preference sets (``kind = "preferences"``) get the accuracy their ``extra_report`` names
+(``metric``: HPD v2's ranking accuracy, Pick-a-Pic's accuracy with ties).
 
 Example::
 
@@ -198,7 +199,13 @@ def markdown_lines(report: dict[str, Any]) -> list[str]:
                         f"| {t} | {key}: {group} | " + " | ".join(cells) + f" | {_f(g.get('n'))} |"
                     )
     pref = report.get("preferences")
-    if pref:
+    if pref and pref.get("metric", "ranking_accuracy") != "ranking_accuracy":
+        out += [
+            f"{pref['rule']}: {_with_ci(pref[pref['metric']], pref['ci95'])} over {pref['n']} "
+            f"of {pref['n_total']} pairs; judge tie rate {_f(pref['judge_tie_rate'])}, users' "
+            f"tie rate {_f(pref.get('human_tie_rate'))}.",
+        ]
+    elif pref:
         out += [
             f"Ranking accuracy (image pairs the judge does not invert, mean over prompts; a "
             f"pair the humans tie counts as agreement, a judge tie as half): "

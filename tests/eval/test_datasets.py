@@ -25,7 +25,7 @@ AVT_TARGETS = ["prompt_matching", "appeal", "realism", "quality", "appeal2"]
 def test_registry_names_and_unknown_name_suggests_a_close_match() -> None:
     assert sorted(DATASETS) == [
         "agiqa-3k", "avt", "csv", "edit-ratings", "evalmuse", "expert-jsonl", "genai-bench",
-        "hpdv2", "tifa", "votes",
+        "hpdv2", "pickapic", "richhf", "tifa", "votes",
     ]  # fmt: skip
     assert isinstance(get_dataset("avt"), AvtDataset)
     with pytest.raises(KeyError, match=r"unknown dataset 'avtt'; did you mean 'avt'"):
@@ -34,7 +34,7 @@ def test_registry_names_and_unknown_name_suggests_a_close_match() -> None:
         get_dataset("expert_jsonl")
     names = (
         r"\['agiqa-3k', 'avt', 'csv', 'edit-ratings', 'evalmuse', 'expert-jsonl', 'genai-bench', "
-        r"'hpdv2', 'tifa', 'votes'\]"
+        r"'hpdv2', 'pickapic', 'richhf', 'tifa', 'votes'\]"
     )
     with pytest.raises(KeyError, match=r"available: " + names):
         get_dataset("zzzzzz")

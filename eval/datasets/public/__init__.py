@@ -14,5 +14,11 @@ items and targets, the slices its paper reports by and the paper's baselines (qu
 - :mod:`eval.datasets.public.agiqa3k` — ``agiqa-3k``: AGIQA-3K's mean opinion scores for
   perceptual quality and text–image correspondence;
 - :mod:`eval.datasets.public.evalmuse` — ``evalmuse``: EvalMuse-40k's alignment scores, and
-  its element-level yes/no labels against the judge's checklist verdicts.
+  its element-level yes/no labels against the judge's checklist verdicts;
+- :mod:`eval.datasets.public.pickapic` — ``pickapic``: Pick-a-Pic v2's test preferences,
+  judged pairwise in the compare mode (parquet shards, read with
+  :mod:`eval.datasets.public.parquet_rows`);
+- :mod:`eval.datasets.public.richhf` — ``richhf``: RichHF-18K's scores onto rubric dimensions
+  and its misaligned words onto checklist failures (TFRecord, read with
+  :mod:`eval.datasets.public.tfrecord`), on Pick-a-Pic v1's images.
 """

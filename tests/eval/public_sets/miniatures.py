@@ -4,6 +4,7 @@ handful of items with tiny generated images. Harness only (tests build them in t
 
 from __future__ import annotations
 
+import io
 import json
 import random
 from pathlib import Path
@@ -213,4 +214,108 @@ def evalmuse(root: Path, seed: int = 3) -> Path:
             }
         )
     (root / "train_list.json").write_text(json.dumps(entries, indent=4), encoding="utf-8")
+    return root
+
+
+PICKAPIC_ROWS = (  # caption, label_0, label_1, model_0, model_1
+    ("a jedi duck holding a lightsaber", 1.0, 0.0, "sdxl", "sd21"),
+    ("a square green owl made of clay", 0.0, 1.0, "sdxl", "dreamlike"),
+    ("a butterfly above an ocean", 0.5, 0.5, "sd21", "sdxl"),
+    ("insanely detailed portrait, wise man", 1.0, 0.0, "dreamlike", "sd21"),
+    ("a bird with eight spider legs", 0.0, 1.0, "sdxl", "sd21"),
+)
+
+
+def jpeg_bytes(seed: int) -> bytes:
+    """A tiny JPEG, as the parquet shards hold them."""
+    buf = io.BytesIO()
+    rng = random.Random(seed)
+    Image.new("RGB", (8, 8), tuple(rng.randrange(256) for _ in range(3))).save(buf, "JPEG")
+    return buf.getvalue()
+
+
+def pickapic_columns(rows: tuple = PICKAPIC_ROWS) -> dict[str, list]:
+    """The columns of Pick-a-Pic v2's parquet shards (the names the PickScore code reads)."""
+    cols: dict[str, list] = {
+        k: []
+        for k in (
+            "are_different", "best_image_uid", "caption", "created_at", "has_label",
+            "image_0_uid", "image_0_url", "image_1_uid", "image_1_url", "jpg_0", "jpg_1",
+            "label_0", "label_1", "model_0", "model_1", "ranking_id", "user_id",
+            "num_example_per_prompt",
+        )
+    }  # fmt: skip
+    for n, (caption, l0, l1, m0, m1) in enumerate(rows):
+        uid = [f"img-{n}-0", f"img-{n}-1"]
+        best = "" if l0 == 0.5 else uid[0] if l0 == 1 else uid[1]
+        values = (
+            True, best, caption, f"2023-05-0{n + 1} 10:00:00", True, uid[0],
+            f"https://example.invalid/{uid[0]}.png", uid[1], f"https://example.invalid/{uid[1]}.png",
+            jpeg_bytes(400 + 2 * n), jpeg_bytes(401 + 2 * n), l0, l1, m0, m1, 1000 + n, 7 + n, 1,
+        )  # fmt: skip
+        for key, value in zip(cols, values, strict=True):
+            cols[key].append(value)
+    return cols
+
+
+def pickapic(root: Path, rows: tuple = PICKAPIC_ROWS) -> Path:
+    """Pick-a-Pic v2 as the Hugging Face dataset is downloaded: data/test_unique-*.parquet
+    with the images inside as JPEG bytes (and one unlabelled row, left out)."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    cols = pickapic_columns(rows)
+    extra = pickapic_columns((("an unlabelled prompt", 0.5, 0.5, "sdxl", "sd21"),))
+    extra["has_label"] = [False]
+    for key in cols:
+        cols[key] += extra[key]
+    (root / "data").mkdir(parents=True, exist_ok=True)
+    path = root / "data" / "test_unique-00000-of-00001-ecef20a3469ae6e6.parquet"
+    pq.write_table(pa.table(cols), path)
+    return root
+
+
+RICHHF_RECORDS = (  # prompt, the 0/1 label per word (0: misaligned), 4 scores
+    ("a red fox reading a newspaper", "1 0 1 1 1 0", (0.8, 0.6, 0.5, 0.7)),
+    ("two cats on a blue sofa", "1 1 1 1 1 1", (0.4, 0.7, 1.0, 0.6)),
+    ("a castle made of candy, at night", "1 1 1 1 0 1 0", (0.9, 0.9, 0.3, 0.8)),
+    ("an astronaut riding a horse", "1 1 1 1", (0.2, 0.3, 0.9, 0.25)),  # 5 words, 4 labels
+)
+
+
+def richhf(root: Path) -> Path:
+    """RichHF-18K as cloned (test.tfrecord: filename, the four scores, the word labels, the
+    heatmaps) with Pick-a-Pic v1's test shards in pickapic_v1/data/ (the images and prompts;
+    one unrelated pair besides)."""
+    from tests.eval.public_sets.tf_example import write_tfrecord
+
+    rows = [(p, 1.0, 0.0, "sdxl", "sd21") for p, _, _ in RICHHF_RECORDS]
+    rows.append(("an unrelated prompt", 0.0, 1.0, "sd21", "sdxl"))
+    cols = pickapic_columns(tuple(rows))
+    examples = []
+    for n, (_, marks, (art, aes, mis, ovr)) in enumerate(RICHHF_RECORDS):
+        side = n % 2  # the labelled image is image 0 or image 1 of its pair
+        uid = cols[f"image_{side}_uid"][n]
+        examples.append(
+            {
+                "filename": [f"pickapic_v1/test/{uid}.png".encode()],
+                "artifact_score": [art],
+                "aesthetics_score": [aes],
+                "misalignment_score": [mis],
+                "overall_score": [ovr],
+                "prompt_misalignment_label": [marks.encode()],
+                "artifact_map": [jpeg_bytes(900 + n)],
+                "misalignment_map": [jpeg_bytes(950 + n)],
+            }
+        )
+    write_tfrecord(root / "test.tfrecord", examples)
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    half = 3  # two shards, as the split is published in several
+    shards = root / "pickapic_v1" / "data"
+    shards.mkdir(parents=True, exist_ok=True)
+    for k, part in enumerate((slice(0, half), slice(half, None))):
+        table = pa.table({key: values[part] for key, values in cols.items()})
+        pq.write_table(table, shards / f"test-0000{k}-of-00002-abc{k}.parquet")
     return root
