@@ -56,6 +56,13 @@ def register(sub: argparse._SubParsersAction) -> None:
     s.add_argument("judge_votes", type=Path, nargs="+", help="judge votes or ComparisonResults")
     s.add_argument("--budget", type=int, required=True, help="expected number of items")
     s.add_argument("--floor", type=float, help="least probability of any item")
+    s.add_argument(
+        "--pair-boost",
+        type=float,
+        default=2.0,
+        help="extra weight (x 1 + B*r) for items whose model pair is still unresolved "
+        "(r in [0, 1]); 0 weighs by the judge's uncertainty alone",
+    )
     s.add_argument("--seed", type=int, default=0)
     s.add_argument("--out", type=Path, required=True, help="selection file (.jsonl)")
     s.set_defaults(handler=run_select)
@@ -151,7 +158,9 @@ def run_select(args: argparse.Namespace) -> int:
 
     try:
         judge = [v for path in args.judge_votes for v in read_votes(path)]
-        rows = select_items(judge, budget=args.budget, floor=args.floor, seed=args.seed)
+        rows = select_items(
+            judge, budget=args.budget, floor=args.floor, seed=args.seed, pair_boost=args.pair_boost
+        )
     except (VotesError, ValueError) as exc:
         return _fail("leaderboard select", exc)
     write_selection(rows, args.out)

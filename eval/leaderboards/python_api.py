@@ -53,11 +53,7 @@ def leaderboard(
     prompts for 95% intervals (0 skips them); ``plots`` names a folder for the figures.
     """
     boards = build_leaderboards(
-        as_votes(votes),
-        criterion=criterion,
-        method=method,
-        n_boot=bootstrap,
-        seed=seed,
+        as_votes(votes), criterion=criterion, method=method, n_boot=bootstrap, seed=seed,
         prior=prior,
     )
     if plots is not None:
