@@ -160,6 +160,26 @@ def write_selection(rows: Sequence[dict[str, Any]], path: str | Path) -> Path:
     return path
 
 
+def _check_rounds(rounds: object, where: str) -> None:
+    ok = isinstance(rounds, list) and rounds
+    for r in rounds if ok else []:
+        q, b = (r.get("probability"), r.get("budget")) if isinstance(r, dict) else (None, None)
+        ok = ok and all(isinstance(v, int | float) and not isinstance(v, bool) for v in (q, b))
+        ok = ok and 0 < q <= 1 and b > 0 and isinstance(r.get("selected"), bool)
+    if not ok:
+        raise VotesError(
+            f"{where}: field 'rounds' must be a list of {{probability in (0, 1], selected, "
+            "budget > 0}"
+        )
+
+
+def read_selection_rows(path: str | Path) -> list[dict[str, Any]]:
+    """The rows of a selection file, checked as :func:`read_selection` checks them."""
+    read_selection(path)
+    lines = Path(path).read_text(encoding="utf-8").splitlines()
+    return [json.loads(line) for line in lines if line.strip()]
+
+
 def read_selection(
     path: str | Path,
 ) -> tuple[dict[tuple[str, Key], float], dict[tuple[str, Key], bool]]:
@@ -183,8 +203,13 @@ def read_selection(
             if not isinstance(row.get(field), str) or not row[field]:
                 raise VotesError(f"{where}: field {field!r} is missing or not a string")
         q = row.get("probability")
-        if isinstance(q, bool) or not isinstance(q, int | float) or not 0 < q <= 1:
-            raise VotesError(f"{where}: field 'probability' must be a number in (0, 1]")
+        rounds = row.get("rounds")
+        top = np.inf if rounds is not None else 1  # after rounds: 1 / the inverse weight
+        if isinstance(q, bool) or not isinstance(q, int | float) or not 0 < q <= top:
+            span = "positive" if rounds is not None else "in (0, 1]"
+            raise VotesError(f"{where}: field 'probability' must be a number {span}")
+        if rounds is not None:
+            _check_rounds(rounds, where)
         first, second = sorted((row["model_a"], row["model_b"]))
         key = (row["criterion"], (row["prompt_id"], first, second))
         probs[key] = float(q)

@@ -126,7 +126,9 @@ def ppi_mean(
 
     ``y``/``yhat``: human and judge labels of the labelled items; ``yhat_unlabelled``: judge
     labels of the judge-only items. ``pi``/``pi_unlabelled``: each item's known probability of
-    having been sent to humans (both or neither). ``lam=None`` tunes it; ``lam=0`` gives the
+    having been sent to humans (both or neither; after several rounds of selection, one over
+    the item's inverse weight, which may exceed 1: :mod:`eval.leaderboards.rounds`).
+    ``lam=None`` tunes it; ``lam=0`` gives the
     human-only estimate, ``lam=1`` plain PPI. Without judge-only items (and without ``pi``)
     ``lam`` is 0. ``clusters``/``clusters_unlabelled``: each item's cluster (e.g. its prompt,
     both or neither) for the cluster-robust variance.
@@ -165,8 +167,8 @@ def ppi_mean(
             se = float(np.sqrt(lam**2 * var_u + _var(y - lam * yhat) / n))
     else:
         p = np.concatenate([np.asarray(pi, float), np.asarray(pi_unlabelled, float)])
-        if p.shape != (n + big_n,) or not np.all((p > 0) & (p <= 1)):
-            raise ValueError("selection probabilities must be in (0, 1], one per item")
+        if p.shape != (n + big_n,) or not np.all((p > 0) & np.isfinite(p)):
+            raise ValueError("selection probabilities must be positive, one per item")
         inv = np.concatenate([1.0 / p[:n], np.zeros(big_n)])  # labelled / pi
         yh_all = np.concatenate([yhat, yhat_u])
         y_all = np.concatenate([y, np.zeros(big_n)])
