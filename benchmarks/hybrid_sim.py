@@ -70,3 +70,46 @@ def simulate(
                         rng.random((panel, n_items)) < 0.5)  # fmt: skip
         votes += call.sum(0)
     return a, b, y, votes / (2 * panel)
+
+
+def simulate_prompts(
+    rng: np.random.Generator,
+    n_prompts: int = 300,
+    *,
+    theta: np.ndarray = THETA,
+    prompt_sd: float = 0.8,
+    judge_sd: float = 0.0,
+    favour: float = 0.3,
+    panel: int = PANEL,
+    favoured: int = FAVOURED,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """``(prompt, a, b, y, yhat)``: every pair of models on each of ``n_prompts`` prompts.
+
+    Each prompt shifts every model's strength by its own ``N(0, prompt_sd²)`` (a prompt that
+    suits one model's style), for the humans and the judge alike, so the votes of one prompt
+    move together. The judge over-prefers model ``favoured`` and has its own taste per prompt
+    (another ``N(0, judge_sd²)`` shift per model, that the humans do not share). The
+    humans' expected label of each pair over prompts is :func:`true_pair_wins`.
+    """
+    m = theta.size
+    a0, b0 = np.triu_indices(m, 1)
+    k = a0.size
+    prompt = np.repeat(np.arange(n_prompts), k)
+    a, b = np.tile(a0, n_prompts), np.tile(b0, n_prompts)
+    shift = rng.normal(0, prompt_sd, (n_prompts, m))
+    d = theta[a] - theta[b] + shift[prompt, a] - shift[prompt, b]
+    y = (rng.random(a.size) < expit(d)).astype(float)
+    taste = rng.normal(0, judge_sd, (n_prompts, m))  # the judge's own, per prompt
+    d = d + taste[prompt, a] - taste[prompt, b]
+    qj = expit(d + favour * ((a == favoured).astype(float) - (b == favoured)))
+    yhat = (rng.random((panel, a.size)) < qj).mean(0)
+    return prompt, a, b, y, yhat
+
+
+def true_pair_wins(theta: np.ndarray = THETA, prompt_sd: float = 0.8) -> np.ndarray:
+    """The humans' expected label of each pair ``np.triu_indices(M, 1)`` over prompts:
+    ``E sigmoid(theta_a - theta_b + N(0, 2 prompt_sd²))`` by Gauss–Hermite quadrature."""
+    a, b = np.triu_indices(theta.size, 1)
+    x, w = np.polynomial.hermite_e.hermegauss(80)
+    s = np.sqrt(2) * prompt_sd
+    return expit((theta[a] - theta[b])[:, None] + s * x[None, :]) @ w / w.sum()

@@ -3,11 +3,11 @@ the judge is least sure, with known probabilities, so that hybrid boards stay un
 
 The campaign's candidate pairs (from its source) that the judge compared form the
 population; each gets a probability of going to humans from the judge's uncertainty
-(:mod:`eval.leaderboards.selection`: position flips, split panels, ties; a floor for every
-item) and is drawn independently. Only the drawn items go into the campaign; every
-candidate's probability is written to the selection file, which
-``judge leaderboard rank VOTES --judge-votes RESULTS --selection FILE`` reads to weight the
-humans' votes by it.
+(:mod:`eval.leaderboards.selection`: position flips, split panels, ties, and model pairs
+whose order is still unresolved; a floor for every item) and is drawn independently. Only
+the drawn items go into the campaign; every candidate's probability is written to the
+selection file, which ``judge leaderboard rank VOTES --judge-votes RESULTS --selection FILE``
+reads to weight the humans' votes by it.
 
 Example::
 
@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from eval.leaderboards.pairing import Key, item_key
-from eval.leaderboards.selection import select_items
+from eval.leaderboards.selection import PAIR_BOOST, select_items
 from eval.leaderboards.votes import Vote, read_votes
 
 
@@ -36,6 +36,7 @@ def select_for_campaign(
     budget: int,
     floor: float | None = None,
     seed: int = 0,
+    pair_boost: float = PAIR_BOOST,
 ) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     """The campaign body with only the drawn items, and the selection rows of every
     candidate item the judge compared."""
@@ -53,7 +54,7 @@ def select_for_campaign(
             "on prompt id (the source's prompt_id, or the compare's prompt_id / comparison_id) "
             "and the two models"
         )
-    rows = select_items(judged, budget=budget, floor=floor, seed=seed)
+    rows = select_items(judged, budget=budget, floor=floor, seed=seed, pair_boost=pair_boost)
     chosen = {(r["prompt_id"], r["model_a"], r["model_b"]) for r in rows if r["selected"]}
     body = dict(body, items=[item for key, item in candidates.items() if key in chosen])
     return body, rows

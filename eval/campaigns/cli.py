@@ -72,6 +72,13 @@ def register(sub: argparse._SubParsersAction) -> None:
     c.add_argument("--budget", type=int, help="with --from-judge: expected number of items")
     c.add_argument("--floor", type=float, help="with --from-judge: least probability of a pair")
     c.add_argument(
+        "--pair-boost",
+        type=float,
+        default=2.0,
+        help="with --from-judge: extra weight (x 1 + B*r) for pairs of models whose order "
+        "is still unresolved (r in [0, 1]); 0 weighs by the judge's uncertainty alone",
+    )
+    c.add_argument(
         "--selection-out",
         type=Path,
         metavar="FILE",
@@ -159,7 +166,8 @@ def run_create(args: argparse.Namespace) -> int:
             from eval.leaderboards.selection import write_selection
 
             body, rows = select_for_campaign(body, args.from_judge, budget=args.budget,
-                                             floor=args.floor)  # fmt: skip
+                                             floor=args.floor,
+                                             pair_boost=args.pair_boost)  # fmt: skip
             write_selection(rows, args.selection_out)
             print(f"{len(body['items'])} of {len(rows)} judged pairs drawn for humans; "
                   f"probabilities -> {args.selection_out}")  # fmt: skip

@@ -7,6 +7,8 @@ Example:
     $ judge leaderboard votes convert comparisons.jsonl --out votes.csv
     $ judge leaderboard rank human.jsonl --judge-votes judge.jsonl --method bt --json
     $ judge leaderboard select judge.jsonl --budget 500 --out selection.jsonl
+    $ judge leaderboard select judge.jsonl --budget 500 --round 2 --previous selection.jsonl \
+          --human-votes human.jsonl --out round2.jsonl
 """
 
 from __future__ import annotations
@@ -56,6 +58,22 @@ def register(sub: argparse._SubParsersAction) -> None:
     s.add_argument("judge_votes", type=Path, nargs="+", help="judge votes or ComparisonResults")
     s.add_argument("--budget", type=int, required=True, help="expected number of items")
     s.add_argument("--floor", type=float, help="least probability of any item")
+    s.add_argument(
+        "--pair-boost",
+        type=float,
+        default=2.0,
+        help="extra weight (x 1 + B*r) for items whose model pair is still unresolved "
+        "(r in [0, 1]); 0 weighs by the judge's uncertainty alone",
+    )
+    s.add_argument(
+        "--round",
+        type=int,
+        default=1,
+        help="2 or more: a later round, spent where the hybrid board's intervals still "
+        "overlap (needs --previous and --human-votes)",
+    )
+    s.add_argument("--previous", type=Path, help="the selection file of the round before")
+    s.add_argument("--human-votes", type=Path, nargs="+", help="the human votes collected so far")
     s.add_argument("--seed", type=int, default=0)
     s.add_argument("--out", type=Path, required=True, help="selection file (.jsonl)")
     s.set_defaults(handler=run_select)
@@ -149,14 +167,42 @@ def run_select(args: argparse.Namespace) -> int:
     from eval.leaderboards import VotesError, read_votes
     from eval.leaderboards.selection import select_items, write_selection
 
+    if args.round < 1:
+        return _fail("leaderboard select", ValueError("--round must be 1 or more"))
+    if args.round > 1 and (args.previous is None or not args.human_votes):
+        return _fail(
+            "leaderboard select",
+            ValueError(f"--round {args.round} needs --previous FILE and --human-votes VOTES"),
+        )
+    if args.round == 1 and (args.previous or args.human_votes):
+        return _fail(
+            "leaderboard select", ValueError("--previous and --human-votes need --round 2 or more")
+        )
     try:
         judge = [v for path in args.judge_votes for v in read_votes(path)]
-        rows = select_items(judge, budget=args.budget, floor=args.floor, seed=args.seed)
+        opts = {"budget": args.budget, "floor": args.floor, "seed": args.seed,
+                "pair_boost": args.pair_boost}  # fmt: skip
+        if args.round == 1:
+            rows = select_items(judge, **opts)
+        else:
+            from eval.leaderboards.rounds import select_round
+            from eval.leaderboards.selection import read_selection_rows
+
+            human = [v for path in args.human_votes for v in read_votes(path)]
+            previous = read_selection_rows(args.previous)
+            rows = select_round(judge, human, previous, round_no=args.round, **opts)
     except (VotesError, ValueError) as exc:
         return _fail("leaderboard select", exc)
     write_selection(rows, args.out)
     n = sum(r["selected"] for r in rows)
-    print(f"{n} of {len(rows)} judged items selected for humans -> {args.out}")
+    if args.round == 1:
+        print(f"{n} of {len(rows)} judged items selected for humans -> {args.out}")
+    else:
+        new = sum(r["new"] for r in rows)
+        print(
+            f"round {args.round}: {new} new items for humans ({n} of {len(rows)} judged items "
+            f"selected in some round) -> {args.out}"
+        )
     return 0
 
 

@@ -9,13 +9,16 @@ the human-only and judge-only estimates and the judge's measured bias::
 
     {"method": "bt", "estimator": "ppi++", "criterion": "preference", "lam": 0.81,
      "n_human_votes": 5000, "n_judge_votes": 100000, "n_items": 100000, "n_labelled": 5000,
+     "n_prompts": 20000, "variance": "clustered by prompt",
      "human_votes_equivalent": 14100, "human_votes_saved": 9100, "notes": [],
      "models": [{"model": "flux", "rank": 1, "score": 29.9, "ci95": [28.1, 31.6],
                  "judge_bias": {"score": 2.1, "ci95": [0.4, 3.8]},
                  "human_only": {"score": 30.2, "ci95": [27.0, 33.4], "rank": 1},
                  "judge_only": {"score": 32.0, "ci95": [31.8, 32.2], "rank": 1}}]}
 
-``human_votes_equivalent`` is how many human votes a human-only board would need for the
+``variance`` is ``clustered by prompt`` when some prompt holds several items of the board
+(the intervals are then cluster-robust, :mod:`eval.kit.stats.clusters`), else ``independent
+items``. ``human_votes_equivalent`` is how many human votes a human-only board would need for the
 same mean interval width (width shrinks as one over the square root of the votes).
 
 Example:
@@ -37,6 +40,7 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
+from eval.kit.stats.clusters import cluster_ids, shares_clusters
 from eval.kit.stats.ppi import z_value
 from eval.leaderboards.hybrid_bt import DegenerateFit, fit_bias_bt, fit_hybrid_bt, fit_judge_bt
 from eval.leaderboards.hybrid_winrate import winrate_estimates
@@ -72,17 +76,18 @@ def _entry(scores: np.ndarray, se: np.ndarray, i: int, z: float, rank: bool) -> 
 
 def _bt(items: Items, notes: list[str]) -> tuple[Estimates, float]:
     m, a, b, y, yh, pi = items.models, items.a, items.b, items.y, items.yhat, items.pi
+    g = _clusters(items)
     try:
-        fit = fit_hybrid_bt(len(m), a, b, y, yh, pi=pi)
+        fit = fit_hybrid_bt(len(m), a, b, y, yh, pi=pi, clusters=g)
     except DegenerateFit as exc:
         raise ValueError(
             f"no Bradley–Terry board for criterion {items.criterion!r}: {exc}"
         ) from exc
     out: Estimates = {"hybrid": (fit.scores, fit.se)}
     runs = {
-        "human": lambda: fit_hybrid_bt(len(m), a, b, y, yh, pi=pi, lam=0.0),
-        "judge": lambda: fit_judge_bt(len(m), a, b, yh),
-        "bias": lambda: fit_bias_bt(len(m), a, b, y, yh, pi=pi),
+        "human": lambda: fit_hybrid_bt(len(m), a, b, y, yh, pi=pi, lam=0.0, clusters=g),
+        "judge": lambda: fit_judge_bt(len(m), a, b, yh, clusters=g),
+        "bias": lambda: fit_bias_bt(len(m), a, b, y, yh, pi=pi, clusters=g),
     }
     what = {"human": "human-only board", "judge": "judge-only board", "bias": "judge bias"}
     for name, run in runs.items():
@@ -96,8 +101,17 @@ def _bt(items: Items, notes: list[str]) -> tuple[Estimates, float]:
 
 
 def _winrate(items: Items) -> tuple[Estimates, np.ndarray]:
-    est = winrate_estimates(len(items.models), items.a, items.b, items.y, items.yhat, pi=items.pi)
+    est = winrate_estimates(
+        len(items.models), items.a, items.b, items.y, items.yhat, pi=items.pi,
+        clusters=_clusters(items),
+    )  # fmt: skip
     return {k: (v[0], v[1]) for k, v in est.items()}, est["hybrid"][2]
+
+
+def _clusters(items: Items) -> np.ndarray | None:
+    """Each item's prompt as its cluster when some prompt holds several items, else None."""
+    prompts = np.array([k[0] for k in items.keys])
+    return cluster_ids(prompts) if shares_clusters(prompts) else None
 
 
 def _equivalent(est: Estimates, n_votes: int) -> int | None:
@@ -203,6 +217,8 @@ def build_hybrid_leaderboard(
         "n_judge_votes": items.n_judge_votes,
         "n_items": len(items.keys),
         "n_labelled": n_lab,
+        "n_prompts": len({k[0] for k in items.keys}),
+        "variance": "clustered by prompt" if _clusters(items) is not None else "independent items",
         "human_votes_equivalent": equivalent,
         "human_votes_saved": None if equivalent is None else equivalent - items.n_human_votes,
         "notes": notes,

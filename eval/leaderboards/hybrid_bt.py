@@ -17,6 +17,11 @@ fit to minimise the summed variance of the scores, clipped to [0, 1]; if the tun
 summed variance still exceeds the human-only board's (``lam = 0``), the human-only board is
 used, so the hybrid is never wider on average.
 
+Given ``clusters`` (one id per item: the prompt), the middle of the sandwich is
+cluster-robust (:mod:`eval.kit.stats.clusters`): each item's score contribution is summed
+within its cluster before the outer products, so that model pairs voted on one prompt, which
+move together, are not counted as independent evidence.
+
 Scores are ``100 * softmax(theta)`` (they sum to 100, like ``judge leaderboard --method bt``);
 their intervals come from the delta method.
 
@@ -40,6 +45,8 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.special import expit
 
+from eval.kit.stats.clusters import cluster_cov
+
 __all__ = ["BTFit", "DegenerateFit", "fit_bias_bt", "fit_hybrid_bt", "fit_judge_bt"]
 
 MAX_NEWTON = 100
@@ -53,13 +60,15 @@ class DegenerateFit(ValueError):
 @dataclass(frozen=True)
 class BTFit:
     """Scores (sum 100), their standard errors and the ``lam`` used; ``theta`` and
-    ``theta_se``: the strengths (model 0's fixed at 0) and the others' standard errors."""
+    ``theta_se``: the strengths (model 0's fixed at 0) and the others' standard errors;
+    ``cov``: the scores' covariance (for intervals of differences)."""
 
     scores: np.ndarray
     se: np.ndarray
     lam: float
     theta: np.ndarray | None = None
     theta_se: np.ndarray | None = None
+    cov: np.ndarray | None = None
 
 
 def _design(m: int, a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -123,6 +132,12 @@ def _cov(u: np.ndarray, v: np.ndarray | None = None) -> np.ndarray:
     return (u - u.mean(0)).T @ (v - v.mean(0)) / (n - 1)
 
 
+def _mean_cov(u: np.ndarray, groups: np.ndarray | None) -> np.ndarray:
+    """Covariance of the mean of the rows of ``u``: independent, or summed within clusters."""
+    n = u.shape[0]
+    return _cov(u) / n if groups is None else cluster_cov((u - u.mean(0)) / n, groups)
+
+
 @dataclass
 class _Data:
     m: int
@@ -131,6 +146,7 @@ class _Data:
     y: np.ndarray  # human label (nan: none)
     yhat: np.ndarray
     pi: np.ndarray | None
+    clusters: np.ndarray | None = None
 
     @property
     def lab(self) -> np.ndarray:
@@ -163,6 +179,8 @@ def _quadratic(d: _Data, x: np.ndarray, theta: np.ndarray):
     """Matrices ``A, B, C`` with ``Cov(theta_hat) = H^-1 (lam² A + lam B + C) H^-1``."""
     g, ghat = _grad_parts(d, x, theta)
     lab = d.lab
+    if d.clusters is not None:
+        return _clustered_quadratic(d, g, ghat)
     if d.pi is None:
         n, big_n = int(lab.sum()), int((~lab).sum())
         gl, hl, hu = g[lab], ghat[lab], ghat[~lab]
@@ -177,6 +195,27 @@ def _quadratic(d: _Data, x: np.ndarray, theta: np.ndarray):
     return _cov(pa) / total, (cross + cross.T) / total, _cov(pb) / total
 
 
+def _clustered_quadratic(d: _Data, g: np.ndarray, ghat: np.ndarray):
+    """``A, B, C`` from per-item contributions ``lam * pa + pb`` summed within clusters."""
+    lab = d.lab
+    if d.pi is None:
+        n, big_n = int(lab.sum()), int((~lab).sum())
+        pa = np.zeros_like(ghat)
+        pb = np.zeros_like(g)
+        pa[lab] = -(ghat[lab] - ghat[lab].mean(0)) / n
+        if big_n:
+            pa[~lab] = (ghat[~lab] - ghat[~lab].mean(0)) / big_n
+        pb[lab] = (g[lab] - g[lab].mean(0)) / n
+    else:
+        r = np.where(lab, 1.0 / d.pi, 0.0)[:, None]
+        c_g, c_ghat = (np.sum(r * v, axis=0) / r.sum() for v in (g, ghat))
+        pa, pb = ghat - r * (ghat - c_ghat), r * (g - c_g)
+        total = d.a.size
+        pa, pb = (pa - pa.mean(0)) / total, (pb - pb.mean(0)) / total
+    cross = cluster_cov(pa, d.clusters, pb)
+    return cluster_cov(pa, d.clusters), cross + cross.T, cluster_cov(pb, d.clusters)
+
+
 def _fit_at(d: _Data, x: np.ndarray, lam: float) -> BTFit:
     """The fit of the PPI objective at ``lam``, with its sandwich covariance."""
     theta = _newton(d.m, d.a, d.b, *_weights(d, lam))
@@ -184,7 +223,8 @@ def _fit_at(d: _Data, x: np.ndarray, lam: float) -> BTFit:
     h_inv = np.linalg.pinv(_hessian(x, theta))
     a_mat, b_mat, c_mat = _quadratic(d, x, theta)
     cov_theta = h_inv @ (lam**2 * a_mat + lam * b_mat + c_mat) @ h_inv
-    return BTFit(scores, _sd(jac @ cov_theta @ jac.T), float(lam), theta, _sd(cov_theta))
+    cov = jac @ cov_theta @ jac.T
+    return BTFit(scores, _sd(cov), float(lam), theta, _sd(cov_theta), cov)
 
 
 def _sd(cov: np.ndarray) -> np.ndarray:
@@ -200,6 +240,7 @@ def fit_hybrid_bt(
     *,
     pi: np.ndarray | None = None,
     lam: float | None = None,
+    clusters: np.ndarray | None = None,
 ) -> BTFit:
     """PPI++ Bradley–Terry over ``m`` models from item arrays.
 
@@ -207,8 +248,12 @@ def fit_hybrid_bt(
     where no human labelled the item); ``yhat``: the judge's; ``pi``: each item's known
     probability of being sent to humans (None: a uniform random sample). ``lam=None`` tunes
     it; ``lam=0`` is the human-only board (also used when every item has a human label).
+    ``clusters``: each item's cluster (its prompt) for the cluster-robust covariance.
     """
-    d = _Data(m, np.asarray(a), np.asarray(b), np.asarray(y, float), np.asarray(yhat, float), pi)
+    d = _Data(
+        m, np.asarray(a), np.asarray(b), np.asarray(y, float), np.asarray(yhat, float), pi,
+        None if clusters is None else np.asarray(clusters),
+    )  # fmt: skip
     x = _design(m, d.a, d.b)
     if pi is None and d.lab.all():
         lam = 0.0  # no judge-only item: nothing to borrow, the human-only board it is
@@ -237,8 +282,11 @@ def fit_hybrid_bt(
     return fit
 
 
-def fit_judge_bt(m: int, a: np.ndarray, b: np.ndarray, yhat: np.ndarray) -> BTFit:
-    """The judge-only board: BT on the judge's labels of all items, as if they were human."""
+def fit_judge_bt(
+    m: int, a: np.ndarray, b: np.ndarray, yhat: np.ndarray, *, clusters: np.ndarray | None = None
+) -> BTFit:
+    """The judge-only board: BT on the judge's labels of all items, as if they were human
+    (cluster-robust covariance when ``clusters`` is given)."""
     yhat = np.asarray(yhat, float)
     n = yhat.size
     theta = _newton(m, a, b, np.full(n, 1.0 / n), yhat / n)
@@ -246,7 +294,8 @@ def fit_judge_bt(m: int, a: np.ndarray, b: np.ndarray, yhat: np.ndarray) -> BTFi
     x = _design(m, a, b)
     k = jac @ np.linalg.pinv(_hessian(x, theta))
     ghat = (expit(x @ theta[1:]) - yhat)[:, None] * x
-    return BTFit(scores, _sd(k @ (_cov(ghat) / n) @ k.T), 1.0, theta)
+    cov = k @ _mean_cov(ghat, None if clusters is None else np.asarray(clusters)) @ k.T
+    return BTFit(scores, _sd(cov), 1.0, theta, None, cov)
 
 
 def fit_bias_bt(
@@ -257,14 +306,18 @@ def fit_bias_bt(
     yhat: np.ndarray,
     *,
     pi: np.ndarray | None = None,
+    clusters: np.ndarray | None = None,
 ) -> BTFit:
     """The judge's bias: its BT scores minus the humans', both fitted on the labelled items
     (weighted by ``1/pi`` under known selection probabilities), with the standard error of
-    the difference from the paired influence functions."""
+    the difference from the paired influence functions (summed within ``clusters`` when
+    given)."""
     y = np.asarray(y, float)
     lab = ~np.isnan(y)
+    groups = None if clusters is None else np.asarray(clusters)
     if pi is None:
         a, b, yh, yy = np.asarray(a)[lab], np.asarray(b)[lab], np.asarray(yhat)[lab], y[lab]
+        groups = None if groups is None else groups[lab]
         c = np.ones(yy.size)
     else:
         a, b, yh, yy = np.asarray(a), np.asarray(b), np.asarray(yhat, float), np.where(lab, y, 0)
@@ -280,4 +333,5 @@ def fit_bias_bt(
         parts.append((scores, infl))
     (s_j, i_j), (s_h, i_h) = parts
     diff = i_j - i_h
-    return BTFit(s_j - s_h, _sd(_cov(diff) / n), 0.0)
+    cov = _mean_cov(diff, groups)
+    return BTFit(s_j - s_h, _sd(cov), 0.0, None, None, cov)

@@ -17,9 +17,17 @@ from __future__ import annotations
 
 import numpy as np
 
+from eval.kit.stats.clusters import cluster_cov
 from eval.kit.stats.ppi import ppi_mean
 
 __all__ = ["winrate_estimates"]
+
+
+def _mean_se(x: np.ndarray, clusters: np.ndarray | None) -> float:
+    """Standard error of the mean of ``x``: independent items, or summed within clusters."""
+    if clusters is None:
+        return float(x.std() / np.sqrt(x.size))
+    return float(np.sqrt(cluster_cov((x - x.mean()) / x.size, clusters)[0, 0]))
 
 
 def winrate_estimates(
@@ -31,10 +39,12 @@ def winrate_estimates(
     *,
     pi: np.ndarray | None = None,
     lam: float | None = None,
+    clusters: np.ndarray | None = None,
 ) -> dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]]:
     """``{"hybrid"|"human"|"judge"|"bias": (scores, standard errors, lam)}``, one value per
     model (nan where a model has fewer than 2 human-labelled items). ``bias`` is the judge's
-    win rate minus the humans' on the labelled items (weighted by ``1/pi`` when given)."""
+    win rate minus the humans' on the labelled items (weighted by ``1/pi`` when given).
+    ``clusters``: each item's cluster (its prompt) for cluster-robust variances."""
     y = np.asarray(y, float)
     yhat = np.asarray(yhat, float)
     out = {k: (np.full(m, np.nan), np.full(m, np.nan), np.full(m, np.nan)) for k in
@@ -46,11 +56,14 @@ def winrate_estimates(
         lab = ~np.isnan(yi)
         if yh.size:
             out["judge"][0][i] = 100 * yh.mean()
-            out["judge"][1][i] = 100 * yh.std() / np.sqrt(yh.size)
+            out["judge"][1][i] = 100 * _mean_se(yh, None if clusters is None else clusters[mine])
         if lab.sum() < 2:
             continue
         p = None if pi is None else np.asarray(pi, float)[mine]
         pis = {} if p is None else {"pi": p[lab], "pi_unlabelled": p[~lab]}
+        if clusters is not None:
+            g = np.asarray(clusters)[mine]
+            pis.update(clusters=g[lab], clusters_unlabelled=g[~lab])
         runs = {
             "hybrid": ppi_mean(yi[lab], yh[lab], yh[~lab], lam=lam, **pis),
             "human": ppi_mean(yi[lab], yh[lab], yh[~lab], lam=0.0, **pis),

@@ -11,13 +11,23 @@ flip or a split panel): ``pi_i`` is proportional to ``sqrt(0.25 + u_i)``, never 
 ``budget``. The best probabilities follow the square root of the judge's expected squared
 error on the item; the rule takes that error to be five times larger on a fully uncertain
 item than on one where the judge is unanimous (a more aggressive rule lost width in the
-simulations of tests/eval/leaderboards when the judge was weak). Every item is then drawn
-independently (Poisson sampling), so the number chosen is close to ``budget``, not exactly.
+simulations of tests/eval/leaderboards when the judge was weak).
+
+The weight is then multiplied by ``1 + pair_boost * r`` (default ``pair_boost`` 2), where
+``r`` in [0, 1] says how unresolved the item's model pair still is on the judge-only board
+with its intervals widened to the humans' budget (:mod:`eval.leaderboards.contested`): items
+of pairs whose order is in doubt get up to three times the weight. The floor still holds for
+every item. All weights are fixed before the draw, so the probabilities are known exactly and
+the ``1/pi`` weighting keeps the estimate unbiased; the price is wider intervals on pairs
+already resolved. Every item is then drawn independently (Poisson sampling) with exactly the
+probability written to the file, so the number chosen is close to ``budget``, not exactly.
 
 A selection file has one JSON object per judged item::
 
     {"prompt_id": "p1", "model_a": "flux", "model_b": "sd3", "criterion": "preference",
-     "probability": 0.31, "selected": true}
+     "probability": 0.31, "selected": true, "unresolved": 0.82}
+
+(``unresolved`` is ``r``; absent with ``pair_boost=0``.)
 
 Example:
     >>> from eval.leaderboards.votes import Vote
@@ -38,9 +48,12 @@ from typing import Any
 
 import numpy as np
 
+from eval.kit.stats.clusters import cluster_ids, shares_clusters
+from eval.leaderboards.contested import pair_unresolved
 from eval.leaderboards.pairing import Key, item_key
 from eval.leaderboards.votes import Vote, VotesError
 
+PAIR_BOOST = 2.0  # weight x (1 + PAIR_BOOST * r): an unresolved pair's items up to 3x
 DEFAULT_FLOOR_SHARE = 0.25  # floor = this share of the average probability budget / N
 
 
@@ -59,11 +72,18 @@ def _scale(weight: np.ndarray, budget: float, floor: float) -> np.ndarray:
 
 
 def selection_probabilities(
-    yhat: np.ndarray, budget: float, floor: float | None = None
+    yhat: np.ndarray,
+    budget: float,
+    floor: float | None = None,
+    *,
+    unresolved: np.ndarray | None = None,
+    boost: float = PAIR_BOOST,
 ) -> np.ndarray:
     """Each item's probability of going to humans from the judge's labels ``yhat`` (the
-    share of judge votes won by the first model). ``floor`` defaults to a quarter of the
-    average probability ``budget / N``."""
+    share of judge votes won by the first model) and, when given, how unresolved the item's
+    model pair is (``unresolved`` in [0, 1], :mod:`eval.leaderboards.contested`), which
+    multiplies the weight by ``1 + boost * unresolved``. ``floor`` defaults to a quarter of
+    the average probability ``budget / N``."""
     yhat = np.asarray(yhat, float)
     n = yhat.size
     if not 0 < budget <= n:
@@ -72,13 +92,41 @@ def selection_probabilities(
     if not 0 < floor <= budget / n:
         raise ValueError(f"the floor probability must be in (0, budget/N = {budget / n:.4g}]")
     weight = np.sqrt(0.25 + (1 - np.abs(2 * yhat - 1)))
+    if unresolved is not None:
+        if boost < 0:
+            raise ValueError(f"the pair boost must be 0 or more, got {boost}")
+        weight = weight * (1 + boost * np.clip(np.asarray(unresolved, float), 0, 1))
     return _scale(weight, float(budget), floor)
 
 
+def _unresolved(keys: list[tuple[str, Key]], yhat: np.ndarray, widen: float) -> np.ndarray:
+    """How unresolved each item's model pair is, from the judge-only board of its criterion
+    (intervals widened to the humans' budget; :mod:`eval.leaderboards.contested`)."""
+    out = np.ones(len(keys))
+    crit = np.array([c for c, _ in keys])
+    for c in np.unique(crit):
+        rows = np.flatnonzero(crit == c)
+        models = sorted({keys[i][1][j] for i in rows for j in (1, 2)})
+        index = {m: i for i, m in enumerate(models)}
+        a = np.array([index[keys[i][1][1]] for i in rows])
+        b = np.array([index[keys[i][1][2]] for i in rows])
+        prompts = np.array([keys[i][1][0] for i in rows])
+        groups = cluster_ids(prompts) if shares_clusters(prompts) else None
+        if len(models) > 1:
+            out[rows] = pair_unresolved(len(models), a, b, yhat[rows], widen=widen, clusters=groups)
+    return out
+
+
 def select_items(
-    judge: Sequence[Vote], *, budget: int, floor: float | None = None, seed: int = 0
+    judge: Sequence[Vote],
+    *,
+    budget: int,
+    floor: float | None = None,
+    seed: int = 0,
+    pair_boost: float = PAIR_BOOST,
 ) -> list[dict[str, Any]]:
-    """Selection rows (see the module docstring) for every item the judge labelled."""
+    """Selection rows (see the module docstring) for every item the judge labelled.
+    ``pair_boost=0`` weighs by the judge's uncertainty alone."""
     labels: dict[tuple[str, Key], list[float]] = {}
     for v in judge:
         key, won = item_key(v)
@@ -87,12 +135,20 @@ def select_items(
         raise ValueError("no judge votes to select from")
     keys = sorted(labels)
     yhat = np.array([np.mean(labels[k]) for k in keys])
-    pi = selection_probabilities(yhat, budget, floor)
+    if not 0 < budget <= len(keys):
+        raise ValueError(
+            f"--budget must be between 1 and the {len(keys)} judged items, got {budget}"
+        )
+    r = _unresolved(keys, yhat, float(np.sqrt(len(keys) / budget))) if pair_boost else None
+    pi = selection_probabilities(yhat, budget, floor, unresolved=r, boost=pair_boost)
+    pi = np.maximum(np.round(pi, 6), 1e-6)  # the draw uses exactly the stored probability
     chosen = np.random.default_rng(seed).random(pi.size) < pi
     return [
         {"prompt_id": p, "model_a": a, "model_b": b, "criterion": c,
          "probability": round(float(q), 6), "selected": bool(s)}
-        for (c, (p, a, b)), q, s in zip(keys, pi, chosen, strict=True)
+        | ({} if r is None else {"unresolved": round(float(u), 4)})
+        for (c, (p, a, b)), q, s, u in zip(keys, pi, chosen, np.ones(pi.size) if r is None else r,
+                                           strict=True)
     ]  # fmt: skip
 
 
@@ -102,6 +158,26 @@ def write_selection(rows: Sequence[dict[str, Any]], path: str | Path) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
     return path
+
+
+def _check_rounds(rounds: object, where: str) -> None:
+    ok = isinstance(rounds, list) and rounds
+    for r in rounds if ok else []:
+        q, b = (r.get("probability"), r.get("budget")) if isinstance(r, dict) else (None, None)
+        ok = ok and all(isinstance(v, int | float) and not isinstance(v, bool) for v in (q, b))
+        ok = ok and 0 < q <= 1 and b > 0 and isinstance(r.get("selected"), bool)
+    if not ok:
+        raise VotesError(
+            f"{where}: field 'rounds' must be a list of {{probability in (0, 1], selected, "
+            "budget > 0}"
+        )
+
+
+def read_selection_rows(path: str | Path) -> list[dict[str, Any]]:
+    """The rows of a selection file, checked as :func:`read_selection` checks them."""
+    read_selection(path)
+    lines = Path(path).read_text(encoding="utf-8").splitlines()
+    return [json.loads(line) for line in lines if line.strip()]
 
 
 def read_selection(
@@ -127,8 +203,13 @@ def read_selection(
             if not isinstance(row.get(field), str) or not row[field]:
                 raise VotesError(f"{where}: field {field!r} is missing or not a string")
         q = row.get("probability")
-        if isinstance(q, bool) or not isinstance(q, int | float) or not 0 < q <= 1:
-            raise VotesError(f"{where}: field 'probability' must be a number in (0, 1]")
+        rounds = row.get("rounds")
+        top = np.inf if rounds is not None else 1  # after rounds: 1 / the inverse weight
+        if isinstance(q, bool) or not isinstance(q, int | float) or not 0 < q <= top:
+            span = "positive" if rounds is not None else "in (0, 1]"
+            raise VotesError(f"{where}: field 'probability' must be a number {span}")
+        if rounds is not None:
+            _check_rounds(rounds, where)
         first, second = sorted((row["model_a"], row["model_b"]))
         key = (row["criterion"], (row["prompt_id"], first, second))
         probs[key] = float(q)

@@ -40,6 +40,9 @@ def test_uncertain_pairs_are_drawn_more_often(tmp_path: Path) -> None:
     assert len(rows) == 12 and abs(sum(r["probability"] for r in rows) - 4) < 1e-4
     prob = {r["prompt_id"]: r["probability"] for r in rows}
     assert prob["oe_0"] > 2 * prob["oe_1"]  # the position flips
+    assert all(0 <= r["unresolved"] <= 1 for r in rows)  # how unresolved each model pair is
+    _, flat = select_for_campaign(body, results, budget=4, seed=1, pair_boost=0)
+    assert all("unresolved" not in r for r in flat)
     chosen = {(r["prompt_id"], r["model_a"], r["model_b"]) for r in rows if r["selected"]}
     assert len(drawn["items"]) == len(chosen) > 0
     assert all(i["id"].split(":")[0] in {p for p, _, _ in chosen} for i in drawn["items"])
@@ -61,7 +64,17 @@ def test_create_from_judge_against_the_service(
             "pairwise", "--from-judge", str(results)]  # fmt: skip
     assert main(args) == 2
     assert "--from-judge needs --budget N and --selection-out FILE" in capsys.readouterr().err
-    assert main([*args, "--budget", "6", "--floor", "0.2", "--selection-out", str(selection)]) == 0
+    more = [
+        "--budget",
+        "6",
+        "--floor",
+        "0.2",
+        "--pair-boost",
+        "1",
+        "--selection-out",
+        str(selection),
+    ]
+    assert main([*args, *more]) == 0
     out = capsys.readouterr().out
     rows = [json.loads(line) for line in selection.read_text().splitlines()]
     n = sum(r["selected"] for r in rows)
