@@ -13,7 +13,9 @@ Example:
     >>> tr = translations("en")
     >>> tr.gettext("Left")
     'Left'
-    >>> pick_language("xx", "fr-CH, en;q=0.8")
+    >>> pick_language("xx", "fr-CH, en;q=0.8")  # no catalog "xx"; French for fr-CH
+    'fr'
+    >>> pick_language(None, "sw-KE")  # no Swahili catalog: English
     'en'
 """
 

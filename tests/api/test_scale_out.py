@@ -31,7 +31,7 @@ from tests.api.hosts import Host, Hosts, stop_all
 from tests.api.test_batches import check_results, make_items, tail
 
 REPO = Path(__file__).resolve().parents[2]
-KEY = "scale-key"
+KEY = "scale-out-test-key-7f3b9c"  # a key strong enough for a non-loopback bind
 AUTH = {"Authorization": f"Bearer {KEY}"}
 PROBE = {"topic": "animals", "backend": "card", "depth": 2, "topics": 2, "inputs": 3, "images": 1}
 DEADLINE_S = 180.0

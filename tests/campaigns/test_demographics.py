@@ -27,7 +27,7 @@ def test_profiles_and_the_report_section(admin: httpx.Client, anon: httpx.Client
     token = people[0]["token"]
     for bad, field in (({"age_band": "30"}, "age_band"), ({"country": "Germany"}, "country"),
                        ({"gender": "x"}, "gender"), ({"email": "a@b"}, "email")):  # fmt: skip
-        assert_error(anon.post(f"/v1/label/{token}/profile", json=bad), 422, field)
+        assert_error(anon.post(f"/v1/label/{token}/profile", json=bad), 400, field)
     report = admin.get("/v1/campaigns/demo-1/report", params={"bootstrap": 10}).json()
     demo = report["demographics"]
     assert demo["age_band"]["counts"] == {"25-34": 2, "65+": 1}
@@ -47,7 +47,7 @@ def test_a_campaign_that_does_not_ask_refuses_profiles(
     report = admin.get("/v1/campaigns/demo-2/report", params={"bootstrap": 10}).json()
     assert "demographics" not in report
     bad = pairwise_body("demo-3", demographics_reference={"gender": {"woman": 0.9}})
-    err = assert_error(admin.post("/v1/campaigns", json=bad), 422, "demographics_reference.gender")
+    err = assert_error(admin.post("/v1/campaigns", json=bad), 400, "demographics_reference.gender")
     assert "sum to 0.900" in err["message"]
 
 

@@ -83,7 +83,7 @@ def test_one_live_link_per_annotator(
         [*names, "maria"]
     )
     bad = admin.post("/v1/campaigns/inv-1/invitations", json={"names": ["x", "x"]})
-    assert_error(bad, 422, "names")
+    assert_error(bad, 400, "names")
 
 
 def test_revoking_and_closing_end_the_links(
@@ -160,10 +160,10 @@ def test_non_finite_numbers_are_refused(admin: httpx.Client) -> None:
         )
         got = admin.post("/v1/campaigns", content=text,
                          headers={"content-type": "application/json"})  # fmt: skip
-        assert got.status_code == 422 and "items" in got.json()["error"]["field"], got.text
+        assert got.status_code == 400 and "items" in got.json()["error"]["field"], got.text
     body = rating_body("nan-2", n_items=2)
     body["items"][0]["expected"] = [4, 2]
-    assert_error(admin.post("/v1/campaigns", json=body), 422, "(body)")
+    assert_error(admin.post("/v1/campaigns", json=body), 400, "(body)")
 
 
 def test_the_source_folder_confines_image_paths(tmp_path: Path) -> None:

@@ -88,4 +88,4 @@ def test_lang_is_checked(translating: tuple[LiveService, FakeProvider], tmp_path
         assert admin.post("/v1/campaigns", json=pairwise_body("tr-2")).status_code == 201
         token = invite(admin, "tr-2", 1)[0]["token"]
         bad = anon.get(f"/v1/label/{token}/next", params={"lang": "../x"})
-        assert bad.status_code == 422 and bad.json()["error"]["field"] == "query.lang"
+        assert bad.status_code == 400 and bad.json()["error"]["field"] == "query.lang"

@@ -96,7 +96,7 @@ def test_the_offline_backend_runs_and_says_why_nothing_is_scored(
     args = ["meta-eval", "--dataset", "genai-bench", "--data", str(mini), "--out", str(tmp_path)]
     assert main([*args, "--limit", "3", "--n-boot", "0", "--no-safety"]) == 4
     out = capsys.readouterr().out
-    assert "0/3" not in out and "3/3 items scored" in out
+    assert "0/3" not in out and "3/3 items judged" in out
     assert "3 item(s) unscored: needs a vision-language model" in out
     report = json.loads((tmp_path / "report.json").read_text())
     assert report["public_set"]["figures"]["alignment"]["n"] == 0

@@ -54,7 +54,7 @@ def test_the_offline_backend_says_a_model_is_needed(
     args = ["meta-eval", "--dataset", "tifa", "--data", str(mini), "--out", str(tmp_path)]
     assert main([*args, "--n-boot", "0", "--limit", "3"]) == 4
     out = capsys.readouterr().out
-    assert "3/3 items scored" in out and "needs a vision-language model" in out
+    assert "3/3 items judged" in out and "needs a vision-language model" in out
 
 
 @pytest.mark.parametrize(
