@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import re
 import tomllib
+from collections.abc import Collection
 from pathlib import Path
 from typing import Any
 
@@ -71,15 +72,22 @@ class BackendSpec(BaseModel):
             raise ValueError("use 1-64 letters, digits, '_', '-' or '.', starting alphanumeric")
         return v
 
+    @classmethod
+    def builtin_models(cls) -> tuple[Collection[str], str]:
+        """The ``builtin/…`` models this kind of spec may name, and what to call one in an
+        error (a subclass such as the edit workflow's ``EditorSpec`` names its own)."""
+        from eval.t2i.builtin import BUILTIN_RENDERERS
+
+        return BUILTIN_RENDERERS, "backend"
+
     @field_validator("model")
     @classmethod
     def _check_model(cls, v: str) -> str:
         if v.startswith("builtin/"):
-            from eval.t2i.builtin import BUILTIN_RENDERERS
-
-            if v not in BUILTIN_RENDERERS:
-                known = ", ".join(sorted(BUILTIN_RENDERERS))
-                raise ValueError(f"unknown built-in backend {v!r}; available: {known}")
+            builtins, what = cls.builtin_models()
+            if v not in builtins:
+                known = ", ".join(sorted(builtins))
+                raise ValueError(f"unknown built-in {what} {v!r}; available: {known}")
         return v
 
     @field_validator("extra")
