@@ -26,8 +26,8 @@ from eval.t2i.litellm_backend import (
     NO_SEED_PROVIDERS,
     CallContext,
     ChunkResult,
+    call_arguments,
     call_with_retries,
-    key_and_provider,
     max_n,
     split_calls,
 )
@@ -71,13 +71,10 @@ async def _one_edit(
     gate: asyncio.Semaphore,
     ctx: CallContext,
 ) -> ChunkResult:
-    found = key_and_provider(spec)
+    found = call_arguments(spec, lambda provider: edit_kwargs(spec, provider, n, seed))
     if isinstance(found, ChunkResult):
         return found
-    api_key, provider = found
-    kw = edit_kwargs(spec, provider, n, seed)
-    if api_key is not None:
-        kw["api_key"] = api_key
+    kw = found[0]
     if mask is not None:
         kw["mask"] = mask
 

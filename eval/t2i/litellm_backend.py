@@ -146,9 +146,12 @@ def call_kwargs(spec: BackendSpec, provider: str, n: int, seed: int | None) -> d
     return kw
 
 
-def key_and_provider(spec: BackendSpec) -> tuple[str | None, str] | ChunkResult:
-    """``(api key or None, litellm provider)`` of ``spec``'s calls, or the failure that stops
-    them before any request (a missing key, a model litellm cannot place)."""
+def call_arguments(
+    spec: BackendSpec, kwargs_for: Callable[[str], dict[str, Any]]
+) -> tuple[dict[str, Any], str | None, str] | ChunkResult:
+    """``(litellm keyword arguments with the key, api key or None, provider)`` of one of
+    ``spec``'s calls (``kwargs_for(provider)`` builds the arguments), or the failure that stops
+    it before any request (a missing key, a model litellm cannot place)."""
     api_key, problem = resolve_key(spec)
     if problem:
         return ChunkResult("failed", problem)
@@ -156,7 +159,10 @@ def key_and_provider(spec: BackendSpec) -> tuple[str | None, str] | ChunkResult:
         _, provider, _, _ = litellm.get_llm_provider(model=spec.model, api_base=spec.api_base)
     except Exception as exc:
         return ChunkResult(*classify(exc, spec.id, spec.model))
-    return api_key, provider
+    kw = kwargs_for(provider)
+    if api_key is not None:
+        kw["api_key"] = api_key
+    return kw, api_key, provider
 
 
 async def split_calls(
@@ -175,13 +181,10 @@ async def _prepare(
     spec: BackendSpec, n: int, seed: int | None, ctx: CallContext
 ) -> dict[str, Any] | ChunkResult:
     """The litellm arguments of one call, or the failure that stops it before any request."""
-    found = key_and_provider(spec)
+    found = call_arguments(spec, lambda provider: call_kwargs(spec, provider, n, seed))
     if isinstance(found, ChunkResult):
         return found
-    api_key, provider = found
-    kw = call_kwargs(spec, provider, n, seed)
-    if api_key is not None:
-        kw["api_key"] = api_key
+    kw, api_key, provider = found
     if provider == "openai" or (spec.api_base and provider in litellm.openai_compatible_providers):
         key = api_key or os.environ.get("OPENAI_API_KEY", "no-key")
         kw["client"] = await ctx.openai_client(spec.api_base, key)
