@@ -32,7 +32,6 @@ Example:
 
 from __future__ import annotations
 
-import re
 import tomllib
 from pathlib import Path
 from typing import Any, Literal
@@ -50,11 +49,11 @@ from eval.studies.config import (
     tasks_file_problems,
     validate_study,
 )
+from eval.t2i.spec import EntryId
 from judge.domain.submission import MAX_IMAGES
 
 EDIT_JUDGE_OPTIONS = JUDGE_OPTIONS | {"edit_samples", "edit_success_threshold"}
 """Judge settings an edit study may set under ``[judge.options]``."""
-_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
 
 
 class EditStudySection(BaseModel):
@@ -76,19 +75,12 @@ class WriterSpec(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    id: str
+    id: EntryId
     kind: Literal["as_written", "mllm"]
     model: str | None = None
     api_base: str | None = None
     api_key_env: str | None = None
     concurrency: int = Field(default=8, ge=1, le=256)
-
-    @field_validator("id")
-    @classmethod
-    def _check_id(cls, v: str) -> str:
-        if not _ID.match(v):
-            raise ValueError("use 1-64 letters, digits, '_', '-' or '.', starting alphanumeric")
-        return v
 
     def model_post_init(self, _: Any) -> None:
         if self.kind == "mllm" and not self.model:
