@@ -116,9 +116,13 @@ def test_editor_faults_are_recorded_per_item(provider: FakeProvider, tmp_path: P
     provider.fail_next(["refusal", "401"])  # the first two edit requests, in arrival order
     assert run(study, "--out", tmp_path / "out", "--concurrency", "1") == 0
     lines = read_jsonl(tmp_path / "out" / "results.jsonl")
-    statuses = [x["status"] for x in lines]
-    assert statuses[:2] == ["blocked", "edit_failed"] and statuses[2] in ("scored", "partial")
-    assert "content policy" in lines[0]["reason"] and "api_key_env" in lines[1]["reason"]
+    # which item's request arrives first depends on the threads reading the source images, so
+    # the two faults land on two of the three items in either order
+    by_status = {x["status"]: x for x in lines}
+    assert len(lines) == len(by_status) == 3
+    assert set(by_status) - {"blocked", "edit_failed"} <= {"scored", "partial"}
+    assert "content policy" in by_status["blocked"]["reason"]
+    assert "api_key_env" in by_status["edit_failed"]["reason"]
     assert main(["study", "report", str(tmp_path / "out"), "--no-plots", "--bootstrap", "0"]) == 0
     report = json.loads((tmp_path / "out" / "report.json").read_text())
     assert report["failures"]["fake"]["not_judged"] == {"blocked": 1, "edit_failed": 1}
