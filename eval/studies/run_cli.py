@@ -18,6 +18,7 @@ import asyncio
 import json
 import os
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -103,6 +104,21 @@ def interrupted(out: Path) -> int:
     )
 
 
+def dry_run(out: Path, plan: Callable[[Any], str]) -> int:
+    """Print ``plan(journal)`` for a dry run: the journal of ``out``'s run so far (a
+    ``Journal``, None for a new folder); exit code 2 when it cannot be read."""
+    from eval.kit.journal import Journal, JournalError
+    from eval.studies.runner import journal_path
+
+    try:
+        path = journal_path(out)
+        journal = Journal(path) if path.exists() else None
+    except JournalError as exc:
+        return fail(str(exc))
+    print(plan(journal))
+    return 0
+
+
 def write_run_report(out: Path, summary: Any) -> dict[str, Any]:
     """``OUT/run.json`` from a run's summary (``RunSummary``); the report written."""
     report = {
@@ -124,7 +140,6 @@ def run(args: argparse.Namespace) -> int:
         from eval.studies.edits.run_cli import run_edit_study
 
         return run_edit_study(args)
-    from eval.kit.journal import Journal, JournalError
     from eval.studies.config import StudyError, cfg_settings, load_study
     from eval.studies.prompters import PromptFileError, read_prompt_file
     from eval.studies.suite import SuiteError, load_suite
@@ -151,15 +166,11 @@ def run(args: argparse.Namespace) -> int:
     out: Path = args.out
     if args.dry_run:
         from eval.studies.costs import estimate, render_plan
-        from eval.studies.runner import journal_path
 
-        try:
-            path = journal_path(out)
-            journal = Journal(path) if path.exists() else None
-        except JournalError as exc:
-            return fail(str(exc))
-        print(render_plan(estimate(cfg, tasks, journal, local_judge=False if args.url else None)))
-        return 0
+        local = False if args.url else None
+        return dry_run(
+            out, lambda journal: render_plan(estimate(cfg, tasks, journal, local_judge=local))
+        )
     try:
         settings = cfg_settings(cfg, api_key=judge_key(cfg, ("prompters", "backends")))
     except ValueError as exc:

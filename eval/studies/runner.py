@@ -254,6 +254,17 @@ class PairRunner:
         self._bars[self.BARS[0]].update(1)
         return outcome
 
+    async def _attempt(
+        self, call: Callable[[], Awaitable[Any]]
+    ) -> tuple[Any, str, str | None, list[bytes], dict[str, Any]]:
+        """``(generation, status, reason, images, usage)`` of ``call()``; an error it raises
+        becomes a ``failed`` step with the error as reason (a model must not stop the study)."""
+        try:
+            gen = await call()
+            return gen, gen.status, gen.reason, gen.images, dict(gen.usage)
+        except Exception as exc:
+            return None, "failed", f"{type(exc).__name__}: {exc}", [], {}
+
     async def _save_images(self, folder: Path, images: list[bytes]) -> list[str]:
         """Write ``folder/K.png`` for each image; their paths relative to the run folder."""
         paths = []
@@ -384,11 +395,9 @@ class StudyRunner(PairRunner):
             return None
         n = self.cfg.study.images_per_prompt
         seed = backend.seed if backend.seed is not None else self.cfg.run.seed + index
-        try:
-            gen = await self.generator.generate(backend, prompt, n, seed=seed)
-            status, reason, images, usage = gen.status, gen.reason, gen.images, dict(gen.usage)
-        except Exception as exc:  # a backend must not stop the study; the reason is kept
-            status, reason, images, usage = "failed", f"{type(exc).__name__}: {exc}", [], {}
+        gen, status, reason, images, usage = await self._attempt(
+            lambda: self.generator.generate(backend, prompt, n, seed=seed)
+        )
         folder = self.out / "generations" / backend.id / spec.id / task.id
         paths = await self._save_images(folder, images if status == "ok" else [])
         note = None

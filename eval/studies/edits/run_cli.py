@@ -16,6 +16,7 @@ from pathlib import Path
 from eval.studies.edits.config import EditStudyConfig
 from eval.studies.run_cli import (
     EXIT_STOPPED,
+    dry_run,
     fail,
     flag_problem,
     interrupted,
@@ -50,11 +51,9 @@ def plan(cfg: EditStudyConfig, n_tasks: int, done: dict[str, int]) -> str:
 
 def run_edit_study(args: argparse.Namespace) -> int:
     """Load, check, then run (or dry-run) an edit study."""
-    from eval.kit.journal import Journal, JournalError
     from eval.studies.config import StudyError, cfg_settings
     from eval.studies.edits.config import load_edit_study
     from eval.studies.edits.tasks import load_edit_tasks
-    from eval.studies.runner import journal_path
     from eval.studies.suite import SuiteError
 
     if args.provider_batch or args.url:
@@ -73,14 +72,10 @@ def run_edit_study(args: argparse.Namespace) -> int:
         return fail(f"{cfg.tasks_path}: there are no edit tasks in it")
     out: Path = args.out
     if args.dry_run:
-        try:
-            path = journal_path(out)
-            journal = Journal(path) if path.exists() else Journal()
-        except JournalError as exc:
-            return fail(str(exc))
-        done = {k: journal.count(k) for k in ("instruction", "edit", "item")}
-        print(plan(cfg, len(tasks), done))
-        return 0
+        kinds = ("instruction", "edit", "item")
+        return dry_run(
+            out, lambda j: plan(cfg, len(tasks), {k: j.count(k) for k in kinds} if j else {})
+        )
     try:
         settings = cfg_settings(cfg, api_key=judge_key(cfg, ("writers", "editors")))  # type: ignore[arg-type]
     except ValueError as exc:

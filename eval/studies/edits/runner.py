@@ -23,9 +23,6 @@ Example::
 from __future__ import annotations
 
 import asyncio
-import hashlib
-import json
-from pathlib import Path
 from typing import Any
 
 from eval.i2i import EditorSpec, ImageEditor
@@ -37,13 +34,11 @@ from eval.studies.edits.tasks import EditTask
 from eval.studies.edits.writers import write_instruction
 from eval.studies.prompters import PromptOutcome
 from eval.studies.runner import PairRunner, RunOptions
+from eval.studies.stages import file_sha256, fingerprint
+from eval.t2i import Generation
 
 STAGES = ("writer", "edit", "judge")
 EDIT_BLOCKED = {"refused", "blocked"}
-
-
-def _sha256(path: Path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
 def edit_study_record(cfg: EditStudyConfig, tasks: list[EditTask]) -> dict[str, Any]:
@@ -54,14 +49,13 @@ def edit_study_record(cfg: EditStudyConfig, tasks: list[EditTask]) -> dict[str, 
     images = sorted({t.source_image for t in tasks} | {t.mask for t in tasks if t.mask})
     judged = {
         "study": {"name": cfg.study.name, "n": cfg.study.edits_per_instruction},
-        "tasks_sha256": _sha256(cfg.tasks_path),
-        "images_sha256": {p: _sha256(cfg.tasks_path.parent / p) for p in images},
+        "tasks_sha256": file_sha256(cfg.tasks_path),
+        "images_sha256": {p: file_sha256(cfg.tasks_path.parent / p) for p in images},
         "writers": writers,
         "editors": editors,
         "judge": cfg.judge.model_dump(mode="json"),
         "seed": cfg.run.seed,
     }
-    fingerprint = hashlib.sha256(json.dumps(judged, sort_keys=True).encode()).hexdigest()[:16]
     return {
         "kind": "edit",
         "name": cfg.study.name,
@@ -74,7 +68,7 @@ def edit_study_record(cfg: EditStudyConfig, tasks: list[EditTask]) -> dict[str, 
         "editors": editors,
         "judge": cfg.judge.model_dump(mode="json"),
         "run": cfg.run.model_dump(mode="json"),
-        "fingerprint": fingerprint,
+        "fingerprint": fingerprint(judged),
     }
 
 
@@ -144,13 +138,13 @@ class EditStudyRunner(PairRunner):
         n = self.cfg.study.edits_per_instruction
         seed = editor.seed if editor.seed is not None else self.cfg.run.seed + index
         base = self.cfg.tasks_path.parent
-        try:
+
+        async def edit() -> Generation:
             source = await asyncio.to_thread((base / task.source_image).read_bytes)
             mask = await asyncio.to_thread((base / task.mask).read_bytes) if task.mask else None
-            gen = await self.editor.edit(editor, source, instruction, n, mask=mask, seed=seed)
-            status, reason, images, usage = gen.status, gen.reason, gen.images, dict(gen.usage)
-        except Exception as exc:  # an editor must not stop the study; the reason is kept
-            status, reason, images, usage = "failed", f"{type(exc).__name__}: {exc}", [], {}
+            return await self.editor.edit(editor, source, instruction, n, mask=mask, seed=seed)
+
+        _, status, reason, images, usage = await self._attempt(edit)
         folder = self.out / "edits" / editor.id / ids[1] / task.id
         paths = await self._save_images(folder, images if status == "ok" else [])
         record = {"status": status, "reason": reason, "images": paths, "usage": usage,
