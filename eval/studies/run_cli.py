@@ -119,6 +119,24 @@ def dry_run(out: Path, plan: Callable[[Any], str]) -> int:
     return 0
 
 
+async def run_with_client(
+    runner: Callable[[Any], Any],
+    settings: Any,
+    *,
+    url: str | None = None,
+    options: dict[str, Any] | None = None,
+) -> Any:
+    """``runner(client).run()`` with a judge client (:func:`eval.kit.client.make_client`)
+    opened for the run and closed after it; the run's summary."""
+    from eval.kit.client import make_client
+
+    client = make_client(settings, url=url, options=options)
+    try:
+        return await runner(client).run()
+    finally:
+        await client.aclose()
+
+
 def write_run_report(out: Path, summary: Any) -> dict[str, Any]:
     """``OUT/run.json`` from a run's summary (``RunSummary``); the report written."""
     report = {
@@ -180,7 +198,6 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _execute(cfg, tasks, settings, args, out: Path, max_cost: float | None) -> int:
-    from eval.kit.client import make_client
     from eval.kit.journal import JournalError
     from eval.studies.runner import LOCAL_JUDGE, RunOptions, StudyMismatch, StudyRunner
 
@@ -195,11 +212,12 @@ def _execute(cfg, tasks, settings, args, out: Path, max_cost: float | None) -> i
     async def main() -> object:
         if args.provider_batch:
             return await _in_batches(cfg, opts, tasks, settings, args, out)
-        client = make_client(settings, url=args.url, options=cfg.judge.options)
-        try:
-            return await StudyRunner(cfg, opts, tasks, client).run()
-        finally:
-            await client.aclose()
+        return await run_with_client(
+            lambda client: StudyRunner(cfg, opts, tasks, client),
+            settings,
+            url=args.url,
+            options=cfg.judge.options,
+        )
 
     from judge.errors import JudgeError
     from judge.llm.batch.rounds import EXIT_BATCH_PENDING, BatchPending

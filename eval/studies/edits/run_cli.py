@@ -22,6 +22,7 @@ from eval.studies.run_cli import (
     interrupted,
     judge_key,
     render_run,
+    run_with_client,
     write_run_report,
 )
 
@@ -85,7 +86,6 @@ def run_edit_study(args: argparse.Namespace) -> int:
 
 
 def _execute(cfg, tasks, settings, args, out: Path, max_cost: float | None) -> int:
-    from eval.kit.client import make_client
     from eval.kit.journal import JournalError
     from eval.studies.edits.runner import EditStudyRunner
     from eval.studies.runner import RunOptions, StudyMismatch
@@ -94,15 +94,14 @@ def _execute(cfg, tasks, settings, args, out: Path, max_cost: float | None) -> i
     opts = RunOptions(out=out, max_cost=max_cost, concurrency=args.concurrency,
                       progress=not args.no_progress)  # fmt: skip
 
-    async def main() -> object:
-        client = make_client(settings, options=cfg.judge.options)
-        try:
-            return await EditStudyRunner(cfg, opts, tasks, client).run()
-        finally:
-            await client.aclose()
-
     try:
-        summary = asyncio.run(main())
+        summary = asyncio.run(
+            run_with_client(
+                lambda client: EditStudyRunner(cfg, opts, tasks, client),
+                settings,
+                options=cfg.judge.options,
+            )
+        )
     except (StudyMismatch, JournalError, JudgeError, ValueError) as exc:
         return fail(str(exc))
     except KeyboardInterrupt:
