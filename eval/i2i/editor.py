@@ -20,54 +20,24 @@ from __future__ import annotations
 
 import asyncio
 import time
-import weakref
-from collections.abc import Iterable
 
 from eval.i2i.builtin import BUILTIN_EDITORS
 from eval.i2i.litellm_editor import edit_litellm
 from eval.i2i.spec import EditorSpec
 from eval.t2i import warmup
 from eval.t2i.generation import Generation, usage
-from eval.t2i.generator import MAX_IMAGES, combine
-from eval.t2i.litellm_backend import CallContext
-from judge.config import JudgeSettings
+from eval.t2i.generator import MAX_IMAGES, GatedImageCaller, combine
 from judge.errors import InputError
 from judge.io.images import decode_image
-from judge.io.pixel_budget import PixelBudget
 
 
-class ImageEditor:
+class ImageEditor(GatedImageCaller):
     """Edits images with :class:`EditorSpec` editors under caps, retries and usage.
 
     ``settings`` gives the decode limits and the retry backoff (as for
     :class:`~eval.t2i.ImageGenerator`); ``pixel_budget`` bounds the pixels all concurrent
     edits may hold decoded at once.
     """
-
-    def __init__(
-        self, settings: JudgeSettings | None = None, *, pixel_budget: PixelBudget | None = None
-    ) -> None:
-        self.settings = settings or JudgeSettings()
-        budget = pixel_budget or PixelBudget(self.settings.image_max_pixels * 8)
-        self._ctx = CallContext(self.settings, budget)
-        self._gates: weakref.WeakKeyDictionary[
-            asyncio.AbstractEventLoop, dict[tuple[str, int], asyncio.Semaphore]
-        ] = weakref.WeakKeyDictionary()
-
-    def warm(self, specs: Iterable[EditorSpec]) -> None:
-        """Start importing the providers' code in the background (never blocks)."""
-        warmup.start([s.model for s in specs if not s.is_builtin])
-
-    async def aclose(self) -> None:
-        """Close the HTTP clients this event loop opened (optional)."""
-        await self._ctx.aclose()
-
-    def _gate(self, spec: EditorSpec) -> asyncio.Semaphore:
-        per_loop = self._gates.setdefault(asyncio.get_running_loop(), {})
-        key = (spec.id, spec.concurrency)
-        if key not in per_loop:
-            per_loop[key] = asyncio.Semaphore(spec.concurrency)
-        return per_loop[key]
 
     def _check(self, source: bytes, mask: bytes | None) -> str | None:
         """Why the inputs cannot be sent (an image the judge would not accept), else None."""

@@ -26,11 +26,11 @@ from eval.t2i.litellm_backend import (
     NO_SEED_PROVIDERS,
     CallContext,
     ChunkResult,
+    call_arguments,
     call_with_retries,
     max_n,
-    resolve_key,
+    split_calls,
 )
-from eval.t2i.outcomes import classify
 
 EDIT_ENDPOINT = "POST /v1/images/edits"
 
@@ -71,16 +71,10 @@ async def _one_edit(
     gate: asyncio.Semaphore,
     ctx: CallContext,
 ) -> ChunkResult:
-    api_key, problem = resolve_key(spec)
-    if problem:
-        return ChunkResult("failed", problem)
-    try:
-        _, provider, _, _ = litellm.get_llm_provider(model=spec.model, api_base=spec.api_base)
-    except Exception as exc:
-        return ChunkResult(*classify(exc, spec.id, spec.model))
-    kw = edit_kwargs(spec, provider, n, seed)
-    if api_key is not None:
-        kw["api_key"] = api_key
+    found = call_arguments(spec, lambda provider: edit_kwargs(spec, provider, n, seed))
+    if isinstance(found, ChunkResult):
+        return found
+    kw = found[0]
     if mask is not None:
         kw["mask"] = mask
 
@@ -102,10 +96,9 @@ async def edit_litellm(
     ctx: CallContext,
 ) -> list[ChunkResult]:
     """Ask for ``n`` edits in calls of at most :func:`~eval.t2i.litellm_backend.max_n`."""
-    cap = max_n(spec)
-    calls = []
-    for start in range(0, n, cap):
-        call_seed = None if seed is None else seed + start
-        count = min(cap, n - start)
-        calls.append(_one_edit(spec, source, instruction, mask, count, call_seed, gate, ctx))
-    return list(await asyncio.gather(*calls))
+    return await split_calls(
+        n,
+        max_n(spec),
+        seed,
+        lambda count, s: _one_edit(spec, source, instruction, mask, count, s, gate, ctx),
+    )

@@ -19,10 +19,9 @@ Example:
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from pathlib import Path
 from typing import Any
-
-from pydantic import field_validator
 
 from eval.t2i.spec import BackendSpec, load_backends, parse_backends
 
@@ -31,16 +30,12 @@ class EditorSpec(BackendSpec):
     """One edit backend: the fields of :class:`~eval.t2i.BackendSpec`, built-ins from
     :data:`eval.i2i.builtin.BUILTIN_EDITORS`."""
 
-    @field_validator("model")
     @classmethod
-    def _check_model(cls, v: str) -> str:
-        if v.startswith("builtin/"):
-            from eval.i2i.builtin import BUILTIN_EDITORS
+    def builtin_models(cls) -> tuple[Collection[str], str]:
+        """The built-in editors (checked by :class:`~eval.t2i.BackendSpec`'s model check)."""
+        from eval.i2i.builtin import BUILTIN_EDITORS
 
-            if v not in BUILTIN_EDITORS:
-                known = ", ".join(sorted(BUILTIN_EDITORS))
-                raise ValueError(f"unknown built-in editor {v!r}; available: {known}")
-        return v
+        return BUILTIN_EDITORS, "editor"
 
 
 def parse_editors(entries: Any, where: str) -> dict[str, EditorSpec]:

@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import tomllib
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
@@ -64,6 +64,9 @@ JUDGE_OPTIONS = {
 
 JUDGE_CALLS_PER_ITEM = 32
 """Judge model calls one item makes at most at once (4 images, default cards), for the cap."""
+
+
+C = TypeVar("C", bound=BaseModel)
 
 
 class StudyError(ValueError):
@@ -114,7 +117,25 @@ class RunSection(BaseModel):
     max_cost_usd: float | None = Field(default=None, gt=0, description="as --max-cost")
 
 
-class StudyConfig(BaseModel):
+class StudyPaths:
+    """The paths of a study file's config (a mixin: the config has ``file`` and
+    ``study.tasks``), shared by every kind of study."""
+
+    if TYPE_CHECKING:  # the config's own fields (not declared here: pydantic would reorder)
+        file: Path | None
+        study: Any
+
+    @property
+    def base_dir(self) -> Path:
+        """The folder relative paths resolve against."""
+        return self.file.parent if self.file else Path.cwd()
+
+    @property
+    def tasks_path(self) -> Path:
+        return self.base_dir / self.study.tasks
+
+
+class StudyConfig(StudyPaths, BaseModel):
     """A whole study file, paths resolved against its folder."""
 
     model_config = ConfigDict(extra="forbid")
@@ -125,15 +146,6 @@ class StudyConfig(BaseModel):
     judge: JudgeSection = Field(default_factory=JudgeSection)
     run: RunSection = Field(default_factory=RunSection)
     file: Path | None = None
-
-    @property
-    def base_dir(self) -> Path:
-        """The folder relative paths resolve against."""
-        return self.file.parent if self.file else Path.cwd()
-
-    @property
-    def tasks_path(self) -> Path:
-        return self.base_dir / self.study.tasks
 
     def prompts_path(self, spec: PrompterSpec) -> Path:
         """A human prompter's prompts file, resolved."""
@@ -148,7 +160,8 @@ def _loc(loc: tuple[Any, ...]) -> str:
     return out
 
 
-def _errors(path: Path, exc: ValidationError) -> list[str]:
+def schema_errors(path: Path, exc: ValidationError) -> list[str]:
+    """One ``FILE: key.path: problem`` line per error of a study file's schema."""
     lines = []
     for err in exc.errors():
         loc = _loc(tuple(p for p in err["loc"] if not str(p).startswith("function-")))
@@ -162,16 +175,8 @@ def _errors(path: Path, exc: ValidationError) -> list[str]:
 def _entry_problems(data: dict[str, Any], base: Path) -> list[str]:
     """Cross-entry checks on the file as read (so they are reported with the schema's own
     errors): unique ids, known conditions, files that exist."""
-    problems: list[str] = []
-    entries = {k: [e for e in data.get(k) or [] if isinstance(e, dict)]
-               for k in ("prompters", "backends")}
-    for section, items in entries.items():
-        seen: set[str] = set()
-        for i, entry in enumerate(items):
-            if entry.get("id") in seen:
-                problems.append(f"{section}[{i}].id: {entry['id']!r} is used twice")
-            seen.add(entry.get("id"))
-    for i, spec in enumerate(entries["prompters"]):
+    problems = duplicate_ids(data, ("prompters", "backends"))
+    for i, spec in enumerate(e for e in data.get("prompters") or [] if isinstance(e, dict)):
         kind, condition = spec.get("kind"), spec.get("condition")
         if kind == "mllm" and condition is not None and condition not in available_conditions():
             known = ", ".join(available_conditions())
@@ -181,14 +186,33 @@ def _entry_problems(data: dict[str, Any], base: Path) -> list[str]:
         prompts = spec.get("prompts")
         if kind == "human" and isinstance(prompts, str) and not (base / prompts).is_file():
             problems.append(f"prompters[{i}].prompts: no such file {base / prompts}")
-    tasks = (data.get("study") or {}).get("tasks") if isinstance(data.get("study"), dict) else None
-    if isinstance(tasks, str) and not (base / tasks).is_file():
-        problems.append(f"study.tasks: no such file {base / tasks}")
+    return problems + tasks_file_problems(data, base)
+
+
+def duplicate_ids(data: dict[str, Any], sections: tuple[str, ...]) -> list[str]:
+    """``section[i].id: 'x' is used twice`` for each entry reusing an id of its section."""
+    problems: list[str] = []
+    for section in sections:
+        seen: set[Any] = set()
+        for i, entry in enumerate(e for e in data.get(section) or [] if isinstance(e, dict)):
+            if entry.get("id") in seen:
+                problems.append(f"{section}[{i}].id: {entry['id']!r} is used twice")
+            seen.add(entry.get("id"))
     return problems
 
 
-def _settings_problems(cfg: StudyConfig) -> list[str]:
-    """The ``[judge]`` options as judge settings."""
+def tasks_file_problems(data: dict[str, Any], base: Path) -> list[str]:
+    """``study.tasks: no such file …`` when the tasks file named is missing."""
+    study = data.get("study")
+    tasks = study.get("tasks") if isinstance(study, dict) else None
+    if isinstance(tasks, str) and not (base / tasks).is_file():
+        return [f"study.tasks: no such file {base / tasks}"]
+    return []
+
+
+def settings_problems(cfg: Any) -> list[str]:
+    """The ``[judge]`` options as judge settings (any study config with ``judge`` and
+    ``run`` sections)."""
     try:
         cfg_settings(cfg)
     except ValidationError as exc:
@@ -215,27 +239,42 @@ def cfg_settings(cfg: StudyConfig, api_key: str | None = None) -> JudgeSettings:
     return JudgeSettings.model_validate(data)
 
 
-def load_study(path: Path) -> StudyConfig:
-    """Read and check a study file; raise :class:`StudyError` naming the file and key."""
+def read_study_data(path: Path) -> dict[str, Any]:
+    """A study file's TOML table; :class:`StudyError` naming the file when it cannot be read,
+    is not TOML, or sets the reserved key ``file``."""
     try:
         with Path(path).open("rb") as fh:
             data = tomllib.load(fh)
     except OSError as exc:
         raise StudyError(f"{path}: cannot read the study file ({exc.strerror})") from None
+    except UnicodeDecodeError as exc:
+        raise StudyError(f"{path}: cannot read the study file ({exc})") from None
     except tomllib.TOMLDecodeError as exc:
         raise StudyError(f"{path}: not valid TOML ({exc})") from None
     if "file" in data:
         raise StudyError(f"{path}: file: unknown key (check its spelling and the section it is in)")
-    path = Path(path)
-    # every problem at once: the schema's, then the cross-entry ones (ids, conditions, files)
-    problems = _entry_problems(data, path.resolve().parent)
+    return data
+
+
+def validate_study(model: type[C], data: dict[str, Any], path: Path, problems: list[str]) -> C:
+    """``data`` as a ``model`` config (``file`` set to ``path``); every problem at once in one
+    :class:`StudyError`: the schema's, then ``problems`` (the cross-entry checks), then the
+    ``[judge]`` options'."""
     try:
-        cfg = StudyConfig.model_validate({**data, "file": path.resolve()})
+        cfg = model.model_validate({**data, "file": path.resolve()})
     except ValidationError as exc:
         raise StudyError(
-            "\n".join([*_errors(path, exc), *(f"{path}: {p}" for p in problems)])
+            "\n".join([*schema_errors(path, exc), *(f"{path}: {p}" for p in problems)])
         ) from None
-    problems += _settings_problems(cfg)
+    problems = problems + settings_problems(cfg)
     if problems:
         raise StudyError("\n".join(f"{path}: {p}" for p in problems))
     return cfg
+
+
+def load_study(path: Path) -> StudyConfig:
+    """Read and check a study file; raise :class:`StudyError` naming the file and key."""
+    data = read_study_data(path)
+    path = Path(path)
+    # every problem at once: the schema's, then the cross-entry ones (ids, conditions, files)
+    return validate_study(StudyConfig, data, path, _entry_problems(data, path.resolve().parent))

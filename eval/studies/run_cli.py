@@ -18,7 +18,9 @@ import asyncio
 import json
 import os
 import sys
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 EXIT_INPUT, EXIT_STOPPED, EXIT_INTERRUPTED = 2, 5, 130
 
@@ -63,23 +65,89 @@ def register(actions: argparse._SubParsersAction) -> None:
     p.set_defaults(handler=run)
 
 
-def _fail(message: str, code: int = EXIT_INPUT) -> int:
+def fail(message: str, code: int = EXIT_INPUT) -> int:
+    """Say ``judge study run: MESSAGE`` on stderr; the exit code."""
     print(f"judge study run: {message}", file=sys.stderr)
     return code
 
 
-def _keys(cfg: object) -> str | None:
-    """Check every ``api_key_env`` names a set variable; the judge's key."""
-    for i, p in enumerate(cfg.prompters):  # type: ignore[attr-defined]
-        if p.api_key_env and not os.environ.get(p.api_key_env):
-            raise ValueError(f"prompters[{i}].api_key_env: the variable {p.api_key_env} is not set")
-    for i, b in enumerate(cfg.backends):  # type: ignore[attr-defined]
-        if b.api_key_env and not os.environ.get(b.api_key_env):
-            raise ValueError(f"backends[{i}].api_key_env: the variable {b.api_key_env} is not set")
-    env = cfg.judge.api_key_env  # type: ignore[attr-defined]
+def judge_key(cfg: Any, sections: tuple[str, ...]) -> str | None:
+    """Check every ``api_key_env`` of the entries in ``sections`` (and the judge's) names a
+    set variable (``ValueError`` naming the entry otherwise); the judge's key."""
+    for section in sections:
+        for i, entry in enumerate(getattr(cfg, section)):
+            var = entry.api_key_env
+            if var and not os.environ.get(var):
+                raise ValueError(f"{section}[{i}].api_key_env: the variable {var} is not set")
+    env = cfg.judge.api_key_env
     if env and not os.environ.get(env):
         raise ValueError(f"judge.api_key_env: the variable {env} is not set")
     return os.environ.get(env) if env else None
+
+
+def flag_problem(args: argparse.Namespace) -> int | None:
+    """The exit code after saying what is wrong with ``--max-cost``/``--concurrency``, or
+    None when both are fine."""
+    if args.max_cost is not None and args.max_cost <= 0:
+        return fail("--max-cost must be more than 0")
+    if args.concurrency is not None and args.concurrency < 1:
+        return fail("--concurrency must be 1 or more")
+    return None
+
+
+def interrupted(out: Path) -> int:
+    """Say where a run stopped by Ctrl-C keeps its work; the exit code."""
+    return fail(
+        f"interrupted; finished steps are kept in {out}/journal; run the same command "
+        "again to resume",
+        EXIT_INTERRUPTED,
+    )
+
+
+def dry_run(out: Path, plan: Callable[[Any], str]) -> int:
+    """Print ``plan(journal)`` for a dry run: the journal of ``out``'s run so far (a
+    ``Journal``, None for a new folder); exit code 2 when it cannot be read."""
+    from eval.kit.journal import Journal, JournalError
+    from eval.studies.runner import journal_path
+
+    try:
+        path = journal_path(out)
+        journal = Journal(path) if path.exists() else None
+    except JournalError as exc:
+        return fail(str(exc))
+    print(plan(journal))
+    return 0
+
+
+async def run_with_client(
+    runner: Callable[[Any], Any],
+    settings: Any,
+    *,
+    url: str | None = None,
+    options: dict[str, Any] | None = None,
+) -> Any:
+    """``runner(client).run()`` with a judge client (:func:`eval.kit.client.make_client`)
+    opened for the run and closed after it; the run's summary."""
+    from eval.kit.client import make_client
+
+    client = make_client(settings, url=url, options=options)
+    try:
+        return await runner(client).run()
+    finally:
+        await client.aclose()
+
+
+def write_run_report(out: Path, summary: Any) -> dict[str, Any]:
+    """``OUT/run.json`` from a run's summary (``RunSummary``); the report written."""
+    report = {
+        "out": str(out),
+        "items": summary.total,
+        "statuses": summary.counts,
+        "usage": summary.usage,
+        "stopped": summary.stopped,
+    }
+    (out / "run.json").write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
+    return report
 
 
 def run(args: argparse.Namespace) -> int:
@@ -90,21 +158,18 @@ def run(args: argparse.Namespace) -> int:
         from eval.studies.edits.run_cli import run_edit_study
 
         return run_edit_study(args)
-    from eval.kit.journal import Journal, JournalError
     from eval.studies.config import StudyError, cfg_settings, load_study
     from eval.studies.prompters import PromptFileError, read_prompt_file
     from eval.studies.suite import SuiteError, load_suite
 
-    if args.max_cost is not None and args.max_cost <= 0:
-        return _fail("--max-cost must be more than 0")
-    if args.concurrency is not None and args.concurrency < 1:
-        return _fail("--concurrency must be 1 or more")
+    if (code := flag_problem(args)) is not None:
+        return code
     if args.provider_batch and args.url:
-        return _fail("--provider-batch batches this process's judge calls; drop --url")
+        return fail("--provider-batch batches this process's judge calls; drop --url")
     if (args.wait or args.provider_batch_fallback != "batch") and not args.provider_batch:
-        return _fail("--wait and --provider-batch-fallback apply to --provider-batch")
+        return fail("--wait and --provider-batch-fallback apply to --provider-batch")
     if args.batch_poll_s <= 0:
-        return _fail("--batch-poll-s must be positive")
+        return fail("--batch-poll-s must be positive")
     try:
         cfg = load_study(args.study)
         # targets are checked per item: a missing one fails that task's items, not the run
@@ -113,32 +178,26 @@ def run(args: argparse.Namespace) -> int:
             if p.kind == "human":
                 read_prompt_file(cfg.prompts_path(p))
     except (StudyError, SuiteError, PromptFileError) as exc:
-        return _fail(str(exc))
+        return fail(str(exc))
     if not tasks:
-        return _fail(f"{cfg.tasks_path}: the task suite is empty")
+        return fail(f"{cfg.tasks_path}: the task suite is empty")
     out: Path = args.out
     if args.dry_run:
         from eval.studies.costs import estimate, render_plan
-        from eval.studies.runner import journal_path
 
-        try:
-            path = journal_path(out)
-            journal = Journal(path) if path.exists() else None
-        except JournalError as exc:
-            return _fail(str(exc))
-        print(render_plan(estimate(cfg, tasks, journal, local_judge=False if args.url else None)))
-        return 0
+        local = False if args.url else None
+        return dry_run(
+            out, lambda journal: render_plan(estimate(cfg, tasks, journal, local_judge=local))
+        )
     try:
-        judge_key = _keys(cfg)
-        settings = cfg_settings(cfg, api_key=judge_key)
+        settings = cfg_settings(cfg, api_key=judge_key(cfg, ("prompters", "backends")))
     except ValueError as exc:
-        return _fail(f"{args.study}: {exc}")
+        return fail(f"{args.study}: {exc}")
     max_cost = args.max_cost if args.max_cost is not None else cfg.run.max_cost_usd
     return _execute(cfg, tasks, settings, args, out, max_cost)
 
 
 def _execute(cfg, tasks, settings, args, out: Path, max_cost: float | None) -> int:
-    from eval.kit.client import make_client
     from eval.kit.journal import JournalError
     from eval.studies.runner import LOCAL_JUDGE, RunOptions, StudyMismatch, StudyRunner
 
@@ -153,11 +212,12 @@ def _execute(cfg, tasks, settings, args, out: Path, max_cost: float | None) -> i
     async def main() -> object:
         if args.provider_batch:
             return await _in_batches(cfg, opts, tasks, settings, args, out)
-        client = make_client(settings, url=args.url, options=cfg.judge.options)
-        try:
-            return await StudyRunner(cfg, opts, tasks, client).run()
-        finally:
-            await client.aclose()
+        return await run_with_client(
+            lambda client: StudyRunner(cfg, opts, tasks, client),
+            settings,
+            url=args.url,
+            options=cfg.judge.options,
+        )
 
     from judge.errors import JudgeError
     from judge.llm.batch.rounds import EXIT_BATCH_PENDING, BatchPending
@@ -168,23 +228,10 @@ def _execute(cfg, tasks, settings, args, out: Path, max_cost: float | None) -> i
         print(f"judge study run: {pending}", file=sys.stderr)
         return EXIT_BATCH_PENDING
     except (StudyMismatch, JournalError, JudgeError, ValueError) as exc:
-        return _fail(str(exc))
+        return fail(str(exc))
     except KeyboardInterrupt:
-        print(
-            f"judge study run: interrupted; finished steps are kept in {out}/journal; "
-            "run the same command again to resume",
-            file=sys.stderr,
-        )
-        return EXIT_INTERRUPTED
-    report = {
-        "out": str(out),
-        "items": summary.total,  # type: ignore[attr-defined]
-        "statuses": summary.counts,  # type: ignore[attr-defined]
-        "usage": summary.usage,  # type: ignore[attr-defined]
-        "stopped": summary.stopped,  # type: ignore[attr-defined]
-    }
-    (out / "run.json").write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
-    print(_render(report))
+        return interrupted(out)
+    print(render_run(write_run_report(out, summary)))
     return EXIT_STOPPED if summary.stopped else 0  # type: ignore[attr-defined]
 
 
@@ -217,15 +264,19 @@ async def _in_batches(cfg, tasks_opts, tasks, settings, args, out: Path) -> obje
     return summary
 
 
-def _render(report: dict) -> str:
+def render_run(report: dict[str, Any], *, stage_width: int = 10, ended: bool = True) -> str:
+    """The lines ``judge study run`` prints after a run: items done, statuses, usage per stage
+    (``ended``: when each stage ended), and why it stopped early."""
     done = sum(report["statuses"].values())
     lines = [f"{done}/{report['items']} items in {report['out']}/results.jsonl"]
     lines.append("  " + ", ".join(f"{k}: {v}" for k, v in sorted(report["statuses"].items())))
     for stage, u in report["usage"].items():
+        busy = f"  busy {u['busy_s']:.1f} s (a step in flight"
+        if ended:
+            busy += f"; the stage ended {u.get('last_done_s', 0.0):.1f} s into the run"
         lines.append(
-            f"  {stage:<10} {u['steps']:>5} steps {u['calls']:>6} calls  ${u['cost_usd']:.4f}"
-            f"  busy {u['busy_s']:.1f} s (a step in flight; the stage ended "
-            f"{u.get('last_done_s', 0.0):.1f} s into the run)"
+            f"  {stage:<{stage_width}} {u['steps']:>5} steps {u['calls']:>6} calls  "
+            f"${u['cost_usd']:.4f}{busy})"
         )
     if report["stopped"]:
         lines.append(f"stopped: {report['stopped']}; run again to go on")

@@ -95,8 +95,14 @@ class CostGate:
         return True
 
 
-def _sha256(path: Any) -> str:
+def file_sha256(path: Any) -> str:
+    """The hex SHA-256 of a file's bytes (how inputs enter a study's fingerprint)."""
     return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def fingerprint(judged: dict[str, Any]) -> str:
+    """16 hex digits naming everything that changes a study's results (``judged``)."""
+    return hashlib.sha256(json.dumps(judged, sort_keys=True).encode()).hexdigest()[:16]
 
 
 def study_record(cfg: StudyConfig, tasks: list[Any]) -> dict[str, Any]:
@@ -106,20 +112,19 @@ def study_record(cfg: StudyConfig, tasks: list[Any]) -> dict[str, Any]:
     for p, spec in zip(prompters, cfg.prompters, strict=True):
         if spec.kind == "human":
             p["prompts"] = str(cfg.prompts_path(spec).resolve())
-            p["prompts_sha256"] = _sha256(cfg.prompts_path(spec))
+            p["prompts_sha256"] = file_sha256(cfg.prompts_path(spec))
     backends = [b.model_dump(mode="json", exclude={"concurrency"}) for b in cfg.backends]
     # Files enter the fingerprint by content, not by where the checkout lives: a run moved or
     # re-run from another folder with the same inputs still resumes.
     judged_prompters = [{k: v for k, v in p.items() if k != "prompts"} for p in prompters]
     judged = {
         "study": {"name": cfg.study.name, "images_per_prompt": cfg.study.images_per_prompt},
-        "tasks_sha256": _sha256(cfg.tasks_path),
+        "tasks_sha256": file_sha256(cfg.tasks_path),
         "prompters": judged_prompters,
         "backends": backends,
         "judge": cfg.judge.model_dump(mode="json"),
         "seed": cfg.run.seed,
     }
-    fingerprint = hashlib.sha256(json.dumps(judged, sort_keys=True).encode()).hexdigest()[:16]
     return {
         "name": cfg.study.name,
         "description": cfg.study.description,
@@ -138,5 +143,5 @@ def study_record(cfg: StudyConfig, tasks: list[Any]) -> dict[str, Any]:
         "backends": backends,
         "judge": cfg.judge.model_dump(mode="json"),
         "run": cfg.run.model_dump(mode="json"),
-        "fingerprint": fingerprint,
+        "fingerprint": fingerprint(judged),
     }

@@ -34,12 +34,14 @@ MAX_IMAGES = 64
 _NO_IMAGE_ORDER = ("refused", "blocked", "failed", "empty")
 
 
-class ImageGenerator:
-    """Generates images for :class:`BackendSpec` backends with caps, retries and usage.
+class GatedImageCaller:
+    """What every image caller shares: settings, the pixel budget, the HTTP clients and one
+    cap per spec id on calls in flight (per event loop). :class:`ImageGenerator` and the
+    edit workflow's ``ImageEditor`` build on it.
 
     ``settings`` gives the decode limits (``image_max_bytes``, ``image_max_pixels``) and the
     retry backoff (``backoff_base_s``, ``backoff_max_s``); ``pixel_budget`` bounds the pixels
-    all concurrent generations may hold decoded at once (default: 8 images at the limit).
+    all concurrent calls may hold decoded at once (default: 8 images at the limit).
     """
 
     def __init__(
@@ -66,6 +68,11 @@ class ImageGenerator:
         if key not in per_loop:
             per_loop[key] = asyncio.Semaphore(spec.concurrency)
         return per_loop[key]
+
+
+class ImageGenerator(GatedImageCaller):
+    """Generates images for :class:`BackendSpec` backends with caps, retries and usage
+    (``settings`` and ``pixel_budget`` as for :class:`GatedImageCaller`)."""
 
     async def generate(
         self, spec: BackendSpec, prompt: str, n: int, *, seed: int | None = None

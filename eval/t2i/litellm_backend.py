@@ -146,10 +146,12 @@ def call_kwargs(spec: BackendSpec, provider: str, n: int, seed: int | None) -> d
     return kw
 
 
-async def _prepare(
-    spec: BackendSpec, n: int, seed: int | None, ctx: CallContext
-) -> dict[str, Any] | ChunkResult:
-    """The litellm arguments of one call, or the failure that stops it before any request."""
+def call_arguments(
+    spec: BackendSpec, kwargs_for: Callable[[str], dict[str, Any]]
+) -> tuple[dict[str, Any], str | None, str] | ChunkResult:
+    """``(litellm keyword arguments with the key, api key or None, provider)`` of one of
+    ``spec``'s calls (``kwargs_for(provider)`` builds the arguments), or the failure that stops
+    it before any request (a missing key, a model litellm cannot place)."""
     api_key, problem = resolve_key(spec)
     if problem:
         return ChunkResult("failed", problem)
@@ -157,9 +159,32 @@ async def _prepare(
         _, provider, _, _ = litellm.get_llm_provider(model=spec.model, api_base=spec.api_base)
     except Exception as exc:
         return ChunkResult(*classify(exc, spec.id, spec.model))
-    kw = call_kwargs(spec, provider, n, seed)
+    kw = kwargs_for(provider)
     if api_key is not None:
         kw["api_key"] = api_key
+    return kw, api_key, provider
+
+
+async def split_calls(
+    n: int, cap: int, seed: int | None, call: Callable[[int, int | None], Awaitable[ChunkResult]]
+) -> list[ChunkResult]:
+    """``n`` images in calls of at most ``cap``: ``call(count, seed)`` for each, the seed
+    advanced by the images before it; gathered in order."""
+    calls = []
+    for start in range(0, n, cap):
+        call_seed = None if seed is None else seed + start
+        calls.append(call(min(cap, n - start), call_seed))
+    return list(await asyncio.gather(*calls))
+
+
+async def _prepare(
+    spec: BackendSpec, n: int, seed: int | None, ctx: CallContext
+) -> dict[str, Any] | ChunkResult:
+    """The litellm arguments of one call, or the failure that stops it before any request."""
+    found = call_arguments(spec, lambda provider: call_kwargs(spec, provider, n, seed))
+    if isinstance(found, ChunkResult):
+        return found
+    kw, api_key, provider = found
     if provider == "openai" or (spec.api_base and provider in litellm.openai_compatible_providers):
         key = api_key or os.environ.get("OPENAI_API_KEY", "no-key")
         kw["client"] = await ctx.openai_client(spec.api_base, key)
@@ -263,9 +288,6 @@ async def generate_litellm(
     ctx: CallContext,
 ) -> list[ChunkResult]:
     """Ask for ``n`` images in calls of at most :func:`max_n`; one result per call."""
-    cap = max_n(spec)
-    calls = []
-    for start in range(0, n, cap):
-        call_seed = None if seed is None else seed + start
-        calls.append(_one_call(spec, prompt, min(cap, n - start), call_seed, gate, ctx))
-    return list(await asyncio.gather(*calls))
+    return await split_calls(
+        n, max_n(spec), seed, lambda count, s: _one_call(spec, prompt, count, s, gate, ctx)
+    )

@@ -18,12 +18,30 @@ from __future__ import annotations
 
 import re
 import tomllib
+from collections.abc import Collection
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 _ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
+
+
+def check_entry_id(v: str) -> str:
+    """An entry's ``id`` (a backend's, an editor's, a writer's): 1-64 letters, digits, '_', '-'
+    or '.', starting alphanumeric.
+
+    Example:
+        >>> check_entry_id("gpt-image.1")
+        'gpt-image.1'
+    """
+    if not _ID.match(v):
+        raise ValueError("use 1-64 letters, digits, '_', '-' or '.', starting alphanumeric")
+    return v
+
+
+EntryId = Annotated[str, AfterValidator(check_entry_id)]
+"""A ``str`` field checked by :func:`check_entry_id`."""
 _SIZE = re.compile(r"^[1-9][0-9]{0,4}x[1-9][0-9]{0,4}$")
 _ENV = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 RESERVED_EXTRA = frozenset(
@@ -51,7 +69,7 @@ class BackendSpec(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    id: str
+    id: EntryId
     model: str = Field(min_length=1)
     api_base: str | None = None
     api_key_env: str | None = None
@@ -64,22 +82,22 @@ class BackendSpec(BaseModel):
     max_retries: int = Field(default=3, ge=0, le=20)
     allow_private_urls: bool = False
 
-    @field_validator("id")
     @classmethod
-    def _check_id(cls, v: str) -> str:
-        if not _ID.match(v):
-            raise ValueError("use 1-64 letters, digits, '_', '-' or '.', starting alphanumeric")
-        return v
+    def builtin_models(cls) -> tuple[Collection[str], str]:
+        """The ``builtin/…`` models this kind of spec may name, and what to call one in an
+        error (a subclass such as the edit workflow's ``EditorSpec`` names its own)."""
+        from eval.t2i.builtin import BUILTIN_RENDERERS
+
+        return BUILTIN_RENDERERS, "backend"
 
     @field_validator("model")
     @classmethod
     def _check_model(cls, v: str) -> str:
         if v.startswith("builtin/"):
-            from eval.t2i.builtin import BUILTIN_RENDERERS
-
-            if v not in BUILTIN_RENDERERS:
-                known = ", ".join(sorted(BUILTIN_RENDERERS))
-                raise ValueError(f"unknown built-in backend {v!r}; available: {known}")
+            builtins, what = cls.builtin_models()
+            if v not in builtins:
+                known = ", ".join(sorted(builtins))
+                raise ValueError(f"unknown built-in {what} {v!r}; available: {known}")
         return v
 
     @field_validator("extra")

@@ -4,7 +4,11 @@ the fake provider, a scripted fake MLLM prompter and reading an output folder.""
 from __future__ import annotations
 
 import json
+import os
 import shutil
+import signal
+import subprocess
+import time
 from pathlib import Path
 from typing import Any
 
@@ -136,3 +140,18 @@ def stable(line: dict[str, Any]) -> dict[str, Any]:
     if isinstance(out.get("result"), dict):
         out["result"] = {k: v for k, v in out["result"].items() if k != "usage"}
     return out
+
+
+def kill_after_items(proc: subprocess.Popen, out: Path, items: int, timeout_s: float) -> Path:
+    """SIGKILL the ``judge study run`` in ``proc`` once its journal in ``out`` holds ``items``
+    finished items (it must still be running then); the journal's path."""
+    journal = out / "journal" / "events.jsonl"
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline and proc.poll() is None:
+        if journal.exists() and journal.read_text(encoding="utf-8").count('"k": "item') >= items:
+            break
+        time.sleep(0.02)
+    assert proc.poll() is None, "the run ended before it could be killed"
+    os.kill(proc.pid, signal.SIGKILL)
+    proc.wait(timeout=30)
+    return journal

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import os
-import signal
 import subprocess
 import sys
 import time
@@ -26,6 +25,7 @@ from tests.studies.runner_helpers import (
     REPO,
     calls_by_model,
     copy_suite,
+    kill_after_items,
     read_jsonl,
     script_prompter,
     stable,
@@ -169,15 +169,7 @@ def test_sigkill_mid_run_then_resume_repeats_nothing(tmp_path: Path) -> None:
         out = tmp_path / "out"
         start = first.calls
         proc = subprocess.Popen([*cmd, "--out", str(out)], env=env, cwd=tmp_path)
-        deadline = time.monotonic() + 240
-        journal = out / "journal" / "events.jsonl"
-        while time.monotonic() < deadline and proc.poll() is None:
-            if journal.exists() and journal.read_text(encoding="utf-8").count('"k": "item') >= 4:
-                break
-            time.sleep(0.02)
-        assert proc.poll() is None, "the run ended before it could be killed"
-        os.kill(proc.pid, signal.SIGKILL)
-        proc.wait(timeout=30)
+        kill_after_items(proc, out, 4, timeout_s=240)
     finally:
         first.stop()
     done = _journal_kinds(out)

@@ -32,26 +32,28 @@ Example:
 
 from __future__ import annotations
 
-import re
 import tomllib
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from eval.i2i import EditorSpec
 from eval.studies.config import (
     JUDGE_OPTIONS,
     JudgeSection,
     RunSection,
-    StudyError,
-    cfg_settings,
+    StudyPaths,
+    duplicate_ids,
+    read_study_data,
+    tasks_file_problems,
+    validate_study,
 )
+from eval.t2i.spec import EntryId
 from judge.domain.submission import MAX_IMAGES
 
 EDIT_JUDGE_OPTIONS = JUDGE_OPTIONS | {"edit_samples", "edit_success_threshold"}
 """Judge settings an edit study may set under ``[judge.options]``."""
-_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
 
 
 class EditStudySection(BaseModel):
@@ -73,19 +75,12 @@ class WriterSpec(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    id: str
+    id: EntryId
     kind: Literal["as_written", "mllm"]
     model: str | None = None
     api_base: str | None = None
     api_key_env: str | None = None
     concurrency: int = Field(default=8, ge=1, le=256)
-
-    @field_validator("id")
-    @classmethod
-    def _check_id(cls, v: str) -> str:
-        if not _ID.match(v):
-            raise ValueError("use 1-64 letters, digits, '_', '-' or '.', starting alphanumeric")
-        return v
 
     def model_post_init(self, _: Any) -> None:
         if self.kind == "mllm" and not self.model:
@@ -107,7 +102,7 @@ class EditJudgeSection(JudgeSection):
         return value
 
 
-class EditStudyConfig(BaseModel):
+class EditStudyConfig(StudyPaths, BaseModel):
     """A whole edit-study file, paths resolved against its folder."""
 
     model_config = ConfigDict(extra="forbid")
@@ -118,15 +113,6 @@ class EditStudyConfig(BaseModel):
     judge: EditJudgeSection = Field(default_factory=EditJudgeSection)
     run: RunSection = Field(default_factory=RunSection)
     file: Path | None = None
-
-    @property
-    def base_dir(self) -> Path:
-        """The folder relative paths resolve against."""
-        return self.file.parent if self.file else Path.cwd()
-
-    @property
-    def tasks_path(self) -> Path:
-        return self.base_dir / self.study.tasks
 
 
 def is_edit_study(path: Path) -> bool:
@@ -140,54 +126,10 @@ def is_edit_study(path: Path) -> bool:
     return isinstance(study, dict) and study.get("kind") == "edit"
 
 
-def _loc(loc: tuple[Any, ...]) -> str:
-    out = ""
-    for part in loc:
-        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
-    return out
-
-
-def _problems(data: dict[str, Any], base: Path) -> list[str]:
-    problems = []
-    for section in ("writers", "editors"):
-        seen: set[Any] = set()
-        for i, entry in enumerate(e for e in data.get(section) or [] if isinstance(e, dict)):
-            if entry.get("id") in seen:
-                problems.append(f"{section}[{i}].id: {entry['id']!r} is used twice")
-            seen.add(entry.get("id"))
-    study = data.get("study")
-    tasks = study.get("tasks") if isinstance(study, dict) else None
-    if isinstance(tasks, str) and not (base / tasks).is_file():
-        problems.append(f"study.tasks: no such file {base / tasks}")
-    return problems
-
-
 def load_edit_study(path: Path) -> EditStudyConfig:
     """Read and check an edit-study file; raise :class:`StudyError` naming the file and key."""
     path = Path(path)
-    try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError) as exc:
-        raise StudyError(f"{path}: cannot read the study file ({exc})") from None
-    except tomllib.TOMLDecodeError as exc:
-        raise StudyError(f"{path}: not valid TOML ({exc})") from None
-    if "file" in data:
-        raise StudyError(f"{path}: file: unknown key (check its spelling and the section it is in)")
-    problems = _problems(data, path.resolve().parent)
-    try:
-        cfg = EditStudyConfig.model_validate({**data, "file": path.resolve()})
-    except ValidationError as exc:
-        lines = []
-        for err in exc.errors():
-            msg = err["msg"].removeprefix("Value error, ")
-            if err["type"] == "extra_forbidden":
-                msg = "unknown key (check its spelling and the section it is in)"
-            lines.append(f"{path}: {_loc(tuple(err['loc'])) or '(top level)'}: {msg}")
-        raise StudyError("\n".join([*lines, *(f"{path}: {p}" for p in problems)])) from None
-    try:
-        cfg_settings(cfg)  # type: ignore[arg-type]  (the same [judge] and [run] sections)
-    except ValidationError as exc:
-        problems += [f"judge.options.{_loc(e['loc'])}: {e['msg']}" for e in exc.errors()]
-    if problems:
-        raise StudyError("\n".join(f"{path}: {p}" for p in problems))
-    return cfg
+    data = read_study_data(path)
+    base = path.resolve().parent
+    problems = duplicate_ids(data, ("writers", "editors")) + tasks_file_problems(data, base)
+    return validate_study(EditStudyConfig, data, path, problems)

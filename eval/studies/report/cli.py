@@ -12,7 +12,9 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from eval.studies.report.options import DEFAULT_BOOT, DEFAULT_PERM
 
@@ -54,7 +56,6 @@ def _fail(exc: Exception | str) -> int:
 def run_report(args: argparse.Namespace) -> int:
     """Write the report files; print a short summary (or the JSON)."""
     from eval.studies.report.build import write_report
-    from eval.studies.report.load import ReportError
 
     if args.bootstrap < 0:
         return _fail("--bootstrap must be 0 (no CIs) or more")
@@ -64,45 +65,34 @@ def run_report(args: argparse.Namespace) -> int:
 
     if is_edit_run(args.folder):
         return _edit_report(args)
-    try:
-        report = write_report(
+    return _emit(
+        args,
+        lambda: write_report(
             args.folder,
             n_boot=args.bootstrap,
             n_perm=args.permutations,
             seed=args.seed,
             plots=not args.no_plots,
             human_ratings=args.human_ratings,
-        )
-    except ReportError as exc:
-        return _fail(exc)
-    for note in report["notes"]:
-        print(f"note: {note}", file=sys.stderr)
-    if args.json:
-        print(json.dumps(report))
-        return 0
-    ex = report["excluded"]
-    print(
-        f"{report['study']['n_items']} items ({ex['aggregated']} aggregated, {ex['total']} left "
-        f"out), {len(report['cells'])} cells -> {args.folder / 'report.json'}, "
-        f"{args.folder / 'report.md'}"
-        + (
-            f", {len(report.get('plots', []))} plots in {args.folder / 'plots'}"
-            if not args.no_plots
-            else ""
-        )
+        ),
+        lambda r: (
+            f"{r['study']['n_items']} items ({r['excluded']['aggregated']} aggregated, "
+            f"{r['excluded']['total']} left out), {len(r['cells'])} cells"
+        ),
     )
-    return 0
 
 
-def _edit_report(args: argparse.Namespace) -> int:
-    """An edit study's report (:mod:`eval.studies.edits.report`; no permutation tests)."""
-    from eval.studies.edits.report import write_edit_report
+def _emit(
+    args: argparse.Namespace,
+    write: Callable[[], dict[str, Any]],
+    headline: Callable[[dict[str, Any]], str],
+) -> int:
+    """Write a report (``write()``), say its notes, then print it (``--json``) or one line:
+    ``headline(report) -> report.json, report.md[, N plots in plots/]``."""
     from eval.studies.report.load import ReportError
 
     try:
-        report = write_edit_report(
-            args.folder, n_boot=args.bootstrap, seed=args.seed, plots=not args.no_plots
-        )
+        report = write()
     except ReportError as exc:
         return _fail(exc)
     for note in report["notes"]:
@@ -112,8 +102,20 @@ def _edit_report(args: argparse.Namespace) -> int:
         return 0
     plots = f", {len(report.get('plots', []))} plots in {args.folder / 'plots'}"
     print(
-        f"{report['study']['n_items']} edit items, {len(report['editors'])} editors judged -> "
-        f"{args.folder / 'report.json'}, {args.folder / 'report.md'}"
+        f"{headline(report)} -> {args.folder / 'report.json'}, {args.folder / 'report.md'}"
         + ("" if args.no_plots else plots)
     )
     return 0
+
+
+def _edit_report(args: argparse.Namespace) -> int:
+    """An edit study's report (:mod:`eval.studies.edits.report`; no permutation tests)."""
+    from eval.studies.edits.report import write_edit_report
+
+    return _emit(
+        args,
+        lambda: write_edit_report(
+            args.folder, n_boot=args.bootstrap, seed=args.seed, plots=not args.no_plots
+        ),
+        lambda r: f"{r['study']['n_items']} edit items, {len(r['editors'])} editors judged",
+    )
