@@ -195,6 +195,7 @@ def test_import_errors_say_what_to_do(
         main([*base, "--url", f"http://127.0.0.1:{free_port()}", "--admin-key-env", "STUDY_ADMIN"])
         == 1
     )
-    assert "is `judge serve` running?" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert "could not connect to http://127.0.0.1:" in err and "(judge serve)" in err
     assert main([*base, "--url", "ftp://x", "--admin-key-env", "STUDY_ADMIN"]) == 2
     assert not Path(out).exists()
