@@ -31,7 +31,7 @@ from pathlib import Path
 import httpx
 import psutil
 
-from benchmarks.load import _start_service
+from benchmarks.load import start_service
 from tests.fakes.provider import stop_process
 
 
@@ -189,7 +189,7 @@ def main(argv: list[str] | None = None) -> int:
         tuned = {"JUDGE_LABEL_PER_ADDRESS_PER_MINUTE": "0"}
         if args.mode == "closed":
             tuned["JUDGE_LABEL_PER_TOKEN_PER_MINUTE"] = "0"
-        proc, url = _start_service(1, "http://127.0.0.1:9/v1", Path(tmp), tuned=tuned)
+        proc, url = start_service(1, "http://127.0.0.1:9/v1", Path(tmp), tuned=tuned)
         try:
             report = asyncio.run(
                 drive(url, args.annotators, args.pairs, args.votes_per_item, proc.pid,

@@ -117,7 +117,7 @@ def _cpu(pid: int | None) -> float:
     return total
 
 
-def _start_service(
+def start_service(
     workers: int,
     provider_url: str,
     data_dir: Path,
@@ -306,7 +306,7 @@ def run(
         try:
             for (label, env), w, _ in itertools.product(configs, workers, range(repeats)):
                 with tempfile.TemporaryDirectory() as tmp:
-                    proc, url = _start_service(w, provider_url, Path(tmp), model, env)
+                    proc, url = start_service(w, provider_url, Path(tmp), model, env)
                     try:
                         one = load.measure(url, proc.pid, bodies, provider_url, fake.pid)
                     finally:

@@ -59,8 +59,10 @@ def _ratio(hits: np.ndarray, totals: np.ndarray) -> np.ndarray:
     return np.where(t > 0, hits.sum(axis=-1) / np.maximum(t, 1), np.nan)
 
 
-def _ratio_ci(hits: np.ndarray, totals: np.ndarray, n_boot: int, seed: int) -> list[float] | None:
-    """Units resampled; every resample with a pair counts (``min_valid=0``)."""
+def ratio_ci(hits: np.ndarray, totals: np.ndarray, n_boot: int, seed: int) -> list[float] | None:
+    """The rounded 95% bootstrap interval of ``hits.sum() / totals.sum()``, units (rows)
+    resampled; every resample with a pair counts (``min_valid=0``). None without draws or
+    pairs."""
     if n_boot <= 0 or totals.sum() == 0:
         return None
     ci = bootstrap_ci(_ratio, hits, totals, n_boot=n_boot, seed=seed, vectorized=True, min_valid=0)
@@ -72,7 +74,7 @@ def _rate(hits: list[float], totals: list[float], n_boot: int, seed: int) -> dic
     rate = float(h.sum() / t.sum()) if t.sum() else None
     return {
         "rate": None if rate is None else round(rate, 4),
-        "ci95": _ratio_ci(h, t, n_boot, seed),
+        "ci95": ratio_ci(h, t, n_boot, seed),
         "pairs": int(t.sum()),
         "units": int((t > 0).sum()),
     }

@@ -15,7 +15,7 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 
-from eval.leaderboards.plots import _slug
+from eval.leaderboards.plots import slug
 
 SERIES = (
     ("judge_only", "judge only", "#c44e52", -0.25),
@@ -48,7 +48,7 @@ def write_hybrid_plot(board: dict, folder: Path) -> Path:
     )
     ax.legend(loc="best", fontsize=8)
     fig.tight_layout()
-    path = folder / f"hybrid-{board['method']}-{_slug(str(board['criterion']))}.png"
+    path = folder / f"hybrid-{board['method']}-{slug(str(board['criterion']))}.png"
     fig.savefig(path, dpi=110)
     plt.close(fig)
     return path

@@ -18,7 +18,12 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 
-def _slug(text: str) -> str:
+def slug(text: str) -> str:
+    """``text`` as a file-name part (runs of other characters become ``_``).
+
+    >>> slug("prompt matching / v2")
+    'prompt_matching_v2'
+    """
     return re.sub(r"[^A-Za-z0-9_.-]+", "_", text).strip("_") or "criterion"
 
 
@@ -75,7 +80,7 @@ def win_matrix_plot(board: dict, path: Path) -> Path:
 def write_plots(board: dict, folder: Path) -> list[Path]:
     """Both figures of one leaderboard into ``folder``."""
     folder.mkdir(parents=True, exist_ok=True)
-    crit = _slug(str(board["criterion"]))
+    crit = slug(str(board["criterion"]))
     return [
         score_plot(board, folder / f"{board['method']}-{crit}.png"),
         win_matrix_plot(board, folder / f"win-matrix-{crit}.png"),

@@ -155,11 +155,11 @@ def test_a_service_started_elsewhere_is_driven_and_its_cpu_read_from_its_pid(
     """--service-url: nothing is started; --service-pid: that process tree's CPU."""
     import os
 
-    from benchmarks.load import _start_service
+    from benchmarks.load import start_service
     from tests.fakes.provider import spawn_fake_provider, stop_process
 
     fake, provider_url = spawn_fake_provider(latency=0.02)
-    proc, url = _start_service(1, provider_url, tmp_path)
+    proc, url = start_service(1, provider_url, tmp_path)
     try:
         out = tmp_path / "report.json"
         argv = ["--service-url", url, "--service-pid", str(proc.pid), "--latency", "0.02"]

@@ -22,7 +22,7 @@ REPO = Path(__file__).resolve().parents[2]
 COLUMNS = "image=file,group=source,target.quality=quality"
 
 
-def _builder():
+def labels_builder():
     spec = importlib.util.spec_from_file_location(
         "make_dataset", REPO / "examples" / "own_labels" / "make_dataset.py"
     )
@@ -34,7 +34,7 @@ def _builder():
 @pytest.fixture(scope="module")
 def labelled(tmp_path_factory: pytest.TempPathFactory) -> Path:
     folder = tmp_path_factory.mktemp("own-labels")
-    return _builder().build(folder, ("astronaut", "coffee", "rocket", "camera", "brick"))
+    return labels_builder().build(folder, ("astronaut", "coffee", "rocket", "camera", "brick"))
 
 
 @pytest.fixture(autouse=True)

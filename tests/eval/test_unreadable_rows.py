@@ -16,12 +16,12 @@ import pytest
 
 from eval.metaeval.python_api import meta_eval
 from judge.cli.main import main
-from tests.eval.test_own_labels import COLUMNS, _builder
+from tests.eval.test_own_labels import COLUMNS, labels_builder
 
 
 def with_bad_rows(folder: Path, sources: tuple[str, ...]) -> Path:
     """The example data set of ``sources``, plus two rows whose images cannot be read."""
-    _builder().build(folder, sources)
+    labels_builder().build(folder, sources)
     (folder / "broken.png").write_bytes(b"this is not a PNG")
     with open(folder / "labels.csv", "a", newline="", encoding="utf-8") as fh:
         writer = csv.writer(fh)
@@ -69,7 +69,7 @@ def test_bad_rows_are_named_left_out_and_the_run_goes_on(tmp_path: Path, capsys)
 @pytest.mark.timeout(600)
 def test_bad_rows_of_the_memory_split_are_left_out_from_python(tmp_path: Path) -> None:
     other = with_bad_rows(tmp_path / "other", ("astronaut", "coffee", "rocket", "camera"))
-    scored = _builder().build(tmp_path / "scored", ("brick",))
+    scored = labels_builder().build(tmp_path / "scored", ("brick",))
     report = meta_eval(scored, columns=COLUMNS, memory_from=other,
                        out=tmp_path / "run", n_boot=50)
     gone, broken = lines_of(other)

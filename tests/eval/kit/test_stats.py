@@ -9,7 +9,7 @@ from itertools import combinations
 import numpy as np
 import pytest
 
-from eval.campaigns.agreement import _ratio_ci
+from eval.campaigns.agreement import ratio_ci
 from eval.kit.stats import (
     bootstrap_ci,
     kendall_tau_b,
@@ -96,7 +96,7 @@ def test_mean_ci_is_the_rounded_bootstrap_of_the_mean() -> None:
 
 
 def _old_ratio_ci(hits: np.ndarray, totals: np.ndarray, n_boot: int, seed: int) -> list | None:
-    """eval.campaigns.agreement._ratio_ci as it was before the kit."""
+    """eval.campaigns.agreement.ratio_ci as it was before the kit."""
     if n_boot <= 0 or totals.sum() == 0:
         return None
     stats = []
@@ -115,7 +115,7 @@ def test_ratio_ci_keeps_its_numbers(seed: int) -> None:
     rng = np.random.default_rng(seed)
     totals = rng.integers(0, 3, 25).astype(float)  # many units without a pair
     hits = np.minimum(totals, rng.integers(0, 3, 25)).astype(float)
-    assert _ratio_ci(hits, totals, 500, seed) == _old_ratio_ci(hits, totals, 500, seed)
+    assert ratio_ci(hits, totals, 500, seed) == _old_ratio_ci(hits, totals, 500, seed)
     sparse = np.zeros(25)
     sparse[3] = 1.0  # most resamples hold no pair: every one that does still counts
-    assert _ratio_ci(sparse, sparse, 200, seed) == _old_ratio_ci(sparse, sparse, 200, seed)
+    assert ratio_ci(sparse, sparse, 200, seed) == _old_ratio_ci(sparse, sparse, 200, seed)
