@@ -14,8 +14,9 @@ Serving is two Lua scripts (``lua/next.lua``, ``lua/answer.lua``), each one atom
 trip: an annotator holds at most one pending task (concurrent ``next`` calls get the same
 one), a reservation expires after the campaign's ``lease_seconds`` and its item goes back to
 the pool (each ``next`` call sweeps a few expired leases; ``lua/release.lua`` releases on
-the admin's demand). The sweep touches other annotators' keys from inside a script, so the
-layout assumes one Redis (not a cluster), as the rest of the service does.
+the admin's demand; the three share the functions of ``lua/shared.lua``). The sweep touches
+other annotators' keys from inside a script, so the layout assumes one Redis (not a cluster),
+as the rest of the service does.
 
 An invitation token is stored only as its SHA-256: ``judge:campaign-token:<sha>`` → JSON
 ``{"campaign", "annotator"}``. Exports and reports name the annotator, never the token.
@@ -44,6 +45,14 @@ from api.core.redis_create import create_if_absent
 PREFIX = "judge:campaign:"
 TOKENS = "judge:campaign-token:"
 LUA = Path(__file__).resolve().parent / "lua"
+SHARED = (LUA / "shared.lua").read_text(encoding="utf-8")
+SCRIPTS = {
+    name: (SHARED if name in ("next", "answer", "release") else "")
+    + (LUA / f"{name}.lua").read_text(encoding="utf-8")
+    for name in ("next", "answer", "release", "invite", "revoke")
+}
+"""The serving scripts, read once at import (never on a request's event loop), the shared
+functions of ``lua/shared.lua`` in front of those that use them."""
 _CACHE_TASKS = 50_000  # pending tasks remembered per process (answers skip one read)
 _CACHE_TOKENS = 100_000  # live tokens remembered per process (label calls skip one read)
 IMAGE_CACHE_BYTES = 64 * 2**20
@@ -93,11 +102,11 @@ class CampaignStore:
 
     def __init__(self, redis: aredis.Redis):
         self.redis = redis
-        self._next = redis.register_script((LUA / "next.lua").read_text())
-        self._answer = redis.register_script((LUA / "answer.lua").read_text())
-        self._release = redis.register_script((LUA / "release.lua").read_text())
-        self._invite = redis.register_script((LUA / "invite.lua").read_text())
-        self._revoke = redis.register_script((LUA / "revoke.lua").read_text())
+        self._next = redis.register_script(SCRIPTS["next"])
+        self._answer = redis.register_script(SCRIPTS["answer"])
+        self._release = redis.register_script(SCRIPTS["release"])
+        self._invite = redis.register_script(SCRIPTS["invite"])
+        self._revoke = redis.register_script(SCRIPTS["revoke"])
         self._records: dict[str, dict[str, Any]] = {}  # parsed records (immutable but status)
         self._status: dict[str, str] = {}  # status as last written or read by this process
         self._tasks: OrderedDict[tuple[str, str], dict[str, Any]] = OrderedDict()

@@ -8,16 +8,8 @@
 -- Returns {"ok"} | {"paused", seconds left} | {"fast", pause} | {"gone"} | {"revoked"}
 --       | {"closed"} | {"rate", "token"|"address"} | {"cap"}.
 local akey = KEYS[1]
-if redis.call('EXISTS', KEYS[5]) == 0 then return {'revoked'} end
-if redis.call('GET', KEYS[6]) == 'closed' then return {'closed'} end
-local function over(key, limit)
-  if limit <= 0 then return false end
-  local n = redis.call('INCR', key)
-  if n == 1 then redis.call('EXPIRE', key, 120) end
-  return n > limit
-end
-if over(KEYS[7], tonumber(ARGV[9])) then return {'rate', 'token'} end
-if over(KEYS[8], tonumber(ARGV[10])) then return {'rate', 'address'} end
+local no = refused(KEYS[5], KEYS[6], KEYS[7], KEYS[8], tonumber(ARGV[9]), tonumber(ARGV[10]))
+if no then return no end
 local raw = redis.call('HGET', akey, 'pending')
 if not raw then return {'gone'} end
 local t = cjson.decode(raw)

@@ -17,27 +17,11 @@ local akey, seen, queue, leases = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
 local now = tonumber(ARGV[2])
 local prefix = ARGV[8]
 
-if redis.call('EXISTS', KEYS[6]) == 0 then return {'revoked'} end
-if redis.call('GET', KEYS[5]) == 'closed' then return {'closed'} end
-local function over(key, limit)
-  if limit <= 0 then return false end
-  local n = redis.call('INCR', key)
-  if n == 1 then redis.call('EXPIRE', key, 120) end
-  return n > limit
-end
-if over(KEYS[7], tonumber(ARGV[11])) then return {'rate', 'token'} end
-if over(KEYS[8], tonumber(ARGV[12])) then return {'rate', 'address'} end
+local no = refused(KEYS[6], KEYS[5], KEYS[7], KEYS[8], tonumber(ARGV[11]), tonumber(ARGV[12]))
+if no then return no end
 
 local function release(name)
-  local a = prefix .. 'a:' .. name
-  local raw = redis.call('HGET', a, 'pending')
-  if raw then
-    local t = cjson.decode(raw)
-    redis.call('HDEL', a, 'pending')
-    if not t.validation then redis.call('ZINCRBY', queue, -1, t.item) end
-    redis.call('SREM', prefix .. 'seen:' .. name, t.item)
-    redis.call('HINCRBY', prefix .. 'stats', 'expired', 1)
-  end
+  release_pending(prefix, queue, name, 'expired')
   redis.call('ZREM', leases, name)
 end
 

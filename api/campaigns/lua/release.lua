@@ -10,16 +10,7 @@ else
 end
 local out = {}
 for _, name in ipairs(names) do
-  local a = prefix .. 'a:' .. name
-  local raw = redis.call('HGET', a, 'pending')
-  if raw then
-    local t = cjson.decode(raw)
-    redis.call('HDEL', a, 'pending')
-    if not t.validation then redis.call('ZINCRBY', queue, -1, t.item) end
-    redis.call('SREM', prefix .. 'seen:' .. name, t.item)
-    redis.call('HINCRBY', prefix .. 'stats', 'released', 1)
-    table.insert(out, name)
-  end
+  if release_pending(prefix, queue, name, 'released') then table.insert(out, name) end
   redis.call('ZREM', leases, name)
 end
 return out
