@@ -16,6 +16,7 @@ Example:
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from judge.errors import InputError
@@ -39,8 +40,6 @@ def split_fields(given: dict[str, Any], fields: tuple[str, ...]) -> tuple[dict, 
 
 def score_request(first: dict[str, Any] | str, images: Any, fields: dict[str, Any]) -> dict:
     """A submission dict as given, or the one :func:`judge.score` builds from a prompt."""
-    from judge.front import submission
-
     given = {k: v for k, v in fields.items() if v is not None}
     if isinstance(first, dict):
         if images or given:
@@ -56,8 +55,6 @@ def score_request(first: dict[str, Any] | str, images: Any, fields: dict[str, An
 def compare_request(first: dict[str, Any] | str, image_a: Any, image_b: Any,
                     fields: dict[str, Any]) -> dict:
     """A comparison dict as given, or the one :func:`judge.compare` builds."""
-    from judge.front import comparison
-
     if isinstance(first, dict):
         return first
     if image_a is None or image_b is None:
@@ -67,13 +64,81 @@ def compare_request(first: dict[str, Any] | str, image_a: Any, image_b: Any,
 
 def edit_request(first: dict[str, Any] | str, source_image: Any, images: Any,
                  fields: dict[str, Any]) -> dict:
-    """An edit dict as given (marked ``"mode": "edit"``), or the one :func:`judge.edit`
+    """An edit dict as given (marked ``"mode": "edit"``), or the one :func:`edit_form`
     builds."""
-    from judge.front import edit_request as build
-
     if isinstance(first, dict):
         return {**first, "mode": "edit"}
     if source_image is None or images is None:
         raise InputError("edit", "give the source image and the edited image(s): "
                          "edit(instruction, source_image, images)")
-    return build(first, source_image, images, **fields)
+    return edit_form(first, source_image, images, **fields)
+
+
+def checkpoint(item: Any, index: int) -> dict[str, Any]:
+    """One checklist entry as a checkpoint dict. A plain string is an image check filed
+    under the primitive ``hard_constraint``; a dict or :class:`Checkpoint` is kept as is
+    (its ``id`` defaults to ``c<n>``)."""
+    from judge.domain.task import Checkpoint, Primitive
+
+    if isinstance(item, Checkpoint):
+        return item.model_dump(mode="json", exclude_none=True)
+    if isinstance(item, str):
+        return {"id": f"c{index + 1}", "primitive": Primitive.hard_constraint.value,
+                "image_check": item}
+    if isinstance(item, dict):
+        return {"id": f"c{index + 1}", **item}
+    raise InputError(f"checklist[{index}]", "expected a string, a dict or a Checkpoint")
+
+
+def submission(
+    prompt: str,
+    images: Any = (),
+    *,
+    checklist: Sequence[Any] | None = None,
+    brief: str | None = None,
+    category: str | None = None,
+    target_image: Any = None,
+    task_id: str = "task",
+    id: str | None = None,
+) -> dict[str, Any]:
+    """The Submission dict :func:`judge.score` sends. ``category`` defaults to ``IM`` with a
+    ``target_image``, ``CO`` with a checklist, else ``OE``; ``brief`` defaults to the prompt."""
+    from judge.io.refs import image_ref, image_refs
+
+    items = [checkpoint(c, i) for i, c in enumerate(checklist or [])]
+    cat = category or ("IM" if target_image is not None else "CO" if items else "OE")
+    task = {"id": task_id, "category": cat, "brief": prompt if brief is None else brief,
+            "checklist": items}
+    if target_image is not None:
+        task["target_image"] = image_ref(target_image, "task.target_image")
+    sub: dict[str, Any] = {"task": task, "prompt": prompt, "images": image_refs(images)}
+    if id:
+        sub["id"] = id
+    return sub
+
+
+def comparison(prompt: str, image_a: Any, image_b: Any, *, model_a: str | None = None,
+               model_b: str | None = None, criteria: Sequence[str] | None = None,
+               brief: str | None = None, prompt_id: str | None = None,
+               id: str | None = None) -> dict[str, Any]:
+    """The Comparison dict :func:`judge.compare` sends."""
+    from judge.io.refs import image_ref
+
+    data: dict[str, Any] = {
+        "prompt": prompt, "brief": brief, "id": id, "prompt_id": prompt_id,
+        "a": {"image": image_ref(image_a, "a.image"), "model": model_a},
+        "b": {"image": image_ref(image_b, "b.image"), "model": model_b},
+    }
+    if criteria:
+        data["criteria"] = list(criteria)
+    return data
+
+
+def edit_form(instruction: str, source_image: Any, images: Any, *,
+                 editor: str | None = None, id: str | None = None) -> dict[str, Any]:
+    """The edit request dict :func:`judge.edit` sends."""
+    from judge.io.refs import image_ref, image_refs
+
+    return {"mode": "edit", "instruction": instruction, "id": id, "editor": editor,
+            "source_image": image_ref(source_image, "source_image"),
+            "images": image_refs(images)}

@@ -23,7 +23,7 @@ import threading
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from judge.errors import InputError
+from judge.client_forms import compare_request, edit_request, score_request
 
 if TYPE_CHECKING:  # the engine's modules load on first use: ``import judge`` stays cheap
     from judge.domain.result import Result
@@ -70,49 +70,6 @@ def _run(coro: Any) -> Any:
     return box["value"]
 
 
-def checkpoint(item: Any, index: int) -> dict[str, Any]:
-    """One checklist entry as a checkpoint dict. A plain string is an image check filed
-    under the primitive ``hard_constraint``; a dict or :class:`Checkpoint` is kept as is
-    (its ``id`` defaults to ``c<n>``)."""
-    from judge.domain.task import Checkpoint, Primitive
-
-    if isinstance(item, Checkpoint):
-        return item.model_dump(mode="json", exclude_none=True)
-    if isinstance(item, str):
-        return {"id": f"c{index + 1}", "primitive": Primitive.hard_constraint.value,
-                "image_check": item}
-    if isinstance(item, dict):
-        return {"id": f"c{index + 1}", **item}
-    raise InputError(f"checklist[{index}]", "expected a string, a dict or a Checkpoint")
-
-
-def submission(
-    prompt: str,
-    images: Any = (),
-    *,
-    checklist: Sequence[Any] | None = None,
-    brief: str | None = None,
-    category: str | None = None,
-    target_image: Any = None,
-    task_id: str = "task",
-    id: str | None = None,
-) -> dict[str, Any]:
-    """The Submission dict :func:`score` sends. ``category`` defaults to ``IM`` with a
-    ``target_image``, ``CO`` with a checklist, else ``OE``; ``brief`` defaults to the prompt."""
-    from judge.io.refs import image_ref, image_refs
-
-    items = [checkpoint(c, i) for i, c in enumerate(checklist or [])]
-    cat = category or ("IM" if target_image is not None else "CO" if items else "OE")
-    task = {"id": task_id, "category": cat, "brief": prompt if brief is None else brief,
-            "checklist": items}
-    if target_image is not None:
-        task["target_image"] = image_ref(target_image, "task.target_image")
-    sub: dict[str, Any] = {"task": task, "prompt": prompt, "images": image_refs(images)}
-    if id:
-        sub["id"] = id
-    return sub
-
-
 def _with_remote(refs: list[str], settings: dict[str, Any]) -> dict[str, Any]:
     """URL images are fetched (https, public addresses only) when the caller passes them."""
     from judge.io.refs import any_remote
@@ -128,8 +85,6 @@ async def ascore(prompt: str | dict[str, Any], images: Any = (), *,
                  task_id: str | None = None, id: str | None = None,
                  **settings: Any) -> Result:
     """Score a prompt and its images, or a submission dict (async). See :func:`score`."""
-    from judge.client_forms import score_request
-
     sub = score_request(prompt, images, {
         "checklist": checklist, "brief": brief, "category": category,
         "target_image": target_image, "task_id": task_id, "id": id})
@@ -170,23 +125,6 @@ def score(prompt: str | dict[str, Any], images: Any = (), *,
                        target_image=target_image, task_id=task_id, id=id, **settings))
 
 
-def comparison(prompt: str, image_a: Any, image_b: Any, *, model_a: str | None = None,
-               model_b: str | None = None, criteria: Sequence[str] | None = None,
-               brief: str | None = None, prompt_id: str | None = None,
-               id: str | None = None) -> dict[str, Any]:
-    """The Comparison dict :func:`compare` sends."""
-    from judge.io.refs import image_ref
-
-    data: dict[str, Any] = {
-        "prompt": prompt, "brief": brief, "id": id, "prompt_id": prompt_id,
-        "a": {"image": image_ref(image_a, "a.image"), "model": model_a},
-        "b": {"image": image_ref(image_b, "b.image"), "model": model_b},
-    }
-    if criteria:
-        data["criteria"] = list(criteria)
-    return data
-
-
 def compare(prompt: str | dict[str, Any], image_a: Any = None, image_b: Any = None, *,
             model_a: str | None = None, model_b: str | None = None,
             criteria: Sequence[str] | None = None, brief: str | None = None,
@@ -203,23 +141,11 @@ def compare(prompt: str | dict[str, Any], image_a: Any = None, image_b: Any = No
         >>> r.to_row()["criteria.alignment.winner"] in ("a", "b", "tie")
         True
     """
-    from judge.client_forms import compare_request
-
     data = compare_request(prompt, image_a, image_b, {
         "model_a": model_a, "model_b": model_b, "criteria": criteria, "brief": brief,
         "prompt_id": prompt_id, "id": id})
     refs = [(data.get(side) or {}).get("image") or "" for side in ("a", "b")]
     return _run(_judge(_with_remote(refs, settings)).acompare(data))
-
-
-def edit_request(instruction: str, source_image: Any, images: Any, *,
-                 editor: str | None = None, id: str | None = None) -> dict[str, Any]:
-    """The edit request dict :func:`edit` sends."""
-    from judge.io.refs import image_ref, image_refs
-
-    return {"mode": "edit", "instruction": instruction, "id": id, "editor": editor,
-            "source_image": image_ref(source_image, "source_image"),
-            "images": image_refs(images)}
 
 
 def edit(instruction: str | dict[str, Any], source_image: Any = None, images: Any = None, *,
@@ -237,9 +163,7 @@ def edit(instruction: str | dict[str, Any], source_image: Any = None, images: An
         >>> r.to_row()["metrics.color_shift"] is None   # a colour change was asked for
         True
     """
-    from judge.client_forms import edit_request as request
-
-    data = request(instruction, source_image, images, {"editor": editor, "id": id})
+    data = edit_request(instruction, source_image, images, {"editor": editor, "id": id})
     refs = [*(data.get("images") or []), data.get("source_image") or ""]
     return _run(_judge(_with_remote(refs, settings))
                 .arun_request(data, mode="edit"))

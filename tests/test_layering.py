@@ -338,3 +338,137 @@ def test_the_sibling_walker_sees_what_it_should(tmp_path: Path) -> None:
     assert not sibling_allowed(KIT, "eval.studies.suite")
     assert package_of_module("eval.kit.admin") == "eval.kit"
     assert package_of_module("eval.kit") == "eval.kit"
+
+
+# --- import cycles -----------------------------------------------------------------------
+
+
+def module_name(path: Path) -> str:
+    parts = list(path.relative_to(REPO).with_suffix("").parts)
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def product_modules() -> dict[str, Path]:
+    return {module_name(p): p for package in PRODUCT for p in sources(package)}
+
+
+def type_checking(test: ast.expr) -> bool:
+    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
+        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING"
+    )
+
+
+def runtime_imports(tree: ast.Module) -> list[ast.Import | ast.ImportFrom]:
+    """Every import that can run: at module level or inside a function (a lazy import still
+    ties the two modules together), but not under ``if TYPE_CHECKING:``."""
+    found: list[ast.Import | ast.ImportFrom] = []
+    todo: list[ast.AST] = [tree]
+    while todo:
+        node = todo.pop()
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, ast.Import | ast.ImportFrom):
+                found.append(child)
+            elif isinstance(child, ast.If) and type_checking(child.test):
+                todo.extend(child.orelse)
+            else:
+                todo.append(child)
+    return found
+
+
+def import_graph(modules: dict[str, Path]) -> dict[str, set[str]]:
+    """module → the product modules it imports (``from a import b`` names ``a.b`` when that
+    is a module, else ``a``)."""
+    graph: dict[str, set[str]] = {}
+    for name, path in modules.items():
+        package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+        edges: set[str] = set()
+        for node in runtime_imports(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Import):
+                edges |= {a.name for a in node.names if a.name in modules}
+                continue
+            base = node.module or ""
+            if node.level:
+                up = package.split(".")[: len(package.split(".")) - node.level + 1]
+                base = ".".join([*up, *([node.module] if node.module else [])])
+            for alias in node.names:
+                target = f"{base}.{alias.name}"
+                edges.add(target if target in modules else base)
+        graph[name] = {m for m in edges if m in modules and m != name}
+    return graph
+
+
+def import_cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected groups of more than one module (Tarjan, iterative)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    groups: list[list[str]] = []
+    for root in sorted(graph):
+        if root in index:
+            continue
+        work = [(root, iter(sorted(graph[root])))]
+        index[root] = low[root] = len(index)
+        stack.append(root)
+        on_stack.add(root)
+        while work:
+            node, children = work[-1]
+            child = next(children, None)
+            if child is not None:
+                if child not in index:
+                    index[child] = low[child] = len(index)
+                    stack.append(child)
+                    on_stack.add(child)
+                    work.append((child, iter(sorted(graph[child]))))
+                elif child in on_stack:
+                    low[node] = min(low[node], index[child])
+                continue
+            work.pop()
+            if work:
+                low[work[-1][0]] = min(low[work[-1][0]], low[node])
+            if low[node] == index[node]:
+                group = []
+                while True:
+                    member = stack.pop()
+                    on_stack.discard(member)
+                    group.append(member)
+                    if member == node:
+                        break
+                if len(group) > 1:
+                    groups.append(sorted(group))
+    return groups
+
+
+def test_no_import_cycles_between_product_modules() -> None:
+    """No two product modules import each other, directly or round a loop, counting lazy
+    imports inside functions. Imports under ``if TYPE_CHECKING:`` are left out: they never
+    run, so they cannot make import order matter, and they let a pair name each other's
+    types (a mode's hooks take the run context, which holds the mode). Break a cycle by
+    moving what both sides need into a third module (as judge/modes/edit/cards.py,
+    api/probes/ids.py, eval/evidence/options.py and eval/studies/run_common.py do)."""
+    cycles = import_cycles(import_graph(product_modules()))
+    assert not cycles, f"import cycles: {cycles}"
+
+
+def test_the_cycle_finder_sees_lazy_and_relative_imports(tmp_path: Path) -> None:
+    graph = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}, "e": set()}
+    assert import_cycles(graph) == [["a", "b", "c"]]
+    probe = tmp_path / "probe.py"
+    probe.write_text(
+        "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    import api.app\n"
+        "def f():\n    from eval.kit import stats\n"
+    )
+    names = {
+        a.name if isinstance(n, ast.Import) else n.module
+        for n in runtime_imports(ast.parse(probe.read_text()))
+        for a in n.names
+    }
+    assert names == {"typing", "eval.kit"}
+    pkg = tmp_path / "pkg"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("from . import a\n")
+    (pkg / "a.py").write_text("def f():\n    from .b import g\n")
+    (pkg / "b.py").write_text("from pkg import a\n")
+    files = {"pkg": pkg / "__init__.py", "pkg.a": pkg / "a.py", "pkg.b": pkg / "b.py"}
+    assert import_graph(files) == {"pkg": {"pkg.a"}, "pkg.a": {"pkg.b"}, "pkg.b": {"pkg.a"}}
+    assert import_cycles(import_graph(files)) == [["pkg.a", "pkg.b"]]

@@ -10,20 +10,9 @@ from __future__ import annotations
 
 from typing import Any
 
-PROBE_FUNCTION = "run_probe"
-"""The arq function name of a probe job."""
-PROBE_MAX_TRIES = 10
-"""Runs of one probe job (worker crashes included) before the probe is failed."""
+from api.probes.ids import PROBE_FUNCTION, PROBE_MAX_TRIES, probe_job_id
 
-
-def probe_job_id(probe_id: str) -> str:
-    """The arq job id of a probe (arq refuses a second job with the same id).
-
-    Example:
-        >>> probe_job_id("ab12")
-        'probe:ab12'
-    """
-    return f"probe:{probe_id}"
+__all__ = ["PROBE_FUNCTION", "PROBE_MAX_TRIES", "probe_job_id", "run_probe_job"]
 
 
 async def run_probe_job(ctx: dict[str, Any], probe_id: str) -> str:

@@ -1,5 +1,5 @@
 """Probes as jobs on the worker pool: ``POST /v1/probes`` queues one arq job (function
-:data:`api.probes.job.PROBE_FUNCTION`, job id ``probe:{id}``) that any ``judge worker`` — or
+:data:`api.probes.ids.PROBE_FUNCTION`, job id ``probe:{id}``) that any ``judge worker`` — or
 the inline worker of a single ``judge serve`` — runs (:class:`ProbeJob`).
 
 - **Crash-safe.** Every step is journaled in Redis (:class:`api.probes.store.RedisJournal`);
@@ -37,7 +37,7 @@ from redis.exceptions import RedisError
 
 from api.jobs.store import QUEUE_NAME
 from api.probes.budget import ProbeBudget
-from api.probes.job import PROBE_FUNCTION, PROBE_MAX_TRIES, probe_job_id
+from api.probes.ids import PROBE_FUNCTION, PROBE_MAX_TRIES, probe_job_id
 from api.probes.meter import BudgetExceeded, Meter, prices_for
 from api.probes.store import ProbeStore, RedisImages, RedisJournal
 from eval.probing.overrides import apply_overrides

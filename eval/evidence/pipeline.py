@@ -21,7 +21,6 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import json
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -32,6 +31,7 @@ from eval.evidence.calls import JournalledCalls, load_card
 from eval.evidence.failures import bar_chart, family_counts, label_feedback, shift_metrics, tally
 from eval.evidence.keywords import KeywordWindows
 from eval.evidence.media import ImageStore
+from eval.evidence.options import DEFAULT_LIMITS, Options
 from eval.evidence.posts import Post, image_settings, read_posts
 from eval.evidence.samples import Context, Sample, resolve
 from eval.evidence.suite_out import write_outputs
@@ -43,23 +43,7 @@ from judge.llm.usage import UsageMeter
 from memory.io.atomic import write_atomic
 from skills.rendering import data_block, messages, text_part
 
-DEFAULT_LIMITS = {"relevance": 16, "extract": 8, "image_role": 8, "template_fill": 4,
-                  "screenshot": 4, "feedback": 8}
-
-
-@dataclass
-class Options:
-    """How to run: output folder, keyword file, caps and concurrency limits per stage."""
-
-    out: Path
-    keywords: Path | None = None
-    max_samples: int | None = None
-    allow_urls: bool = False
-    threshold: int | None = None
-    limits: dict[str, int] = field(default_factory=lambda: dict(DEFAULT_LIMITS))
-    progress: bool = True
-    shift: bool = True
-
+__all__ = ["DEFAULT_LIMITS", "Options", "run_pipeline"]
 
 def _sha(text: str) -> str:
     return hashlib.sha256(text.encode()).hexdigest()[:16]

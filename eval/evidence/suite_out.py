@@ -14,15 +14,13 @@ Example:
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from eval.evidence.options import Options
 from eval.evidence.samples import Sample
 from eval.evidence.trees import Tree
 from eval.studies.suite import SuiteTask, TaskTags
 from memory.io.atomic import write_atomic
-
-if TYPE_CHECKING:
-    from eval.evidence.pipeline import Options
 
 
 def provenance_keys() -> list[str]:

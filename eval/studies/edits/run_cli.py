@@ -14,7 +14,7 @@ import asyncio
 from pathlib import Path
 
 from eval.studies.edits.config import EditStudyConfig
-from eval.studies.run_cli import (
+from eval.studies.run_common import (
     EXIT_STOPPED,
     dry_run,
     fail,

@@ -18,7 +18,7 @@ from __future__ import annotations
 from judge.agent.context import RunContext
 from judge.agent.work import SafetyOutcome, WorkOutcome
 from judge.domain.result import DimensionScore, Provenance, SafetyVerdict, Selection, Usage
-from judge.modes.edit.mode import CRITERION_KIND, METRICS_CARD
+from judge.modes.edit.cards import CRITERION_KIND, METRICS_CARD
 from judge.modes.edit.result import EditImageResult, EditResult, MetricResult, Success
 from judge.modes.score.aggregate import safety_report
 from skills.types import Cause, ScoreValue

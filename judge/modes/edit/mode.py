@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, ClassVar
 from pydantic import BaseModel
 
 from judge.modes.base import Mode, SafetyTarget, Views
+from judge.modes.edit.cards import CRITERION_KIND, METRICS_CARD
 from judge.modes.edit.options import EditOptions
 from judge.modes.edit.request import EditSubmission
 from judge.modes.edit.result import EditResult
@@ -26,8 +27,6 @@ if TYPE_CHECKING:
     from judge.agent.work import SafetyOutcome, WorkItem, WorkOutcome
     from judge.config import JudgeSettings
 
-CRITERION_KIND = "edit-rubric"
-METRICS_CARD = "shift_metrics"
 SOURCE = "source_image"
 
 
