@@ -55,7 +55,7 @@ from judge.transport import (
 )
 
 __all__ = ["RETRY_STATUSES", "AsyncClient", "Client", "ServiceError", "data_url", "inline",
-           "inline_request"]
+           "inline_request", "score_result"]
 
 
 def data_url(path: Path) -> str:
@@ -117,11 +117,23 @@ class _Bodies:
         return {"items": [inline_request(i, base_dir) for i in items], "options": options or {}}
 
 
-def _score_result(data: dict[str, Any]) -> Any:
+def score_result(data: dict[str, Any]) -> Any:
+    """The typed result of ``POST /v1/score``'s JSON: an ``EditResult`` for an edit (``"mode":
+    "edit"``), a ``ComparisonResult`` for a comparison (``"mode": "compare"``), else a
+    :class:`~judge.domain.result.Result`.
+
+    Example:
+        >>> score_result({"submission_id": "s1", "status": "partial"}).status
+        'partial'
+        >>> type(score_result({"submission_id": "e1", "mode": "edit", "status": "scored"})).__name__
+        'EditResult'
+    """
     if data.get("mode") == "edit":
         from judge.modes.edit.result import EditResult
 
         return EditResult.model_validate(data)
+    if data.get("mode") == "compare":
+        return _comparison_result(data)
     from judge.domain.result import Result
 
     return Result.model_validate(data)
@@ -158,7 +170,7 @@ class Client(_Bodies, Transport):
         fields, settings = split_fields(fields_and_settings, SCORE_FIELDS)
         body = self.wrap(score_request(submission, images, fields), "submission",
                          merged_options(options, settings), base_dir)
-        return _score_result(self.request("POST", "/v1/score", json=body).json())
+        return score_result(self.request("POST", "/v1/score", json=body).json())
 
     def compare(self, comparison: dict[str, Any] | str, image_a: Any = None,
                 image_b: Any = None, *, options: dict[str, Any] | None = None,
@@ -179,7 +191,7 @@ class Client(_Bodies, Transport):
         fields, settings = split_fields(fields_and_settings, EDIT_FIELDS)
         data = edit_request(instruction, source_image, images, fields)
         body = self.wrap(data, "submission", merged_options(options, settings), base_dir)
-        return _score_result(self.request("POST", "/v1/score", json=body).json())
+        return score_result(self.request("POST", "/v1/score", json=body).json())
 
     def submit(self, items: Iterable[dict[str, Any]], *, options: dict[str, Any] | None = None,
                base_dir: Path | None = None) -> str:
@@ -245,7 +257,7 @@ class AsyncClient(_Bodies, AsyncTransport):
         data = await asyncio.to_thread(score_request, submission, images, fields)
         body = await asyncio.to_thread(self.wrap, data, "submission",
                                        merged_options(options, settings), base_dir)
-        return _score_result(await self.score_json(body))
+        return score_result(await self.score_json(body))
 
     async def compare(self, comparison: dict[str, Any] | str, image_a: Any = None,
                       image_b: Any = None, *, options: dict[str, Any] | None = None,
@@ -266,7 +278,7 @@ class AsyncClient(_Bodies, AsyncTransport):
         data = await asyncio.to_thread(edit_request, instruction, source_image, images, fields)
         body = await asyncio.to_thread(self.wrap, data, "submission",
                                        merged_options(options, settings), base_dir)
-        return _score_result(await self.score_json(body))
+        return score_result(await self.score_json(body))
 
     async def submit(self, items: Iterable[dict[str, Any]], *,
                      options: dict[str, Any] | None = None, base_dir: Path | None = None) -> str:

@@ -1,8 +1,12 @@
 """The one way a workflow gets a judgment: a :class:`JudgeClient`.
 
 Three implementations behind one interface — ``await client.score(submission, base_dir,
-options)`` returns the Result JSON (docs/design.md#submission-and-result-mode-score)
-or raises :class:`JudgeCallError` with the reason:
+options)`` returns the typed result (docs/design.md#submission-and-result-mode-score): a
+:class:`~judge.domain.result.Result`, or the result of the mode the submission names (an
+``EditResult`` for ``"mode": "edit"``, a ``ComparisonResult`` for ``"mode": "compare"``); or it
+raises :class:`JudgeCallError` with the reason. Readers use its attributes, or
+:func:`judge.domain.rows.result_row` for a flat row; ``result.to_dict()`` is its JSON, the
+same from either side (what a service answers, byte for byte):
 
 - :class:`LocalJudge` — the engine in this process (one gateway and cache for the run);
 - :class:`LocalJudge` with ``batch=ProviderBatch(...)`` — the same, its model calls sent through
@@ -19,6 +23,7 @@ Example::
     client = make_client(settings)                                # in-process
     client = make_client(settings, url="http://127.0.0.1:8000")   # the service
     result = await client.score(submission, base_dir=folder, options={"retrieval": "none"})
+    result.status, result.usage.llm_calls, result.to_dict()
     await client.aclose()
 """
 
@@ -26,13 +31,23 @@ from __future__ import annotations
 
 import asyncio
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol, TypeAlias
 
-from judge.client import AsyncClient, ServiceError, inline_request
+from pydantic import ValidationError
+
+from judge.client import AsyncClient, ServiceError, inline_request, score_result
 from judge.config import JudgeSettings
 from judge.errors import InputError, JudgeError
 from judge.llm.batch.deferral import ProviderBatch
 from judge.modes.score.options import ScoreOptions
+
+if TYPE_CHECKING:  # the result models are imported by the engine when it runs
+    from judge.domain.result import Result
+    from judge.modes.compare.result import ComparisonResult
+    from judge.modes.edit.result import EditResult
+
+Scored: TypeAlias = "Result | EditResult | ComparisonResult"
+"""What :meth:`JudgeClient.score` returns: the result of the submission's mode."""
 
 
 class JudgeCallError(RuntimeError):
@@ -40,14 +55,14 @@ class JudgeCallError(RuntimeError):
 
 
 class JudgeClient(Protocol):
-    """Turns a submission (and per-call options) into a Result dict."""
+    """Turns a submission (and per-call options) into its typed result (:data:`Scored`)."""
 
     async def score(
         self,
         submission: dict[str, Any],
         base_dir: Path | None = None,
         options: dict[str, Any] | None = None,
-    ) -> dict[str, Any]: ...  # pragma: no cover
+    ) -> Scored: ...  # pragma: no cover
 
     async def aclose(self) -> None: ...  # pragma: no cover
 
@@ -90,7 +105,7 @@ class LocalJudge:
         submission: dict[str, Any],
         base_dir: Path | None = None,
         options: dict[str, Any] | None = None,
-    ) -> dict[str, Any]:
+    ) -> Scored:
         extra = {**self.options, **(options or {})}
 
         async def call() -> Any:
@@ -100,7 +115,7 @@ class LocalJudge:
             result = await (self.batch.settle(call) if self.batch is not None else call())
         except JudgeError as exc:
             raise JudgeCallError(str(exc)) from None
-        return result.model_dump(mode="json", exclude_none=True)
+        return result
 
     async def aclose(self) -> None:
         """Nothing to release: the engine lives as long as the process."""
@@ -141,7 +156,7 @@ class ServiceJudge:
         submission: dict[str, Any],
         base_dir: Path | None = None,
         options: dict[str, Any] | None = None,
-    ) -> dict[str, Any]:
+    ) -> Scored:
         try:
             body = await asyncio.to_thread(self.body, submission, base_dir, options or {})
         except InputError as exc:
@@ -152,9 +167,13 @@ class ServiceJudge:
                 timeout_s=self.timeout_s,
             )
         try:
-            return await self._client.score_json(body)
+            data = await self._client.score_json(body)
         except ServiceError as exc:
             raise JudgeCallError(str(exc)) from None
+        try:
+            return score_result(data)
+        except ValidationError as exc:
+            raise JudgeCallError(f"{self.url}/v1/score answered no Result: {exc}") from None
 
     async def aclose(self) -> None:
         """Close the HTTP connection pool."""

@@ -24,41 +24,36 @@ from typing import Any
 from tqdm import tqdm
 
 from eval.datasets.base import Dataset, EvalItem
-from eval.kit.client import JudgeCallError, JudgeClient
+from eval.kit.client import JudgeCallError, JudgeClient, Scored
 from judge.errors import JudgeError
 from judge.llm.batch.deferral import ItemWaiting
 from memory.io.atomic import write_atomic
 
 
-def prediction_of(item: EvalItem, dataset: Dataset, result: dict) -> dict:
-    """The prediction line for one scored item (labels never enter it)."""
-    objective = {
-        side: {
-            i["id"]: i.get("verdict")
-            for i in result.get("objective", {}).get(side, {}).get("items", [])
-        }
-        for side in ("prompt", "image")
-    }
+def prediction_of(item: EvalItem, dataset: Dataset, result: Scored) -> dict:
+    """The prediction line for one scored item (labels never enter it). The dataset's
+    targets and ``prediction_extra`` read the result's JSON (``result.to_dict()``)."""
+    data = result.to_dict()
+    objective = getattr(result, "objective", {})  # score results only
+    subjective = getattr(result, "subjective", {})
     extra = getattr(dataset, "prediction_extra", None)  # e.g. a compare-mode summary
     return {
-        **(extra(result) if extra else {}),
+        **(extra(data) if extra else {}),
         **item.key,
         "id": item.id,
-        "scores": {t.name: t.read(result) for t in dataset.targets},
+        "scores": {t.name: t.read(data) for t in dataset.targets},
         "unscored": {
-            t.name: why for t in dataset.targets if (why := t.reason(result)) is not None
+            t.name: why for t in dataset.targets if (why := t.reason(data)) is not None
         },
-        "objective": objective,
-        "status": result.get("status"),
+        "objective": {
+            side: {i.id: i.verdict for i in objective[side].items} if side in objective else {}
+            for side in ("prompt", "image")
+        },
+        "status": result.status,
         "exemplars": sorted(
-            {
-                e["id"]
-                for side in result.get("subjective", {}).values()
-                for d in side.values()
-                for e in d.get("exemplars", [])
-            }
+            {e.id for side in subjective.values() for d in side.values() for e in d.exemplars}
         ),
-        "usage": {k: result.get("usage", {}).get(k) for k in ("llm_calls", "cache_hits")},
+        "usage": {"llm_calls": result.usage.llm_calls, "cache_hits": result.usage.cache_hits},
     }
 
 

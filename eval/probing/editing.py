@@ -100,19 +100,19 @@ class EditLabeller:
             "images": [data_url(png, "image/png") for png in images],
         }
         result = await self.client.score(submission)  # JudgeCallError: recorded by the caller
-        self.llm_calls += int(result.get("usage", {}).get("llm_calls") or 0)
-        if result.get("status") == "blocked":
-            return [None] * len(images), result.get("reason") or "blocked by the safety gate"
+        self.llm_calls += result.usage.llm_calls
+        if result.status == "blocked":
+            return [None] * len(images), result.reason or "blocked by the safety gate"
         verdicts: list[bool | None] = [None] * len(images)
-        for img in result.get("images", []):
-            k = img.get("index", 0)
-            if 0 <= k < len(images):
-                verdicts[k] = (img.get("success") or {}).get("passed")
+        for img in result.images:
+            if 0 <= img.index < len(images):
+                verdicts[img.index] = img.success.passed if img.success else None
+        success = result.success
         if len(images) == 1 and verdicts[0] is None:
-            verdicts[0] = (result.get("success") or {}).get("passed")
+            verdicts[0] = success.passed if success else None
         reason = None
         if not any(v is not None for v in verdicts):
-            reason = (result.get("success") or {}).get("reason") or "no edit could be decided"
+            reason = (success.reason if success else None) or "no edit could be decided"
         return verdicts, reason
 
 

@@ -22,6 +22,7 @@ from typing import Any
 
 from eval.kit.client import LocalJudge
 from eval.probing.criteria import DEFAULT_CRITERION, check_criterion, criteria
+from judge.domain.result import CheckItem
 from judge.engine import Judge
 from judge.io.data_urls import data_url
 
@@ -31,16 +32,16 @@ JUDGE_OPTIONS: dict[str, Any] = {
 }
 
 
-def image_verdict(items: list[dict[str, Any]], pass_share: float) -> bool | None:
+def image_verdict(items: list[CheckItem], pass_share: float) -> bool | None:
     """Pass when passed/scored >= ``pass_share``; None when nothing was scored.
 
     Example:
-        >>> image_verdict([{"id": "a", "verdict": True}, {"id": "b", "verdict": False}], 1)
+        >>> image_verdict([CheckItem(id="a", verdict=True), CheckItem(id="b", verdict=False)], 1)
         False
-        >>> image_verdict([{"id": "a", "reason": "no model"}], 1) is None
+        >>> image_verdict([CheckItem(id="a", reason="no model")], 1) is None
         True
     """
-    scored = [i["verdict"] for i in items if i.get("verdict") is not None]
+    scored = [i.verdict for i in items if i.verdict is not None]
     if not scored:
         return None
     return sum(scored) / len(scored) >= pass_share - 1e-9
@@ -83,16 +84,14 @@ class Labeller:
             "prompter": {"id": "probe", "kind": "mllm"},
         }
         result = await self.client.score(submission)  # JudgeCallError: recorded by the caller
-        self.llm_calls += int(result.get("usage", {}).get("llm_calls") or 0)
-        if result.get("status") == "blocked":
-            return [None] * len(images), result.get("reason") or "blocked by the safety gate"
+        self.llm_calls += result.usage.llm_calls
+        if result.status == "blocked":
+            return [None] * len(images), result.reason or "blocked by the safety gate"
         verdicts: list[bool | None] = [None] * len(images)
-        per_image = {
-            img.get("index", 0): img.get("objective", {}).get("items", [])
-            for img in result.get("images", [])
-        }
+        per_image = {img.index: img.objective.items for img in result.images}
         if not per_image and len(images) == 1:  # one image: the result's own image side
-            per_image = {0: result.get("objective", {}).get("image", {}).get("items", [])}
+            side = result.objective.get("image")
+            per_image = {0: side.items if side else []}
         for index, items in per_image.items():
             if 0 <= index < len(images):
                 verdicts[index] = image_verdict(items, self.pass_share)

@@ -8,69 +8,67 @@ identity (task, category, primitives, prompter, kind, condition, backend), ``sta
 ``generation_failed``, ``judge_failed`` or ``blocked`` and a ``reason``; their summary is empty.
 
 Example:
-    >>> summarize({"subjective": {"prompt": {"clarity": {"score": 4}, "x": {"score": None}},
-    ...                           "image": {}},
-    ...            "objective": {"prompt": {"rate": 50.0, "items": [
-    ...                 {"id": "c1", "verdict": True, "primitive": "text"},
-    ...                 {"id": "c2", "verdict": False, "primitive": "quantity"}]},
-    ...                          "image": {"rate": None, "items": []}}})["subjective_prompt"]
-    4.0
+    >>> from judge.domain.result import Result
+    >>> result = Result.model_validate({
+    ...     "submission_id": "s1", "status": "scored",
+    ...     "subjective": {"prompt": {"clarity": {"score": 4}, "x": {"score": None}}, "image": {}},
+    ...     "objective": {"prompt": {"rate": 50.0, "items": [
+    ...         {"id": "c1", "verdict": True, "primitive": "text"},
+    ...         {"id": "c2", "verdict": False, "primitive": "quantity"}]},
+    ...                   "image": {"rate": None, "items": []}}})
+    >>> summarize(result)["subjective_prompt"], judge_usage(result)["calls"]
+    (4.0, 0)
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from judge.domain.result import DimensionScore, Result
+    from judge.modes.edit.result import EditResult
 
 ZERO_USAGE = {"calls": 0, "cost_usd": 0.0, "latency_s": 0.0}
 
 
-def _mean(scores: dict[str, Any]) -> float | None:
-    values = [
-        v["score"] for v in scores.values() if isinstance(v, dict) and v.get("score") is not None
-    ]
+def _mean(scores: dict[str, DimensionScore]) -> float | None:
+    values = [d.score for d in scores.values() if d.score is not None]
     return round(sum(values) / len(values), 4) if values else None
 
 
-def summarize(result: dict[str, Any]) -> dict[str, Any]:
-    """The report's numbers from a Result (JSON): subjective means, objective rates, the
+def summarize(result: Result) -> dict[str, Any]:
+    """The report's numbers from a Result: subjective means, objective rates, the
     per-dimension scores and the per-check verdicts of both modalities."""
-    subj = result.get("subjective") or {}
-    obj = result.get("objective") or {}
+    subj, obj = result.subjective, result.objective
     checks: dict[str, dict[str, Any]] = {}
     for side in ("prompt", "image"):
-        for item in (obj.get(side) or {}).get("items", []):
+        for item in obj[side].items if side in obj else []:
             row = checks.setdefault(
-                item["id"],
-                {
-                    "id": item["id"],
-                    "primitive": item.get("primitive"),
-                    "prompt": None,
-                    "image": None,
-                },
+                item.id, {"id": item.id, "primitive": item.primitive, "prompt": None, "image": None}
             )
-            row[side] = item.get("verdict")
-            row["primitive"] = row["primitive"] or item.get("primitive")
+            row[side] = item.verdict
+            row["primitive"] = row["primitive"] or item.primitive
     return {
         "subjective_prompt": _mean(subj.get("prompt") or {}),
         "subjective_image": _mean(subj.get("image") or {}),
-        "objective_prompt_rate": (obj.get("prompt") or {}).get("rate"),
-        "objective_image_rate": (obj.get("image") or {}).get("rate"),
+        "objective_prompt_rate": obj["prompt"].rate if "prompt" in obj else None,
+        "objective_image_rate": obj["image"].rate if "image" in obj else None,
         "subjective": {
-            side: {dim: v.get("score") for dim, v in (subj.get(side) or {}).items()}
+            side: {dim: d.score for dim, d in (subj.get(side) or {}).items()}
             for side in ("prompt", "image")
         },
         "checks": list(checks.values()),
     }
 
 
-def judge_usage(result: dict[str, Any]) -> dict[str, Any]:
-    """The judge stage's usage from a Result's ``usage``."""
-    u = result.get("usage") or {}
+def judge_usage(result: Result | EditResult) -> dict[str, Any]:
+    """The judge stage's usage from a result's ``usage``."""
+    u = result.usage
     return {
-        "calls": u.get("llm_calls", 0),
-        "cost_usd": u.get("cost_usd", 0.0),
-        "latency_s": u.get("latency_s", 0.0),
-        "cache_hits": u.get("cache_hits", 0),
+        "calls": u.llm_calls,
+        "cost_usd": u.cost_usd,
+        "latency_s": u.latency_s,
+        "cache_hits": u.cache_hits,
     }
 
 
@@ -99,16 +97,15 @@ def base_line(task: Any, prompter: Any, backend_id: str) -> dict[str, Any]:
     }
 
 
-def scored_line(line: dict[str, Any], result: dict[str, Any], note: str | None) -> dict[str, Any]:
-    """Fill a line from the judge's Result; ``note`` (e.g. fewer images than asked) is kept
-    as the reason when the judge gave none."""
-    status = result.get("status", "partial")
+def scored_line(line: dict[str, Any], result: Result, note: str | None) -> dict[str, Any]:
+    """Fill a line from the judge's Result (kept whole as its JSON, ``result.to_dict()``);
+    ``note`` (e.g. fewer images than asked) is kept as the reason when the judge gave none."""
     line.update(
-        status=status,
-        reason=result.get("reason") or note,
-        selected_image=result.get("selected_image"),
-        summary=summarize(result) if status != "blocked" else None,
-        result=result,
+        status=result.status,
+        reason=result.reason or note,
+        selected_image=result.selected_image,
+        summary=summarize(result) if result.status != "blocked" else None,
+        result=result.to_dict(),
     )
     line["usage"]["judge"] = judge_usage(result)
     return line

@@ -31,7 +31,7 @@ from typing import Any, TypeVar
 from pydantic import BaseModel
 from tqdm import tqdm
 
-from eval.kit.client import JudgeCallError, JudgeClient
+from eval.kit.client import JudgeCallError, JudgeClient, Scored
 from eval.kit.journal import Journal
 from eval.kit.journal import key as key_of
 from eval.studies.config import StudyConfig
@@ -284,8 +284,8 @@ class PairRunner:
 
     async def _score(
         self, submission: dict[str, Any], key: tuple[str, str, str], line: dict[str, Any]
-    ) -> dict[str, Any] | None:
-        """The judge's result for ``submission`` under the judge cap and the cost gate; None
+    ) -> Scored | None:
+        """The judge's (typed) result for ``submission`` under the judge cap and the cost gate; None
         when the item is not judged now (gate shut, waiting in a provider batch, or the judge
         failed: then the item is finished as ``judge_failed``)."""
         async with self._judge_sem:

@@ -409,12 +409,12 @@ def test_fit_and_apply_calibration(
         retrieval="none",
     )
     result = asyncio.run(LocalJudge(judge=Judge(settings)).score(item.submission, item.base_dir))
-    dims = result["subjective"]["image"]
+    dims = result.subjective["image"]
     assert set(dims) == {"prompt_matching", "appeal", "realism", "quality"}
     for dim, d in dims.items():
-        assert d["raw_score"] in (1, 2, 3, 4, 5)
-        assert 1.0 <= d["score"] <= 5.0
-        assert d["score"] == pytest.approx(apply.apply(dim, d["raw_score"]))
+        assert d.raw_score in (1, 2, 3, 4, 5)
+        assert 1.0 <= d.score <= 5.0
+        assert d.score == pytest.approx(apply.apply(dim, d.raw_score))
 
 
 def test_isotonic_calibration_through_the_cli(

@@ -15,6 +15,7 @@ import pytest
 from eval.datasets.avt import AvtDataset
 from eval.kit.client import ServiceJudge
 from judge.cli.main import main
+from judge.domain.result import Result
 from memory.store import MemoryStore
 from tests.api.conftest import LiveService, copy_shipped_memory, live_service
 from tests.eval.conftest import AVT_SKILLS
@@ -74,12 +75,9 @@ def test_meta_eval_through_the_service_sends_the_service_key(
     assert not [r for r in provider.requests if "provider-key" in json.dumps(r)]
 
 
-def exemplar_ids(result: dict[str, Any]) -> set[str]:
+def exemplar_ids(result: Result) -> set[str]:
     return {
-        e["id"]
-        for side in result["subjective"].values()
-        for dim in side.values()
-        for e in dim.get("exemplars", [])
+        e.id for side in result.subjective.values() for dim in side.values() for e in dim.exemplars
     }
 
 
@@ -92,7 +90,7 @@ def test_exclude_exemplars_over_http_leaves_the_items_prompt_out(
     assert item.group and item.group in prompt_of.values()
     client = ServiceJudge(service.base_url, api_key=SERVICE_KEY, retries=0)
 
-    async def both() -> tuple[dict[str, Any], dict[str, Any]]:
+    async def both() -> tuple[Result, Result]:
         try:
             opts: dict[str, Any] = {"skills": AVT_SKILLS}
             open_ = await client.score(item.submission, item.base_dir, opts)

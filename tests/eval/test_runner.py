@@ -8,6 +8,7 @@ from pathlib import Path
 
 from eval.datasets.base import EvalItem, Target
 from eval.metaeval.runner import prediction_of, read_predictions, run_items
+from judge.domain.result import Result
 from judge.errors import InputError
 
 
@@ -27,13 +28,14 @@ class StubScorer:
 
     async def score(
         self, submission: dict, base_dir: Path | None = None, options: dict | None = None
-    ) -> dict:
+    ) -> Result:
         n = len(submission["prompt"])  # items(): item k has a prompt of k characters
         item_id = f"img/{n}.png"
         self.seen.append(item_id)
         if item_id in self.fail:
             raise InputError("images[0]", "not an image")
-        return {
+        return Result.model_validate({
+            "submission_id": item_id,
             "status": "scored",
             "subjective": {
                 "image": {"appeal": {"score": 1 + n % 5, "exemplars": [{"id": "m1"}]}},
@@ -41,7 +43,7 @@ class StubScorer:
             },
             "objective": {"prompt": {"items": [{"id": "c1", "verdict": True}]}},
             "usage": {"llm_calls": 2, "cache_hits": 0, "latency_s": 1.0},
-        }
+        })
 
 
 def items(n: int = 5) -> list[EvalItem]:

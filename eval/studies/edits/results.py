@@ -14,9 +14,12 @@ Example:
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from eval.studies.results import judge_usage
+
+if TYPE_CHECKING:
+    from judge.modes.edit.result import EditResult
 
 CRITERIA = ("instruction_following", "image_consistency", "visual_quality")
 """The edit mode's three criteria, in the order reports show them."""
@@ -36,21 +39,20 @@ def base_line(task: str, writer: str, editor: str, **fields: Any) -> dict[str, A
     }
 
 
-def judged_line(line: dict[str, Any], result: dict[str, Any]) -> dict[str, Any]:
-    """Fill ``line`` from an edit Result (JSON): status, criteria, success, metrics, choice."""
-    status = result.get("status")
+def judged_line(line: dict[str, Any], result: EditResult) -> dict[str, Any]:
+    """Fill ``line`` from an edit Result: status, criteria, success, metrics, choice."""
+    status = result.status
     line["status"] = status if status in ("scored", "partial", "blocked") else "judge_failed"
-    line["reason"] = result.get("reason")
+    line["reason"] = result.reason
     line["criteria"] = {
-        name: (result.get("criteria") or {}).get(name, {}).get("score") for name in CRITERIA
+        name: crit.score if (crit := result.criteria.get(name)) else None for name in CRITERIA
     }
-    success = result.get("success") or {}
-    line["success"] = success.get("passed")
-    line["threshold"] = success.get("threshold")
+    line["success"] = result.success.passed if result.success else None
+    line["threshold"] = result.success.threshold if result.success else None
     line["metrics"] = {
-        name: {"value": m.get("value"), "applicable": bool(m.get("applicable"))}
-        for name, m in (result.get("metrics") or {}).items()
+        name: {"value": m.value, "applicable": bool(m.applicable)}
+        for name, m in result.metrics.items()
     }
-    line["selected_image"] = result.get("selected_image")
+    line["selected_image"] = result.selected_image
     line["usage"]["judge"] = judge_usage(result)
     return line
