@@ -3,6 +3,7 @@ read by one model only and every field says what it does."""
 
 from __future__ import annotations
 
+import ast
 from collections import Counter
 from pathlib import Path
 
@@ -53,3 +54,82 @@ def test_the_page_lists_the_old_image_cap_names_under_the_new_ones() -> None:
     row = next(line for line in text.splitlines() if line.startswith("| `JUDGE_IMAGE_MAX_BYTES`"))
     assert "`JUDGE_MAX_IMAGE_BYTES`" in row
     assert "| `JUDGE_BACKENDS` |" in text and "| `JUDGE_WORKER_LEASE_S` |" in text
+
+
+REPO = DOCS.parent
+PRODUCT = ("judge", "skills", "memory", "api", "eval")
+
+
+def settings_classes() -> set[str]:
+    """Every settings model defined in the product packages (a class whose base is
+    ``BaseSettings`` or ``ProjectSettings``), as ``module.Class``."""
+    found = set()
+    for package in PRODUCT:
+        for path in (REPO / package).rglob("*.py"):
+            tree = ast.parse(path.read_text(encoding="utf-8"))
+            module = ".".join(path.relative_to(REPO).with_suffix("").parts)
+            for node in tree.body:
+                if not isinstance(node, ast.ClassDef):
+                    continue
+                bases = {getattr(b, "id", getattr(b, "attr", "")) for b in node.bases}
+                if bases & {"BaseSettings", "ProjectSettings"}:
+                    found.add(f"{module}.{node.name}")
+    return found
+
+
+def test_every_settings_model_has_a_section() -> None:
+    """So the page lists every variable, and the check above that no variable is claimed
+    twice covers every model (a new model must be added to api.configuration)."""
+    listed = {f"{s.model.__module__}.{s.model.__name__}" for s in reference_sections()}
+    base = {"judge.config_env.ProjectSettings"}
+    assert settings_classes() - base == listed
+
+
+RAW_READERS: dict[str, str] = {
+    "judge/config_env.py": "the settings source that reads the old names of renamed variables",
+    "judge/llm/litellm_settings.py": "litellm's own variables, set before litellm is imported",
+    "judge/llm/direct/routes.py": "the proxy variables and litellm's transport switches",
+    "api/core/prometheus.py": "prometheus_client's PROMETHEUS_MULTIPROC_DIR",
+    "memory/paths.py": "XDG_DATA_HOME; JUDGE_DATA_DIR and JUDGE_MEMORY_DIR by name, the "
+    "service's and the engine's settings, below their floors",
+    "memory/store.py": "JUDGE_MEMORY_DIR by name (the engine's setting, below its floor): "
+    "whether the shipped memories are layered under the store",
+    "eval/kit/admin.py": "the admin key from the variable --admin-key-env names",
+    "eval/studies/run_common.py": "the API keys from the variables api_key_env names",
+    "eval/studies/prompters/mllm.py": "a prompter's key from the variable api_key_env names",
+    "eval/studies/edits/writers.py": "a writer's key from the variable api_key_env names",
+    "eval/t2i/litellm_backend.py": "a backend's key from the variable api_key_env names",
+    "eval/tasks/models.py": "a model's key from the variable --api-key-env names",
+}
+"""Product files that read the environment outside a settings model, each with its reason."""
+
+
+def reads_environment(path: Path) -> bool:
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+            owner = node.func.value
+            if node.func.attr == "getenv" or (
+                node.func.attr in ("get", "items") and getattr(owner, "attr", "") == "environ"
+            ):
+                return True
+        if (
+            isinstance(node, ast.Subscript)
+            and getattr(node.value, "attr", "") == "environ"
+            and isinstance(node.ctx, ast.Load)
+        ):
+            return True
+    return False
+
+
+def test_settings_are_read_through_the_models() -> None:
+    """A knob is a field of a settings model; the few raw reads left are named with why."""
+    readers = {
+        path.relative_to(REPO).as_posix()
+        for package in PRODUCT
+        for path in (REPO / package).rglob("*.py")
+        if reads_environment(path)
+    }
+    assert readers == set(RAW_READERS), (
+        f"new: {sorted(readers - set(RAW_READERS))}, gone: {sorted(set(RAW_READERS) - readers)}; "
+        "read a setting through a settings model (docs/configuration.md)"
+    )
