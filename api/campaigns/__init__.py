@@ -1,1 +1,2 @@
-"""Human label campaigns in the service (DESIGN §13): Redis storage, routes, the annotator page."""
+"""Human label campaigns in the service (docs/design.md#human-label-campaigns): Redis storage,
+routes, the annotator page."""

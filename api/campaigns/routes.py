@@ -1,5 +1,5 @@
-"""Campaign routes (DESIGN §13): the admin's (``/v1/campaigns``, admin key) and the
-annotator's (``/v1/label/{token}``, authorised by the invitation token alone).
+"""Campaign routes (docs/design.md#human-label-campaigns): the admin's (``/v1/campaigns``,
+admin key) and the annotator's (``/v1/label/{token}``, authorised by the invitation token alone).
 
 Example::
 

@@ -1,2 +1,3 @@
-"""Human label campaigns (DESIGN §13): models, planning, validation tasks, quality control,
-agreement, exports, the report, item sources and the ``judge campaign`` CLI."""
+"""Human label campaigns (docs/design.md#human-label-campaigns): models, planning, validation
+tasks, quality control, agreement, exports, the report, item sources and the
+``judge campaign`` CLI."""

@@ -1,4 +1,5 @@
-"""The shapes of a campaign (DESIGN §13): the admin's request, its items, and QC settings.
+"""The shapes of a campaign (docs/design.md#human-label-campaigns): the admin's request, its
+items, and QC settings.
 
 A campaign is a set of items and one task kind — ``pairwise`` (two images, a compare
 criterion), ``rating`` (one image, or a source/edited pair with the instruction, on a card's

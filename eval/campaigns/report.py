@@ -1,7 +1,8 @@
 """The campaign report: progress, who was excluded and why, agreement, the human leaderboard
 and — where the judge answered the same items — judge–human next to human–human agreement.
 
-Shape (``GET /v1/campaigns/{id}/report``; DESIGN §13 plus additive fields)::
+Shape (``GET /v1/campaigns/{id}/report``; docs/design.md#human-label-campaigns plus additive
+fields)::
 
     {"campaign", "kind", "criterion",
      "progress": {"items", "target_votes", "labels", "items_complete", "share", "annotators"},

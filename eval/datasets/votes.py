@@ -101,7 +101,7 @@ class VotesDataset:
         return [vote for _, vote, _ in self._rows(data)]
 
     def load(self, data: Path) -> list[EvalItem]:
-        """One item per comparison; the submission is a Comparison (DESIGN §10)."""
+        """One item per comparison; the submission is a Comparison (docs/design.md#comparison)."""
         base = self._path(data).parent
         groups: dict[tuple, dict[str, Any]] = {}
         for row, vote, _ in self._rows(data):

@@ -1,6 +1,7 @@
 """Leaderboards from votes: one per criterion, with bootstrap CIs and rank probabilities.
 
-The JSON shape is the Leaderboard contract of DESIGN §10 plus additive fields::
+The JSON shape is the Leaderboard contract of docs/design.md#votes-and-leaderboards plus
+additive fields::
 
     {"method": "bt", "criterion": "preference", "n_votes": 1234, "n_prompts": 300,
      "bootstrap": 1000, "seed": 0, "notes": ["..."],

@@ -2,8 +2,10 @@
 
 Input: JSON lines, one per (prompt, model, judge)::
 
-    {"prompt_id": "co_106", "model": "flux", "judge": "gpt-4o", "result": {<Result, DESIGN §7>}}
+    {"prompt_id": "co_106", "model": "flux", "judge": "gpt-4o", "result": {<Result>}}
     {"prompt_id": "co_106", "model": "sd3", "judge": "gpt-4o", "score": 3.5}
+
+``<Result>`` is a Result (docs/design.md#submission-and-result-mode-score).
 
 ``result`` is a score-mode Result; a flat ``score`` may stand in for it (read by
 ``--metric score``). ``judge`` may be omitted (one judge). For every prompt, every pair of

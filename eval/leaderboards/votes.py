@@ -7,10 +7,11 @@ A vote says which of two models won one prompt on one criterion::
 
 ``winner`` is ``a``, ``b`` or ``tie`` (case-insensitive); ``annotator`` is optional; rows
 with ``excluded`` true (labels a campaign's quality control set aside) are skipped. A JSONL file
-holds one such object per line, or ComparisonResults (DESIGN §10): every criterion with a winner
-becomes one vote, its prompt id being the row's ``prompt_id`` when present, else its
-``comparison_id``; a batch's results lines (``{"index", "result": ComparisonResult}``) are read
-the same way. Blocked results and criteria without a winner are skipped.
+holds one such object per line, or ComparisonResults (docs/design.md#comparison): every
+criterion with a winner becomes one vote, its prompt id being the row's ``prompt_id`` when
+present, else its ``comparison_id``; a batch's results lines (``{"index", "result":
+ComparisonResult}``) are read the same way. Blocked results and criteria without a winner
+are skipped.
 
 Bad rows raise :class:`VotesError` naming ``file:line`` and the field.
 

@@ -35,10 +35,25 @@ def test_every_cited_design_anchor_exists() -> None:
     assert not broken, f"anchors missing from docs/design.md: {broken}"
 
 
+STALE = re.compile(r"DESIGN\.md|DESIGN §")
+"""A citation of the design file users do not have (``DESIGN.md``, ``DESIGN §10``)."""
+
+
+def shipped_files() -> list[Path]:
+    """The code, and the data files shipped beside it (cards, catalogs, conditions)."""
+    return python_files() + [
+        p
+        for package in CODE
+        for ext in ("toml", "md", "txt", "json", "yaml")
+        for p in sorted((REPO / package).rglob(f"*.{ext}"))
+    ]
+
+
 def test_no_code_cites_a_design_file_users_do_not_have() -> None:
     found = [
         str(p.relative_to(REPO))
-        for p in python_files()
-        if "DESIGN.md" in p.read_text(encoding="utf-8") and p != Path(__file__)
+        for p in shipped_files()
+        if p != Path(__file__) and STALE.search(p.read_text(encoding="utf-8", errors="replace"))
     ]
     assert not found, f"cite docs/design.md#<section> instead of DESIGN.md in {found}"
+    assert STALE.search("the contract (DESIGN §13)") and STALE.search("see DESIGN.md")
