@@ -11,8 +11,6 @@ imports them):
 - :mod:`eval.datasets` — adapters from labelled datasets to judge submissions;
 - :mod:`eval.t2i` — text-to-image generation for studies and probes;
 - :mod:`eval.i2i` — image edits (image-to-image) for edit studies and editor probes;
-- :mod:`eval.campaigns` — human label campaigns on the service;
-- :mod:`eval.evidence` and :mod:`eval.edit_tasks` — task suites from posts, edit instructions;
 - :mod:`eval.tasks` — the ``judge tasks`` verb, calling studies, evidence and edit_tasks;
 - :mod:`eval.kit` — the workflows' shared floor: the judge client, the admin client of the
   service, the journal and the statistics (:mod:`eval.kit.stats`); JSONL reading and atomic

@@ -18,35 +18,7 @@ import asyncio
 import sys
 from pathlib import Path
 
-from eval.studies.run_common import (
-    EXIT_INPUT,
-    EXIT_INTERRUPTED,
-    EXIT_STOPPED,
-    dry_run,
-    fail,
-    flag_problem,
-    interrupted,
-    judge_key,
-    render_run,
-    run_with_client,
-    write_run_report,
-)
-
-__all__ = [
-    "EXIT_INPUT",
-    "EXIT_INTERRUPTED",
-    "EXIT_STOPPED",
-    "dry_run",
-    "fail",
-    "flag_problem",
-    "interrupted",
-    "judge_key",
-    "register",
-    "render_run",
-    "run",
-    "run_with_client",
-    "write_run_report",
-]
+from eval.studies import run_common as common
 
 
 def register(actions: argparse._SubParsersAction) -> None:
@@ -101,14 +73,14 @@ def run(args: argparse.Namespace) -> int:
     from eval.studies.prompters import PromptFileError, read_prompt_file
     from eval.studies.suite import SuiteError, load_suite
 
-    if (code := flag_problem(args)) is not None:
+    if (code := common.flag_problem(args)) is not None:
         return code
     if args.provider_batch and args.url:
-        return fail("--provider-batch batches this process's judge calls; drop --url")
+        return common.fail("--provider-batch batches this process's judge calls; drop --url")
     if (args.wait or args.provider_batch_fallback != "batch") and not args.provider_batch:
-        return fail("--wait and --provider-batch-fallback apply to --provider-batch")
+        return common.fail("--wait and --provider-batch-fallback apply to --provider-batch")
     if args.batch_poll_s <= 0:
-        return fail("--batch-poll-s must be positive")
+        return common.fail("--batch-poll-s must be positive")
     try:
         cfg = load_study(args.study)
         # targets are checked per item: a missing one fails that task's items, not the run
@@ -117,21 +89,21 @@ def run(args: argparse.Namespace) -> int:
             if p.kind == "human":
                 read_prompt_file(cfg.prompts_path(p))
     except (StudyError, SuiteError, PromptFileError) as exc:
-        return fail(str(exc))
+        return common.fail(str(exc))
     if not tasks:
-        return fail(f"{cfg.tasks_path}: the task suite is empty")
+        return common.fail(f"{cfg.tasks_path}: the task suite is empty")
     out: Path = args.out
     if args.dry_run:
         from eval.studies.costs import estimate, render_plan
 
         local = False if args.url else None
-        return dry_run(
+        return common.dry_run(
             out, lambda journal: render_plan(estimate(cfg, tasks, journal, local_judge=local))
         )
     try:
-        settings = cfg_settings(cfg, api_key=judge_key(cfg, ("prompters", "backends")))
+        settings = cfg_settings(cfg, api_key=common.judge_key(cfg, ("prompters", "backends")))
     except ValueError as exc:
-        return fail(f"{args.study}: {exc}")
+        return common.fail(f"{args.study}: {exc}")
     max_cost = args.max_cost if args.max_cost is not None else cfg.run.max_cost_usd
     return _execute(cfg, tasks, settings, args, out, max_cost)
 
@@ -151,7 +123,7 @@ def _execute(cfg, tasks, settings, args, out: Path, max_cost: float | None) -> i
     async def main() -> object:
         if args.provider_batch:
             return await _in_batches(cfg, opts, tasks, settings, args, out)
-        return await run_with_client(
+        return await common.run_with_client(
             lambda client: StudyRunner(cfg, opts, tasks, client),
             settings,
             url=args.url,
@@ -167,11 +139,11 @@ def _execute(cfg, tasks, settings, args, out: Path, max_cost: float | None) -> i
         print(f"judge study run: {pending}", file=sys.stderr)
         return EXIT_BATCH_PENDING
     except (StudyMismatch, JournalError, JudgeError, ValueError) as exc:
-        return fail(str(exc))
+        return common.fail(str(exc))
     except KeyboardInterrupt:
-        return interrupted(out)
-    print(render_run(write_run_report(out, summary)))
-    return EXIT_STOPPED if summary.stopped else 0  # type: ignore[attr-defined]
+        return common.interrupted(out)
+    print(common.render_run(common.write_run_report(out, summary)))
+    return common.EXIT_STOPPED if summary.stopped else 0  # type: ignore[attr-defined]
 
 
 async def _in_batches(cfg, tasks_opts, tasks, settings, args, out: Path) -> object:

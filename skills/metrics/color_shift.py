@@ -30,7 +30,6 @@ from typing import Any
 import numpy as np
 from PIL import Image
 
-from skills.metrics.applicability import rule_applies
 from skills.metrics.cache import memo
 from skills.metrics.registry import Metric, MetricOptions, register
 from skills.metrics.types import ImagePair, MetricValue
@@ -109,10 +108,6 @@ class ColorShift(Metric):
     name = "color_shift"
     direction = "≥ 0, larger = more colour change (CIELAB ΔE units)"
     order = 1
-
-    def applicability(self, instruction: str) -> tuple[bool, str | None, dict[str, Any]]:
-        ok, reason = rule_applies(self.name, instruction)
-        return ok, reason, {}
 
     def compute(
         self, pair: ImagePair, options: MetricOptions, facts: dict[str, Any]

@@ -28,7 +28,6 @@ from typing import Any
 
 import numpy as np
 
-from skills.metrics.applicability import rule_applies
 from skills.metrics.cache import memo
 from skills.metrics.face_pairs import pair_faces
 from skills.metrics.faces import DLIB_SAME_PERSON, find_faces
@@ -48,10 +47,6 @@ class FaceIdentity(Metric):
     name = "face_identity"
     direction = "cosine in [-1, 1], larger = same person"
     order = 3
-
-    def applicability(self, instruction: str) -> tuple[bool, str | None, dict[str, Any]]:
-        ok, reason = rule_applies(self.name, instruction)
-        return ok, reason, {}
 
     def compute(
         self, pair: ImagePair, options: MetricOptions, facts: dict[str, Any]

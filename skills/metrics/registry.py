@@ -15,6 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, ClassVar, TypeVar
 
+from skills.metrics.applicability import rule_applies
 from skills.metrics.types import ImagePair, MetricValue
 
 
@@ -38,11 +39,15 @@ class Metric:
     order: ClassVar[int] = 100
 
     def applicability(self, instruction: str) -> tuple[bool, str | None, dict[str, Any]]:
-        """Whether the metric applies to ``instruction``: ``(applies, reason, facts)``.
+        """Whether the metric applies to ``instruction``: ``(applies, reason, facts)``. By
+        default the not-applicable rules of the metric's section of ``rules.toml``
+        (:func:`~skills.metrics.applicability.rule_applies`; a metric without one always
+        applies).
 
         ``facts`` carries what the rules found (e.g. the requested text) for :meth:`compute`.
         """
-        return True, None, {}
+        ok, reason = rule_applies(self.name, instruction)
+        return ok, reason, {}
 
     def compute(
         self, pair: ImagePair, options: MetricOptions, facts: dict[str, Any]

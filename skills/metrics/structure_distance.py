@@ -26,7 +26,6 @@ from typing import Any
 
 import numpy as np
 
-from skills.metrics.applicability import rule_applies
 from skills.metrics.registry import Metric, MetricOptions, register
 from skills.metrics.structure_features import encoder_id, patch_features
 from skills.metrics.types import ImagePair, MetricValue
@@ -52,10 +51,6 @@ class StructureDistance(Metric):
     name = "structure_distance"
     direction = "≥ 0 (at most 2), larger = more structural change"
     order = 2
-
-    def applicability(self, instruction: str) -> tuple[bool, str | None, dict[str, Any]]:
-        ok, reason = rule_applies(self.name, instruction)
-        return ok, reason, {}
 
     def compute(
         self, pair: ImagePair, options: MetricOptions, facts: dict[str, Any]

@@ -31,7 +31,7 @@ from PIL import Image
 
 from skills.local.common import shared_model
 from skills.local.ocr import reading_order
-from skills.metrics.applicability import requested_text, rule_applies
+from skills.metrics.applicability import requested_text
 from skills.metrics.registry import Metric, MetricOptions, register
 from skills.metrics.types import ImagePair, MetricValue
 
@@ -122,7 +122,7 @@ class TextRendering(Metric):
     order = 4
 
     def applicability(self, instruction: str) -> tuple[bool, str | None, dict[str, Any]]:
-        ok, reason = rule_applies(self.name, instruction)
+        ok, reason, _ = super().applicability(instruction)
         if not ok:
             return ok, reason, {}
         wanted = requested_text(instruction)
