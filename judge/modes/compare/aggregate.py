@@ -14,9 +14,8 @@ from __future__ import annotations
 
 from judge.agent.context import RunContext
 from judge.agent.work import SafetyOutcome, WorkOutcome
-from judge.domain.result import Provenance, Usage
 from judge.modes.compare.result import ComparisonResult, CriterionResult, OrderAnswer
-from judge.modes.score.aggregate import safety_report
+from judge.modes.score.aggregate import run_record, safety_report
 from skills.types import Cause, ChoiceValue
 
 OTHER = {"a": "b", "b": "a"}
@@ -89,12 +88,7 @@ def aggregate(
         prompt_id=req.prompt_id,
         models={"a": req.a.model, "b": req.b.model},
         safety=report,
-        provenance=Provenance(
-            judge_models=ctx.models,
-            skills=dict(sorted(versions.items())),
-            options=ctx.settings.public_options(),
-        ),
-        usage=Usage(**ctx.meter.snapshot()),
+        **run_record(ctx, versions),
     )
     if report.passed is False:
         return ComparisonResult(

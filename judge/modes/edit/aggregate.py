@@ -17,10 +17,10 @@ from __future__ import annotations
 
 from judge.agent.context import RunContext
 from judge.agent.work import SafetyOutcome, WorkOutcome
-from judge.domain.result import DimensionScore, Provenance, SafetyVerdict, Selection, Usage
+from judge.domain.result import DimensionScore, SafetyVerdict, Selection
 from judge.modes.edit.cards import CRITERION_KIND, METRICS_CARD
 from judge.modes.edit.result import EditImageResult, EditResult, MetricResult, Success
-from judge.modes.score.aggregate import safety_report
+from judge.modes.score.aggregate import run_record, safety_report
 from skills.types import Cause, ScoreValue
 
 RULE = "success_then_mean_criterion"
@@ -106,12 +106,7 @@ def aggregate(
         submission_id=ctx.request_id,
         editor=req.editor,
         safety=report,
-        provenance=Provenance(
-            judge_models=ctx.models,
-            skills=dict(sorted(versions.items())),
-            options=ctx.settings.public_options(),
-        ),
-        usage=Usage(**ctx.meter.snapshot()),
+        **run_record(ctx, versions),
     )
     if report.passed is False:
         return EditResult(

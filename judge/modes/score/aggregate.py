@@ -47,6 +47,20 @@ def _verdict(v: SafetyValue | None) -> SafetyVerdict | None:
     )
 
 
+def run_record(
+    ctx: RunContext, versions: dict[str, str], memories: dict[str, str] | None = None
+) -> dict[str, Provenance | Usage]:
+    """What every mode's result says of its run: ``provenance`` (judge models, card
+    versions, memories, public options) and ``usage`` (the run's meter so far)."""
+    provenance = Provenance(
+        judge_models=ctx.models,
+        skills=dict(sorted(versions.items())),
+        memories=dict(sorted((memories or {}).items())),
+        options=ctx.settings.public_options(),
+    )
+    return {"provenance": provenance, "usage": Usage(**ctx.meter.snapshot())}
+
+
 def safety_report(out: SafetyOutcome | None, on_error: str = "unknown") -> SafetyReport:
     """The Result's safety block: the prompt verdict, the worst image, every image.
 
@@ -191,19 +205,12 @@ def aggregate(
         for m in map(reg.card, card.members):
             for d in m.dimension_names:
                 tags[f"{o.item.skill}:{d}"] = f"{m.name}@{m.version}"
-    provenance = Provenance(
-        judge_models=ctx.models,
-        skills=dict(sorted(versions.items())),
-        memories=dict(sorted(ctx.exemplars.used.items())) if ctx.exemplars else {},
-        options=ctx.settings.public_options(),
-    )
     base = dict(
         submission_id=ctx.request_id,
         task_id=sub.task.id,
         category=category,
         safety=report,
-        provenance=provenance,
-        usage=Usage(**ctx.meter.snapshot()),
+        **run_record(ctx, versions, ctx.exemplars.used if ctx.exemplars else None),
     )
     if report.passed is False:
         return Result(status="blocked", reason=blocked_reason(report, safety_out), **base)
