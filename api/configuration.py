@@ -40,8 +40,9 @@ def reference_sections() -> list[Section]:
         Section("Skills", SkillSettings, "every process that loads skill cards or runs the "
                 "local backend's skills"),
         Section("Data folders", DataSettings, "every process",
-                "`JUDGE_DATA_DIR` and `JUDGE_MEMORY_DIR` are the service's and the engine's "
-                "(above); they default to folders under `JUDGE_HOME`."),
+                "`JUDGE_MEMORY_DIR` and `JUDGE_DATA_DIR` are read here, where the stores live: "
+                "the engine's `memory_dir` and the service's `data_dir` (above) default to "
+                "them, and they default to folders under `JUDGE_HOME`."),
         Section("Service client", ClientSettings, "`judge.Client` and `judge.AsyncClient` in "
                 "your own process"),
     ]  # fmt: skip

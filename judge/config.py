@@ -17,8 +17,9 @@ from typing import Annotated, Any, Literal
 from pydantic import Field, PrivateAttr, SecretStr, field_validator
 from pydantic_settings import NoDecode, SettingsConfigDict
 
-from judge.config_env import ProjectSettings, renamed
+from judge.config_env import ProjectSettings, read_below, renamed
 from memory.paths import APP_DIR, USER_DIRS, data_home, user_data_dir
+from memory.settings import DataSettings
 
 __all__ = ["APP_DIR", "USER_DIRS", "JudgeSettings", "data_home", "user_data_dir"]
 
@@ -96,9 +97,10 @@ class JudgeSettings(ProjectSettings):
         "meta-eval writes the cards of your own labels there",
     )
     memory_dir: str | None = Field(
-        default=None,
-        description="exemplar store used alone (JUDGE_MEMORY_DIR); default: your store under "
-        "data_home() layered over the shipped read-only memories",
+        default_factory=lambda: DataSettings().memory_dir,
+        description="exemplar store used alone; default: your store under data_home() layered "
+        "over the shipped read-only memories",
+        json_schema_extra=read_below("JUDGE_MEMORY_DIR", "memory.settings.DataSettings"),
     )
     retrieval: Retrieval = Field(
         default="similarity", description="how exemplars are picked from a memory"

@@ -33,12 +33,34 @@ log = logging.getLogger("judge.settings")
 DEPRECATED_KEY = "deprecated_env"
 """The ``json_schema_extra`` key that lists a field's old variable names."""
 
+READ_BELOW_KEY = "read_below"
+"""The ``json_schema_extra`` key of a field whose variable a lower floor's model reads."""
+
 _logged: set[str] = set()
 
 
 def renamed(*old_names: str) -> dict[str, Any]:
     """``json_schema_extra`` for a field whose variable had other names (oldest last)."""
     return {DEPRECATED_KEY: list(old_names)}
+
+
+def read_below(variable: str, model: str) -> dict[str, Any]:
+    """``json_schema_extra`` for a field whose variable ``model`` (a settings model on a lower
+    floor, which needs it too) reads: this model never reads ``variable`` itself, its default
+    comes from ``model``, so the variable has one reader.
+
+    Example:
+        >>> read_below("JUDGE_MEMORY_DIR", "memory.settings.DataSettings")
+        {'read_below': ['JUDGE_MEMORY_DIR', 'memory.settings.DataSettings']}
+    """
+    return {READ_BELOW_KEY: [variable, model]}
+
+
+def reader_below(field: FieldInfo) -> tuple[str, str] | None:
+    """(variable, model) of a :func:`read_below` field, else None."""
+    extra = field.json_schema_extra
+    found = extra.get(READ_BELOW_KEY) if isinstance(extra, dict) else None
+    return (str(found[0]), str(found[1])) if isinstance(found, list) else None
 
 
 def deprecated_names(field: FieldInfo) -> list[str]:
@@ -97,6 +119,21 @@ class RenamedVariables(PydanticBaseSettingsSource):
         return found
 
 
+class OwnVariables(PydanticBaseSettingsSource):
+    """The environment source without the fields a lower floor reads (:func:`read_below`)."""
+
+    def __init__(self, settings_cls: type[BaseSettings], env: PydanticBaseSettingsSource):
+        super().__init__(settings_cls)
+        self.env = env
+        self.skip = {n for n, f in settings_cls.model_fields.items() if reader_below(f)}
+
+    def get_field_value(self, field: FieldInfo, field_name: str) -> tuple[Any, str, bool]:
+        return None, field_name, False  # everything happens in __call__
+
+    def __call__(self) -> dict[str, Any]:
+        return {k: v for k, v in self.env().items() if k not in self.skip}
+
+
 def _input_key(field: FieldInfo, name: str) -> str:
     """The key a field is validated under: its (first) validation alias, else its name."""
     alias = field.validation_alias
@@ -117,6 +154,8 @@ class ProjectSettings(BaseSettings):
         dotenv_settings: PydanticBaseSettingsSource,
         file_secret_settings: PydanticBaseSettingsSource,
     ) -> tuple[PydanticBaseSettingsSource, ...]:
-        """Arguments beat the current names, which beat the old ones."""
+        """Arguments beat the current names, which beat the old ones; a variable a lower
+        floor reads (:func:`read_below`) is left to the field's default, which reads it there."""
         old = RenamedVariables(settings_cls)
-        return init_settings, env_settings, old, dotenv_settings, file_secret_settings
+        own = OwnVariables(settings_cls, env_settings)
+        return init_settings, own, old, dotenv_settings, file_secret_settings

@@ -29,7 +29,7 @@ from pydantic.fields import FieldInfo
 from pydantic_core import PydanticUndefined
 from pydantic_settings import BaseSettings
 
-from judge.config_env import deprecated_names, env_names
+from judge.config_env import deprecated_names, env_names, reader_below
 
 HEADER = """\
 # Configuration reference
@@ -123,13 +123,19 @@ def section_text(section: Section) -> str:
              f"{model.__name__}`).{' ' + section.note if section.note else ''}", "",
              "| Variable | Type | Default | Description | Old names |",
              "| --- | --- | --- | --- | --- |"]  # fmt: skip
+    below = []
     for name, field in model.model_fields.items():
+        if found := reader_below(field):
+            below.append(f"`{name}` defaults to `{found[0]}` (`{found[1]}`)")
+            continue
         names = env_names(model, name)
         variable = " or ".join(f"`{n}`" for n in names)
         old = ", ".join(f"`{n}`" for n in deprecated_names(field)) or "none"
         row = (variable, type_name(field.annotation), default_text(field),
                field.description or "", old)  # fmt: skip
         lines.append("| " + " | ".join(_cell(c) for c in row) + " |")
+    if below:
+        lines += ["", "Read in its own section, on the floor below: " + "; ".join(below) + "."]
     return "\n".join(lines) + "\n"
 
 
@@ -143,6 +149,8 @@ def variables(sections: Iterable[Section]) -> list[tuple[str, str]]:
     out = []
     for s in sections:
         for name, field in s.model.model_fields.items():
+            if reader_below(field):  # listed by the model that reads it
+                continue
             for variable in [*env_names(s.model, name), *deprecated_names(field)]:
                 out.append((variable, s.model.__name__))
     return out

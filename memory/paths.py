@@ -41,8 +41,6 @@ def user_data_dir(kind: str) -> Path:
     """One folder of user data: ``service`` (the service's Redis and uploaded exemplar
     images; ``JUDGE_DATA_DIR``), ``memories`` (memories you build; ``JUDGE_MEMORY_DIR``) or
     ``runs`` (meta-evaluation outputs)."""
-    env = USER_DIRS[kind]
-    # JUDGE_DATA_DIR and JUDGE_MEMORY_DIR are the service's and the engine's settings
-    # (ServiceSettings.data_dir, JudgeSettings.memory_dir), above this floor: read by name here
-    value = os.environ.get(env) if env else None
+    env = USER_DIRS[kind]  # JUDGE_DATA_DIR -> DataSettings.data_dir, and so on
+    value = getattr(DataSettings(), env.removeprefix("JUDGE_").lower()) if env else None
     return Path(value).expanduser() if value else data_home() / kind

@@ -1,8 +1,9 @@
 """The lowest floor's own environment (``JUDGE_*``): where user data lives and how many
 threads a FAISS search uses. The one reader of those variables (every package may import it).
 
-``JUDGE_DATA_DIR`` and ``JUDGE_MEMORY_DIR`` are not here: they belong to the service's and the
-engine's settings (``docs/configuration.md``); :func:`memory.paths.user_data_dir` follows them.
+``JUDGE_MEMORY_DIR`` and ``JUDGE_DATA_DIR`` are read here, where the stores live; the engine's
+``memory_dir`` and the service's ``data_dir`` take their defaults from them
+(``docs/configuration.md``).
 
 Example:
     >>> DataSettings(faiss_threads=2).faiss_threads
@@ -16,7 +17,8 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 
 
 class DataSettings(BaseSettings):
-    """Where user data goes and the FAISS thread count."""
+    """Where user data goes (the folders, the memory store, the service's data) and the FAISS
+    thread count."""
 
     model_config = SettingsConfigDict(env_prefix="JUDGE_", extra="ignore")
 
@@ -29,4 +31,14 @@ class DataSettings(BaseSettings):
         default=1,
         description="threads of one FAISS search (set when memory.index is imported); "
         "builds use every core",
+    )
+    memory_dir: str | None = Field(
+        default=None,
+        description="exemplar store used alone (the engine's memory_dir); default: your store "
+        "under JUDGE_HOME layered over the shipped read-only memories",
+    )
+    data_dir: str | None = Field(
+        default=None,
+        description="the service's private Redis and uploaded exemplar images (its data_dir); "
+        "default: $JUDGE_HOME/service, i.e. ~/.local/share/t2i-judge/service",
     )

@@ -37,6 +37,7 @@ from memory.io.atomic import write_atomic
 from memory.manifest import EncoderInfo, Manifest
 from memory.memory import Memory, MemoryDamaged, encode_records, encoder_for
 from memory.paths import user_data_dir
+from memory.settings import DataSettings
 
 KEEP_VERSIONS = 2
 #: a reader opens the live version again when writers replaced and pruned it meanwhile
@@ -60,8 +61,7 @@ def default_store_dir() -> Path:
 def default_read_only() -> list[Path]:
     """Stores read under the default one: the shipped memories, unless ``JUDGE_MEMORY_DIR``
     names a store to use alone."""
-    # JudgeSettings.memory_dir's variable, above this floor (as in memory.paths.user_data_dir)
-    return [] if os.environ.get("JUDGE_MEMORY_DIR") else [SHIPPED_DIR]
+    return [] if DataSettings().memory_dir else [SHIPPED_DIR]
 
 
 def checksum(folder: Path) -> str:

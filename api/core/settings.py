@@ -22,7 +22,7 @@ from pydantic_settings import NoDecode, SettingsConfigDict
 
 from api.core.key_strength import weak_keys
 from judge.config import user_data_dir
-from judge.config_env import ProjectSettings, renamed
+from judge.config_env import ProjectSettings, read_below, renamed
 
 
 class ServiceSettings(ProjectSettings):
@@ -69,6 +69,7 @@ class ServiceSettings(ProjectSettings):
         default_factory=lambda: user_data_dir("service"),
         description="private Redis and uploaded exemplar images (default: "
         "$JUDGE_HOME/service, i.e. ~/.local/share/t2i-judge/service)",
+        json_schema_extra=read_below("JUDGE_DATA_DIR", "memory.settings.DataSettings"),
     )
 
     max_body_bytes: int = Field(

@@ -90,10 +90,8 @@ RAW_READERS: dict[str, str] = {
     "judge/llm/litellm_settings.py": "litellm's own variables, set before litellm is imported",
     "judge/llm/direct/routes.py": "the proxy variables and litellm's transport switches",
     "api/core/prometheus.py": "prometheus_client's PROMETHEUS_MULTIPROC_DIR",
-    "memory/paths.py": "XDG_DATA_HOME; JUDGE_DATA_DIR and JUDGE_MEMORY_DIR by name, the "
-    "service's and the engine's settings, below their floors",
-    "memory/store.py": "JUDGE_MEMORY_DIR by name (the engine's setting, below its floor): "
-    "whether the shipped memories are layered under the store",
+    "memory/paths.py": "XDG_DATA_HOME, the XDG base directory spec's (under JUDGE_HOME's "
+    "default)",
     "eval/kit/admin.py": "the admin key from the variable --admin-key-env names",
     "eval/studies/run_common.py": "the API keys from the variables api_key_env names",
     "eval/studies/prompters/mllm.py": "a prompter's key from the variable api_key_env names",
@@ -133,3 +131,27 @@ def test_settings_are_read_through_the_models() -> None:
         f"new: {sorted(readers - set(RAW_READERS))}, gone: {sorted(set(RAW_READERS) - readers)}; "
         "read a setting through a settings model (docs/configuration.md)"
     )
+
+
+def test_a_folder_variable_has_one_reader(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """JUDGE_MEMORY_DIR and JUDGE_DATA_DIR are read by the memory floor's model only; the
+    engine's memory_dir, the service's data_dir and the default store all follow it."""
+    from pydantic_settings import EnvSettingsSource
+
+    from api.core.settings import ServiceSettings
+    from judge.config import JudgeSettings
+    from judge.config_env import OwnVariables
+    from memory.store import SHIPPED_DIR, MemoryStore
+
+    monkeypatch.setenv("JUDGE_MEMORY_DIR", str(tmp_path / "mem"))
+    monkeypatch.setenv("JUDGE_DATA_DIR", str(tmp_path / "svc"))
+    assert JudgeSettings().memory_dir == str(tmp_path / "mem")
+    assert JudgeSettings(memory_dir="other").memory_dir == "other"
+    assert ServiceSettings().data_dir == tmp_path / "svc"
+    store = MemoryStore()
+    assert (store.root, store.read_only) == (tmp_path / "mem", [])
+    own = OwnVariables(JudgeSettings, EnvSettingsSource(JudgeSettings))()
+    assert "memory_dir" not in own  # the engine's model does not read the variable itself
+    monkeypatch.delenv("JUDGE_MEMORY_DIR")
+    assert JudgeSettings().memory_dir is None
+    assert MemoryStore().read_only == [SHIPPED_DIR]
