@@ -54,9 +54,11 @@ def serve(args: argparse.Namespace) -> int:
     import uvicorn
 
     from api.app import create_app
+    from api.configuration import ServiceProcessSettings
     from api.core.logs import log_config
     from api.core.settings import ServiceSettings
 
+    ServiceProcessSettings()  # every section now: a bad variable is named (judge.cli.main)
     overrides = {k: v for k in ("host", "port") if (v := getattr(args, k, None))}
     settings = ServiceSettings(**overrides, inline_workers=args.workers_inline)
     problem = settings.check_bind()
@@ -166,6 +168,8 @@ def _serve_processes(settings: ServiceSettings, workers: int) -> int:
 
 def worker(args: argparse.Namespace) -> int:
     """Run an arq worker until interrupted."""
+    from api.configuration import ServiceProcessSettings
     from api.jobs.worker import run_worker
 
+    ServiceProcessSettings()  # every section now: a bad variable is named (judge.cli.main)
     return run_worker()

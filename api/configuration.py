@@ -8,6 +8,8 @@ model::
 
 from __future__ import annotations
 
+from pydantic import BaseModel, ConfigDict, Field
+
 from api.core.settings import ServiceSettings
 from api.jobs.worker import WorkerTuning
 from api.probes.budget import ProbeBudget
@@ -17,6 +19,28 @@ from judge.config import JudgeSettings
 from judge.config_page import Section
 from memory.settings import DataSettings
 from skills.settings import SkillSettings
+
+
+class ServiceProcessSettings(BaseModel):
+    """Every settings section a service process reads, one model each (``judge serve``, its
+    inline workers, and ``judge worker``): built together when the process starts, so a bad
+    variable stops it there with its name (``judge serve: JUDGE_WORKER_LEASE_S='abc': ...``)
+    instead of failing later inside a worker.
+
+    Example:
+        >>> ServiceProcessSettings().worker.lease_s > 0
+        True
+    """
+
+    model_config = ConfigDict(frozen=True)
+
+    engine: JudgeSettings = Field(default_factory=JudgeSettings)
+    service: ServiceSettings = Field(default_factory=ServiceSettings)
+    worker: WorkerTuning = Field(default_factory=WorkerTuning)
+    probes: ProbeBudget = Field(default_factory=ProbeBudget)
+    backends: BackendsSettings = Field(default_factory=BackendsSettings)
+    skills: SkillSettings = Field(default_factory=SkillSettings)
+    data: DataSettings = Field(default_factory=DataSettings)
 
 
 def reference_sections() -> list[Section]:

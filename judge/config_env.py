@@ -142,6 +142,47 @@ def _input_key(field: FieldInfo, name: str) -> str:
     return alias if isinstance(alias, str) else name
 
 
+def _settings_model(name: str) -> type[BaseSettings] | None:
+    todo = list(BaseSettings.__subclasses__())
+    while todo:
+        model = todo.pop()
+        if model.__name__ == name:
+            return model
+        todo += model.__subclasses__()
+    return None
+
+
+def settings_error(exc: BaseException) -> str | None:
+    """What a settings model's ``ValidationError`` means to whoever set the variable: each bad
+    variable with its value and the problem; None for any other exception.
+
+    Example:
+        >>> from pydantic import ValidationError
+        >>> from pydantic_settings import SettingsConfigDict
+        >>> class Demo(ProjectSettings):
+        ...     model_config = SettingsConfigDict(env_prefix="DEMO_")
+        ...     size: int = 1
+        >>> try:
+        ...     Demo(size="big")
+        ... except ValidationError as exc:
+        ...     print(settings_error(exc))  # doctest: +ELLIPSIS
+        DEMO_SIZE='big': Input should be a valid integer, ... (docs/configuration.md lists ...)
+    """
+    from pydantic import ValidationError
+
+    model = _settings_model(exc.title) if isinstance(exc, ValidationError) else None
+    if model is None:
+        return None
+    problems = []
+    for err in exc.errors():  # type: ignore[union-attr]
+        key = str(err["loc"][0]) if err["loc"] else ""
+        field = next((n for n in model.model_fields
+                      if key == n or key.upper() in env_names(model, n)), None)  # fmt: skip
+        variable = env_names(model, field)[0] if field else key
+        problems.append(f"{variable}={err.get('input')!r}: {err['msg']}")
+    return "; ".join(problems) + " (docs/configuration.md lists every variable)"
+
+
 class ProjectSettings(BaseSettings):
     """The base of the project's settings models: old variable names still work (and warn)."""
 

@@ -46,6 +46,9 @@ the CLI's flags).
 - Lists are comma-separated (`JUDGE_API_KEYS=k1,k2`); booleans are `true`/`false` (`1`/`0`,
   `yes`/`no` work too); objects are JSON (`JUDGE_EXCLUDE_EXEMPLARS='{"prompt_id": "p01"}'`).
 - Names are not case-sensitive.
+- A value that does not parse stops the command (exit 2) with the setting, its value and the
+  problem; `judge serve` and `judge worker` check every section below when they start and
+  name the variable.
 - An **old name** still works, with a warning that names the new one; when both are set the
   new name wins. Rename it: old names will go.
 """

@@ -92,6 +92,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         return int(args.handler(args) or 0)
     except BrokenPipeError:  # `judge skills | head`: the reader left; not an error of ours
         return _quiet_broken_pipe()
+    except Exception as exc:  # a bad environment variable: say which, not a traceback
+        from judge.config_env import settings_error
+
+        if (problem := settings_error(exc)) is None:
+            raise
+        print(f"judge {_verb_in(argv) or ''}: {problem}".replace(" :", ":"), file=sys.stderr)
+        return 2
 
 
 def _quiet_broken_pipe() -> int:

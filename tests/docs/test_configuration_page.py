@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from api.configuration import reference_sections
+from judge.client_settings import ClientSettings
 from judge.config_page import main, render, variables
 from tests.docs.pages import DOCS
 
@@ -155,3 +156,39 @@ def test_a_folder_variable_has_one_reader(monkeypatch: pytest.MonkeyPatch, tmp_p
     monkeypatch.delenv("JUDGE_MEMORY_DIR")
     assert JudgeSettings().memory_dir is None
     assert MemoryStore().read_only == [SHIPPED_DIR]
+
+
+@pytest.mark.parametrize("verb", ["serve", "worker"])
+def test_a_bad_variable_stops_the_service_with_its_name(
+    verb: str, monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Every section a service process reads is built when it starts (ServiceProcessSettings):
+    a worker setting no longer fails later, inside the app's start-up, with a traceback."""
+    from judge.cli.main import main as judge
+
+    monkeypatch.setenv("JUDGE_HOME", str(tmp_path))  # nothing may start: nothing is written
+    monkeypatch.setenv("JUDGE_WORKER_LEASE_S", "abc")
+    assert judge([verb, *(["--port", "0"] if verb == "serve" else [])]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"judge {verb}: JUDGE_WORKER_LEASE_S='abc': Input should be a valid")
+    assert "Traceback" not in err and not list(tmp_path.iterdir())
+
+
+def test_the_service_process_builds_every_section_on_the_page() -> None:
+    from api.configuration import ServiceProcessSettings
+
+    built = {type(v) for v in dict(ServiceProcessSettings()).values()}
+    on_page = {s.model for s in reference_sections()}
+    assert built == on_page - {ClientSettings}  # the client runs in the caller's process
+
+
+def test_a_bad_engine_variable_stops_a_command_with_exit_2(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from judge.cli.main import main as judge
+
+    monkeypatch.setenv("JUDGE_RETRIEVAL_K", "abc")
+    submission = REPO / "examples" / "co_106" / "submission.json"
+    assert judge(["score", str(submission), "--backend", "local"]) == 2
+    err = capsys.readouterr().err
+    assert "retrieval_k" in err and "'abc'" in err and "Traceback" not in err
