@@ -9,7 +9,10 @@ Sibling rules on the top floor: a workflow under ``eval/`` reaches another workf
 through ``eval/kit`` (the few exceptions are named in :data:`SHARED_PROVIDERS` and
 :data:`ALLOWED_CALLS`, each with its reason); ``eval`` never imports ``api``; ``api/core``
 imports no other part of ``api``; and no private name (``_x``) is imported from one package
-into another."""
+into another.
+
+No import cycles: no two product modules import each other, directly or round a loop, lazy
+imports inside functions included (type-only imports are not counted; the test says why)."""
 
 from __future__ import annotations
 
