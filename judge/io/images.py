@@ -2,7 +2,9 @@
 
 Every image is decoded once, checked against byte and pixel limits (decompression bombs) and
 charged to the request's pixel ledger (:mod:`judge.io.pixel_budget`),
-downscaled to ``image_max_side`` and re-encoded as a data URL for vision models.
+downscaled to ``image_max_side`` and re-encoded as a data URL for vision models. A plain
+8-bit RGB(A) PNG is decoded by :mod:`judge.io.png_fast` (the same pixels, faster); every
+other file, and every file that fast path does not take, by Pillow.
 
 Example:
     >>> import base64, io
