@@ -2,7 +2,9 @@
 
 Every image is decoded once, checked against byte and pixel limits (decompression bombs) and
 charged to the request's pixel ledger (:mod:`judge.io.pixel_budget`),
-downscaled to ``image_max_side`` and re-encoded as a data URL for vision models.
+downscaled to ``image_max_side`` and re-encoded as a data URL for vision models. A plain
+8-bit RGB(A) PNG is decoded by :mod:`judge.io.png_fast` (the same pixels, faster); every
+other file, and every file that fast path does not take, by Pillow.
 
 Example:
     >>> import base64, io
@@ -28,6 +30,7 @@ from judge.config import JudgeSettings
 from judge.errors import InputError
 from judge.io.data_urls import data_url
 from judge.io.pixel_budget import charge_pixels
+from judge.io.png_fast import decode_plain_png
 from skills.types import DataURL, ImagePayload
 
 ALLOWED_FORMATS = {"PNG", "JPEG", "WEBP", "GIF", "BMP"}
@@ -136,8 +139,13 @@ def decode_image(
                 )
             if charge:
                 charge_pixels(w * h, field)  # the request's pixel ledger, when one is open
-            probe.load()  # one decode; truncated or corrupt data raises here
-            img = probe
+            # one decode; truncated or corrupt data raises here
+            img = decode_plain_png(data) if fmt == "PNG" else None
+            if img is None:
+                probe.load()
+                img = probe
+            else:
+                img.info = probe.info
     except InputError:
         raise
     except (Image.DecompressionBombError, Image.DecompressionBombWarning):

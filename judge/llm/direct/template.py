@@ -112,6 +112,13 @@ def _json_safe(text: str) -> bool:
 
 def encode_messages(messages: list[dict]) -> str:
     """``json.dumps(messages)``, with large JSON-safe image URLs spliced in unchanged."""
+    return "".join(message_pieces(messages))
+
+
+def message_pieces(messages: list[dict]) -> list[str]:
+    """The pieces whose concatenation is ``json.dumps(messages)``: the conversation encoded
+    with each large JSON-safe image URL swapped for a marker, cut at the markers, the URLs
+    themselves between the cuts (so a call's body copies each image once, when joined)."""
     urls: dict[str, str] = {}
     swapped: list[dict] = []
     for message in messages:
@@ -129,11 +136,14 @@ def encode_messages(messages: list[dict]) -> str:
             parts.append(part)
         swapped.append({**message, "content": parts})
     text = json.dumps(swapped)
+    pieces: list[str] = []
     for key, url in urls.items():
-        if text.count(key) != 1:  # a marker in the conversation itself: encode plainly
-            return json.dumps(messages)
-        text = text.replace(f'"{key}"', f'"{url}"', 1)
-    return text
+        before, found, text = text.partition(f'"{key}"')
+        if not found or key in before or key in text:  # a marker in the conversation itself
+            return [json.dumps(messages)]
+        pieces += (before, '"', url, '"')
+    pieces.append(text)
+    return pieces
 
 
 @dataclass(frozen=True)
@@ -159,7 +169,7 @@ class RequestTemplate:
     def render(self, messages: list[dict], fmt: dict) -> bytes:
         """The request body for a call, byte for byte as litellm would send it."""
         return "".join(
-            (self.before_messages, encode_messages(messages), self.before_format,
+            (self.before_messages, *message_pieces(messages), self.before_format,
              json.dumps(fmt), self.after_format)
         ).encode()  # fmt: skip
 
