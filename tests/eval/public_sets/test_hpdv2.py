@@ -31,7 +31,7 @@ def test_mock_run_through_the_compare_mode_with_quoted_baselines(
 ) -> None:
     args = ["meta-eval", "--dataset", "hpdv2", "--data", str(mini), "--out", str(tmp_path)]
     assert main([*args, "--model", "mock/judge", "--no-safety", "--n-boot", "40"]) == 0
-    assert "published baselines (quoted): 6" in capsys.readouterr().out
+    assert "published baselines (quoted): 7" in capsys.readouterr().out
     report = json.loads((tmp_path / "report.json").read_text())
     preds = {
         p["id"]: p
@@ -58,9 +58,14 @@ def test_mock_run_through_the_compare_mode_with_quoted_baselines(
     assert lo <= pref["ranking_accuracy"] <= hi
     quoted = report["public_set"]["baselines"]
     assert {b["system"]: b["value"] for b in quoted}["HPS v2"] == 0.833
+    assert {b["system"]: b["value"] for b in quoted}["HPS v2.1"] == 0.841
     assert all(b["quoted"] and b["split"] == "HPD v2 test set" for b in quoted)
+    assert all("tgxs002/HPSv2, README.md" in b["source"] for b in quoted)
     md = (tmp_path / "report.md").read_text()
     assert "| ranking_accuracy | HPD v2 test set | " in md and "0.833 (quoted)" in md
+    # the judge's own figure and interval sit in the same row as the quoted one
+    own = f"{pref['ranking_accuracy']:.3f} [{lo:.2f}, {hi:.2f}] (n=12)"
+    assert f"| {own} | HPS v2 | 0.833 (quoted) |" in md
 
 
 def test_ranking_accuracy_is_kendall_in_disguise_without_ties(mini: Path) -> None:
