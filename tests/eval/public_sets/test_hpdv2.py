@@ -136,3 +136,30 @@ def test_a_malformed_copy_names_file_key_and_field(
 def test_a_folder_without_test_json_lists_the_layout(tmp_path: Path) -> None:
     with pytest.raises(LayoutError, match=r"test.json not found.*\n  test.json .*\n  test/IMAGE"):
         get_dataset("hpdv2").load(tmp_path)
+
+
+def test_a_crashed_run_resumes_from_its_journal_and_dry_run_prices_what_is_left(
+    mini: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A run cut after 5 of its 12 pairs (and a torn line): --dry-run counts the 7 pairs left,
+    two calls each (both orders of one criterion), and the same command sends only those."""
+    args = ["meta-eval", "--dataset", "hpdv2", "--data", str(mini), "--out", str(tmp_path)]
+    run = [*args, "--model", "mock/judge", "--no-safety", "--n-boot", "0"]
+    assert main(run) == 0
+    journal = tmp_path / "predictions.jsonl"
+    kept = [json.loads(x) for x in journal.read_text().splitlines()[:5]]
+    for line in kept:
+        line["usage"] = {"llm_calls": "kept from before the crash"}
+    journal.write_text(
+        "".join(json.dumps(x) + "\n" for x in kept) + '{"id": "2:0-1", "sco', encoding="utf-8"
+    )
+    capsys.readouterr()
+    assert main([*args, "--model", "openai/gpt-4o-mini", "--no-safety", "--dry-run"]) == 0
+    out = capsys.readouterr().out
+    assert "items: 12 (7 left to score" in out and "judge calls: 14 + 0 safety screens" in out
+    assert main(run) == 0
+    assert "12/12 items judged" in capsys.readouterr().out
+    lines = {x["id"]: x for x in map(json.loads, journal.read_text().splitlines())}
+    assert len(lines) == 12
+    assert all(lines[x["id"]]["usage"] == x["usage"] for x in kept)  # not sent again
+    assert sum(x["usage"]["llm_calls"] == "kept from before the crash" for x in lines.values()) == 5
