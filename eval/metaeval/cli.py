@@ -203,8 +203,10 @@ def run(args: argparse.Namespace) -> int:
         acc = pref[name]
         label = name.replace("_", " ")
         print(f"  {label} {acc if acc is None else round(acc, 3)}  pairs={pref['n']}")
-    if section:
+    if section and section["baselines"]:
         print(f"  published baselines (quoted): {len(section['baselines'])}, in report.md")
+    elif section:
+        print("  published baselines (quoted): none could be verified for this set (report.md)")
     if report["targets"] and not any(m.get("n") for m in report["targets"].values()):
         print(
             "judge meta-eval: no target could be scored (reasons above and in report.md)",

@@ -114,8 +114,8 @@ def public_set_section(
     seed: int,
     data: Path | None = None,
 ) -> dict[str, Any]:
-    """``{"name", "title", "kind", "figures", "slices", "baselines", "recomputed"}`` for the
-    report."""
+    """``{"name", "title", "kind", "figures", "slices", "baselines", "baselines_checked",
+    "recomputed", "checklist"}`` for the report."""
     preds = {p["id"]: p for p in predictions}
     kind = getattr(dataset, "kind", "ratings")
     figures: dict[str, dict[str, Any]] = {}
@@ -144,6 +144,7 @@ def public_set_section(
         "figures": figures,
         "slices": slices,
         "baselines": baselines,
+        "baselines_checked": dataset.baselines_checked(),  # type: ignore[attr-defined]
         "recomputed": recomputed(dataset, data, items, preds, seed) if data else {},
         "checklist": checklist_section(dataset, items, preds, n_boot=n_boot, seed=seed),
     }
@@ -247,18 +248,24 @@ def markdown_lines(report: dict[str, Any]) -> list[str]:
     out += ["", "### Published baselines (quoted, not reproduced here)", ""]
     if not section["baselines"]:
         out.append(
-            "No published figure for this set is recorded in the project's baselines file; "
-            "compare with the set's paper yourself (docs/public-sets.md)."
+            "No published figure is quoted for this set. Sources read: "
+            f"{section.get('baselines_checked') or 'none'}. Compare with the set's papers "
+            "yourself (docs/public-sets.md)."
         )
         return out
     out += [
-        "| metric | split | judge (95% CI, n) | system | published | source |",
+        "Each figure below is the source's number, quoted with its citation, source and split; "
+        "it was not reproduced here, and is not on the judge's items unless the split says so.",
+        "",
+        "| metric | split | judge (95% CI, n) | system | published | citation; source |",
         "|---|---|---|---|---|---|",
     ]
     for b in section["baselines"]:
         mine = judge_figure(report, b["metric"], b.get("target"))
+        note = f" ({b['note']})" if b.get("note") else ""
         out.append(
             f"| {b['metric']} | {b['split']} | {_with_ci(mine['value'], mine['ci95'])} "
-            f"(n={_f(mine['n'])}) | {b['system']} | {_f(b['value'])} (quoted) | {b['citation']} |"
+            f"(n={_f(mine['n'])}) | {b['system']} | {_f(b['value'])} (quoted) | "
+            f"{b['citation']}; {b['source']}{note} |"
         )
     return out

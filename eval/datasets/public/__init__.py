@@ -20,5 +20,6 @@ items and targets, the slices its paper reports by and the paper's baselines (qu
   :mod:`eval.datasets.public.parquet_rows`);
 - :mod:`eval.datasets.public.richhf` — ``richhf``: RichHF-18K's scores onto rubric dimensions
   and its misaligned words onto checklist failures (TFRecord, read with
-  :mod:`eval.datasets.public.tfrecord`), on Pick-a-Pic v1's images.
+  :mod:`eval.datasets.public.tfrecord`), on Pick-a-Pic v1's images found through
+  :mod:`eval.datasets.public.shard_index`.
 """

@@ -70,21 +70,37 @@ class Baseline:
     value: float
     split: str
     citation: str
+    source: str
     target: str | None = None
     note: str | None = None
     quoted: bool = True
 
     def as_dict(self) -> dict[str, Any]:
         """JSON form for the report."""
-        out = {k: getattr(self, k) for k in ("system", "metric", "value", "split", "citation")}
+        keys = ("system", "metric", "value", "split", "citation", "source")
+        out = {k: getattr(self, k) for k in keys}
         out |= {"target": self.target, "note": self.note, "quoted": self.quoted}
         return out
 
 
 def load_baselines(name: str, path: Path = BASELINES) -> list[Baseline]:
-    """The quoted figures of one set (an empty list when none could be verified)."""
+    """The quoted figures of one set (an empty list when none could be verified).
+
+    >>> [b.system for b in load_baselines("hpdv2")][-1]
+    'HPS v2.1'
+    """
     raw = json.loads(path.read_text(encoding="utf-8"))
     return [Baseline(**row) for row in raw.get(name, {}).get("baselines", [])]
+
+
+def baselines_checked(name: str, path: Path = BASELINES) -> str:
+    """Which sources were read for the set's baselines, and why nothing (more) is quoted.
+
+    >>> "t2v_metrics" in baselines_checked("genai-bench")
+    True
+    """
+    raw = json.loads(path.read_text(encoding="utf-8"))
+    return str(raw.get(name, {}).get("checked") or "no source has been checked yet")
 
 
 @dataclass(frozen=True)
@@ -155,6 +171,10 @@ class PublicSet:
     def baselines(self) -> list[Baseline]:
         """The set's published figures (quoted), from ``baselines.json``."""
         return load_baselines(self.name)
+
+    def baselines_checked(self) -> str:
+        """What was read for the baselines (printed when none is quoted)."""
+        return baselines_checked(self.name)
 
     def memories(self, data: Path) -> dict[str, tuple[list[ExemplarRecord], Path]]:
         """None: a public set is judged zero-shot (or with a store given by --memory-dir)."""

@@ -5,7 +5,7 @@ The layout is the one the HPSv2 repository documents for its test data
 
     test.json        [{"prompt": "...", "image_path": ["00001.jpg", ...],
                        "rank": [1, 2, ...],              # averaged human rank, 1 = best
-                       "raw_annotation": [{"rank": [...], "user_hash": "..."}]}, ...]
+                       "raw_annotations": [{"rank": [...], "user_hash": "..."}]}, ...]
     test/00001.jpg   the images named in image_path
 
 Every pair of images of one prompt becomes one ``compare`` item (criterion ``preference``,

@@ -26,6 +26,10 @@ checklist section scores the judge's failures against the misaligned keywords. A
 labels do not match its prompt's word count keeps its scores but gets no checkpoints (counted
 in the report).
 
+Finding a record's prompt means reading every test shard's caption and uid columns; that index
+(:mod:`eval.datasets.public.shard_index`) and the images written from the shards stay under
+the user's cache folder, so a second load reads no shard.
+
 Example::
 
     items = RichHF().load(Path("richhf-18k"))
@@ -43,6 +47,7 @@ from eval.datasets.base import EvalItem, Target
 from eval.datasets.public.base import ExpectedFile, LayoutError, PublicSet
 from eval.datasets.public.parquet_rows import parquet_rows
 from eval.datasets.public.pickapic import write_image
+from eval.datasets.public.shard_index import shard_index
 from eval.datasets.public.tfrecord import read_examples
 from skills.local.feature_cache import cache_dir
 
@@ -192,20 +197,37 @@ class RichHF(PublicSet):
         return items
 
     def _pickapic(self, shards: list[Path], uids: set[str]) -> dict[str, tuple[str, str]]:
-        """uid → (prompt, image path in the cache) for the uids found in the shards."""
+        """uid → (prompt, image path in the cache) for the uids found in the shards.
+
+        Prompts come from the shards' index (:mod:`eval.datasets.public.shard_index`, built
+        once); an image already written to the cache is not read again, so a second run reads
+        no shard at all."""
         out_dir = cache_dir() / "richhf"
+        index = shard_index(shards, out_dir)
         found: dict[str, tuple[str, str]] = {}
-        cols = ("caption", "image_0_uid", "image_1_uid", "jpg_0", "jpg_1")
-        for shard in shards:
-            for n, row in parquet_rows(shard, cols):
-                for k in (0, 1):
-                    uid = row[f"image_{k}_uid"]
-                    if uid in uids and uid not in found:
-                        where = f"{shard}: row {n}"
-                        image = write_image(row[f"jpg_{k}"], out_dir / f"{uid}.jpg", where, k)
-                        found[uid] = (str(row["caption"]), image)
-            if len(found) == len(uids):
-                break
+        missing: dict[str, dict[int, list[tuple[str, int]]]] = {}
+        for uid in uids:
+            entry = index.get(uid)
+            if entry is None:
+                continue
+            image = out_dir / f"{uid}.jpg"
+            if image.is_file() and image.stat().st_size:
+                found[uid] = (entry.caption, str(image.resolve()))
+            else:
+                missing.setdefault(entry.shard, {}).setdefault(entry.row, []).append(
+                    (uid, entry.side)
+                )
+        by_name = {s.name: s for s in shards}
+        for name, rows in missing.items():
+            shard, last = by_name[name], max(rows)
+            for n, row in parquet_rows(shard, ("jpg_0", "jpg_1")):
+                for uid, k in rows.get(n, ()):
+                    image = write_image(
+                        row[f"jpg_{k}"], out_dir / f"{uid}.jpg", f"{shard}: row {n}", k
+                    )
+                    found[uid] = (index[uid].caption, image)
+                if n >= last:
+                    break
         return found
 
     def checkpoint_types(self) -> dict[str, dict[str, str]]:

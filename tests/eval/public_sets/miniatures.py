@@ -62,7 +62,7 @@ HPD_PROMPTS = (
 
 def hpdv2(root: Path) -> Path:
     """The HPD v2 test split as the HPSv2 README documents it: test.json (prompt, image_path,
-    rank, raw_annotation) and the images in test/."""
+    rank, raw_annotations) and the images in test/, as its Data Structure section shows."""
     root.mkdir(parents=True, exist_ok=True)
     entries, k = [], 0
     for prompt, ranks in HPD_PROMPTS:
@@ -73,7 +73,7 @@ def hpdv2(root: Path) -> Path:
             k += 1
         raw = [{"rank": ranks, "user_hash": "u1"}, {"rank": ranks, "user_hash": "u2"}]
         entries.append(
-            {"prompt": prompt, "image_path": names, "rank": ranks, "raw_annotation": raw}
+            {"prompt": prompt, "image_path": names, "rank": ranks, "raw_annotations": raw}
         )
     (root / "test.json").write_text(json.dumps(entries, indent=1), encoding="utf-8")
     return root

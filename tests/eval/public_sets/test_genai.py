@@ -87,7 +87,7 @@ def test_report_matches_scipy_on_the_files(mini: Path, run: Path) -> None:
             check(tags[tag], ids)
     md = (run / "report.md").read_text()
     assert "| alignment | skill: counting |" in md
-    assert "No published figure for this set" in md  # none verified: nothing invented
+    assert "No published figure is quoted for this set. Sources read: " in md  # none invented
 
 
 def test_the_offline_backend_runs_and_says_why_nothing_is_scored(

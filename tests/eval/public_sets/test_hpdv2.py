@@ -31,7 +31,7 @@ def test_mock_run_through_the_compare_mode_with_quoted_baselines(
 ) -> None:
     args = ["meta-eval", "--dataset", "hpdv2", "--data", str(mini), "--out", str(tmp_path)]
     assert main([*args, "--model", "mock/judge", "--no-safety", "--n-boot", "40"]) == 0
-    assert "published baselines (quoted): 6" in capsys.readouterr().out
+    assert "published baselines (quoted): 7" in capsys.readouterr().out
     report = json.loads((tmp_path / "report.json").read_text())
     preds = {
         p["id"]: p
@@ -58,9 +58,14 @@ def test_mock_run_through_the_compare_mode_with_quoted_baselines(
     assert lo <= pref["ranking_accuracy"] <= hi
     quoted = report["public_set"]["baselines"]
     assert {b["system"]: b["value"] for b in quoted}["HPS v2"] == 0.833
+    assert {b["system"]: b["value"] for b in quoted}["HPS v2.1"] == 0.841
     assert all(b["quoted"] and b["split"] == "HPD v2 test set" for b in quoted)
+    assert all("tgxs002/HPSv2, README.md" in b["source"] for b in quoted)
     md = (tmp_path / "report.md").read_text()
     assert "| ranking_accuracy | HPD v2 test set | " in md and "0.833 (quoted)" in md
+    # the judge's own figure and interval sit in the same row as the quoted one
+    own = f"{pref['ranking_accuracy']:.3f} [{lo:.2f}, {hi:.2f}] (n=12)"
+    assert f"| {own} | HPS v2 | 0.833 (quoted) |" in md
 
 
 def test_ranking_accuracy_is_kendall_in_disguise_without_ties(mini: Path) -> None:
@@ -131,3 +136,30 @@ def test_a_malformed_copy_names_file_key_and_field(
 def test_a_folder_without_test_json_lists_the_layout(tmp_path: Path) -> None:
     with pytest.raises(LayoutError, match=r"test.json not found.*\n  test.json .*\n  test/IMAGE"):
         get_dataset("hpdv2").load(tmp_path)
+
+
+def test_a_crashed_run_resumes_from_its_journal_and_dry_run_prices_what_is_left(
+    mini: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A run cut after 5 of its 12 pairs (and a torn line): --dry-run counts the 7 pairs left,
+    two calls each (both orders of one criterion), and the same command sends only those."""
+    args = ["meta-eval", "--dataset", "hpdv2", "--data", str(mini), "--out", str(tmp_path)]
+    run = [*args, "--model", "mock/judge", "--no-safety", "--n-boot", "0"]
+    assert main(run) == 0
+    journal = tmp_path / "predictions.jsonl"
+    kept = [json.loads(x) for x in journal.read_text().splitlines()[:5]]
+    for line in kept:
+        line["usage"] = {"llm_calls": "kept from before the crash"}
+    journal.write_text(
+        "".join(json.dumps(x) + "\n" for x in kept) + '{"id": "2:0-1", "sco', encoding="utf-8"
+    )
+    capsys.readouterr()
+    assert main([*args, "--model", "openai/gpt-4o-mini", "--no-safety", "--dry-run"]) == 0
+    out = capsys.readouterr().out
+    assert "items: 12 (7 left to score" in out and "judge calls: 14 + 0 safety screens" in out
+    assert main(run) == 0
+    assert "12/12 items judged" in capsys.readouterr().out
+    lines = {x["id"]: x for x in map(json.loads, journal.read_text().splitlines())}
+    assert len(lines) == 12
+    assert all(lines[x["id"]]["usage"] == x["usage"] for x in kept)  # not sent again
+    assert sum(x["usage"]["llm_calls"] == "kept from before the crash" for x in lines.values()) == 5

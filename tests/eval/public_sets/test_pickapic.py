@@ -93,7 +93,9 @@ def test_mock_run_through_the_compare_mode_without_unverified_baselines(
     assert "Accuracy with the PickScore evaluation's rule" in md
     # the PickScore paper's figures are on Pick-a-Pic v1's test set: none is quoted for v2
     assert report["public_set"]["baselines"] == []
-    assert "No published figure for this set is recorded" in md
+    assert "No published figure is quoted for this set. Sources read: " in md
+    assert "yuvalkirstain/PickScore README.md gives no figure" in md
+    assert "none could be verified for this set" in out
 
 
 def test_the_tie_rule_against_hand_counts() -> None:

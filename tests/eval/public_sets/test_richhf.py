@@ -6,6 +6,7 @@ numpy from the records and the shards alone; malformed copies name the record an
 from __future__ import annotations
 
 import json
+import os
 import shutil
 from pathlib import Path
 
@@ -14,7 +15,10 @@ import pytest
 from scipy import stats
 
 from eval.datasets import get_dataset
+from eval.datasets.public import richhf as richhf_module
+from eval.datasets.public import shard_index as shard_index_module
 from eval.datasets.public.base import LayoutError
+from eval.datasets.public.parquet_rows import parquet_rows
 from eval.datasets.public.richhf import FUNCTION_WORDS, words
 from judge.cli.main import main
 from skills.local.feature_cache import cache_dir
@@ -145,3 +149,45 @@ def test_a_folder_without_the_records_or_the_shards_lists_the_layout(
     shutil.rmtree(copy / "pickapic_v1")
     with pytest.raises(LayoutError, match=r"pickapic_v1/data/test-\*.parquet not found"):
         get_dataset("richhf").load(copy)
+
+
+def test_a_second_load_reads_no_shard_until_one_changes(
+    mini: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The shards' index lives under the cache folder (not the data folder): a new process
+    finds the prompts there and the images already written, and reads no shard; a missing
+    cached image rereads its own shard only; a touched shard rebuilds the index."""
+    copy = shutil.copytree(mini, tmp_path / "copy")
+    before = sorted(p.relative_to(copy) for p in copy.rglob("*"))
+    first = get_dataset("richhf").load(copy)
+    assert sorted(p.relative_to(copy) for p in copy.rglob("*")) == before
+    assert list((cache_dir() / "richhf").glob("index-*.json"))
+    reads: list[str] = []
+
+    def counting(path: Path, *args, **kwargs):
+        reads.append(Path(path).name)
+        yield from parquet_rows(path, *args, **kwargs)
+
+    monkeypatch.setattr(richhf_module, "parquet_rows", counting)
+    monkeypatch.setattr(shard_index_module, "parquet_rows", counting)
+
+    def load_in_a_new_process() -> list:
+        monkeypatch.setattr(shard_index_module, "_MEMORY", {})
+        reads.clear()
+        return get_dataset("richhf").load(copy)
+
+    seen = [(i.id, i.submission["prompt"], i.submission["images"]) for i in first]
+    again = load_in_a_new_process()
+    assert reads == []
+    assert [(i.id, i.submission["prompt"], i.submission["images"]) for i in again] == seen
+
+    Path(first[0].submission["images"][0]).unlink()
+    load_in_a_new_process()
+    shards = sorted(p.name for p in (copy / "pickapic_v1" / "data").glob("*.parquet"))
+    assert len(reads) == 1 and reads[0] in shards  # the images of one shard, no index rebuild
+
+    touched = copy / "pickapic_v1" / "data" / shards[0]
+    st = touched.stat()
+    os.utime(touched, ns=(st.st_atime_ns, st.st_mtime_ns + 10**9))
+    load_in_a_new_process()
+    assert sorted(reads) == shards  # the small columns of every shard, once

@@ -46,6 +46,16 @@ def test_mock_run_matches_scipy_and_recomputes_the_published_metrics(
         assert fig["pairwise_accuracy"] == pytest.approx(brute_pairwise(scores, human))
     md = (tmp_path / "report.md").read_text()
     assert "recomputed from their per-image scores" in md and "| tifa_mplug-large |" in md
+    # the TIFA repository's own figures on all 800 images, quoted beside the judge's
+    quoted = {(b["system"], b["metric"]): b for b in section["baselines"]}
+    assert len(quoted) == 20 and all(b["quoted"] for b in quoted.values())
+    mplug = quoted[("tifa_mplug-large", "kendall")]
+    assert mplug["value"] == pytest.approx(0.4717, abs=1e-4)
+    assert "human_annotations/compute_correlation.ipynb" in mplug["source"]
+    judge = section["figures"]["faithfulness"]
+    lo, hi = judge["ci95"]["kendall"]
+    row = f"| kendall | {mplug['split']} | {judge['kendall']:.3f} [{lo:.2f}, {hi:.2f}] (n=9) |"
+    assert row + " tifa_mplug-large | 0.472 (quoted) |" in md
 
 
 def test_the_offline_backend_says_a_model_is_needed(
