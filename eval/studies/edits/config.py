@@ -57,7 +57,8 @@ EDIT_JUDGE_OPTIONS = JUDGE_OPTIONS | {"edit_samples", "edit_success_threshold"}
 
 
 class EditStudySection(BaseModel):
-    """``[study]``: the kind marker, the name, the task file and edits per instruction."""
+    """``[study]``: the kind marker, the name, the task file, edits per instruction and
+    whether the judge also compares the editors' edits pairwise."""
 
     model_config = ConfigDict(extra="forbid")
 
@@ -65,6 +66,8 @@ class EditStudySection(BaseModel):
     name: str = Field(min_length=1, max_length=128)
     tasks: str = Field(min_length=1)
     edits_per_instruction: int = Field(default=1, ge=1, le=MAX_IMAGES)
+    compare: bool = False
+    """also have the judge compare every two editors' edits of a task (``edit_compare``)"""
     description: str | None = None
 
 
