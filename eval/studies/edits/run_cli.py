@@ -47,6 +47,11 @@ def plan(cfg: EditStudyConfig, n_tasks: int, done: dict[str, int]) -> str:
         )  # fmt: skip
         lines.append(f"  editor {e.id}: {pairs} requests of {n} edit(s), {price}")
     lines.append(f"  judge: {items - done.get('item', 0)} edit submissions at most")
+    if cfg.study.compare:
+        k = len(cfg.editors)
+        compared = pairs * k * (k - 1) // 2
+        lines.append(f"  judge: {compared - done.get('comparison', 0)} comparisons of two edits "
+                     "at most (compare = true)")  # fmt: skip
     return "\n".join(lines)
 
 
@@ -73,7 +78,7 @@ def run_edit_study(args: argparse.Namespace) -> int:
         return fail(f"{cfg.tasks_path}: there are no edit tasks in it")
     out: Path = args.out
     if args.dry_run:
-        kinds = ("instruction", "edit", "item")
+        kinds = ("instruction", "edit", "item", "comparison")
         return dry_run(
             out, lambda j: plan(cfg, len(tasks), {k: j.count(k) for k in kinds} if j else {})
         )
