@@ -56,6 +56,9 @@ def edit_study_record(cfg: EditStudyConfig, tasks: list[EditTask]) -> dict[str, 
     that changes results (a folder resumes only a run with the same one)."""
     editors = [e.model_dump(mode="json", exclude={"concurrency"}) for e in cfg.editors]
     writers = [w.model_dump(mode="json", exclude={"concurrency"}) for w in cfg.writers]
+    for w, spec in zip(writers, cfg.writers, strict=True):
+        if spec.kind == "human":  # what people wrote is part of what was studied
+            w["instructions_sha256"] = file_sha256(cfg.instructions_path(spec))
     images = sorted({t.source_image for t in tasks} | {t.mask for t in tasks if t.mask})
     judged = {
         "study": {"name": cfg.study.name, "n": cfg.study.edits_per_instruction},
@@ -109,7 +112,8 @@ class EditStudyRunner(PairRunner):
         return edit_study_record(self.cfg, self.tasks)
 
     async def _write(self, task: EditTask, writer: WriterSpec) -> PromptOutcome | None:
-        base = self.cfg.tasks_path.parent
+        # a human writer's file is named relative to the study file, images to the tasks file
+        base = self.cfg.base_dir if writer.kind == "human" else self.cfg.tasks_path.parent
         return await self._written(task, writer, lambda: write_instruction(writer, task, base))
 
     async def _item(
