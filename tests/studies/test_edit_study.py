@@ -141,7 +141,16 @@ def test_bad_input_is_named(provider: FakeProvider, tmp_path: Path,
     assert f"{tmp_path / 'mine.csv'}:4: instruction: empty or too short" in err
     study.write_text(study.read_text().replace('kind = "as_written"', 'kind = "typed"'))
     assert run(study, "--out", tmp_path / "o") == 2
-    assert "writers[0].kind: Input should be 'as_written' or 'mllm'" in capsys.readouterr().err
+    assert "writers[0].kind: Input should be 'as_written', 'mllm' or 'human'" in (
+        capsys.readouterr().err
+    )
+    study.write_text(study.read_text().replace('kind = "typed"', 'kind = "human"'))
+    assert run(study, "--out", tmp_path / "o") == 2
+    assert "writers[0]: a human writer needs instructions" in capsys.readouterr().err
+    human = 'kind = "human"\ninstructions = "nope.jsonl"'
+    study.write_text(study.read_text().replace('kind = "human"', human))
+    assert run(study, "--out", tmp_path / "o") == 2
+    assert "writers[0].instructions: no such file" in capsys.readouterr().err
     study = edit_study_file(tmp_path, provider.base_url, extra="[run]\nseed = 1\n")
     assert run(study, "--out", tmp_path / "o", "--url", "http://127.0.0.1:1") == 2
     assert "not available for edit studies" in capsys.readouterr().err
