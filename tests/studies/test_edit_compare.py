@@ -168,3 +168,33 @@ def test_sigkill_mid_comparisons_then_resume_asks_no_comparison_twice(tmp_path: 
     assert asked and not asked & compared  # no comparison journalled before is asked again
     lines = read_jsonl(tmp_path / "out" / "comparisons.jsonl")
     assert sorted(x["task_id"] for x in lines) == ["t_green", "t_red", "t_sign"]
+
+
+def test_an_edit_study_judged_by_a_running_service(provider: FakeProvider, tmp_path: Path) -> None:
+    """``--url``: the edits and their comparisons are judged by the service (its fake judge),
+    and a rerun with the same URL asks nothing; another judge is refused."""
+    from tests.api.conftest import live_service
+
+    write_tasks(tmp_path)
+    prefer_darker(provider)
+    study = with_compare(edit_study_file(tmp_path, provider.base_url, mllm_writer=False, n=1))
+    env = {"JUDGE_MODEL": "openai/fake-judge", "JUDGE_API_BASE": provider.base_url,
+           "JUDGE_API_KEY": "test-key", "JUDGE_RETRIEVAL": "none"}  # fmt: skip
+    out = tmp_path / "out"
+    with live_service(env, tmp_path / "svc") as svc:
+        args = ["study", "run", str(study), "--out", str(out), "--no-progress", "--url"]
+        assert main([*args, svc.base_url]) == 0
+        lines = read_jsonl(out / "results.jsonl")
+        assert [x["status"] for x in lines] == ["scored"] * 6
+        assert all(x["success"] is not None and x["metrics"] for x in lines)
+        compared = read_jsonl(out / "comparisons.jsonl")
+        assert [x["status"] for x in compared] == ["scored"] * 3
+        assert all(set(x["criteria"].values()) <= {"a", "b"} for x in compared)
+        judged = [c for c in provider.wire_calls if not c.path.endswith("/images/edits")]
+        used = sum(x["usage"]["judge"]["calls"] for x in lines)
+        assert len(judged) == used + sum(x["usage"]["calls"] for x in compared) > 0
+        start = len(provider.wire_calls)
+        assert main([*args, svc.base_url]) == 0
+        assert len(provider.wire_calls) == start
+    assert json.loads((out / "study.json").read_text())["judged_by"] == svc.base_url
+    assert main(["study", "run", str(study), "--out", str(out), "--no-progress"]) == 2

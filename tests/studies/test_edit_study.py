@@ -152,8 +152,8 @@ def test_bad_input_is_named(provider: FakeProvider, tmp_path: Path,
     assert run(study, "--out", tmp_path / "o") == 2
     assert "writers[0].instructions: no such file" in capsys.readouterr().err
     study = edit_study_file(tmp_path, provider.base_url, extra="[run]\nseed = 1\n")
-    assert run(study, "--out", tmp_path / "o", "--url", "http://127.0.0.1:1") == 2
-    assert "not available for edit studies" in capsys.readouterr().err
+    assert run(study, "--out", tmp_path / "o", "--provider-batch") == 2
+    assert "--provider-batch is not available for edit studies" in capsys.readouterr().err
     study.write_text(study.read_text().replace('model = "builtin/editor"', 'model = "builtin/x"'))
     assert run(study, "--out", tmp_path / "o") == 2
     assert "unknown built-in editor 'builtin/x'" in capsys.readouterr().err

@@ -5,6 +5,7 @@ the same verb, flags and exit codes as a T2I study (0 done, 2 bad input, 5 stopp
 Example:
     $ judge study run examples/edit_study/study.toml --out runs/edits
     $ judge study run examples/edit_study/study.toml --out runs/edits --dry-run
+    $ judge study run examples/edit_study/study.toml --out runs/edits --url http://127.0.0.1:8000
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 from pathlib import Path
+from typing import Any
 
 from eval.studies.edits.config import EditStudyConfig
 from eval.studies.run_cli import (
@@ -55,6 +57,14 @@ def plan(cfg: EditStudyConfig, n_tasks: int, done: dict[str, int]) -> str:
     return "\n".join(lines)
 
 
+async def _run_closing(runner: Any, client: Any) -> Any:
+    """``runner(client).run()``, the client closed after it."""
+    try:
+        return await runner(client).run()
+    finally:
+        await client.aclose()
+
+
 def run_edit_study(args: argparse.Namespace) -> int:
     """Load, check, then run (or dry-run) an edit study."""
     from eval.studies.config import StudyError, cfg_settings
@@ -62,10 +72,10 @@ def run_edit_study(args: argparse.Namespace) -> int:
     from eval.studies.edits.tasks import load_edit_tasks
     from eval.studies.suite import SuiteError
 
-    if args.provider_batch or args.url:
+    if args.provider_batch:
         return fail(
-            "--provider-batch and --url are not available for edit studies yet; the edits are "
-            "judged in this process (drop the flag)"
+            "--provider-batch is not available for edit studies yet; the edits are judged in "
+            "this process or by the service at --url (drop the flag)"
         )
     if (code := flag_problem(args)) is not None:
         return code
@@ -93,20 +103,23 @@ def run_edit_study(args: argparse.Namespace) -> int:
 def _execute(cfg, tasks, settings, args, out: Path, max_cost: float | None) -> int:
     from eval.kit.journal import JournalError
     from eval.studies.edits.runner import EditStudyRunner
-    from eval.studies.runner import RunOptions, StudyMismatch
+    from eval.studies.edits.service_judge import EditServiceJudge
+    from eval.studies.runner import LOCAL_JUDGE, RunOptions, StudyMismatch
     from judge.errors import JudgeError
 
     opts = RunOptions(out=out, max_cost=max_cost, concurrency=args.concurrency,
-                      progress=not args.no_progress)  # fmt: skip
+                      progress=not args.no_progress,
+                      judged_by=args.url.rstrip("/") if args.url else LOCAL_JUDGE)  # fmt: skip
+
+    def runner(client: Any) -> EditStudyRunner:
+        return EditStudyRunner(cfg, opts, tasks, client)
 
     try:
-        summary = asyncio.run(
-            run_with_client(
-                lambda client: EditStudyRunner(cfg, opts, tasks, client),
-                settings,
-                options=cfg.judge.options,
-            )
-        )
+        if args.url:
+            client = EditServiceJudge(args.url, options=cfg.judge.options)
+            summary = asyncio.run(_run_closing(runner, client))
+        else:
+            summary = asyncio.run(run_with_client(runner, settings, options=cfg.judge.options))
     except (StudyMismatch, JournalError, JudgeError, ValueError) as exc:
         return fail(str(exc))
     except KeyboardInterrupt:
