@@ -227,4 +227,10 @@ def test_edit_study_bench_reports_throughput_and_judge_calls(capsys) -> None:
     assert out["usage"]["edit"]["calls"] == 2 and out["edited_images_per_s"] > 0
     assert out["judge_calls_per_edit_set"] == out["usage"]["judge"]["calls"] / 2
     assert out["judge_calls_per_edited_image"] == out["judge_calls_per_edit_set"] / 2
+    assert out["comparisons"] == 0 and out["judge_calls_per_comparison"] is None
+    assert (
+        edit_study.main([*args[:4], "--editors", "2", "--edits", "1", "--json", "--compare"]) == 0
+    )
+    out = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    assert out["comparisons"] == 2 and out["judge_calls_per_comparison"] >= 6  # 3 criteria x 2
     assert edit_study.main(["--edits", "9"]) == 2
