@@ -36,6 +36,8 @@ def contracts() -> dict[str, type[BaseModel]]:
     from judge.modes.compare.result import ComparisonResult
     from judge.modes.edit.request import EditSubmission
     from judge.modes.edit.result import EditResult
+    from judge.modes.edit_compare.request import EditComparison
+    from judge.modes.edit_compare.result import EditComparisonResult
 
     return {
         "submission": Submission,
@@ -44,6 +46,8 @@ def contracts() -> dict[str, type[BaseModel]]:
         "comparison-result": ComparisonResult,
         "edit-submission": EditSubmission,
         "edit-result": EditResult,
+        "edit-comparison": EditComparison,
+        "edit-comparison-result": EditComparisonResult,
         "batch-created": BatchCreated,
         "batch-status": BatchInfo,
         "error": ErrorBody,

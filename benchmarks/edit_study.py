@@ -48,6 +48,8 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--editors", type=int, default=2, help="fake editors (default 2)")
     p.add_argument("--edits", type=int, default=2, help="edits per instruction (default 2)")
     p.add_argument("--size", default="256x256", help="source picture size (default 256x256)")
+    p.add_argument("--compare", action="store_true",
+                   help="compare = true: the judge also compares the editors' edits")  # fmt: skip
     p.add_argument("--json", action="store_true", help="one JSON object instead of text")
     return p
 
@@ -67,14 +69,21 @@ def write_tasks(folder: Path, n_tasks: int, size: str) -> None:
     (folder / "edits.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
 
 
-def write_study(folder: Path, base_url: str, editors: int, edits: int) -> Path:
-    """The bench study file: as-written instructions, fake editors, the fake judge."""
+def write_study(
+    folder: Path, base_url: str, editors: int, edits: int, compare: bool = False,
+    size: str = "256x256",
+) -> Path:  # fmt: skip
+    """The bench study file: as-written instructions, fake editors, the fake judge. With
+    ``compare``, editor k > 0 asks for its edits 16·k pixels smaller (the fake editors apply
+    the same transformation, and two identical edits are a tie the judge is not asked)."""
+    w, _, h = size.partition("x")
     parts = ['[study]\nkind = "edit"\nname = "bench"\ntasks = "edits.jsonl"\n'
-             f"edits_per_instruction = {edits}\n",
+             f"edits_per_instruction = {edits}\ncompare = {str(compare).lower()}\n",
              '[[writers]]\nid = "as-written"\nkind = "as_written"\n']  # fmt: skip
     for k in range(editors):
+        smaller = f'size = "{int(w) - 16 * k}x{int(h) - 16 * k}"\n' if compare and k else ""
         parts.append(f'[[editors]]\nid = "fake-{k}"\nmodel = "openai/fake-editor-{k}"\n'
-                     f'api_base = "{base_url}"\n')  # fmt: skip
+                     f'api_base = "{base_url}"\n{smaller}')  # fmt: skip
     parts.append(f'[judge]\nmodel = "openai/fake-judge"\napi_base = "{base_url}"\n'
                  'options = {retrieval = "none"}\n')  # fmt: skip
     path = folder / "study.toml"
@@ -82,7 +91,9 @@ def write_study(folder: Path, base_url: str, editors: int, edits: int) -> Path:
     return path
 
 
-def bench(latency: float, n_tasks: int, editors: int, edits: int, size: str) -> dict[str, Any]:
+def bench(
+    latency: float, n_tasks: int, editors: int, edits: int, size: str, compare: bool = False
+) -> dict[str, Any]:
     """Run the bench edit study once; its figures (set-up excluded from the wall time)."""
     import os
 
@@ -100,7 +111,7 @@ def bench(latency: float, n_tasks: int, editors: int, edits: int, size: str) -> 
         with tempfile.TemporaryDirectory(prefix="edit-study-bench-") as tmp:
             folder = Path(tmp)
             write_tasks(folder, n_tasks, size)
-            cfg = load_edit_study(write_study(folder, base_url, editors, edits))
+            cfg = load_edit_study(write_study(folder, base_url, editors, edits, compare, size))
             call = LocalJudge(cfg_settings(cfg, api_key="fake-key"), options=cfg.judge.options)  # type: ignore[arg-type]
             call.judge.wait_warm(timeout_s=120)
             runner = EditStudyRunner(cfg, RunOptions(out=folder / "out", progress=False),
@@ -108,11 +119,16 @@ def bench(latency: float, n_tasks: int, editors: int, edits: int, size: str) -> 
             cpu, start = time.process_time(), time.perf_counter()
             summary = asyncio.run(runner.run())
             wall, cpu = time.perf_counter() - start, time.process_time() - cpu
+            made = folder / "out" / "comparisons.jsonl"
+            rows = [json.loads(x) for x in made.read_text().splitlines()] if compare else []
     finally:
         stop_process(proc)
     fake = resource.getrusage(resource.RUSAGE_CHILDREN)
     u = summary.usage
-    judged = u["judge"]["steps"] or 1
+    compare_calls = sum(r["usage"].get("calls", 0) for r in rows)
+    asked = sum(r["status"] != "identical" for r in rows)  # identical edits: nothing asked
+    judged = (u["judge"]["steps"] - asked) or 1  # the judge stage counts comparisons too
+    item_calls = u["judge"]["calls"] - compare_calls
     images = u["edit"]["steps"] * edits
     return {
         "latency_s": latency, "tasks": n_tasks, "editors": editors, "edits": edits, "size": size,
@@ -120,8 +136,10 @@ def bench(latency: float, n_tasks: int, editors: int, edits: int, size: str) -> 
         "wall_s": round(wall, 2), "wall_over_latency": round(wall / latency, 2),
         "edited_images_per_s": round(images / wall, 2),
         "edit_requests_per_s": round(u["edit"]["calls"] / wall, 2),
-        "judge_calls_per_edit_set": round(u["judge"]["calls"] / judged, 2),
-        "judge_calls_per_edited_image": round(u["judge"]["calls"] / judged / edits, 2),
+        "judge_calls_per_edit_set": round(item_calls / judged, 2),
+        "judge_calls_per_edited_image": round(item_calls / judged / edits, 2),
+        "comparisons": len(rows),
+        "judge_calls_per_comparison": round(compare_calls / len(rows), 2) if rows else None,
         "cpu_s": round(cpu, 2), "fake_provider_cpu_s": round(fake.ru_utime + fake.ru_stime, 2),
         "usage": u,
     }  # fmt: skip
@@ -134,7 +152,7 @@ def main(argv: list[str] | None = None) -> int:
         print("benchmarks.edit_study: --latency > 0, --tasks and --editors >= 1, --edits 1..8",
               file=sys.stderr)  # fmt: skip
         return 2
-    out = bench(args.latency, args.tasks, args.editors, args.edits, args.size)
+    out = bench(args.latency, args.tasks, args.editors, args.edits, args.size, args.compare)
     if args.json:
         print(json.dumps(out))
         return 0
@@ -143,7 +161,8 @@ def main(argv: list[str] | None = None) -> int:
           f"{o['wall_s']} s = {o['wall_over_latency']} L; {o['edited_images_per_s']} edited "
           f"images/s ({o['edit_requests_per_s']} edit requests/s); judge calls "
           f"{o['judge_calls_per_edit_set']} per edit set, {o['judge_calls_per_edited_image']} "
-          f"per edited image; CPU {o['cpu_s']} s "
+          f"per edited image; {o['comparisons']} comparisons, "
+          f"{o['judge_calls_per_comparison']} judge calls each; CPU {o['cpu_s']} s "
           f"(fake provider {o['fake_provider_cpu_s']} s)")  # fmt: skip
     return 0
 

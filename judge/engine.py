@@ -49,6 +49,7 @@ GRAPH_IMPORTS = (
     "judge.modes.score.aggregate",
     "judge.modes.compare.aggregate",
     "judge.modes.edit.aggregate",
+    "judge.modes.edit_compare.aggregate",
 )
 NO_MODEL = (
     "no judge model configured: set JUDGE_MODEL (a litellm model string such as "

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
@@ -35,6 +35,10 @@ class StudyCreate(BaseModel):
     ``participants`` is how many codes to issue, or the codes themselves. IM tasks need a
     target image: either ``target_image`` is a ``data:`` URL, or it names an entry of
     ``targets`` (the suite's relative path → a ``data:`` URL of the file).
+
+    ``kind`` is ``prompt`` (participants write text-to-image prompts) or ``edit``
+    (participants write edit instructions: each task's ``brief`` is the request, its
+    ``target_image`` the picture to edit, and the page asks for an instruction).
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -48,6 +52,22 @@ class StudyCreate(BaseModel):
     targets: dict[str, str] = Field(default_factory=dict, max_length=MAX_TASKS)
     max_prompt_chars: int = Field(default=DEFAULT_MAX_PROMPT_CHARS, ge=1, le=LIMIT_PROMPT_CHARS)
     instructions: str = Field(default="", max_length=5_000)
+    kind: Literal["prompt", "edit"] = "prompt"
+
+
+def edit_task_problems(tasks: list[dict[str, Any]]) -> None:
+    """Every task of an edit study must show the picture to edit (an IM task's target).
+
+    Example:
+        >>> edit_task_problems([{"id": "t", "category": "OE", "brief": "b"}])  # doctest: +ELLIPSIS
+        Traceback (most recent call last):
+        ...
+        judge.errors.InputError: tasks[0].target_image: an edit study's task needs the picture ...
+    """
+    for i, task in enumerate(tasks):
+        if task.get("category") != "IM" or not task.get("target_image"):
+            raise InputError(f"tasks[{i}].target_image", "an edit study's task needs the "
+                             "picture to edit (category IM with target_image)")  # fmt: skip
 
 
 class StudyCreated(BaseModel):
@@ -72,6 +92,7 @@ class StudyInfo(BaseModel):
 
     id: str
     name: str
+    kind: str = "prompt"
     n_tasks: int
     task_ids: list[str]
     max_prompt_chars: int

@@ -33,6 +33,7 @@ from api.studies.models import (
     StudyCreated,
     StudyInfo,
     clean_prompt,
+    edit_task_problems,
     validated_tasks,
 )
 from api.studies.store import now_iso
@@ -72,6 +73,8 @@ def _codes(participants: int | list[str], avoid: AbstractSet[str] = frozenset())
 async def create_study(body: StudyCreate, request: Request, _: AdminKeyDep) -> StudyCreated:
     """Register a study; the answer lists the participant codes to hand out."""
     tasks = validated_tasks(body.tasks)
+    if body.kind == "edit":
+        edit_task_problems(tasks)
     codes = _codes(body.participants)
     # decoding and checking target images is blocking work: off the event loop, as for scoring
     images = await asyncio.to_thread(
@@ -81,6 +84,7 @@ async def create_study(body: StudyCreate, request: Request, _: AdminKeyDep) -> S
         "id": body.id,
         "name": body.name,
         "instructions": body.instructions,
+        "kind": body.kind,
         "tasks": tasks,
         "max_prompt_chars": body.max_prompt_chars,
         "created_at": now_iso(),
@@ -142,6 +146,7 @@ async def study_info(study_id: str, request: Request, _: AdminKeyDep) -> StudyIn
     return StudyInfo(
         id=meta["id"],
         name=meta["name"],
+        kind=meta.get("kind", "prompt"),
         n_tasks=len(meta["tasks"]),
         task_ids=[t["id"] for t in meta["tasks"]],
         max_prompt_chars=meta["max_prompt_chars"],

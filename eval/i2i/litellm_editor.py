@@ -16,7 +16,6 @@ Example::
 
 from __future__ import annotations
 
-import asyncio
 from typing import Any
 
 import litellm
@@ -26,6 +25,7 @@ from eval.t2i.litellm_backend import (
     NO_SEED_PROVIDERS,
     CallContext,
     ChunkResult,
+    Gate,
     call_arguments,
     call_with_retries,
     max_n,
@@ -68,7 +68,7 @@ async def _one_edit(
     mask: bytes | None,
     n: int,
     seed: int | None,
-    gate: asyncio.Semaphore,
+    gate: Gate,
     ctx: CallContext,
 ) -> ChunkResult:
     found = call_arguments(spec, lambda provider: edit_kwargs(spec, provider, n, seed))
@@ -92,7 +92,7 @@ async def edit_litellm(
     *,
     mask: bytes | None,
     seed: int | None,
-    gate: asyncio.Semaphore,
+    gate: Gate,
     ctx: CallContext,
 ) -> list[ChunkResult]:
     """Ask for ``n`` edits in calls of at most :func:`~eval.t2i.litellm_backend.max_n`."""

@@ -17,7 +17,9 @@ from typing import Any, Protocol
 
 from eval.kit.journal import Journal, step
 from eval.probing.labelling import Labeller
+from eval.probing.localise import Composer
 from eval.probing.params import ProbeParams
+from eval.probing.scene_graph import compose
 from eval.probing.storage import ImageSink
 from eval.probing.tree import Override
 from eval.probing.writer import ProbeWriter
@@ -61,6 +63,11 @@ class ProbeContext:
     meter: Callable[[str, int], None] | None = None
     """Called with ``(stage, n)`` before requests are made; may raise to refuse them (the
     service's budget, :mod:`api.probes.meter`)."""
+    compose: Composer = compose
+    """How a set of scene-graph atoms reads as an input (localisation's sub-inputs)."""
+    derived: Callable[[str, str], None] = lambda parent, sub: None
+    """Told ``(input, sub-input)`` before a localisation sub-input is tested (an editor probe
+    pins the sub-instruction to the input's source picture)."""
     calls: Counter[str] = field(default_factory=Counter)
     renders: dict[str, asyncio.Task[Any]] = field(default_factory=dict)
     graphs: dict[str, asyncio.Task[Any]] = field(default_factory=dict)

@@ -8,8 +8,10 @@ of source pictures to edit, and the judge's edit mode as the verdict.
 - an edited image **passes** when the edit mode marks it successful (instruction following,
   image consistency and visual quality all at least the threshold); an image whose success is
   undecided (a criterion unscored) has no verdict;
-- failure localisation splits an input into sub-prompts of a scene graph, which does not fit
-  an instruction applied to a picture: editor runs go without it.
+- failure localisation cuts a failing instruction into the steps it asks for (the LLM's
+  ``EditSteps``, :mod:`eval.probing.edit_steps`) and tests sets of steps the way a prompt's
+  scene-graph atoms are tested, every sub-instruction on the input's own source picture: the
+  minimal failing sub-instructions say which change the editor cannot make.
 
 Example::
 
@@ -29,7 +31,9 @@ from typing import Any
 from eval.kit.client import LocalJudge
 from eval.kit.journal import Journal
 from eval.probing.context import ProbeContext, no_overrides
+from eval.probing.edit_steps import EditSteps, compose_steps, steps_graph
 from eval.probing.params import ProbeParams
+from eval.probing.scene_graph import SceneGraph
 from eval.probing.setup import writer_model
 from eval.probing.storage import ImageSink
 from eval.probing.tree import Override
@@ -51,6 +55,7 @@ class SourcePictures:
             raise ValueError("no source pictures: give --sources a folder of PNG, JPEG or WebP")
         self.paths = sorted(paths)
         self.folder = folder or self.paths[0].parent
+        self.pinned: dict[str, Path] = {}
 
     @classmethod
     def from_folder(cls, folder: Path) -> SourcePictures:
@@ -67,14 +72,31 @@ class SourcePictures:
         except ValueError as exc:
             raise ValueError(f"--sources: {folder}: {exc}") from None
 
+    def pin(self, instruction: str, sub_instruction: str) -> None:
+        """Have ``sub_instruction`` (a localisation's part of ``instruction``) edit the same
+        picture as ``instruction``."""
+        self.pinned[sub_instruction] = self.for_input(instruction)
+
     def for_input(self, instruction: str) -> Path:
-        """The picture ``instruction`` edits (stable across runs)."""
+        """The picture ``instruction`` edits (stable across runs; a pinned sub-instruction
+        edits its instruction's)."""
+        if instruction in self.pinned:
+            return self.pinned[instruction]
         digest = hashlib.sha256(instruction.encode()).digest()
         return self.paths[int.from_bytes(digest[:8], "big") % len(self.paths)]
 
     async def read(self, instruction: str) -> bytes:
         """The bytes of the picture ``instruction`` edits."""
         return await asyncio.to_thread(self.for_input(instruction).read_bytes)
+
+
+class EditProbeWriter(ProbeWriter):
+    """The probe's LLM for an editor: a failing instruction's "scene graph" is its steps."""
+
+    async def scene_graph(self, prompt: str) -> SceneGraph:
+        """The steps of edit instruction ``prompt``, as a graph of bare entities."""
+        answer = await self._ask("edit_steps", {"INSTRUCTION": prompt}, EditSteps)
+        return steps_graph(answer)
 
 
 class EditLabeller:
@@ -145,14 +167,16 @@ def build_edit_context(
         return await editor.edit(spec, source, prompt, n, seed=params.seed)
 
     return ProbeContext(
-        params=params.model_copy(update={"localise": False}),
-        writer=ProbeWriter(client, prompts=EDIT_PROMPTS),
+        params=params,
+        writer=EditProbeWriter(client, prompts=EDIT_PROMPTS),
         render=render,
         labeller=EditLabeller(judge, sources),  # type: ignore[arg-type]  (same label())
         journal=journal,
         images=images,
         overrides=overrides,
         progress=progress,
+        compose=compose_steps,
+        derived=sources.pin,
     )
 
 

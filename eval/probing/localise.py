@@ -8,7 +8,9 @@ each half is split while the other is held fixed. The queue is processed in wave
 of a wave is independent, so a wave's renders run concurrently — and stops at ``max_tests``.
 The minimal failing sub-prompts are the failing tested sets no other failing set is inside.
 
-The test function is injected, so this module neither renders nor judges.
+The test function is injected, so this module neither renders nor judges; so is the way a set
+of atoms reads as text (``text``: :func:`~eval.probing.scene_graph.compose` for prompts, the
+edit steps' composer for editor probes).
 
 Example:
     >>> import asyncio
@@ -25,7 +27,7 @@ Example:
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass, field
 
 from eval.probing.scene_graph import SceneGraph, all_atoms, checks_for, closure, compose, split
@@ -64,11 +66,19 @@ def minimal(records: list[Tested], g: SceneGraph) -> list[str]:
     return out
 
 
-async def localise(g: SceneGraph, test: TestFn, *, max_tests: int = 12) -> Localisation:
-    """Run the localisation of one failing input whose scene graph is ``g``."""
+Composer = Callable[[SceneGraph, Iterable[str]], str]
+"""``(graph, atoms) -> text``: how a set of atoms reads as an input."""
+
+
+async def localise(
+    g: SceneGraph, test: TestFn, *, max_tests: int = 12, text: Composer = compose
+) -> Localisation:
+    """Run the localisation of one failing input whose scene graph is ``g``; ``text`` reads a
+    set of atoms as an input."""
+    as_text = text
     c0 = all_atoms(g)
-    seen: dict[str, Tested] = {compose(g, c0): Tested(c0, compose(g, c0), False, None)}
-    tested: list[Tested] = [seen[compose(g, c0)]]
+    seen: dict[str, Tested] = {as_text(g, c0): Tested(c0, as_text(g, c0), False, None)}
+    tested: list[Tested] = [seen[as_text(g, c0)]]
     queue: list[tuple[frozenset[str], frozenset[str]]] = [(c0, frozenset())]
     done_pairs: set[tuple[frozenset[str], frozenset[str]]] = set()
     budget = max_tests
@@ -82,7 +92,7 @@ async def localise(g: SceneGraph, test: TestFn, *, max_tests: int = 12) -> Local
             c1, c2 = split(g, c)
             plans.append((c, held, c1, c2))
             for half in (c1 | held, c2 | held):
-                text = compose(g, half)
+                text = as_text(g, half)
                 if text not in seen:
                     wanted.setdefault(text, half)
         if len(wanted) > budget:
@@ -97,7 +107,7 @@ async def localise(g: SceneGraph, test: TestFn, *, max_tests: int = 12) -> Local
             tested.append(seen[text])
         for c, held, c1, c2 in plans:
             done_pairs.add((c, held))
-            r1, r2 = seen[compose(g, c1 | held)], seen[compose(g, c2 | held)]
+            r1, r2 = seen[as_text(g, c1 | held)], seen[as_text(g, c2 | held)]
             if r1.passed is False:
                 queue.append((c1, held))
             if r2.passed is False:

@@ -157,9 +157,10 @@ async def localise_one(ctx: ProbeContext, node: ProbeNode, index: int) -> Failur
             ).model_dump()
 
         async def probe(text: str, checks: list[str]):
+            ctx.derived(test.input, text)
             return await sub_test(ctx, key, text, checks)
 
-        found = await localise(graph, probe, max_tests=ctx.params.max_split_tests)
+        found = await localise(graph, probe, max_tests=ctx.params.max_split_tests, text=ctx.compose)
         return Failure(
             input=test.input,
             test_index=index,

@@ -22,6 +22,7 @@ import weakref
 from collections.abc import Iterable
 
 from eval.t2i import warmup
+from eval.t2i.adaptive_gate import AdaptiveGate
 from eval.t2i.builtin import BUILTIN_RENDERERS, parse_size
 from eval.t2i.generation import Generation, usage
 from eval.t2i.litellm_backend import CallContext, ChunkResult, generate_litellm
@@ -36,8 +37,10 @@ _NO_IMAGE_ORDER = ("refused", "blocked", "failed", "empty")
 
 class GatedImageCaller:
     """What every image caller shares: settings, the pixel budget, the HTTP clients and one
-    cap per spec id on calls in flight (per event loop). :class:`ImageGenerator` and the
-    edit workflow's ``ImageEditor`` build on it.
+    adaptive limit per spec id on calls in flight (per event loop:
+    :mod:`eval.t2i.adaptive_gate`, at most the spec's ``concurrency``, lower while the
+    provider throttles). :class:`ImageGenerator` and the edit workflow's ``ImageEditor``
+    build on it.
 
     ``settings`` gives the decode limits (``image_max_bytes``, ``image_max_pixels``) and the
     retry backoff (``backoff_base_s``, ``backoff_max_s``); ``pixel_budget`` bounds the pixels
@@ -51,7 +54,7 @@ class GatedImageCaller:
         budget = pixel_budget or PixelBudget(self.settings.image_max_pixels * 8)
         self._ctx = CallContext(self.settings, budget)
         self._gates: weakref.WeakKeyDictionary[
-            asyncio.AbstractEventLoop, dict[tuple[str, int], asyncio.Semaphore]
+            asyncio.AbstractEventLoop, dict[tuple[str, int], AdaptiveGate]
         ] = weakref.WeakKeyDictionary()
 
     def warm(self, specs: Iterable[BackendSpec]) -> None:
@@ -62,12 +65,17 @@ class GatedImageCaller:
         """Close the HTTP clients this event loop opened (optional; e.g. at shutdown)."""
         await self._ctx.aclose()
 
-    def _gate(self, spec: BackendSpec) -> asyncio.Semaphore:
+    def _gate(self, spec: BackendSpec) -> AdaptiveGate:
         per_loop = self._gates.setdefault(asyncio.get_running_loop(), {})
         key = (spec.id, spec.concurrency)
         if key not in per_loop:
-            per_loop[key] = asyncio.Semaphore(spec.concurrency)
+            per_loop[key] = AdaptiveGate(spec.id, spec.concurrency)
         return per_loop[key]
+
+    def limit_of(self, spec: BackendSpec) -> float:
+        """The current calls-in-flight limit of ``spec`` on this event loop (its
+        ``concurrency`` until the provider has throttled it)."""
+        return self._gate(spec).limit.limit
 
 
 class ImageGenerator(GatedImageCaller):

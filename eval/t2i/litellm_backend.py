@@ -27,6 +27,7 @@ from typing import Any
 import litellm
 import openai
 
+from eval.t2i.adaptive_gate import AdaptiveGate
 from eval.t2i.decode import convert_items, item_field
 from eval.t2i.outcomes import classify
 from eval.t2i.spec import BackendSpec
@@ -40,6 +41,8 @@ litellm.suppress_debug_info = True
 KNOWN_MAX_N = {"dall-e-3": 1, "imagen": 4, "stability": 1, "titan-image": 5}
 """Images per call for models whose provider caps ``n`` (matched as a substring of the model)."""
 DEFAULT_MAX_N = 10
+Gate = AdaptiveGate | asyncio.Semaphore
+"""What holds an image model's calls in flight: its adaptive limit, or a plain semaphore."""
 NO_SEED_PROVIDERS = ("openai", "azure")
 """Hosted APIs that reject a ``seed`` (sent anyway when the backend has its own api_base)."""
 
@@ -196,7 +199,7 @@ async def _one_call(
     prompt: str,
     n: int,
     seed: int | None,
-    gate: asyncio.Semaphore,
+    gate: Gate,
     ctx: CallContext,
 ) -> ChunkResult:
     """One provider call for ``n`` images, retried on transient errors."""
@@ -210,7 +213,7 @@ async def _one_call(
 
 async def call_with_retries(
     spec: BackendSpec,
-    gate: asyncio.Semaphore,
+    gate: Gate,
     ctx: CallContext,
     request: Callable[[], Awaitable[Any]],
     *,
@@ -284,7 +287,7 @@ async def generate_litellm(
     n: int,
     *,
     seed: int | None,
-    gate: asyncio.Semaphore,
+    gate: Gate,
     ctx: CallContext,
 ) -> list[ChunkResult]:
     """Ask for ``n`` images in calls of at most :func:`max_n`; one result per call."""

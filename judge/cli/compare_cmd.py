@@ -1,6 +1,7 @@
 """``judge compare FILE``: judge pairwise comparisons and print ComparisonResults.
 
-FILE is one comparison (JSON object, docs/design.md#comparison), a JSON list of them, or JSONL. One
+FILE is one comparison (JSON object, docs/design.md#comparison; ``"mode": "edit_compare"`` for two
+edits of one source, docs/edit.md#two-edits-compared), a JSON list of them, or JSONL. One
 comparison prints one JSON document; several print JSONL (one result per line, input
 order), run concurrently with a progress bar on stderr. ``--votes`` also writes the decided
 criteria as vote rows for ``judge leaderboard`` (CSV when the name ends in ``.csv``).
@@ -23,6 +24,8 @@ from judge import event_loop
 from judge.errors import ConfigError, InputError
 from memory.io.jsonl import JsonlError, parse_jsonl, where
 
+COMPARISON_MODES = ("compare", "edit_compare")
+"""The modes ``judge compare`` runs: two images of one prompt, or two edits of one source."""
 VOTE_FIELDS = ["prompt_id", "model_a", "model_b", "winner", "criterion", "annotator"]
 MAX_FILE_BYTES = 256 * 1024 * 1024
 
@@ -100,6 +103,16 @@ def read_comparisons(path: Path) -> list[Any]:
     return items
 
 
+def comparison_mode(item: Any) -> str:
+    """The item's ``"mode"`` (``compare`` when absent); anything but a comparison mode is an
+    error naming the field."""
+    mode = item.get("mode", "compare") if isinstance(item, dict) else "compare"
+    if mode not in COMPARISON_MODES:
+        raise InputError("mode", f"{mode!r} is not a comparison mode; use one of "
+                         f"{list(COMPARISON_MODES)} (judge score runs the others)")  # fmt: skip
+    return mode
+
+
 def write_votes(path: Path, rows: list[dict[str, Any]]) -> None:
     """Vote rows as CSV (``.csv``) or JSONL."""
     with path.open("w", encoding="utf-8", newline="") as fh:
@@ -125,7 +138,8 @@ async def _judge_all(
     async def one(i: int, item: Any) -> None:
         async with gate:
             try:
-                result = await judge.acompare(item, base_dir=base_dir)
+                mode = comparison_mode(item)
+                result = await judge.arun_request(item, mode=mode, base_dir=base_dir)
                 out[i] = {"index": i, "result": result}
             except InputError as exc:
                 field = f"items[{i}].{exc.field}" if len(items) > 1 else exc.field

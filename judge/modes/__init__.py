@@ -6,11 +6,11 @@ imported lazily, on first use of their name.
 
 Example:
     >>> available_modes()
-    ['compare', 'edit', 'score']
-    >>> get_mode("scor")
+    ['compare', 'edit', 'edit_compare', 'score']
+    >>> get_mode("scor")  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    KeyError: "unknown mode 'scor'; did you mean 'score'; available: ['compare', 'edit', 'score']"
+    KeyError: "unknown mode 'scor'; did you mean 'score'; available: ['compare', 'edit', ...]"
 """
 
 from __future__ import annotations

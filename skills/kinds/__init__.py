@@ -8,9 +8,9 @@ their source (:mod:`skills.kinds.discovery`), and :func:`build_skill` imports a 
 only when a card of that kind is built, failing helpfully on an unknown kind or backend.
 
 Example:
-    >>> sorted(available_kinds())[:3]
-    ['edit-rubric', 'objective-checklist', 'pairwise-preference']
-    >>> sorted(available_kinds())[3:]
+    >>> sorted(available_kinds())[:4]
+    ['edit-pairwise', 'edit-rubric', 'objective-checklist', 'pairwise-preference']
+    >>> sorted(available_kinds())[4:]
     ['safety', 'shift-metrics', 'subjective-rubric']
     >>> available_backends()
     ['llm', 'local']

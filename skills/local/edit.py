@@ -41,7 +41,9 @@ def _estimate(name: str, inp: SkillInput) -> dict[str, Any] | None:
     return None
 
 
-def _value(name: str, inp: SkillInput) -> ScoreValue:
+def estimate_value(name: str, inp: SkillInput) -> ScoreValue:
+    """The local estimate of edit criterion ``name`` for ``inp`` (its ``source`` and
+    ``edited`` images), or an unscored value (cause ``no_model``) saying why there is none."""
     est = _estimate(name, inp)
     if est is None or est.get("score") is None:
         why = (est or {}).get("reason") or f"no local estimate for {name}"
@@ -68,6 +70,6 @@ def local_edit_rubric(card: SkillCard) -> SkillFn:
         if "source" not in inp.images or "edited" not in inp.images:
             why = "an edit criterion needs the source and the edited image"
             return SkillOutput(scores={name: ScoreValue.unscored(Cause.FAILED, why)})
-        return SkillOutput(scores={name: await asyncio.to_thread(_value, name, inp)})
+        return SkillOutput(scores={name: await asyncio.to_thread(estimate_value, name, inp)})
 
     return run

@@ -14,6 +14,7 @@ from tests.api.conftest import LiveService, assert_error, batch_results, live_se
 from tests.conftest import png_data_url, submission
 from tests.fakes.provider import FakeProvider
 from tests.modes.test_compare import is_pairwise, prefers_red
+from tests.studies.edit_helpers import prefer_darker
 
 RED, BLUE, GREEN = png_data_url("red"), png_data_url("blue"), png_data_url("green")
 
@@ -50,6 +51,26 @@ def client(service: LiveService, provider_session: FakeProvider) -> Iterator[htt
     provider_session.on(is_pairwise, prefers_red)
     with service.client() as c:
         yield c
+
+
+def test_compare_takes_two_edits_of_one_source(
+    client: httpx.Client, provider_session: FakeProvider
+) -> None:
+    prefer_darker(provider_session)
+    edits = {"mode": "edit_compare", "instruction": "Make it darker.",
+             "source_image": png_data_url("gray"), "a": {"image": png_data_url("white"),
+             "model": "x"}, "b": {"image": png_data_url("black"), "model": "y"}}  # fmt: skip
+    r = client.post("/v1/compare", json=edits)
+    assert r.status_code == 200, r.text
+    got = r.json()
+    assert got["mode"] == "edit_compare" and set(got["criteria"]) == {
+        "instruction_following", "image_consistency", "visual_quality"}  # fmt: skip
+    assert all(c["winner"] == "b" and c["position_consistent"] for c in got["criteria"].values())
+    wrapped = {"mode": "edit_compare", "options": {"allow_tie": True},
+               "edit_comparison": {k: v for k, v in edits.items() if k != "mode"}}  # fmt: skip
+    assert client.post("/v1/compare", json=wrapped).json()["criteria"] == got["criteria"]
+    assert_error(client.post("/v1/compare", json={**edits, "criteria": ["preference"]}), 400,
+                 "criteria[0]")  # fmt: skip
 
 
 def test_compare_bare_and_wrapped(client: httpx.Client) -> None:

@@ -19,6 +19,9 @@ STATUSES = {"scored", "partial", "blocked"}
 CARDS = {
     "image_consistency",
     "instruction_following",
+    "pair_image_consistency",
+    "pair_instruction_following",
+    "pair_visual_quality",
     "shift_metrics",
     "visual_quality",
     "alignment",
@@ -199,12 +202,12 @@ def test_skills_json():
     proc = run_cli("skills", "--json")
     assert proc.returncode == 0, proc.stderr
     rows = json.loads(proc.stdout)
-    assert len(rows) == 23
+    assert len(rows) == 26
     assert {r["name"] for r in rows} == CARDS
     assert {r["name"] for r in rows if not r["enabled"]} == {n for n in CARDS if "avt" in n}
     for row in rows:
         assert {"name", "kind", "modality", "categories", "version"} <= set(row)
-        assert row["modality"] in {"prompt", "image", "pair", "edit"}
+        assert row["modality"] in {"prompt", "image", "pair", "edit", "edit_pair"}
         assert row["categories"] and set(row["categories"]) <= {"OE", "CO", "IM"}
 
 

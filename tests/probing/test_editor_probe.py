@@ -12,7 +12,7 @@ import pytest
 from PIL import Image
 
 from judge.cli.main import main
-from tests.fakes.probing_script import ProbeScript, schema_name
+from tests.fakes.probing_script import SHAPE, ProbeScript, block, schema_name
 from tests.fakes.provider import FakeProvider
 from tests.fakes.provider.responder import messages_text
 
@@ -53,7 +53,7 @@ def test_editor_probe_grows_a_tree_of_failing_edit_topics(
     tree = json.loads((out / "tree.json").read_text())
     probe_json = json.loads((out / "probe.json").read_text())
     assert probe_json["kind"] == "edit" and probe_json["sources"] == str(pics.resolve())
-    assert tree["params"]["localise"] is False  # editor runs go without localisation
+    assert tree["params"]["localise"] is True
     assert tree["metrics"]["n_nodes"] == 3 and tree["metrics"]["n_inputs"] == 9
     root = tree["root"]
     # the planted inputs (the first 2 of each batch) fail, the others pass
@@ -70,6 +70,47 @@ def test_editor_probe_grows_a_tree_of_failing_edit_topics(
     assert "image-editing model" in asked[0]["messages"][0]["content"]
     calls = probe_fake.calls
     assert probe(env, out) == 0  # resumed from probe.json: an editor run, nothing left to do
+    assert probe_fake.calls == calls
+
+
+def test_a_failing_edit_is_localised_to_the_step_the_editor_cannot_make(
+    env: str, edit_judge: None, probe_fake: FakeProvider, script: ProbeScript, tmp_path: Path,
+    monkeypatch,
+) -> None:  # fmt: skip
+    """The LLM splits "A purple giraffe beside a table" into two steps; the judge fails any
+    instruction naming purple; localisation must single out the recolouring step, and every
+    sub-instruction must edit the failing instruction's own source picture."""
+    monkeypatch.setenv("FAKE_EDIT_KEY", "k")
+
+    def steps(body: dict[str, Any]) -> dict[str, Any]:
+        text = block(messages_text(body), "INSTRUCTION") or ""
+        m = SHAPE.match(text)
+        assert m, text
+        return {"steps": [f"Paint the {m[2]} {m[1]}", f"Put the {m[2]} {m[3]} a {m[4]}"]}
+
+    probe_fake.responder.on(lambda body: schema_name(body) == "EditSteps", steps)
+    out = tmp_path / "run"
+    pics = sources(tmp_path / "pics")
+    args = ["--topic", "recolouring", "--editor", "openai/fake-editor", "--sources", str(pics),
+            "--backend-api-base", env, "--backend-api-key-env", "FAKE_EDIT_KEY",
+            "--depth", "1", "--inputs", "3", "--images", "1"]  # fmt: skip
+    assert probe(env, out, *args) == 0
+    root = json.loads((out / "tree.json").read_text())["root"]
+    failures = root["failures"]
+    assert len(failures) == 2  # the two planted inputs
+    for f in failures:
+        m = SHAPE.match(f["input"])
+        assert f["status"] == "done" and f["minimal_failing"] == [f"Paint the {m[2]} {m[1]}."]
+        paint, put = f"Paint the {m[2]} {m[1]}.", f"Put the {m[2]} {m[3]} a {m[4]}."
+        assert {t["prompt"]: t["passed"] for t in f["tests"]} == {paint: False, put: True}
+    # each sub-instruction edited the picture its failing instruction edited
+    sent = {c.body["prompt"]: c.body["image"][0]["sha256"]
+            for c in probe_fake.wire_calls if c.path.endswith("/images/edits")}  # fmt: skip
+    for f in failures:
+        for t in f["tests"]:
+            assert sent[t["prompt"]] == sent[f["input"]]
+    calls = probe_fake.calls
+    assert probe(env, out) == 0  # resumed: the localisation is journalled, nothing is asked
     assert probe_fake.calls == calls
 
 

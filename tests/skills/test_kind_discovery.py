@@ -19,6 +19,7 @@ MODULES = {  # kind -> its module's name in skills/kinds and skills/local
     "safety": "safety",
     "pairwise-preference": "pairwise",
     "edit-rubric": "edit",
+    "edit-pairwise": "edit_pairwise",
 }
 BUILT_IN = {
     **{(kind, "llm"): f"skills.kinds.{m}" for kind, m in MODULES.items()},

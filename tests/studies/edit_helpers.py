@@ -83,3 +83,65 @@ def calls(provider: Any, start: int = 0) -> dict[str, int]:
         else:
             out["judge"] += 1
     return out
+
+
+def pair_images(body: dict[str, Any]) -> list[Any]:
+    """The decoded images of a judge call, in message order (SOURCE, FIRST, SECOND for an
+    edit comparison)."""
+    import base64
+    import io
+
+    out = []
+    for message in body.get("messages") or []:
+        content = message.get("content") if isinstance(message, dict) else None
+        for part in content if isinstance(content, list) else []:
+            if isinstance(part, dict) and part.get("type") == "image_url":
+                url = (part.get("image_url") or {}).get("url", "")
+                out.append(Image.open(io.BytesIO(base64.b64decode(url.split(",", 1)[1]))))
+    return out
+
+
+def is_pair_call(body: dict[str, Any]) -> bool:
+    """A pairwise question (its answer schema has a ``choice``)."""
+    from tests.fakes.provider.responder import response_schema
+
+    return "choice" in ((response_schema(body) or {}).get("properties") or {})
+
+
+def prefer_darker(provider: Any) -> None:
+    """The fake judge answers every pairwise question with the darker of the two edits (by
+    mean grey level), so its answers do not depend on the order it is shown them."""
+    from PIL import ImageStat
+
+    def reply(body: dict[str, Any]) -> dict[str, Any]:
+        first, second = (ImageStat.Stat(i.convert("L")).mean[0] for i in pair_images(body)[1:3])
+        choice = "first" if first < second else "second"
+        return {"rationale": "the fake judge prefers the darker edit", "choice": choice}
+
+    provider.on(is_pair_call, reply)
+
+
+def compared_tasks(provider: Any, start: int = 0) -> list[str]:
+    """The task of each pairwise call since ``start``, told by its SOURCE image's square."""
+    colours = {tid: Image.new("RGB", (1, 1), colour).getpixel((0, 0))
+               for tid, *_, colour in TASKS}  # fmt: skip
+    out = []
+    for call in provider.wire_calls[start:]:
+        if not call.path.endswith("/images/edits") and is_pair_call(call.body):
+            px = pair_images(call.body)[0].convert("RGB").resize((96, 72)).getpixel((48, 36))
+            out.append(
+                min(
+                    colours,
+                    key=lambda t: sum((a - b) ** 2 for a, b in zip(px, colours[t], strict=True)),
+                )
+            )
+    return out
+
+
+def with_compare(study: Path) -> Path:
+    """Turn ``[study] compare`` on in an edit-study file made by :func:`edit_study_file`."""
+    text = study.read_text(encoding="utf-8")
+    study.write_text(
+        text.replace("\nedits_per_instruction", "\ncompare = true\nedits_per_instruction")
+    )
+    return study

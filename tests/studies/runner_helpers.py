@@ -142,13 +142,15 @@ def stable(line: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def kill_after_items(proc: subprocess.Popen, out: Path, items: int, timeout_s: float) -> Path:
+def kill_after_items(
+    proc: subprocess.Popen, out: Path, items: int, timeout_s: float, kind: str = "item"
+) -> Path:
     """SIGKILL the ``judge study run`` in ``proc`` once its journal in ``out`` holds ``items``
-    finished items (it must still be running then); the journal's path."""
+    finished items (steps of ``kind``; it must still be running then); the journal's path."""
     journal = out / "journal" / "events.jsonl"
     deadline = time.monotonic() + timeout_s
     while time.monotonic() < deadline and proc.poll() is None:
-        if journal.exists() and journal.read_text(encoding="utf-8").count('"k": "item') >= items:
+        if journal.exists() and journal.read_text(encoding="utf-8").count(f'"k": "{kind}') >= items:
             break
         time.sleep(0.02)
     assert proc.poll() is None, "the run ended before it could be killed"

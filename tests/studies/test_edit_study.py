@@ -141,10 +141,19 @@ def test_bad_input_is_named(provider: FakeProvider, tmp_path: Path,
     assert f"{tmp_path / 'mine.csv'}:4: instruction: empty or too short" in err
     study.write_text(study.read_text().replace('kind = "as_written"', 'kind = "typed"'))
     assert run(study, "--out", tmp_path / "o") == 2
-    assert "writers[0].kind: Input should be 'as_written' or 'mllm'" in capsys.readouterr().err
+    assert "writers[0].kind: Input should be 'as_written', 'mllm' or 'human'" in (
+        capsys.readouterr().err
+    )
+    study.write_text(study.read_text().replace('kind = "typed"', 'kind = "human"'))
+    assert run(study, "--out", tmp_path / "o") == 2
+    assert "writers[0]: a human writer needs instructions" in capsys.readouterr().err
+    human = 'kind = "human"\ninstructions = "nope.jsonl"'
+    study.write_text(study.read_text().replace('kind = "human"', human))
+    assert run(study, "--out", tmp_path / "o") == 2
+    assert "writers[0].instructions: no such file" in capsys.readouterr().err
     study = edit_study_file(tmp_path, provider.base_url, extra="[run]\nseed = 1\n")
-    assert run(study, "--out", tmp_path / "o", "--url", "http://127.0.0.1:1") == 2
-    assert "not available for edit studies" in capsys.readouterr().err
+    assert run(study, "--out", tmp_path / "o", "--provider-batch") == 2
+    assert "--provider-batch is not available for edit studies" in capsys.readouterr().err
     study.write_text(study.read_text().replace('model = "builtin/editor"', 'model = "builtin/x"'))
     assert run(study, "--out", tmp_path / "o") == 2
     assert "unknown built-in editor 'builtin/x'" in capsys.readouterr().err
@@ -218,4 +227,10 @@ def test_edit_study_bench_reports_throughput_and_judge_calls(capsys) -> None:
     assert out["usage"]["edit"]["calls"] == 2 and out["edited_images_per_s"] > 0
     assert out["judge_calls_per_edit_set"] == out["usage"]["judge"]["calls"] / 2
     assert out["judge_calls_per_edited_image"] == out["judge_calls_per_edit_set"] / 2
+    assert out["comparisons"] == 0 and out["judge_calls_per_comparison"] is None
+    assert (
+        edit_study.main([*args[:4], "--editors", "2", "--edits", "1", "--json", "--compare"]) == 0
+    )
+    out = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    assert out["comparisons"] == 2 and out["judge_calls_per_comparison"] >= 6  # 3 criteria x 2
     assert edit_study.main(["--edits", "9"]) == 2

@@ -57,7 +57,8 @@ EDIT_JUDGE_OPTIONS = JUDGE_OPTIONS | {"edit_samples", "edit_success_threshold"}
 
 
 class EditStudySection(BaseModel):
-    """``[study]``: the kind marker, the name, the task file and edits per instruction."""
+    """``[study]``: the kind marker, the name, the task file, edits per instruction and
+    whether the judge also compares the editors' edits pairwise."""
 
     model_config = ConfigDict(extra="forbid")
 
@@ -65,19 +66,24 @@ class EditStudySection(BaseModel):
     name: str = Field(min_length=1, max_length=128)
     tasks: str = Field(min_length=1)
     edits_per_instruction: int = Field(default=1, ge=1, le=MAX_IMAGES)
+    compare: bool = False
+    """also have the judge compare every two editors' edits of a task (``edit_compare``)"""
     description: str | None = None
 
 
 class WriterSpec(BaseModel):
-    """One instruction writer: ``as_written`` (the task's request, unchanged) or ``mllm``
+    """One instruction writer: ``as_written`` (the task's request, unchanged), ``mllm``
     (``model`` rewrites the request as an editing instruction; ``api_base``/``api_key_env`` as
-    for every model entry)."""
+    for every model entry) or ``human`` (``instructions``: a JSONL file of what people wrote,
+    ``{"task_id", "prompt"}`` per line as ``judge study import-prompts`` writes it; relative
+    to the study file)."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     id: EntryId
-    kind: Literal["as_written", "mllm"]
+    kind: Literal["as_written", "mllm", "human"]
     model: str | None = None
+    instructions: str | None = None
     api_base: str | None = None
     api_key_env: str | None = None
     concurrency: int = Field(default=8, ge=1, le=256)
@@ -85,8 +91,11 @@ class WriterSpec(BaseModel):
     def model_post_init(self, _: Any) -> None:
         if self.kind == "mllm" and not self.model:
             raise ValueError("an mllm writer needs a model (e.g. 'openai/gpt-4o')")
-        if self.kind == "as_written" and (self.model or self.api_base or self.api_key_env):
-            raise ValueError("an as_written writer takes no model, api_base or api_key_env")
+        if self.kind != "mllm" and (self.model or self.api_base or self.api_key_env):
+            raise ValueError(f"an {self.kind} writer takes no model, api_base or api_key_env")
+        if (self.kind == "human") != bool(self.instructions):
+            raise ValueError("a human writer needs instructions (the JSONL file `judge study "
+                             "import-prompts` writes); only a human writer takes it")  # fmt: skip
 
 
 class EditJudgeSection(JudgeSection):
@@ -114,6 +123,11 @@ class EditStudyConfig(StudyPaths, BaseModel):
     run: RunSection = Field(default_factory=RunSection)
     file: Path | None = None
 
+    def instructions_path(self, spec: WriterSpec) -> Path:
+        """A human writer's instructions file, resolved against the study file's folder."""
+        assert spec.instructions is not None
+        return self.base_dir / spec.instructions
+
 
 def is_edit_study(path: Path) -> bool:
     """Whether ``path`` is an edit-study file (``[study] kind = "edit"``); False for anything
@@ -132,4 +146,8 @@ def load_edit_study(path: Path) -> EditStudyConfig:
     data = read_study_data(path)
     base = path.resolve().parent
     problems = duplicate_ids(data, ("writers", "editors")) + tasks_file_problems(data, base)
+    for i, w in enumerate(data.get("writers") or []):
+        name = w.get("instructions") if isinstance(w, dict) else None
+        if isinstance(name, str) and name and not (base / name).is_file():
+            problems.append(f"writers[{i}].instructions: no such file {base / name}")
     return validate_study(EditStudyConfig, data, path, problems)

@@ -5,6 +5,7 @@ the same verb, flags and exit codes as a T2I study (0 done, 2 bad input, 5 stopp
 Example:
     $ judge study run examples/edit_study/study.toml --out runs/edits
     $ judge study run examples/edit_study/study.toml --out runs/edits --dry-run
+    $ judge study run examples/edit_study/study.toml --out runs/edits --url http://127.0.0.1:8000
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 from pathlib import Path
+from typing import Any
 
 from eval.studies.edits.config import EditStudyConfig
 from eval.studies.run_common import (
@@ -47,7 +49,20 @@ def plan(cfg: EditStudyConfig, n_tasks: int, done: dict[str, int]) -> str:
         )  # fmt: skip
         lines.append(f"  editor {e.id}: {pairs} requests of {n} edit(s), {price}")
     lines.append(f"  judge: {items - done.get('item', 0)} edit submissions at most")
+    if cfg.study.compare:
+        k = len(cfg.editors)
+        compared = pairs * k * (k - 1) // 2
+        lines.append(f"  judge: {compared - done.get('comparison', 0)} comparisons of two edits "
+                     "at most (compare = true)")  # fmt: skip
     return "\n".join(lines)
+
+
+async def _run_closing(runner: Any, client: Any) -> Any:
+    """``runner(client).run()``, the client closed after it."""
+    try:
+        return await runner(client).run()
+    finally:
+        await client.aclose()
 
 
 def run_edit_study(args: argparse.Namespace) -> int:
@@ -57,10 +72,10 @@ def run_edit_study(args: argparse.Namespace) -> int:
     from eval.studies.edits.tasks import load_edit_tasks
     from eval.studies.suite import SuiteError
 
-    if args.provider_batch or args.url:
+    if args.provider_batch:
         return fail(
-            "--provider-batch and --url are not available for edit studies yet; the edits are "
-            "judged in this process (drop the flag)"
+            "--provider-batch is not available for edit studies yet; the edits are judged in "
+            "this process or by the service at --url (drop the flag)"
         )
     if (code := flag_problem(args)) is not None:
         return code
@@ -73,7 +88,7 @@ def run_edit_study(args: argparse.Namespace) -> int:
         return fail(f"{cfg.tasks_path}: there are no edit tasks in it")
     out: Path = args.out
     if args.dry_run:
-        kinds = ("instruction", "edit", "item")
+        kinds = ("instruction", "edit", "item", "comparison")
         return dry_run(
             out, lambda j: plan(cfg, len(tasks), {k: j.count(k) for k in kinds} if j else {})
         )
@@ -88,20 +103,23 @@ def run_edit_study(args: argparse.Namespace) -> int:
 def _execute(cfg, tasks, settings, args, out: Path, max_cost: float | None) -> int:
     from eval.kit.journal import JournalError
     from eval.studies.edits.runner import EditStudyRunner
-    from eval.studies.runner import RunOptions, StudyMismatch
+    from eval.studies.edits.service_judge import EditServiceJudge
+    from eval.studies.runner import LOCAL_JUDGE, RunOptions, StudyMismatch
     from judge.errors import JudgeError
 
     opts = RunOptions(out=out, max_cost=max_cost, concurrency=args.concurrency,
-                      progress=not args.no_progress)  # fmt: skip
+                      progress=not args.no_progress,
+                      judged_by=args.url.rstrip("/") if args.url else LOCAL_JUDGE)  # fmt: skip
+
+    def runner(client: Any) -> EditStudyRunner:
+        return EditStudyRunner(cfg, opts, tasks, client)
 
     try:
-        summary = asyncio.run(
-            run_with_client(
-                lambda client: EditStudyRunner(cfg, opts, tasks, client),
-                settings,
-                options=cfg.judge.options,
-            )
-        )
+        if args.url:
+            client = EditServiceJudge(args.url, options=cfg.judge.options)
+            summary = asyncio.run(_run_closing(runner, client))
+        else:
+            summary = asyncio.run(run_with_client(runner, settings, options=cfg.judge.options))
     except (StudyMismatch, JournalError, JudgeError, ValueError) as exc:
         return fail(str(exc))
     except KeyboardInterrupt:

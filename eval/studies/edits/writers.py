@@ -5,7 +5,10 @@ every editor gets. Kinds are registered in :data:`WRITER_KINDS`:
   wrote);
 - ``mllm`` — a model rewrites the request as one clear editing instruction (the rewrite card
   is ``rewrite.md`` beside this module; the request goes in a data block, the source image
-  is shown). Calls go through the project's gateway (retries, re-asks, cache, cost).
+  is shown). Calls go through the project's gateway (retries, re-asks, cache, cost);
+- ``human`` — what a person wrote for the task, read from the writer's ``instructions`` file
+  (the JSONL ``judge study import-prompts`` writes from the participant page; ``base_dir``
+  is then the study file's folder); a task with no line is ``missing``.
 
 Outcomes are values, never exceptions (``PromptOutcome``: ``ok``/``failed``, the text in
 ``prompt``, the usage).
@@ -33,6 +36,7 @@ from pydantic import BaseModel, Field
 from eval.studies.edits.config import WriterSpec
 from eval.studies.edits.tasks import EditTask
 from eval.studies.prompters.base import PromptOutcome, check_prompt
+from eval.studies.prompters.human import PromptFileError, read_prompt_file
 from eval.studies.prompters.mllm import call_settings, shared_gateway
 from judge.errors import InputError
 from judge.io.images import load_image
@@ -100,8 +104,21 @@ async def _mllm(spec: WriterSpec, task: EditTask, base_dir: Path) -> PromptOutco
     return check_prompt(reply.instruction, usage)
 
 
+async def _human(spec: WriterSpec, task: EditTask, base_dir: Path) -> PromptOutcome:
+    assert spec.instructions  # WriterSpec guarantees it for kind="human"
+    path = base_dir / spec.instructions
+    try:
+        written = await asyncio.to_thread(read_prompt_file, path)
+    except PromptFileError as exc:
+        return PromptOutcome(status="failed", reason=str(exc))
+    if task.id not in written:
+        reason = f"no instruction for task {task.id!r} in {spec.instructions}"
+        return PromptOutcome(status="missing", reason=reason)
+    return check_prompt(written[task.id], {"calls": 0, "cost_usd": 0.0})
+
+
 Writer = Callable[[WriterSpec, EditTask, Path], Awaitable[PromptOutcome]]
-WRITER_KINDS: dict[str, Writer] = {"as_written": _as_written, "mllm": _mllm}
+WRITER_KINDS: dict[str, Writer] = {"as_written": _as_written, "mllm": _mllm, "human": _human}
 """Writer kind → async function ``(spec, task, base_dir) -> PromptOutcome``."""
 
 

@@ -47,7 +47,12 @@ def register(actions: argparse._SubParsersAction) -> None:
     p.set_defaults(handler=run_import)
 
     q = actions.add_parser("publish", help="register a study on the service from a suite file")
-    q.add_argument("suite", type=Path, help="task suite JSONL (IM targets relative to it)")
+    q.add_argument(
+        "suite",
+        type=Path,
+        help="task suite JSONL (IM targets relative to it), or an edit study's TOML (people "
+        "then write edit instructions for its tasks)",
+    )
     q.add_argument("--url", required=True, help="the service, e.g. http://127.0.0.1:8080")
     q.add_argument("--study", required=True, help="the new study's id")
     q.add_argument("--name", help="the title participants see (default: the id)")
@@ -96,7 +101,8 @@ def run_import(args: argparse.Namespace) -> int:
 
 def run_publish(args: argparse.Namespace) -> int:
     """Register the suite as a study and print (or save) the participant codes."""
-    from eval.studies.participants.publish import SuiteFileError, study_body
+    from eval.studies.edits.config import is_edit_study
+    from eval.studies.participants.publish import SuiteFileError, edit_study_body, study_body
 
     try:
         who: int | list[str] = args.participants
@@ -104,7 +110,8 @@ def run_publish(args: argparse.Namespace) -> int:
             who = [
                 c.strip() for c in args.codes.read_text(encoding="utf-8").splitlines() if c.strip()
             ]
-        body, lines = study_body(
+        make = edit_study_body if is_edit_study(args.suite) else study_body
+        body, lines = make(
             args.suite,
             study_id=args.study,
             name=args.name or args.study,

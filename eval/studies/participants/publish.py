@@ -76,6 +76,64 @@ def study_body(
     return body, line_numbers
 
 
+def edit_study_body(
+    study: Path,
+    *,
+    study_id: str,
+    name: str,
+    participants: int | list[str],
+    max_prompt_chars: int | None = None,
+    instructions: str = "",
+) -> tuple[dict[str, Any], list[int]]:
+    """The registration body of an *edit* study's tasks (``kind: edit``): each task's request
+    as the brief and its source picture as the image participants see (category ``IM``), so
+    people write the instruction an editor gets. The second value numbers the tasks (1, 2, …).
+
+    Example:
+        >>> import tempfile, pathlib
+        >>> from PIL import Image
+        >>> d = pathlib.Path(tempfile.mkdtemp()); Image.new("RGB", (8, 8)).save(d / "a.png")
+        >>> _ = (d / "t.csv").write_text("image,instruction\\na.png,Make the sky pink.\\n")
+        >>> _ = (d / "s.toml").write_text('[study]\\nkind = "edit"\\nname = "s"\\n'
+        ...     'tasks = "t.csv"\\n[[writers]]\\nid = "w"\\nkind = "as_written"\\n'
+        ...     '[[editors]]\\nid = "e"\\nmodel = "builtin/editor"\\n')
+        >>> body, _ = edit_study_body(d / "s.toml", study_id="x", name="X", participants=2)
+        >>> body["kind"], body["tasks"][0]["brief"], list(body["targets"])
+        ('edit', 'Make the sky pink.', ['a.png'])
+    """
+    from eval.studies.config import StudyError
+    from eval.studies.edits.config import load_edit_study
+    from eval.studies.edits.tasks import load_edit_tasks
+
+    try:
+        cfg = load_edit_study(study)
+        tasks = load_edit_tasks(cfg.tasks_path)
+    except (StudyError, SuiteError) as exc:
+        raise SuiteFileError(str(exc)) from None
+    if not tasks:
+        raise SuiteFileError(f"{cfg.tasks_path}: no edit tasks in it")
+    targets: dict[str, str] = {}
+    rows = []
+    for t in tasks:
+        rows.append({"id": t.id, "category": "IM", "brief": t.request,
+                     "target_image": t.source_image})  # fmt: skip
+        if t.source_image not in targets:
+            where = f"{cfg.tasks_path}: task {t.id}: source_image"
+            targets[t.source_image] = _data_url(cfg.tasks_path.parent / t.source_image, where)
+    body: dict[str, Any] = {
+        "id": study_id,
+        "name": name,
+        "kind": "edit",
+        "tasks": rows,
+        "participants": participants,
+        "targets": targets,
+        "instructions": instructions,
+    }
+    if max_prompt_chars is not None:
+        body["max_prompt_chars"] = max_prompt_chars
+    return body, list(range(1, len(rows) + 1))
+
+
 def _data_url(path: Path, where: str) -> str:
     try:
         return file_data_url(path, "application/octet-stream")

@@ -38,7 +38,7 @@ def unscored_output(
         verdicts={c: VerdictValue.unscored(cause, reason) for c in check_ids},
         choices=(
             {card.name: ChoiceValue.unscored(cause, reason)}
-            if card.kind == "pairwise-preference"
+            if card.kind in ("pairwise-preference", "edit-pairwise")
             else {}
         ),
         safety=SafetyValue.unscored(cause, reason) if card.kind == "safety" else None,

@@ -30,7 +30,8 @@ def map_choice(choice: str, first: str) -> str:
     return "tie"
 
 
-def _criterion(name: str, outcomes: list[WorkOutcome], skill: str) -> CriterionResult:
+def criterion_result(name: str, outcomes: list[WorkOutcome], skill: str) -> CriterionResult:
+    """One criterion's verdict from its two orders' outcomes (the answers keyed ``name``)."""
     orders: list[OrderAnswer] = []
     failed: ChoiceValue | None = None
     for o in sorted(outcomes, key=lambda o: o.item.tag_map["first"]):  # a-first, then b-first
@@ -100,7 +101,7 @@ def aggregate(
     for o in outcomes:
         by_name.setdefault(o.item.tag_map["criterion"], []).append(o)
     criteria = {
-        name: _criterion(name, by_name.get(name, []), f"{name}@{versions[name]}")
+        name: criterion_result(name, by_name.get(name, []), f"{name}@{versions[name]}")
         for name in req.criteria
     }
     failures = sum(1 for c in criteria.values() if c.winner is None)

@@ -277,8 +277,7 @@ class LoopbackFake(AdminMixin):
                 canonical, images = parse(request, body)
             except WireError as exc:
                 return self._refuse(request.path, exc)
-            limited = answer is None and self.rate_limit.active
-            verdict = self.rate_limit.take() if limited else None
+            verdict = self.rate_limit.take() if self.rate_limit.active else None
             if verdict is not None and not verdict.allowed:  # refused at once, not recorded
                 refusal = self._error(429, "rate_limit_error", "Rate limit reached for requests.")
                 refusal.headers.update(verdict.headers())
@@ -292,8 +291,9 @@ class LoopbackFake(AdminMixin):
             try:
                 await self.gate.pass_through(_credential(request))
                 if answer is not None:
-                    return await answer(canonical, body)
-                response = await self._answer(canonical, body, render, arrived)
+                    response = await answer(canonical, body)
+                else:
+                    response = await self._answer(canonical, body, render, arrived)
                 if verdict is not None:
                     response.headers.update(verdict.headers())
                 return response

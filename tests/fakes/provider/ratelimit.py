@@ -1,8 +1,9 @@
 """A server-side rate limit for the fake providers: requests per second, as a token bucket.
 
 With ``rate_limit = R`` the bucket holds ``burst`` tokens (default ``R``: one second's worth)
-and refills at ``R`` a second; a chat call takes a token or is refused at once with HTTP 429
-(``Retry-After`` in seconds and ``retry-after-ms``, the provider's error JSON). Every answered
+and refills at ``R`` a second; a call (chat, image generation or edit) takes a token or is
+refused at once with HTTP 429 (``Retry-After`` in seconds and ``retry-after-ms``, the
+provider's error JSON). Every answered
 call carries OpenAI's rate-limit headers: ``x-ratelimit-limit-requests`` (the bucket size),
 ``x-ratelimit-remaining-requests`` and ``x-ratelimit-reset-requests`` (time until the bucket
 is full again, e.g. ``"0.25s"``). ``rate_limit = 0`` turns it off (no headers).

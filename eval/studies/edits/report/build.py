@@ -44,9 +44,23 @@ def _load(folder: Path) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     return study, lines
 
 
+def _comparisons(folder: Path) -> list[dict[str, Any]]:
+    """The judge's comparisons of two edits (``comparisons.jsonl``; none when absent)."""
+    path = folder / "comparisons.jsonl"
+    if not path.is_file():
+        return []
+    out = []
+    for n, line in read_jsonl(path, objects=True, error=ReportError):
+        if not {"task_id", "writer", "a", "b"} <= set(line):
+            raise ReportError(f"{path}:{n}: not a comparison line (task_id, writer, a, b)")
+        out.append(line)
+    return out
+
+
 def build_edit_report(folder: Path, *, n_boot: int, seed: int) -> dict[str, Any]:
     """The report dict of ``folder`` (no files written)."""
     study, lines = _load(Path(folder))
+    comparisons = _comparisons(Path(folder))
     thresholds = {x.get("threshold") for x in lines if x.get("threshold") is not None}
     options = (study.get("judge") or {}).get("options") or {}
     threshold = next(iter(thresholds), options.get("edit_success_threshold", DEFAULT_THRESHOLD))
@@ -56,6 +70,11 @@ def build_edit_report(folder: Path, *, n_boot: int, seed: int) -> dict[str, Any]
     if any(x.get("success") is None and x.get("status") in ("scored", "partial") for x in lines):
         notes.append("some judged edits have an unscored criterion: they are not in success@τ "
                      "(counted as undecided); the criteria means use what was scored")  # fmt: skip
+    stats = edit_stats(lines, n_boot=n_boot, seed=seed, comparisons=comparisons)
+    if study.get("compare") and stats["pairwise"]["source"] == "pseudo":
+        notes.append("the study asked the judge to compare the edits, but no comparison was "
+                     "decided: the pairwise records fall back to pseudo-pairwise votes from the "
+                     "pointwise scores")  # fmt: skip
     return {
         "kind": "edit",
         "study": {
@@ -69,7 +88,7 @@ def build_edit_report(folder: Path, *, n_boot: int, seed: int) -> dict[str, Any]
         "threshold": threshold,
         "bootstrap": n_boot,
         "seed": seed,
-        **edit_stats(lines, n_boot=n_boot, seed=seed),
+        **stats,
         "failure_lines": {k: list(v) for k, v in FAILURE_LINES.items()},
         "notes": notes,
     }

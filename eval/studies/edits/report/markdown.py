@@ -38,8 +38,9 @@ FIGURES = {
     ),
     "wins.png": (
         "**Pairwise win rates.** Each cell is the share of head-to-head comparisons the row "
-        "editor won against the column editor on the same task and instruction (the edit "
-        "with the higher mean criterion score wins; ties count half in the table below). "
+        "editor won against the column editor on the same task and instruction (by the "
+        "votes named above the pairwise table: the judge's comparison of the two edits, or "
+        "pseudo-pairwise from the pointwise scores; ties count half in the table). "
         "Blue: the row editor is better; red: worse."
     ),
     "failures.png": (
@@ -86,6 +87,17 @@ def _groups_table(table: dict[str, dict[str, Any]], head: str) -> list[str]:
     return out
 
 
+def _pair_table(records: list[dict]) -> list[str]:
+    """Each pair's record with a's win rate and its interval."""
+    rows = ["| a | b | a wins | b wins | ties | a's win rate % | 95% CI |",
+            "|---|---|---:|---:|---:|---:|---|"]  # fmt: skip
+    for r in records:
+        ci = f"[{r['ci95'][0]}, {r['ci95'][1]}]" if r.get("ci95") else "-"
+        rows.append(f"| {r['a']} | {r['b']} | {r['wins_a']} | {r['wins_b']} | {r['ties']} | "
+                    f"{r['win_rate_a']} | {ci} |")  # fmt: skip
+    return rows
+
+
 def render(report: dict[str, Any]) -> str:
     """The whole page."""
     st = report["study"]
@@ -119,17 +131,15 @@ def render(report: dict[str, Any]) -> str:
     ]
     pw = report["pairwise"]
     if pw["records"]:
-        lines += [
-            "| a | b | a wins | b wins | ties | a's win rate % |",
-            "|---|---|---:|---:|---:|---:|",
-        ]
-        lines += [f"| {r['a']} | {r['b']} | {r['wins_a']} | {r['wins_b']} | {r['ties']} | "
-                  f"{r['win_rate_a']} |" for r in pw["records"]]  # fmt: skip
+        lines += [f"Votes: {pw['label']}.", ""]
+        lines += _pair_table(pw["records"])
         lines += ["", "Leaderboard (Bradley–Terry on the same votes, 95% bootstrap CI):", "",
                   "| rank | editor | score | 95% CI |", "|---:|---|---:|---|"]  # fmt: skip
         for m in pw["leaderboard"]["models"]:
             ci = f"[{m['ci95'][0]}, {m['ci95'][1]}]" if m["ci95"] else "-"
             lines.append(f"| {m['rank']} | {m['model']} | {m['score']} | {ci} |")
+        for name, board in pw.get("by_criterion", {}).items():
+            lines += ["", f"On {name} alone:", "", *_pair_table(board["records"])]
     else:
         lines.append("No two editors were both judged on the same task: no pairwise votes.")
     lines += ["", "## Failures", "", "| editor | metric | line | applicable | failed | % |",

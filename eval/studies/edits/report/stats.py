@@ -8,9 +8,13 @@
   and **per editor × edit family**, each with a 95% percentile bootstrap interval that
   resamples *tasks* (a task's items stay together: :func:`eval.kit.stats.bootstrap_ci` with
   clusters);
-- **pairwise** — for every task × writer and every two editors both judged, the editor whose
-  edit has the higher mean criterion score wins (equal: a tie); the votes give each pair's
-  record, the win-rate matrix and a Bradley–Terry leaderboard (:mod:`eval.leaderboards`);
+- **pairwise** — from the judge's comparisons of two edits when the run made them
+  (``comparisons.jsonl``, ``[study] compare = true``: a vote per criterion, and an overall
+  vote for the editor that won more criteria), else *pseudo-pairwise*: for every task × writer
+  and every two editors both judged, the editor whose edit has the higher mean criterion
+  score wins (equal: a tie); the votes give each pair's record with the win rate's bootstrap
+  interval over tasks, the win-rate matrix and a Bradley–Terry leaderboard
+  (:mod:`eval.leaderboards`);
 - **failures** — per editor, how many edits reached or passed a shift metric's failure line
   (:data:`FAILURE_LINES`) among the edits where the metric applies, and how many edits never
   reached the judge (``edit_failed``, ``blocked``, ``writer_failed``, ``judge_failed``).
@@ -116,7 +120,8 @@ def overall(line: dict[str, Any]) -> float | None:
 
 
 def votes(items: list[dict[str, Any]]) -> list[Vote]:
-    """Pseudo-pairwise votes between editors on the same task and writer."""
+    """Pseudo-pairwise votes between editors on the same task and writer (the edit with the
+    higher mean criterion score wins)."""
     by_pair: dict[tuple[str, str], dict[str, float]] = defaultdict(dict)
     for x in items:
         score = overall(x)
@@ -130,17 +135,76 @@ def votes(items: list[dict[str, Any]]) -> list[Vote]:
     return out
 
 
-def pairwise(items: list[dict[str, Any]], n_boot: int, seed: int) -> dict[str, Any]:
-    """Each pair's record and the Bradley–Terry board of the votes (None without votes)."""
-    vs = votes(items)
-    records: dict[tuple[str, str], Counter] = defaultdict(Counter)
+def compared_votes(comparisons: list[dict[str, Any]]) -> list[Vote]:
+    """Votes from the judge's comparisons: one per decided criterion, and one ``overall`` per
+    comparison with a decided criterion (the editor that won more criteria; equal: a tie)."""
+    out = []
+    for c in comparisons:
+        winners = {k: w for k, w in (c.get("criteria") or {}).items() if w in ("a", "b", "tie")}
+        if not winners:
+            continue
+        pid = f"{c['task_id']}/{c['writer']}"
+        out += [Vote(pid, c["a"], c["b"], w, k, "judge") for k, w in sorted(winners.items())]
+        a, b = (sum(w == side for w in winners.values()) for side in ("a", "b"))
+        out.append(Vote(pid, c["a"], c["b"], "a" if a > b else "b" if b > a else "tie",
+                        "overall", "judge"))  # fmt: skip
+    return out
+
+
+def _records(vs: list[Vote], n_boot: int, seed: int) -> list[dict[str, Any]]:
+    """Each pair's record (editors in sorted order) with a's win rate (a tie is half a win)
+    and its 95% bootstrap interval over tasks."""
+    by_pair: dict[tuple[str, str], list[tuple[str, str]]] = defaultdict(list)
     for v in vs:
-        records[(v.model_a, v.model_b)][v.winner] += 1
-    rows = [{"a": a, "b": b, "wins_a": c["a"], "wins_b": c["b"], "ties": c["tie"],
-             "win_rate_a": round(100.0 * (c["a"] + 0.5 * c["tie"]) / sum(c.values()), 1)}
-            for (a, b), c in sorted(records.items())]  # fmt: skip
+        (a, b), winner = sorted((v.model_a, v.model_b)), v.winner
+        if a != v.model_a and winner != "tie":
+            winner = "a" if winner == "b" else "b"
+        by_pair[(a, b)].append((v.prompt_id.split("/", 1)[0], winner))
+    rows = []
+    for (a, b), got in sorted(by_pair.items()):
+        c = Counter(w for _, w in got)
+        points = [100.0 if w == "a" else 50.0 if w == "tie" else 0.0 for _, w in got]
+        rows.append({"a": a, "b": b, "wins_a": c["a"], "wins_b": c["b"], "ties": c["tie"],
+                     "win_rate_a": round(float(np.mean(points)), 1),
+                     "ci95": _ci(points, [t for t, _ in got], n_boot, seed)})  # fmt: skip
+    return rows
+
+
+def _board(vs: list[Vote], n_boot: int, seed: int) -> dict[str, Any]:
     board = build_leaderboard(vs, method="bt", n_boot=n_boot, seed=seed) if vs else None
-    return {"n_votes": len(vs), "records": rows, "leaderboard": board}
+    return {"n_votes": len(vs), "records": _records(vs, n_boot, seed), "leaderboard": board}
+
+
+PSEUDO = "pseudo-pairwise: from the pointwise scores (the edit with the higher mean criterion wins)"
+COMPARED = "the judge's comparison of the two edits (edit_compare mode, both orders asked)"
+
+
+def pairwise(
+    items: list[dict[str, Any]], n_boot: int, seed: int,
+    comparisons: list[dict[str, Any]] | None = None,
+) -> dict[str, Any]:  # fmt: skip
+    """Each pair's record and the Bradley–Terry board: from the judge's comparisons when the
+    run has decided ones (``source: compare``, with a board per criterion), else from the
+    pointwise scores (``source: pseudo``)."""
+    compared = compared_votes(comparisons or [])
+    if not compared:
+        return {"source": "pseudo", "label": PSEUDO, **_board(votes(items), n_boot, seed),
+                "by_criterion": {}}  # fmt: skip
+    overall_votes = [v for v in compared if v.criterion == "overall"]
+    criteria = sorted({v.criterion for v in compared} - {"overall"}, key=_criterion_order)
+    return {
+        "source": "compare",
+        "label": COMPARED,
+        "n_comparisons": len(comparisons or []),
+        **_board(overall_votes, n_boot, seed),
+        "by_criterion": {
+            k: _board([v for v in compared if v.criterion == k], n_boot, seed) for k in criteria
+        },
+    }
+
+
+def _criterion_order(name: str) -> tuple[int, str]:
+    return (CRITERIA.index(name) if name in CRITERIA else len(CRITERIA), name)
 
 
 def _fails(metric: str, value: float) -> bool:
@@ -166,7 +230,10 @@ def failures(lines: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
     return out
 
 
-def edit_stats(lines: list[dict[str, Any]], *, n_boot: int, seed: int) -> dict[str, Any]:
+def edit_stats(
+    lines: list[dict[str, Any]], *, n_boot: int, seed: int,
+    comparisons: list[dict[str, Any]] | None = None,
+) -> dict[str, Any]:  # fmt: skip
     """Every number of the report (see the module docstring)."""
     items = _judged(lines)
     return {
@@ -175,6 +242,6 @@ def edit_stats(lines: list[dict[str, Any]], *, n_boot: int, seed: int) -> dict[s
         "cells": _grouped(items, lambda x: f"{x['writer']} × {x['editor']}", n_boot, seed),
         "by_category": _per_editor(items, "category", n_boot, seed),
         "by_family": _per_editor(items, "family", n_boot, seed),
-        "pairwise": pairwise(items, n_boot, seed),
+        "pairwise": pairwise(items, n_boot, seed, comparisons),
         "failures": failures(lines),
     }

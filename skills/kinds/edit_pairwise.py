@@ -1,0 +1,94 @@
+"""Edit-pairwise kind: which of two edits of one source (by position) better answers one edit
+criterion's question.
+
+The judge sees the SOURCE image, the instruction (a data block) and the two edited images as
+FIRST and SECOND, never the editors' names; the engine asks each criterion twice with the
+edits swapped (the ``edit_compare`` mode). A card of this kind is named ``pair_<criterion>``
+after the edit criterion it asks about (:func:`criterion_of`).
+"""
+
+from __future__ import annotations
+
+from skills.card import SkillCard
+from skills.kinds import SkillFn, register_kind
+from skills.kinds.pairwise import TIE_ALLOWED, TIE_FORBIDDEN
+from skills.rendering import data_block, image_part, messages, render_template, text_part
+from skills.schemas import pairwise_schema
+from skills.types import Cause, ChoiceValue, ModelCallError, ModelClient, SkillInput, SkillOutput
+
+PREFIX = "pair_"
+ROLES = ("source", "first", "second")
+
+
+def criterion_of(card: SkillCard) -> str:
+    """The edit criterion a ``pair_<criterion>`` card asks about.
+
+    Example:
+        >>> from skills.registry import default_registry
+        >>> criterion_of(default_registry().card("pair_visual_quality"))
+        'visual_quality'
+    """
+    return card.name.removeprefix(PREFIX)
+
+
+def edit_pair_parts(inp: SkillInput) -> list[dict]:
+    """Source image, instruction (data block), FIRST and SECOND edited images."""
+    return [
+        text_part("SOURCE image:"),
+        image_part(inp.images["source"]),
+        text_part(data_block("EDIT INSTRUCTION", inp.prompt)),
+        text_part("FIRST edited image:"),
+        image_part(inp.images["first"]),
+        text_part("SECOND edited image:"),
+        image_part(inp.images["second"]),
+    ]
+
+
+def missing_roles(inp: SkillInput) -> ChoiceValue | None:
+    """An unscored answer when the input lacks the source or one of the two edits."""
+    if all(role in inp.images for role in ROLES):
+        return None
+    return ChoiceValue.unscored(Cause.FAILED, "an edit comparison needs the source and two edits")
+
+
+@register_kind("edit-pairwise")
+def edit_pairwise(card: SkillCard) -> SkillFn:
+    """Build the async skill of an edit-pairwise card.
+
+    Example:
+        >>> from skills.registry import default_registry
+        >>> default_registry().skill("pair_instruction_following").card.modality
+        'edit_pair'
+    """
+    if not card.name.startswith(PREFIX) or not card.question.strip():
+        raise ValueError(f"edit-pairwise card {card.name!r} needs a name pair_<criterion> and "
+                         "a question")  # fmt: skip
+    tag = f"{card.name}@{card.version}"
+    question = card.question.strip()
+
+    async def run(inp: SkillInput, client: ModelClient) -> SkillOutput:
+        if (missing := missing_roles(inp)) is not None:
+            return SkillOutput(choices={card.name: missing})
+        system = render_template(
+            card.template,
+            question=question,
+            tie_rule=TIE_ALLOWED if inp.allow_tie else TIE_FORBIDDEN,
+        )
+        parts = [*edit_pair_parts(inp), text_part(f"Question: {question}")]
+        try:
+            answer = await client.structured(
+                messages(system, parts), pairwise_schema(inp.allow_tie), tag=tag
+            )
+        except ModelCallError as exc:
+            why = f"model call failed: {exc}"
+            return SkillOutput(choices={card.name: ChoiceValue.unscored(Cause.FAILED, why)})
+        return SkillOutput(
+            choices={
+                card.name: ChoiceValue(
+                    choice=answer.choice,  # type: ignore[attr-defined]
+                    rationale=answer.rationale,  # type: ignore[attr-defined]
+                )
+            }
+        )
+
+    return run
