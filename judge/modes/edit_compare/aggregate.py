@@ -14,7 +14,7 @@ from judge.agent.context import RunContext
 from judge.agent.work import SafetyOutcome, WorkOutcome
 from judge.domain.result import Provenance, Usage
 from judge.modes.compare.aggregate import criterion_result
-from judge.modes.edit_compare.mode import card_of
+from judge.modes.edit_compare.cards import card_of
 from judge.modes.edit_compare.result import EditComparisonResult
 from judge.modes.score.aggregate import safety_report
 

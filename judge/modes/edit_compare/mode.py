@@ -19,6 +19,7 @@ from pydantic import BaseModel
 from judge.errors import InputError
 from judge.modes.base import Mode, SafetyTarget, Views
 from judge.modes.compare.options import CompareOptions
+from judge.modes.edit_compare.cards import KIND, PREFIX, card_of
 from judge.modes.edit_compare.request import EditComparison
 from judge.modes.edit_compare.result import EditComparisonResult
 from skills.types import SkillInput
@@ -29,15 +30,8 @@ if TYPE_CHECKING:
     from judge.config import JudgeSettings
     from skills.registry import SkillRegistry
 
-KIND = "edit-pairwise"
-PREFIX = "pair_"
 SOURCE = "source_image"
 SIDES = ("a", "b")
-
-
-def card_of(criterion: str) -> str:
-    """The card that asks ``criterion`` of two edits (``pair_<criterion>``)."""
-    return PREFIX + criterion
 
 
 def edit_criteria(registry: SkillRegistry) -> list[str]:
