@@ -336,31 +336,46 @@ async def report(
     return await asyncio.to_thread(build_report, rec, attempts, n_boot=bootstrap, profiles=profiles)
 
 
-async def _image(request: Request, cid: str, key: str) -> Response:
-    """An image by its key: immutable content, so a strong ``ETag`` (the key), a year of
-    ``Cache-Control`` and ``304`` when the client already has it (no read at all)."""
-    if not _IMAGE.fullmatch(key):
-        raise HTTPException(404, error_body("not_found", "no such image in this campaign", "image"))
+NO_IMAGE = error_body("not_found", "no such image in this campaign", "image")
+
+
+async def image_parts(
+    request: Request, cid: str, key: str, public: bool = False
+) -> tuple[int, dict[str, str], bytes]:
+    """``(status, headers, body)`` of an image by its key: immutable content, so a strong
+    ``ETag`` (the key), a year of ``Cache-Control`` (``public`` when the URL carries no
+    credential) and ``304`` when the client already has it (no read at all); 404 with
+    :data:`NO_IMAGE` when the campaign has no such image."""
+    if not (_IMAGE.fullmatch(key) and _ID.fullmatch(cid)):
+        return 404, {}, b""
     headers = {
         "ETag": f'"{key}"',
-        "Cache-Control": "private, max-age=31536000, immutable",
+        "Cache-Control": f"{'public' if public else 'private'}, max-age=31536000, immutable",
         "X-Content-Type-Options": "nosniff",
     }
     tags = request.headers.get("if-none-match", "")
     matches = f'"{key}"' in tags or tags.strip() == "*"
     if matches and await store_of(request).image_exists(cid, key):
-        return Response(status_code=304, headers=headers)
+        return 304, headers, b""
     got = await store_of(request).image(cid, key)
     if got is None:
-        raise HTTPException(404, error_body("not_found", "no such image in this campaign", "image"))
-    return Response(got[0], media_type=got[1], headers=headers)
+        return 404, {}, b""
+    return 200, {**headers, "Content-Type": got[1]}, got[0]
+
+
+async def image_response(request: Request, cid: str, key: str, public: bool = False) -> Response:
+    """:func:`image_parts` as a response."""
+    status, headers, data = await image_parts(request, cid, key, public)
+    if status == 404:
+        raise HTTPException(404, NO_IMAGE)
+    return Response(data, status_code=status, headers=headers)
 
 
 @router.get("/v1/campaigns/{cid}/images/{key}", response_class=Response)
 async def admin_image(cid: str, key: str, request: Request, _: AdminKeyDep) -> Response:
     """One of the campaign's images (exports name them ``images/<key>.<ext>``)."""
     await campaign_or_404(request, cid)
-    return await _image(request, cid, key)
+    return await image_response(request, cid, key)
 
 
 def _limits(request: Request) -> Limits:
@@ -386,31 +401,59 @@ def translations_of(request: Request) -> Translations:
     return app_store(request, "campaign_translations", lambda r: Translations(r, judge))
 
 
-@router.get("/v1/label/{token}/next", responses={204: {"description": "nothing left"}})
-async def label_next(
-    token: str,
-    request: Request,
-    lang: Annotated[str | None, Query(pattern=r"^[a-z]{2,3}(_[A-Z]{2})?$")] = None,
-) -> Response:
-    """The annotator's current or next task; 204 when there is nothing left. With ``lang``
-    and a campaign that translates prompts, ``prompt`` is in that language once translated
-    (``prompt_original`` keeps the original, ``prompt_language`` says which is shown)."""
-    rec, who = await invitation_or_404(request, token)
+LANG = re.compile(r"^[a-z]{2,3}(_[A-Z]{2})?$")
+
+
+def image_url(cid: str, key: str) -> str:
+    """The token-free URL of a campaign image (the same shape for item and validation
+    images: the key is an HMAC nobody outside the service can derive)."""
+    return f"/v1/campaign-images/{cid}/{key}"
+
+
+async def next_payload(
+    request: Request, rec: dict[str, Any], who: str, token: str, lang: str | None
+) -> dict[str, Any] | None:
+    """The body of ``GET /v1/label/{token}/next`` (None: nothing left), shared by the route
+    and the lean path (:mod:`api.campaigns.fast`); :class:`HTTPException` when refused."""
     try:
         task = await next_task(store_of(request), rec, who, token=token, limits=_limits(request))
     except (Ended, Limited) as exc:
         raise _refusal(exc) from None
     if task is None:
+        return None
+    cid = rec["id"]
+    shown = public_task(rec, task, lambda key: image_url(cid, key))
+    if lang:
+        await translations_of(request).localise(rec, shown, lang)
+    return {"task": shown}
+
+
+async def answer_payload(
+    request: Request, rec: dict[str, Any], who: str, token: str, body: Answer
+) -> dict[str, Any]:
+    """The body of ``POST /v1/label/{token}/answers``, shared as :func:`next_payload` is."""
+    try:
+        return await answer(store_of(request), rec, who, body, token=token, limits=_limits(request))
+    except (Ended, Limited) as exc:
+        raise _refusal(exc) from None
+
+
+@router.get("/v1/label/{token}/next", responses={204: {"description": "nothing left"}})
+async def label_next(
+    token: str,
+    request: Request,
+    lang: Annotated[str | None, Query(pattern=LANG.pattern)] = None,
+) -> Response:
+    """The annotator's current or next task; 204 when there is nothing left. With ``lang``
+    and a campaign that translates its texts, ``prompt``, ``question`` and ``anchors`` are
+    in that language once translated (``prompt_original``, ``question_original`` and
+    ``anchors_original`` keep the originals, ``prompt_language`` says which is shown)."""
+    rec, who = await invitation_or_404(request, token)
+    payload = await next_payload(request, rec, who, token, lang)
+    if payload is None:
         return Response(status_code=204)
-    shown = public_task(rec, task, lambda key: f"/v1/label/{token}/images/{key}")
-    if shown.get("prompt") and lang:
-        text, shown_in = await translations_of(request).shown(rec, shown["prompt"], lang)
-        if text != shown["prompt"]:
-            shown["prompt_original"] = shown["prompt"]
-            shown["prompt"] = text
-        shown["prompt_language"] = shown_in
     return Response(
-        json.dumps({"task": shown}),
+        json.dumps(payload),
         media_type="application/json",
         headers={"Cache-Control": "no-store"},
     )
@@ -420,10 +463,7 @@ async def label_next(
 async def label_answer(token: str, body: Answer, request: Request) -> dict[str, Any]:
     """One answer to the pending task: ``{"accepted", "penalty_s"}``."""
     rec, who = await invitation_or_404(request, token)
-    try:
-        return await answer(store_of(request), rec, who, body, token=token, limits=_limits(request))
-    except (Ended, Limited) as exc:
-        raise _refusal(exc) from None
+    return await answer_payload(request, rec, who, token, body)
 
 
 @router.post("/v1/label/{token}/profile", status_code=204, response_class=Response)
@@ -439,6 +479,15 @@ async def label_profile(token: str, body: Profile, request: Request) -> Response
 
 @router.get("/v1/label/{token}/images/{key}", response_class=Response)
 async def label_image(token: str, key: str, request: Request) -> Response:
-    """An image of the invitation's campaign."""
+    """An image of the invitation's campaign (links served before the token-free
+    ``/v1/campaign-images/…`` URLs)."""
     rec, _ = await invitation_or_404(request, token)
-    return await _image(request, rec["id"], key)
+    return await image_response(request, rec["id"], key)
+
+
+@router.get("/v1/campaign-images/{cid}/{key}", response_class=Response)
+async def campaign_image(cid: str, key: str, request: Request) -> Response:
+    """An image of a campaign, without a credential: its key is an HMAC under the campaign's
+    secret, so only someone the service showed it to knows the URL. The same URL for every
+    annotator, ``Cache-Control: public``: a CDN in front of the service can share it."""
+    return await image_response(request, cid, key, public=True)

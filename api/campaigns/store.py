@@ -140,6 +140,7 @@ class CampaignStore:
                 return None
             rec = json.loads(raw)
             rec["_by_id"] = {i["id"]: i for i in rec["items"]}
+            rec["_validation"] = sorted(i["id"] for i in rec["items"] if i.get("validation"))
             await self._migrate(cid)
             rec = self._records.setdefault(cid, rec)
         status = self._status.get(cid)

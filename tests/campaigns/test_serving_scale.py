@@ -5,8 +5,10 @@ and the load benchmark's open-loop mode with its CPU-per-answer figure."""
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import random
+import re
 from collections.abc import Iterator
 
 import httpx
@@ -25,22 +27,50 @@ from tests.campaigns.helpers import invite, pairwise_body
 
 
 def test_images_are_immutable_content(admin: httpx.Client, anon: httpx.Client) -> None:
-    body = pairwise_body("img-1", n_items=2, validation="none")
+    body = pairwise_body("img-1", n_items=1, votes_per_item=2, validation="none")
     assert admin.post("/v1/campaigns", json=body).status_code == 201
-    token = invite(admin, "img-1", 1)[0]["token"]
-    url = anon.get(f"/v1/label/{token}/next").json()["task"]["images"]["a"]
+    one, two = invite(admin, "img-1", 2)
+    shown = anon.get(f"/v1/label/{one['token']}/next").json()["task"]["images"]
+    url = shown["a"]
     first = anon.get(url)
     key = url.rsplit("/", 1)[-1]
     assert first.status_code == 200 and first.headers["etag"] == f'"{key}"'
-    assert "max-age=31536000" in first.headers["cache-control"]
+    # no credential in the URL: one cacheable URL per image, whoever is shown it
+    assert url == f"/v1/campaign-images/img-1/{key}" and one["token"] not in url
+    assert first.headers["cache-control"] == "public, max-age=31536000, immutable"
+    seen = anon.get(f"/v1/label/{two['token']}/next").json()["task"]["images"]
+    assert set(seen.values()) == set(shown.values())  # the same item for the second person
     again = anon.get(url, headers={"If-None-Match": f'"{key}"'})
     assert again.status_code == 304 and again.content == b"" and again.headers["etag"] == f'"{key}"'
     other = anon.get(url, headers={"If-None-Match": '"0123"'})
     assert other.status_code == 200 and other.content == first.content
     missing = url.replace(key, "0" * 24)
     assert_error(anon.get(missing, headers={"If-None-Match": '"' + "0" * 24 + '"'}), 404, "image")
+    assert_error(anon.get(f"/v1/campaign-images/nope/{key}"), 404, "image")
+    assert_error(anon.get(f"/v1/campaign-images/img-1/{key[:-1]}Z"), 404, "image")
     admin_url = f"/v1/campaigns/img-1/images/{key}"
     assert admin.get(admin_url, headers={"If-None-Match": f'"{key}"'}).status_code == 304
+
+
+def test_validation_images_have_the_same_urls_as_item_images(
+    admin: httpx.Client, anon: httpx.Client
+) -> None:
+    """A bot reading URLs learns nothing: validation and item images share one path shape
+    and one key encoding (an HMAC under the campaign's secret)."""
+    body = pairwise_body("img-2", n_items=6, votes_per_item=1, min_seconds=0.0)
+    assert admin.post("/v1/campaigns", json=body).status_code == 201
+    token = invite(admin, "img-2", 1)[0]["token"]
+    urls = []
+    for _ in range(12):
+        got = anon.get(f"/v1/label/{token}/next")
+        if got.status_code == 204:
+            break
+        task = got.json()["task"]
+        urls += task["images"].values()
+        anon.post(f"/v1/label/{token}/answers", json={"task": task["id"], "choice": "a"})
+    attempts = [json.loads(x) for x in admin.get("/v1/campaigns/img-2/attempts").text.splitlines()]
+    assert any(a["validation"] for a in attempts) and not all(a["validation"] for a in attempts)
+    assert all(re.fullmatch(r"/v1/campaign-images/img-2/[0-9a-f]{24}", u) for u in urls), urls
 
 
 @pytest.fixture(scope="module")
@@ -90,13 +120,27 @@ def test_open_loop_benchmark_reports_latency_and_cpu(service: LiveService) -> No
     what ``python -m benchmarks.campaign_load`` measures)."""
     report = asyncio.run(
         campaign_load.drive(service.base_url, annotators=4, pairs=40, votes=2,
-                            pid=os.getpid(), think_s=0.2, duration_s=1.5)
+                            pid=os.getpid(), think_s=0.2, duration_s=1.5, revalidate=True)
     )  # fmt: skip
     assert report["mode"] == "open" and report["answers"] > 0
     assert report["cpu_ms_per_answer"]["service"] > 0
+    assert report["cpu_ms_per_answer"]["load_generator"] > 0 and len(report["load_average"]) == 3
     assert report["next_ms"]["n"] >= report["answers"] and report["page_ms"]["n"] == 4
     # each task's two images: fetched once, then revalidated (304) — all counted
     assert report["image_ms"]["n"] >= 2 * report["answers"]
+    assert report["images"] == "revalidated"
+
+
+def test_closed_loop_benchmark_uses_cached_images(service: LiveService) -> None:
+    """The closed loop (annotators answer at once) until the campaign is done; an image
+    already held is not asked for again (as a browser treats an ``immutable`` response)."""
+    report = asyncio.run(
+        campaign_load.drive(
+            service.base_url, annotators=3, pairs=12, votes=1, pid=os.getpid(), cid="load-closed"
+        )
+    )
+    assert report["mode"] == "closed" and report["answers"] >= 12
+    assert report["images"] == "cached (immutable)" and report["image_ms"]["n"] <= 40
 
 
 def test_store_benchmark_runs_the_serving_path(redis_url: str) -> None:
