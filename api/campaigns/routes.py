@@ -21,11 +21,12 @@ import time
 from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, HTTPException, Query, Request
-from fastapi.responses import Response
+from fastapi.responses import Response, StreamingResponse
 from pydantic import BaseModel, ConfigDict, Field
 
 from api.campaigns.serving import Ended, Limited, answer, next_task, public_task
 from api.campaigns.store import CampaignStore, Limits
+from api.campaigns.streams import attempt_lines, excluded_annotators, table_parts
 from api.campaigns.translations import Translations
 from api.core.deps import AdminKeyDep, app_store
 from api.core.errors import ERROR_RESPONSES, error_body
@@ -33,14 +34,11 @@ from api.core.limits import client_address
 from api.core.secret_throttle import check_secret
 from eval.campaigns.demographics import Profile
 from eval.campaigns.exports import (
-    RATING_FIELDS,
-    VOTE_FIELDS,
     edit_ratings_lines,
     rating_rows,
     to_csv,
     to_jsonl,
 )
-from eval.campaigns.exports import vote_rows as make_vote_rows
 from eval.campaigns.ingest import ingest
 from eval.campaigns.models import (
     CAMPAIGN_ID,
@@ -276,25 +274,28 @@ def _table(rows: list[dict[str, Any]], fields: tuple[str, ...], fmt: str) -> Res
     return Response(to_jsonl(rows).encode(), media_type="application/x-ndjson; charset=utf-8")
 
 
-async def _attempts_and_flags(request: Request, rec: dict[str, Any]) -> tuple[list[dict], set[str]]:
-    attempts = await store_of(request).attempts(rec["id"])
-    people = await asyncio.to_thread(annotator_flags, rec, attempts)
-    return attempts, {a for a, p in people.items() if p["flagged"]}
+MEDIA = {"csv": "text/csv; charset=utf-8", "jsonl": "application/x-ndjson; charset=utf-8"}
+
+
+async def _streamed(request: Request, rec: dict[str, Any], fmt: str) -> StreamingResponse:
+    """The votes or ratings of ``rec``, streamed from the log (:mod:`api.campaigns.streams`)."""
+    store = store_of(request)
+    excluded = await excluded_annotators(store, rec)
+    return StreamingResponse(table_parts(store, rec, excluded, fmt), media_type=MEDIA[fmt])
 
 
 @router.get("/v1/campaigns/{cid}/votes", response_class=Response)
 async def export_votes(
     cid: str, request: Request, _: AdminKeyDep, format: Annotated[Format, Query()] = "jsonl"
 ) -> Response:
-    """Votes (rankings as pairwise votes), excluded ones flagged; never validation tasks."""
+    """Votes (rankings as pairwise votes), excluded ones flagged; never validation tasks.
+    Streamed: memory does not grow with the number of votes."""
     rec = await campaign_or_404(request, cid)
     if rec["kind"] == "rating":
         raise InputError(
             "id", f"campaign {cid!r} collects ratings: use /v1/campaigns/{cid}/ratings"
         )
-    attempts, excluded = await _attempts_and_flags(request, rec)
-    rows = await asyncio.to_thread(make_vote_rows, rec, attempts, excluded)
-    return _table(rows, VOTE_FIELDS, format)
+    return await _streamed(request, rec, format)
 
 
 @router.get("/v1/campaigns/{cid}/ratings", response_class=Response)
@@ -304,22 +305,25 @@ async def export_ratings(
     _: AdminKeyDep,
     format: Annotated[Literal["jsonl", "csv", "edit-ratings"], Query()] = "jsonl",
 ) -> Response:
-    """Ratings, one per line (``edit-ratings``: kept ratings of edits grouped per item)."""
+    """Ratings, one per line, streamed (``edit-ratings``: kept ratings of edits grouped per
+    item)."""
     rec = await campaign_or_404(request, cid)
     if rec["kind"] != "rating":
         raise InputError("id", f"campaign {cid!r} collects {rec['kind']} answers: use /votes")
-    attempts, excluded = await _attempts_and_flags(request, rec)
+    if format != "edit-ratings":
+        return await _streamed(request, rec, format)
+    attempts = await store_of(request).attempts(rec["id"])
+    people = await asyncio.to_thread(annotator_flags, rec, attempts)
+    excluded = {a for a, p in people.items() if p["flagged"]}
     rows = await asyncio.to_thread(rating_rows, rec, attempts, excluded)
-    if format == "edit-ratings":
-        return _table(edit_ratings_lines(rows), (), "jsonl")
-    return _table(rows, RATING_FIELDS, format)
+    return _table(edit_ratings_lines(rows), (), "jsonl")
 
 
 @router.get("/v1/campaigns/{cid}/attempts", response_class=Response)
 async def export_attempts(cid: str, request: Request, _: AdminKeyDep) -> Response:
-    """Everything annotators sent, accepted or not, oldest first (JSONL)."""
+    """Everything annotators sent, accepted or not, oldest first (JSONL, streamed)."""
     await campaign_or_404(request, cid)
-    return _table(await store_of(request).attempts(cid), (), "jsonl")
+    return StreamingResponse(attempt_lines(store_of(request), cid), media_type=MEDIA["jsonl"])
 
 
 @router.get("/v1/campaigns/{cid}/report")
@@ -331,7 +335,7 @@ async def report(
 ) -> dict[str, Any]:
     """Progress, exclusions and why, α, agreement, leaderboard, judge agreement."""
     rec = await campaign_or_404(request, cid)
-    attempts = await store_of(request).attempts(cid)
+    attempts = await store_of(request).attempts(cid, without=("reason",))
     profiles = await store_of(request).profiles(cid) if rec.get("demographics") else None
     return await asyncio.to_thread(build_report, rec, attempts, n_boot=bootstrap, profiles=profiles)
 

@@ -420,13 +420,26 @@ class CampaignStore:
         """Append one entry to the answer log."""
         await self.redis.rpush(_key(cid, "log"), json.dumps(entry))
 
-    async def attempts(self, cid: str) -> list[dict[str, Any]]:
-        """Every logged attempt, oldest first."""
+    async def attempts(self, cid: str, without: tuple[str, ...] = ()) -> list[dict[str, Any]]:
+        """Every logged attempt, oldest first, leaving out the fields ``without`` (what a
+        caller does not need need not be held: e.g. the free-text ``reason``)."""
         out: list[dict[str, Any]] = []
         start, step = 0, 10_000
         while True:
             chunk = await self.redis.lrange(_key(cid, "log"), start, start + step - 1)
-            out += [json.loads(x) for x in chunk]
+            for x in chunk:
+                entry = json.loads(x)
+                for field in without:
+                    entry.pop(field, None)
+                out.append(entry)
             if len(chunk) < step:
                 return out
             start += step
+
+    async def log_length(self, cid: str) -> int:
+        """How many attempts the log holds."""
+        return int(await self.redis.llen(_key(cid, "log")))
+
+    async def log_slice(self, cid: str, first: int, last: int) -> list[bytes]:
+        """Log entries ``first``..``last`` (inclusive) as stored (JSON bytes)."""
+        return list(await self.redis.lrange(_key(cid, "log"), first, last))

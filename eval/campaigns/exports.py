@@ -82,7 +82,8 @@ def image_path(record: Mapping[str, Any], key: str | None) -> str | None:
 
 
 def _items(record: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
-    return {i["id"]: i for i in record["items"]}
+    cached = record.get("_by_id")  # a record the service holds carries its index
+    return cached if cached is not None else {i["id"]: i for i in record["items"]}
 
 
 def _kept_answers(answers: Iterable[Mapping[str, Any]]) -> Iterable[Mapping[str, Any]]:
@@ -219,11 +220,13 @@ def cell(value: Any) -> Any:
     return value
 
 
-def to_csv(rows: list[Mapping[str, Any]], fields: Iterable[str]) -> str:
-    """A CSV table with a header, every cell through :func:`cell`."""
+def to_csv(rows: Iterable[Mapping[str, Any]], fields: Iterable[str], header: bool = True) -> str:
+    """A CSV table (with its header unless ``header`` is False: a later part of a streamed
+    table), every cell through :func:`cell`."""
     buf = io.StringIO()
     writer = csv.DictWriter(buf, fieldnames=list(fields), extrasaction="ignore")
-    writer.writeheader()
+    if header:
+        writer.writeheader()
     for r in rows:
         writer.writerow({k: cell(v) for k, v in r.items()})
     return buf.getvalue()

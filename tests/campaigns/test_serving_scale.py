@@ -10,6 +10,7 @@ import os
 import random
 import re
 from collections.abc import Iterator
+from pathlib import Path
 
 import httpx
 import pytest
@@ -17,6 +18,7 @@ import redis.asyncio as aredis
 
 from api.campaigns.serving import answer, next_task
 from api.campaigns.store import CampaignStore
+from api.campaigns.streams import CHUNK
 from api.core.redis_embedded import EmbeddedRedis
 from benchmarks import campaign_load, campaign_store
 from eval.campaigns.ingest import ingest
@@ -146,5 +148,18 @@ def test_closed_loop_benchmark_uses_cached_images(service: LiveService) -> None:
 def test_store_benchmark_runs_the_serving_path(redis_url: str) -> None:
     """``python -m benchmarks.campaign_store`` at a tiny size: votes through next/answer."""
     report = asyncio.run(campaign_store.run(redis_url, 200, 4, n_items=60))
-    assert report["votes"] == 200 and report["rows"] == 200
+    assert report["votes"] == 200 and report["jsonl_lines"] == 200
+    assert report["csv_lines"] == 201  # the header and every vote
     assert report["next_ms"]["p50"] > 0 and report["items"] == 60
+    assert report["peak_rss_during_export_mb"] >= report["rss_before_export_mb"] > 0
+
+
+def test_store_benchmark_fills_the_log_and_streams_it(tmp_path: Path) -> None:
+    """``--fill``: votes written straight into the log (more than one export chunk), then
+    next + answer calls on the filled campaign and the streamed export of every vote."""
+    with EmbeddedRedis(tmp_path) as url:
+        report = asyncio.run(
+            campaign_store.run(url, CHUNK + 500, 4, n_items=300, filled=True, probe=40)
+        )
+    assert report["filled"] and report["votes"] == CHUNK + 540 and report["next_ms"]["n"] == 40
+    assert report["jsonl_lines"] == CHUNK + 540 and report["csv_lines"] == CHUNK + 541
