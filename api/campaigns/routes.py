@@ -36,7 +36,6 @@ from eval.campaigns.demographics import Profile
 from eval.campaigns.exports import (
     edit_ratings_lines,
     rating_rows,
-    to_csv,
     to_jsonl,
 )
 from eval.campaigns.ingest import ingest
@@ -268,12 +267,6 @@ async def release_reservations(
     return {"id": cid, "released": released}
 
 
-def _table(rows: list[dict[str, Any]], fields: tuple[str, ...], fmt: str) -> Response:
-    if fmt == "csv":
-        return Response(to_csv(rows, fields).encode(), media_type="text/csv; charset=utf-8")
-    return Response(to_jsonl(rows).encode(), media_type="application/x-ndjson; charset=utf-8")
-
-
 MEDIA = {"csv": "text/csv; charset=utf-8", "jsonl": "application/x-ndjson; charset=utf-8"}
 
 
@@ -316,7 +309,7 @@ async def export_ratings(
     people = await asyncio.to_thread(annotator_flags, rec, attempts)
     excluded = {a for a, p in people.items() if p["flagged"]}
     rows = await asyncio.to_thread(rating_rows, rec, attempts, excluded)
-    return _table(edit_ratings_lines(rows), (), "jsonl")
+    return Response(to_jsonl(edit_ratings_lines(rows)).encode(), media_type=MEDIA["jsonl"])
 
 
 @router.get("/v1/campaigns/{cid}/attempts", response_class=Response)

@@ -27,6 +27,8 @@ from judge.config import JudgeSettings
 from tests.api.conftest import LiveService, assert_error
 from tests.campaigns.helpers import invite, pairwise_body
 
+JSON = {"Content-Type": "application/json"}
+
 
 def test_images_are_immutable_content(admin: httpx.Client, anon: httpx.Client) -> None:
     body = pairwise_body("img-1", n_items=1, votes_per_item=2, validation="none")
@@ -163,3 +165,32 @@ def test_store_benchmark_fills_the_log_and_streams_it(tmp_path: Path) -> None:
         )
     assert report["filled"] and report["votes"] == CHUNK + 540 and report["next_ms"]["n"] == 40
     assert report["jsonl_lines"] == CHUNK + 540 and report["csv_lines"] == CHUNK + 541
+
+
+def test_the_lean_label_routes_answer_as_the_regular_ones(
+    admin: httpx.Client, anon: httpx.Client
+) -> None:
+    """``next``, ``answers`` and images skip FastAPI (api/campaigns/fast.py) but keep its
+    answers: another query parameter, a body that is not an answer and a refused link read
+    the same; the metrics name each route by its template, never ``unmatched``."""
+    body = pairwise_body("lean-1", n_items=2, votes_per_item=1, validation="none",
+                         min_seconds=0.0)  # fmt: skip
+    assert admin.post("/v1/campaigns", json=body).status_code == 201
+    token = invite(admin, "lean-1", 1)[0]["token"]
+    task = anon.get(f"/v1/label/{token}/next").json()["task"]  # through FastAPI: a new link
+    again = anon.get(f"/v1/label/{token}/next", params={"lang": "fr"})  # the lean path
+    assert again.json()["task"]["id"] == task["id"]
+    assert again.headers["cache-control"] == "no-store" and "x-request-id" in again.headers
+    assert anon.get(f"/v1/label/{token}/next", params={"x": "1"}).json()["task"]["id"] == task["id"]
+    assert_error(anon.get(f"/v1/label/{token}/next", params={"lang": "x/"}), 400, "query.lang")
+    post = f"/v1/label/{token}/answers"
+    assert_error(anon.post(post, content=b"{", headers=JSON), 400, "(body)")
+    assert_error(anon.post(post, json={"task": task["id"], "choice": "c"}), 400, "choice")
+    assert anon.post(post, json={"task": task["id"], "choice": "b"}).json()["accepted"]
+    assert anon.get(task["images"]["a"]).status_code == 200
+    admin.post("/v1/campaigns/lean-1/status", json={"status": "closed"})
+    assert_error(anon.get(f"/v1/label/{token}/next"), 410, "token")
+    metrics = admin.get("/metrics").text
+    for template in ("/v1/label/{token}/next", "/v1/label/{token}/answers",
+                     "/v1/campaign-images/{cid}/{key}"):  # fmt: skip
+        assert f'route="{template}"' in metrics, template
