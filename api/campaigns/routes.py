@@ -47,7 +47,7 @@ from eval.campaigns.models import (
     Invitations,
     Revocation,
 )
-from eval.campaigns.report import annotator_flags, build_report
+from eval.campaigns.report import ATTEMPT_FIELDS, annotator_flags, build_report
 from judge.errors import InputError
 
 router = APIRouter(tags=["campaigns"], responses=ERROR_RESPONSES)
@@ -328,7 +328,7 @@ async def report(
 ) -> dict[str, Any]:
     """Progress, exclusions and why, α, agreement, leaderboard, judge agreement."""
     rec = await campaign_or_404(request, cid)
-    attempts = await store_of(request).attempts(cid, without=("reason",))
+    attempts = await store_of(request).attempts(cid, fields=ATTEMPT_FIELDS)
     profiles = await store_of(request).profiles(cid) if rec.get("demographics") else None
     return await asyncio.to_thread(build_report, rec, attempts, n_boot=bootstrap, profiles=profiles)
 

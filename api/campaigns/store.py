@@ -420,17 +420,19 @@ class CampaignStore:
         """Append one entry to the answer log."""
         await self.redis.rpush(_key(cid, "log"), json.dumps(entry))
 
-    async def attempts(self, cid: str, without: tuple[str, ...] = ()) -> list[dict[str, Any]]:
-        """Every logged attempt, oldest first, leaving out the fields ``without`` (what a
-        caller does not need need not be held: e.g. the free-text ``reason``)."""
+    async def attempts(
+        self, cid: str, fields: tuple[str, ...] | None = None
+    ) -> list[dict[str, Any]]:
+        """Every logged attempt, oldest first; with ``fields``, only those of each (what a
+        caller does not read need not be held: the free text, the timestamps…)."""
         out: list[dict[str, Any]] = []
         start, step = 0, 10_000
         while True:
             chunk = await self.redis.lrange(_key(cid, "log"), start, start + step - 1)
             for x in chunk:
                 entry = json.loads(x)
-                for field in without:
-                    entry.pop(field, None)
+                if fields is not None:
+                    entry = {k: entry[k] for k in fields if k in entry}
                 out.append(entry)
             if len(chunk) < step:
                 return out

@@ -39,6 +39,11 @@ from eval.kit.stats.bootstrap import mean_ci
 from eval.leaderboards.board import build_leaderboard
 from eval.leaderboards.votes import Vote
 
+ATTEMPT_FIELDS = ("annotator", "item", "accepted", "validation", "correct", "fast", "seconds",
+                  "choice", "shown_left", "rating", "order")  # fmt: skip
+"""What :func:`build_report` reads of an attempt: a caller holding many attempts for it may
+keep only these."""
+
 
 def annotator_flags(
     record: Mapping[str, Any], attempts: Iterable[Mapping[str, Any]]
