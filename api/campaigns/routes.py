@@ -1,13 +1,17 @@
-"""Campaign routes (DESIGN §13): the admin's (``/v1/campaigns``, admin key) and the
-annotator's (``/v1/label/{token}``, authorised by the invitation token alone).
+"""Campaign routes (DESIGN §13): the admin's (``/v1/campaigns``, admin key), the
+annotator's (``/v1/label/{token}``, authorised by the invitation token alone) and the
+images' (``/v1/campaign-images/{id}/{key}``, no credential: the key is an HMAC nobody can
+derive). The annotator's hot routes also run on a lean path (:mod:`api.campaigns.fast`)
+through :func:`next_payload`, :func:`answer_payload` and :func:`image_parts`.
 
 Example::
 
     POST /v1/campaigns {"id": "c1", "kind": "pairwise", "criterion": "preference", "items": [...]}
     POST /v1/campaigns/c1/invitations {"count": 40}
     GET  /v1/label/<token>/next        → 200 {"task": {...}} | 204
+    GET  /v1/campaign-images/c1/<key>  → the image (ETag, Cache-Control: public, immutable)
     POST /v1/label/<token>/answers     {"task": "t…", "choice": "a"} → {"accepted", "penalty_s"}
-    GET  /v1/campaigns/c1/votes        → JSONL (``?format=csv`` for CSV)
+    GET  /v1/campaigns/c1/votes        → JSONL (``?format=csv`` for CSV), streamed
     GET  /v1/campaigns/c1/report
 """
 
