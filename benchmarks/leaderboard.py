@@ -100,10 +100,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--json", action="store_true")
     args = p.parse_args(argv)
     if min(args.votes, args.models - 1, args.prompts, args.bootstrap) < 1:
-        print(
-            "benchmarks.leaderboard: need votes, prompts, bootstrap >= 1 and models >= 2",
-            file=sys.stderr,
-        )
+        print("benchmarks.leaderboard: need votes, prompts, bootstrap >= 1 and models >= 2",
+              file=sys.stderr)
         return 2
     out = run_bench(
         n_votes=args.votes,

@@ -54,18 +54,11 @@ def write_export(folder: Path, n: int, prefix: str = "") -> Path:
     for k in range(n):
         when = (t0 + timedelta(seconds=k)).isoformat()
         if k % 4 == 0:
-            row = {
-                "id": f"p{k}",
-                "text": f"my prompt today: a {prefix}fox number {k}",
-                "author": "a",
-            }
+            row = {"id": f"p{k}", "text": f"my prompt today: a {prefix}fox number {k}",
+                   "author": "a"}
         elif k % 4 in (1, 2):
-            row = {
-                "id": f"p{k}",
-                "text": f"prompt reply {prefix}{k}: too yellow",
-                "author": "b",
-                "reply_to": f"p{k - k % 4}",
-            }
+            row = {"id": f"p{k}", "text": f"prompt reply {prefix}{k}: too yellow", "author": "b",
+                   "reply_to": f"p{k - k % 4}"}
         else:
             row = {"id": f"p{k}", "text": f"coffee break {k}", "author": "c"}
         lines.append(json.dumps({**row, "created_at": when}))
@@ -90,9 +83,8 @@ def main() -> None:
     from eval.evidence.pipeline import DEFAULT_LIMITS, Options, run_pipeline
     from judge.config import JudgeSettings
 
-    proc = subprocess.Popen(
-        [sys.executable, "-c", SERVE, str(args.latency)], stdout=subprocess.PIPE, text=True
-    )
+    proc = subprocess.Popen([sys.executable, "-c", SERVE, str(args.latency)],
+                            stdout=subprocess.PIPE, text=True)
     try:
         line = proc.stdout.readline().strip() if proc.stdout else ""
         if not line.startswith("READY "):
@@ -100,13 +92,8 @@ def main() -> None:
         base = line.removeprefix("READY ")
         with tempfile.TemporaryDirectory() as tmp:
             posts = write_export(Path(tmp), args.posts)
-            settings = JudgeSettings(
-                model="openai/bench",
-                api_base=base,
-                api_key="x",
-                llm_concurrency=args.concurrency,
-                max_tokens=1024,
-            )
+            settings = JudgeSettings(model="openai/bench", api_base=base, api_key="x",
+                                     llm_concurrency=args.concurrency, max_tokens=1024)
             limits = {k: args.concurrency for k in DEFAULT_LIMITS}
             warm = Options(out=Path(tmp) / "warm", progress=False, shift=False, limits=limits)
             warm_posts = write_export(Path(tmp) / "w", 8, prefix="w")
@@ -119,24 +106,15 @@ def main() -> None:
         proc.terminate()
         proc.wait(10)
     made = report["calls"]["made"]
-    print(
-        json.dumps(
-            {
-                "posts": args.posts,
-                "latency_s": args.latency,
-                "concurrency": args.concurrency,
-                "wall_s": round(wall, 2),
-                "wall_over_L": round(wall / args.latency, 1),
-                "calls": sum(made.values()),
-                "calls_per_post": report["calls"]["per_post"],
-                "calls_by_stage": {k: v for k, v in made.items() if v},
-                "ideal_wall_over_L": _ideal(made, args.concurrency),
-                "note": "timed after a warm-up run (imports, provider warm-up, plot backend)",
-                "stages": report["stages"],
-            },
-            indent=2,
-        )
-    )
+    print(json.dumps({
+        "posts": args.posts, "latency_s": args.latency, "concurrency": args.concurrency,
+        "wall_s": round(wall, 2), "wall_over_L": round(wall / args.latency, 1),
+        "calls": sum(made.values()), "calls_per_post": report["calls"]["per_post"],
+        "calls_by_stage": {k: v for k, v in made.items() if v},
+        "ideal_wall_over_L": _ideal(made, args.concurrency),
+        "note": "timed after a warm-up run (imports, provider warm-up, plot backend)",
+        "stages": report["stages"],
+    }, indent=2))
 
 
 if __name__ == "__main__":
