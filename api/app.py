@@ -20,6 +20,7 @@ from pydantic.json_schema import models_json_schema
 
 from api.campaigns import pages as campaign_pages
 from api.campaigns import routes as campaign_routes
+from api.campaigns.fast import LabelFast
 from api.core import errors
 from api.core.json_body import SafeJSONResponse
 from api.core.limits import BodyLimit
@@ -143,6 +144,7 @@ def create_app(settings: ServiceSettings | None = None) -> FastAPI:
     app.state.probe_budget = ProbeBudget()  # JUDGE_PROBE_*: bounds and budget of /v1/probes
     app.state.study_runs = app.state.settings.study_runs  # study runs for /ui/results
     errors.install(app)
+    app.add_middleware(LabelFast)  # the annotator's hot routes, inside every check below
     app.add_middleware(BodyLimit, max_bytes=app.state.settings.max_body_bytes)
     app.add_middleware(RequestGuard, settings=app.state.settings)  # outermost: runs first
 

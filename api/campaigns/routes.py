@@ -1,13 +1,17 @@
 """Campaign routes (docs/design.md#human-label-campaigns): the admin's (``/v1/campaigns``,
-admin key) and the annotator's (``/v1/label/{token}``, authorised by the invitation token alone).
+admin key), the annotator's (``/v1/label/{token}``, authorised by the invitation token alone)
+and the images' (``/v1/campaign-images/{id}/{key}``, no credential: the key is an HMAC nobody
+can derive). The annotator's hot routes also run on a lean path (:mod:`api.campaigns.fast`)
+through :func:`next_payload`, :func:`answer_payload` and :func:`image_parts`.
 
 Example::
 
     POST /v1/campaigns {"id": "c1", "kind": "pairwise", "criterion": "preference", "items": [...]}
     POST /v1/campaigns/c1/invitations {"count": 40}
     GET  /v1/label/<token>/next        → 200 {"task": {...}} | 204
+    GET  /v1/campaign-images/c1/<key>  → the image (ETag, Cache-Control: public, immutable)
     POST /v1/label/<token>/answers     {"task": "t…", "choice": "a"} → {"accepted", "penalty_s"}
-    GET  /v1/campaigns/c1/votes        → JSONL (``?format=csv`` for CSV)
+    GET  /v1/campaigns/c1/votes        → JSONL (``?format=csv`` for CSV), streamed
     GET  /v1/campaigns/c1/report
 """
 
@@ -21,11 +25,12 @@ import time
 from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, HTTPException, Query, Request
-from fastapi.responses import Response
+from fastapi.responses import Response, StreamingResponse
 from pydantic import BaseModel, ConfigDict, Field
 
 from api.campaigns.serving import Ended, Limited, answer, next_task, public_task
 from api.campaigns.store import CampaignStore, Limits
+from api.campaigns.streams import attempt_lines, excluded_annotators, table_parts
 from api.campaigns.translations import Translations
 from api.core.deps import AdminKeyDep, app_store
 from api.core.errors import ERROR_RESPONSES, error_body
@@ -33,14 +38,10 @@ from api.core.limits import client_address
 from api.core.secret_throttle import check_secret
 from eval.campaigns.demographics import Profile
 from eval.campaigns.exports import (
-    RATING_FIELDS,
-    VOTE_FIELDS,
     edit_ratings_lines,
     rating_rows,
-    to_csv,
     to_jsonl,
 )
-from eval.campaigns.exports import vote_rows as make_vote_rows
 from eval.campaigns.ingest import ingest
 from eval.campaigns.models import (
     CAMPAIGN_ID,
@@ -50,7 +51,7 @@ from eval.campaigns.models import (
     Invitations,
     Revocation,
 )
-from eval.campaigns.report import annotator_flags, build_report
+from eval.campaigns.report import ATTEMPT_FIELDS, annotator_flags, build_report
 from judge.errors import InputError
 
 router = APIRouter(tags=["campaigns"], responses=ERROR_RESPONSES)
@@ -270,31 +271,28 @@ async def release_reservations(
     return {"id": cid, "released": released}
 
 
-def _table(rows: list[dict[str, Any]], fields: tuple[str, ...], fmt: str) -> Response:
-    if fmt == "csv":
-        return Response(to_csv(rows, fields).encode(), media_type="text/csv; charset=utf-8")
-    return Response(to_jsonl(rows).encode(), media_type="application/x-ndjson; charset=utf-8")
+MEDIA = {"csv": "text/csv; charset=utf-8", "jsonl": "application/x-ndjson; charset=utf-8"}
 
 
-async def _attempts_and_flags(request: Request, rec: dict[str, Any]) -> tuple[list[dict], set[str]]:
-    attempts = await store_of(request).attempts(rec["id"])
-    people = await asyncio.to_thread(annotator_flags, rec, attempts)
-    return attempts, {a for a, p in people.items() if p["flagged"]}
+async def _streamed(request: Request, rec: dict[str, Any], fmt: str) -> StreamingResponse:
+    """The votes or ratings of ``rec``, streamed from the log (:mod:`api.campaigns.streams`)."""
+    store = store_of(request)
+    excluded = await excluded_annotators(store, rec)
+    return StreamingResponse(table_parts(store, rec, excluded, fmt), media_type=MEDIA[fmt])
 
 
 @router.get("/v1/campaigns/{cid}/votes", response_class=Response)
 async def export_votes(
     cid: str, request: Request, _: AdminKeyDep, format: Annotated[Format, Query()] = "jsonl"
 ) -> Response:
-    """Votes (rankings as pairwise votes), excluded ones flagged; never validation tasks."""
+    """Votes (rankings as pairwise votes), excluded ones flagged; never validation tasks.
+    Streamed: memory does not grow with the number of votes."""
     rec = await campaign_or_404(request, cid)
     if rec["kind"] == "rating":
         raise InputError(
             "id", f"campaign {cid!r} collects ratings: use /v1/campaigns/{cid}/ratings"
         )
-    attempts, excluded = await _attempts_and_flags(request, rec)
-    rows = await asyncio.to_thread(make_vote_rows, rec, attempts, excluded)
-    return _table(rows, VOTE_FIELDS, format)
+    return await _streamed(request, rec, format)
 
 
 @router.get("/v1/campaigns/{cid}/ratings", response_class=Response)
@@ -304,22 +302,25 @@ async def export_ratings(
     _: AdminKeyDep,
     format: Annotated[Literal["jsonl", "csv", "edit-ratings"], Query()] = "jsonl",
 ) -> Response:
-    """Ratings, one per line (``edit-ratings``: kept ratings of edits grouped per item)."""
+    """Ratings, one per line, streamed (``edit-ratings``: kept ratings of edits grouped per
+    item)."""
     rec = await campaign_or_404(request, cid)
     if rec["kind"] != "rating":
         raise InputError("id", f"campaign {cid!r} collects {rec['kind']} answers: use /votes")
-    attempts, excluded = await _attempts_and_flags(request, rec)
+    if format != "edit-ratings":
+        return await _streamed(request, rec, format)
+    attempts = await store_of(request).attempts(rec["id"])
+    people = await asyncio.to_thread(annotator_flags, rec, attempts)
+    excluded = {a for a, p in people.items() if p["flagged"]}
     rows = await asyncio.to_thread(rating_rows, rec, attempts, excluded)
-    if format == "edit-ratings":
-        return _table(edit_ratings_lines(rows), (), "jsonl")
-    return _table(rows, RATING_FIELDS, format)
+    return Response(to_jsonl(edit_ratings_lines(rows)).encode(), media_type=MEDIA["jsonl"])
 
 
 @router.get("/v1/campaigns/{cid}/attempts", response_class=Response)
 async def export_attempts(cid: str, request: Request, _: AdminKeyDep) -> Response:
-    """Everything annotators sent, accepted or not, oldest first (JSONL)."""
+    """Everything annotators sent, accepted or not, oldest first (JSONL, streamed)."""
     await campaign_or_404(request, cid)
-    return _table(await store_of(request).attempts(cid), (), "jsonl")
+    return StreamingResponse(attempt_lines(store_of(request), cid), media_type=MEDIA["jsonl"])
 
 
 @router.get("/v1/campaigns/{cid}/report")
@@ -331,36 +332,51 @@ async def report(
 ) -> dict[str, Any]:
     """Progress, exclusions and why, α, agreement, leaderboard, judge agreement."""
     rec = await campaign_or_404(request, cid)
-    attempts = await store_of(request).attempts(cid)
+    attempts = await store_of(request).attempts(cid, fields=ATTEMPT_FIELDS)
     profiles = await store_of(request).profiles(cid) if rec.get("demographics") else None
     return await asyncio.to_thread(build_report, rec, attempts, n_boot=bootstrap, profiles=profiles)
 
 
-async def _image(request: Request, cid: str, key: str) -> Response:
-    """An image by its key: immutable content, so a strong ``ETag`` (the key), a year of
-    ``Cache-Control`` and ``304`` when the client already has it (no read at all)."""
-    if not _IMAGE.fullmatch(key):
-        raise HTTPException(404, error_body("not_found", "no such image in this campaign", "image"))
+NO_IMAGE = error_body("not_found", "no such image in this campaign", "image")
+
+
+async def image_parts(
+    request: Request, cid: str, key: str, public: bool = False
+) -> tuple[int, dict[str, str], bytes]:
+    """``(status, headers, body)`` of an image by its key: immutable content, so a strong
+    ``ETag`` (the key), a year of ``Cache-Control`` (``public`` when the URL carries no
+    credential) and ``304`` when the client already has it (no read at all); 404 with
+    :data:`NO_IMAGE` when the campaign has no such image."""
+    if not (_IMAGE.fullmatch(key) and _ID.fullmatch(cid)):
+        return 404, {}, b""
     headers = {
         "ETag": f'"{key}"',
-        "Cache-Control": "private, max-age=31536000, immutable",
+        "Cache-Control": f"{'public' if public else 'private'}, max-age=31536000, immutable",
         "X-Content-Type-Options": "nosniff",
     }
     tags = request.headers.get("if-none-match", "")
     matches = f'"{key}"' in tags or tags.strip() == "*"
     if matches and await store_of(request).image_exists(cid, key):
-        return Response(status_code=304, headers=headers)
+        return 304, headers, b""
     got = await store_of(request).image(cid, key)
     if got is None:
-        raise HTTPException(404, error_body("not_found", "no such image in this campaign", "image"))
-    return Response(got[0], media_type=got[1], headers=headers)
+        return 404, {}, b""
+    return 200, {**headers, "Content-Type": got[1]}, got[0]
+
+
+async def image_response(request: Request, cid: str, key: str, public: bool = False) -> Response:
+    """:func:`image_parts` as a response."""
+    status, headers, data = await image_parts(request, cid, key, public)
+    if status == 404:
+        raise HTTPException(404, NO_IMAGE)
+    return Response(data, status_code=status, headers=headers)
 
 
 @router.get("/v1/campaigns/{cid}/images/{key}", response_class=Response)
 async def admin_image(cid: str, key: str, request: Request, _: AdminKeyDep) -> Response:
     """One of the campaign's images (exports name them ``images/<key>.<ext>``)."""
     await campaign_or_404(request, cid)
-    return await _image(request, cid, key)
+    return await image_response(request, cid, key)
 
 
 def _limits(request: Request) -> Limits:
@@ -386,31 +402,59 @@ def translations_of(request: Request) -> Translations:
     return app_store(request, "campaign_translations", lambda r: Translations(r, judge))
 
 
-@router.get("/v1/label/{token}/next", responses={204: {"description": "nothing left"}})
-async def label_next(
-    token: str,
-    request: Request,
-    lang: Annotated[str | None, Query(pattern=r"^[a-z]{2,3}(_[A-Z]{2})?$")] = None,
-) -> Response:
-    """The annotator's current or next task; 204 when there is nothing left. With ``lang``
-    and a campaign that translates prompts, ``prompt`` is in that language once translated
-    (``prompt_original`` keeps the original, ``prompt_language`` says which is shown)."""
-    rec, who = await invitation_or_404(request, token)
+LANG = re.compile(r"^[a-z]{2,3}(_[A-Z]{2})?$")
+
+
+def image_url(cid: str, key: str) -> str:
+    """The token-free URL of a campaign image (the same shape for item and validation
+    images: the key is an HMAC nobody outside the service can derive)."""
+    return f"/v1/campaign-images/{cid}/{key}"
+
+
+async def next_payload(
+    request: Request, rec: dict[str, Any], who: str, token: str, lang: str | None
+) -> dict[str, Any] | None:
+    """The body of ``GET /v1/label/{token}/next`` (None: nothing left), shared by the route
+    and the lean path (:mod:`api.campaigns.fast`); :class:`HTTPException` when refused."""
     try:
         task = await next_task(store_of(request), rec, who, token=token, limits=_limits(request))
     except (Ended, Limited) as exc:
         raise _refusal(exc) from None
     if task is None:
+        return None
+    cid = rec["id"]
+    shown = public_task(rec, task, lambda key: image_url(cid, key))
+    if lang:
+        await translations_of(request).localise(rec, shown, lang)
+    return {"task": shown}
+
+
+async def answer_payload(
+    request: Request, rec: dict[str, Any], who: str, token: str, body: Answer
+) -> dict[str, Any]:
+    """The body of ``POST /v1/label/{token}/answers``, shared as :func:`next_payload` is."""
+    try:
+        return await answer(store_of(request), rec, who, body, token=token, limits=_limits(request))
+    except (Ended, Limited) as exc:
+        raise _refusal(exc) from None
+
+
+@router.get("/v1/label/{token}/next", responses={204: {"description": "nothing left"}})
+async def label_next(
+    token: str,
+    request: Request,
+    lang: Annotated[str | None, Query(pattern=LANG.pattern)] = None,
+) -> Response:
+    """The annotator's current or next task; 204 when there is nothing left. With ``lang``
+    and a campaign that translates its texts, ``prompt``, ``question`` and ``anchors`` are
+    in that language once translated (``prompt_original``, ``question_original`` and
+    ``anchors_original`` keep the originals, ``prompt_language`` says which is shown)."""
+    rec, who = await invitation_or_404(request, token)
+    payload = await next_payload(request, rec, who, token, lang)
+    if payload is None:
         return Response(status_code=204)
-    shown = public_task(rec, task, lambda key: f"/v1/label/{token}/images/{key}")
-    if shown.get("prompt") and lang:
-        text, shown_in = await translations_of(request).shown(rec, shown["prompt"], lang)
-        if text != shown["prompt"]:
-            shown["prompt_original"] = shown["prompt"]
-            shown["prompt"] = text
-        shown["prompt_language"] = shown_in
     return Response(
-        json.dumps({"task": shown}),
+        json.dumps(payload),
         media_type="application/json",
         headers={"Cache-Control": "no-store"},
     )
@@ -420,10 +464,7 @@ async def label_next(
 async def label_answer(token: str, body: Answer, request: Request) -> dict[str, Any]:
     """One answer to the pending task: ``{"accepted", "penalty_s"}``."""
     rec, who = await invitation_or_404(request, token)
-    try:
-        return await answer(store_of(request), rec, who, body, token=token, limits=_limits(request))
-    except (Ended, Limited) as exc:
-        raise _refusal(exc) from None
+    return await answer_payload(request, rec, who, token, body)
 
 
 @router.post("/v1/label/{token}/profile", status_code=204, response_class=Response)
@@ -439,6 +480,15 @@ async def label_profile(token: str, body: Profile, request: Request) -> Response
 
 @router.get("/v1/label/{token}/images/{key}", response_class=Response)
 async def label_image(token: str, key: str, request: Request) -> Response:
-    """An image of the invitation's campaign."""
+    """An image of the invitation's campaign (links served before the token-free
+    ``/v1/campaign-images/…`` URLs)."""
     rec, _ = await invitation_or_404(request, token)
-    return await _image(request, rec["id"], key)
+    return await image_response(request, rec["id"], key)
+
+
+@router.get("/v1/campaign-images/{cid}/{key}", response_class=Response)
+async def campaign_image(cid: str, key: str, request: Request) -> Response:
+    """An image of a campaign, without a credential: its key is an HMAC under the campaign's
+    secret, so only someone the service showed it to knows the URL. The same URL for every
+    annotator, ``Cache-Control: public``: a CDN in front of the service can share it."""
+    return await image_response(request, cid, key, public=True)

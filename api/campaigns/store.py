@@ -140,6 +140,7 @@ class CampaignStore:
                 return None
             rec = json.loads(raw)
             rec["_by_id"] = {i["id"]: i for i in rec["items"]}
+            rec["_validation"] = sorted(i["id"] for i in rec["items"] if i.get("validation"))
             await self._migrate(cid)
             rec = self._records.setdefault(cid, rec)
         status = self._status.get(cid)
@@ -419,13 +420,28 @@ class CampaignStore:
         """Append one entry to the answer log."""
         await self.redis.rpush(_key(cid, "log"), json.dumps(entry))
 
-    async def attempts(self, cid: str) -> list[dict[str, Any]]:
-        """Every logged attempt, oldest first."""
+    async def attempts(
+        self, cid: str, fields: tuple[str, ...] | None = None
+    ) -> list[dict[str, Any]]:
+        """Every logged attempt, oldest first; with ``fields``, only those of each (what a
+        caller does not read need not be held: the free text, the timestamps…)."""
         out: list[dict[str, Any]] = []
         start, step = 0, 10_000
         while True:
             chunk = await self.redis.lrange(_key(cid, "log"), start, start + step - 1)
-            out += [json.loads(x) for x in chunk]
+            for x in chunk:
+                entry = json.loads(x)
+                if fields is not None:
+                    entry = {k: entry[k] for k in fields if k in entry}
+                out.append(entry)
             if len(chunk) < step:
                 return out
             start += step
+
+    async def log_length(self, cid: str) -> int:
+        """How many attempts the log holds."""
+        return int(await self.redis.llen(_key(cid, "log")))
+
+    async def log_slice(self, cid: str, first: int, last: int) -> list[bytes]:
+        """Log entries ``first``..``last`` (inclusive) as stored (JSON bytes)."""
+        return list(await self.redis.lrange(_key(cid, "log"), first, last))

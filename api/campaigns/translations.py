@@ -1,17 +1,19 @@
-"""Prompts in the annotator's language: translated once per prompt and language by the
-configured model, in the background, and kept in Redis (``judge:campaign:<id>:tr:<lang>``,
-hash prompt key → text).
+"""What an annotator reads, in their language: a task's prompt and the card's question and
+scale labels (anchors), each translated once per text and language by the configured model,
+in the background, and kept in Redis (``judge:campaign:<id>:tr:<lang>``, hash text key →
+text; card texts' keys start with ``c``).
 
-``next`` asks :meth:`Translations.shown` for the prompt in the page's language: the stored
-translation when there is one (also remembered in the process), else the original — and a
-translation starts in the background (one per prompt and language across processes: a Redis
-lock), so a later task with that prompt shows it translated. A failed translation is logged
-and tried again after the lock's minute. The model sees the prompt only inside a data block
-(:mod:`eval.campaigns.translate`).
+``next`` asks :meth:`Translations.localise` to put a task in the page's language: each text
+with a stored translation (also remembered in the process) is replaced and its original
+kept beside it (``prompt_original``, ``question_original``, ``anchors_original``); a text
+without one is shown as written and its translation starts in the background (one per text
+and language across processes: a Redis lock), so a later task shows it translated. A failed
+translation is logged and tried again after the lock's minute. The model sees a text only
+inside a data block (:mod:`eval.campaigns.translate`).
 
 Example::
 
-    text, lang = await translations.shown(record, "Ein Drachen", "de")
+    await translations.localise(record, shown_task, "de")  # shown_task changed in place
 """
 
 from __future__ import annotations
@@ -31,8 +33,13 @@ log = logging.getLogger("judge.api")
 LOCK_S = 60
 
 
+def text_key(text: str, what: str) -> str:
+    """The cache key of a text of kind ``what`` (a prompt keeps its plain key)."""
+    return prompt_key(text) if what == "prompt" else "c" + prompt_key(text)
+
+
 class Translations:
-    """Translated prompts of every campaign, for one service process."""
+    """Translated texts of every campaign, for one service process."""
 
     def __init__(self, redis: aredis.Redis, judge: Any):
         self.redis = redis
@@ -40,34 +47,74 @@ class Translations:
         self._known: dict[tuple[str, str, str], str] = {}
         self._running: set[asyncio.Task] = set()
 
-    async def shown(self, record: dict[str, Any], prompt: str, lang: str) -> tuple[str, str]:
-        """``(text, language)`` of ``prompt`` as the annotator should see it now."""
-        source = record.get("prompt_language") or "en"
-        if not record.get("translate_prompts") or lang == source:
-            return prompt, source
-        cid, key = record["id"], prompt_key(prompt)
-        text = self._known.get((cid, lang, key))
-        if text is None:
-            raw = await self.redis.hget(f"{PREFIX}{cid}:tr:{lang}", key)
-            if raw is not None:
-                text = self._known[(cid, lang, key)] = raw.decode()
-        if text is not None:
-            return text, lang
-        lock = f"{PREFIX}{cid}:trlock:{lang}:{key}"
-        if await self.redis.set(lock, b"1", nx=True, ex=LOCK_S):
-            task = asyncio.create_task(self._translate(cid, prompt, lang, key))
-            self._running.add(task)
-            task.add_done_callback(self._running.discard)
-        return prompt, source
+    @staticmethod
+    def source(record: dict[str, Any]) -> str:
+        return record.get("prompt_language") or "en"
 
-    async def _translate(self, cid: str, prompt: str, lang: str, key: str) -> None:
+    async def localise(self, record: dict[str, Any], task: dict[str, Any], lang: str) -> None:
+        """Put the public ``task`` in ``lang`` where translations exist (in place): its
+        ``prompt``, ``question`` and ``anchors``, the originals kept; ``prompt_language``
+        says which language the prompt is shown in (when the task has a prompt)."""
+        source = self.source(record)
+        translating = bool(record.get("translate_prompts")) and lang != source
+        texts: list[tuple[str, str]] = []
+        if translating:
+            if task.get("prompt"):
+                texts.append((task["prompt"], "prompt"))
+            texts.append((task["question"], "card"))
+            texts += [(v, "card") for v in (task.get("anchors") or {}).values()]
+        got = await self._lookup(record, texts, lang) if texts else {}
+        if task.get("prompt"):
+            text = got.get(task["prompt"])
+            if text is not None:
+                task["prompt_original"], task["prompt"] = task["prompt"], text
+            task["prompt_language"] = lang if text is not None else source
+        question = got.get(task["question"])
+        if question is not None:
+            task["question_original"], task["question"] = task["question"], question
+        anchors = task.get("anchors") or {}
+        if any(v in got for v in anchors.values()):
+            task["anchors_original"] = anchors
+            task["anchors"] = {k: got.get(v, v) for k, v in anchors.items()}
+
+    async def _lookup(
+        self, record: dict[str, Any], texts: list[tuple[str, str]], lang: str
+    ) -> dict[str, str]:
+        """``{original: translation}`` of the ``(text, kind)`` pairs translated so far (one
+        Redis read for those this process does not hold); the others start translating."""
+        cid = record["id"]
+        out: dict[str, str] = {}
+        missing: list[tuple[str, str, str]] = []
+        for text, what in texts:
+            key = text_key(text, what)
+            known = self._known.get((cid, lang, key))
+            if known is not None:
+                out[text] = known
+            else:
+                missing.append((text, what, key))
+        if not missing:
+            return out
+        stored = await self.redis.hmget(f"{PREFIX}{cid}:tr:{lang}", [k for _, _, k in missing])
+        for (text, what, key), raw in zip(missing, stored, strict=True):
+            if raw is not None:
+                out[text] = self._known[(cid, lang, key)] = raw.decode()
+                continue
+            lock = f"{PREFIX}{cid}:trlock:{lang}:{key}"
+            if await self.redis.set(lock, b"1", nx=True, ex=LOCK_S):
+                task = asyncio.create_task(self._translate(cid, text, lang, key, what))
+                self._running.add(task)
+                task.add_done_callback(self._running.discard)
+        return out
+
+    async def _translate(self, cid: str, text: str, lang: str, key: str, what: str) -> None:
         name = dict(languages()).get(lang, lang)
         settings = self.judge.settings
         client = self.judge.gateway.client(settings.model, UsageMeter())
         try:
-            text = await translate(client, prompt, name)
+            done = await translate(client, text, name, what)
         except Exception as exc:  # a failed call leaves the original; tried again later
-            log.warning("campaign %s: translating a prompt into %s failed: %s", cid, lang, exc)
+            log.warning("campaign %s: translating a %s text into %s failed: %s",
+                        cid, what, lang, exc)  # fmt: skip
             return
-        await self.redis.hset(f"{PREFIX}{cid}:tr:{lang}", key, text)
-        self._known[(cid, lang, key)] = text
+        await self.redis.hset(f"{PREFIX}{cid}:tr:{lang}", key, done)
+        self._known[(cid, lang, key)] = done

@@ -82,11 +82,42 @@ def image_path(record: Mapping[str, Any], key: str | None) -> str | None:
 
 
 def _items(record: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
-    return {i["id"]: i for i in record["items"]}
+    cached = record.get("_by_id")  # a record the service holds carries its index
+    return cached if cached is not None else {i["id"]: i for i in record["items"]}
 
 
 def _kept_answers(answers: Iterable[Mapping[str, Any]]) -> Iterable[Mapping[str, Any]]:
     return (a for a in answers if a.get("accepted") and not a.get("validation"))
+
+
+def _vote(
+    item: Mapping[str, Any],
+    record: Mapping[str, Any],
+    ans: Mapping[str, Any],
+    pair: tuple[str, str, str, str | None, str | None],
+    shown_left: str | None,
+    excluded: set[str],
+) -> dict[str, Any]:
+    """One vote row, its keys in :data:`VOTE_FIELDS` order. ``pair``: model a, model b,
+    winner, image a, image b."""
+    return {
+        "prompt_id": item["id"],
+        "model_a": pair[0],
+        "model_b": pair[1],
+        "winner": pair[2],
+        "criterion": record["criterion"],
+        "annotator": ans["annotator"],
+        "shown_left": shown_left,
+        "seconds": ans.get("seconds"),
+        "excluded": ans["annotator"] in excluded,
+        "item": item["id"],
+        "prompt": item.get("prompt") or "",
+        "image_a": pair[3],
+        "image_b": pair[4],
+        "at": ans.get("at"),
+        "lang": ans.get("lang"),
+        "prompt_language": ans.get("prompt_language"),
+    }
 
 
 def vote_rows(
@@ -99,46 +130,19 @@ def vote_rows(
         item = items.get(ans["item"])
         if item is None:
             continue
-        base = {
-            "prompt_id": item["id"],
-            "criterion": record["criterion"],
-            "annotator": ans["annotator"],
-            "seconds": ans.get("seconds"),
-            "excluded": ans["annotator"] in excluded,
-            "item": item["id"],
-            "prompt": item.get("prompt") or "",
-            "at": ans.get("at"),
-            "lang": ans.get("lang"),
-            "prompt_language": ans.get("prompt_language"),
-        }
         if record["kind"] == "pairwise":
-            out.append(
-                {
-                    **base,
-                    "model_a": item["a"]["model"],
-                    "model_b": item["b"]["model"],
-                    "winner": ans["choice"],
-                    "shown_left": ans.get("shown_left"),
-                    "image_a": image_path(record, item["a"]["image"]),
-                    "image_b": image_path(record, item["b"]["image"]),
-                }
-            )
-        else:
-            image_of = {o["model"]: o["image"] for o in item["outputs"]}
-            for better, worse in itertools.combinations(ans["order"], 2):
-                a, b = sorted((better, worse))
-                out.append(
-                    {
-                        **base,
-                        "model_a": a,
-                        "model_b": b,
-                        "winner": "a" if better == a else "b",
-                        "shown_left": None,
-                        "image_a": image_path(record, image_of[a]),
-                        "image_b": image_path(record, image_of[b]),
-                    }
-                )
-    return [{k: row.get(k) for k in VOTE_FIELDS} for row in out]
+            a, b = item["a"], item["b"]
+            pair = (a["model"], b["model"], ans["choice"], image_path(record, a["image"]),
+                    image_path(record, b["image"]))  # fmt: skip
+            out.append(_vote(item, record, ans, pair, ans.get("shown_left"), excluded))
+            continue
+        image_of = {o["model"]: o["image"] for o in item["outputs"]}
+        for better, worse in itertools.combinations(ans["order"], 2):
+            m_a, m_b = sorted((better, worse))
+            pair = (m_a, m_b, "a" if better == m_a else "b", image_path(record, image_of[m_a]),
+                    image_path(record, image_of[m_b]))  # fmt: skip
+            out.append(_vote(item, record, ans, pair, None, excluded))
+    return out
 
 
 def rating_rows(
@@ -219,13 +223,15 @@ def cell(value: Any) -> Any:
     return value
 
 
-def to_csv(rows: list[Mapping[str, Any]], fields: Iterable[str]) -> str:
-    """A CSV table with a header, every cell through :func:`cell`."""
+def to_csv(rows: Iterable[Mapping[str, Any]], fields: Iterable[str], header: bool = True) -> str:
+    """A CSV table (with its header unless ``header`` is False: a later part of a streamed
+    table), every cell through :func:`cell`."""
+    names = list(fields)
     buf = io.StringIO()
-    writer = csv.DictWriter(buf, fieldnames=list(fields), extrasaction="ignore")
-    writer.writeheader()
-    for r in rows:
-        writer.writerow({k: cell(v) for k, v in r.items()})
+    writer = csv.writer(buf)
+    if header:
+        writer.writerow(names)
+    writer.writerows([cell(r.get(k)) for k in names] for r in rows)
     return buf.getvalue()
 
 

@@ -31,6 +31,7 @@ Example:
 from __future__ import annotations
 
 import statistics
+from array import array
 from collections import defaultdict
 from collections.abc import Iterable, Mapping
 from typing import Any
@@ -40,36 +41,81 @@ from scipy.stats import spearmanr
 from eval.campaigns.models import QualityBars
 
 
-def _annotator_stats(rows: list[dict[str, Any]], kind: str) -> dict[str, Any]:
-    accepted = [r for r in rows if r.get("accepted")]
-    val = [r for r in accepted if r.get("validation")]
-    right = sum(1 for r in val if r.get("correct"))
-    sides = [r for r in accepted if kind == "pairwise" and r.get("choice") and r.get("shown_left")]
-    left = sum(1 for r in sides if r["choice"] == r["shown_left"])
-    seconds = [float(r["seconds"]) for r in accepted if r.get("seconds") is not None]
-    return {
-        "answers": sum(1 for r in accepted if not r.get("validation")),
-        "attempts": len(rows),
-        "validation_answers": len(val),
-        "validation_accuracy": round(right / len(val), 4) if val else None,
-        "median_seconds": round(statistics.median(seconds), 3) if seconds else None,
-        "fast_share": round(sum(1 for r in rows if r.get("fast")) / len(rows), 4) if rows else 0.0,
-        "left_share": round(left / len(sides), 4) if sides else None,
-        "_right": right,
-        "_sides": len(sides),
-    }
+class _Tally:
+    """One annotator's running figures: what :func:`assess` needs from their attempts,
+    without keeping the attempts (only the accepted answers' seconds, for the median)."""
+
+    def __init__(self) -> None:
+        self.attempts = self.fast = self.answers = self.val = self.right = 0
+        self.sides = self.left = 0
+        self.seconds = array("d")
+
+    def add(self, r: Mapping[str, Any], kind: str) -> None:
+        self.attempts += 1
+        self.fast += bool(r.get("fast"))
+        if not r.get("accepted"):
+            return
+        if r.get("validation"):
+            self.val += 1
+            self.right += bool(r.get("correct"))
+        else:
+            self.answers += 1
+        if kind == "pairwise" and r.get("choice") and r.get("shown_left"):
+            self.sides += 1
+            self.left += r["choice"] == r["shown_left"]
+        if r.get("seconds") is not None:
+            self.seconds.append(float(r["seconds"]))
+
+    def stats(self) -> dict[str, Any]:
+        return {
+            "answers": self.answers,
+            "attempts": self.attempts,
+            "validation_answers": self.val,
+            "validation_accuracy": round(self.right / self.val, 4) if self.val else None,
+            "median_seconds": round(statistics.median(self.seconds), 3) if self.seconds else None,
+            "fast_share": round(self.fast / self.attempts, 4) if self.attempts else 0.0,
+            "left_share": round(self.left / self.sides, 4) if self.sides else None,
+            "_right": self.right,
+            "_sides": self.sides,
+        }
 
 
 def assess(
     attempts: Iterable[Mapping[str, Any]], kind: str, bars: QualityBars
 ) -> dict[str, dict[str, Any]]:
     """``{annotator: {figures..., "flagged", "reasons"}}`` from every attempt."""
-    by: dict[str, list[dict[str, Any]]] = defaultdict(list)
-    for r in attempts:
-        by[str(r["annotator"])].append(dict(r))
-    out: dict[str, dict[str, Any]] = {}
-    for who, rows in sorted(by.items()):
-        s = _annotator_stats(rows, kind)
+    assessor = Assessor(kind, bars)
+    assessor.add(attempts)
+    return assessor.result()
+
+
+class Assessor:
+    """:func:`assess` over attempts that arrive in parts (a log read in chunks): each part
+    is folded into per-annotator tallies and not kept.
+
+    Example::
+
+        assessor = Assessor("pairwise", QualityBars())
+        for chunk in chunks:
+            assessor.add(chunk)
+        people = assessor.result()
+    """
+
+    def __init__(self, kind: str, bars: QualityBars):
+        self.kind, self.bars = kind, bars
+        self.by: dict[str, _Tally] = defaultdict(_Tally)
+
+    def add(self, attempts: Iterable[Mapping[str, Any]]) -> None:
+        for r in attempts:
+            self.by[str(r["annotator"])].add(r, self.kind)
+
+    def result(self) -> dict[str, dict[str, Any]]:
+        """``{annotator: {figures..., "flagged", "reasons"}}`` of the attempts so far."""
+        return {who: self._judged(who, tally) for who, tally in sorted(self.by.items())}
+
+    def _judged(self, who: str, tally: _Tally) -> dict[str, Any]:
+        bars = self.bars
+        s = tally.stats()
         reasons: list[str] = []
         acc, n_val = s["validation_accuracy"], s["validation_answers"]
         if (
@@ -96,8 +142,7 @@ def assess(
                     f"answers (bar {bars.max_side_share:.0%})"
                 )
         s = {k: v for k, v in s.items() if not k.startswith("_")}
-        out[who] = {"id": who, **s, "flagged": bool(reasons), "reasons": reasons}
-    return out
+        return {"id": who, **s, "flagged": bool(reasons), "reasons": reasons}
 
 
 def consensus_exclusions(

@@ -24,7 +24,7 @@ Example::
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -34,24 +34,62 @@ from eval.campaigns.demographics import section
 from eval.campaigns.exports import rating_rows, rating_units, vote_rows, vote_units
 from eval.campaigns.hybrid_report import hybrid_section
 from eval.campaigns.models import QualityBars
-from eval.campaigns.qc import apply_consensus, assess, consensus_exclusions
+from eval.campaigns.qc import Assessor, apply_consensus, consensus_exclusions
 from eval.campaigns.validation import by_source
 from eval.kit.stats.bootstrap import mean_ci
 from eval.leaderboards.board import build_leaderboard
 from eval.leaderboards.votes import Vote
 
+ATTEMPT_FIELDS = ("annotator", "item", "accepted", "validation", "correct", "fast", "seconds",
+                  "choice", "shown_left", "rating", "order")  # fmt: skip
+"""What :func:`build_report` reads of an attempt: a caller holding many attempts for it may
+keep only these."""
+
 
 def annotator_flags(
-    record: Mapping[str, Any], attempts: Sequence[Mapping[str, Any]]
+    record: Mapping[str, Any], attempts: Iterable[Mapping[str, Any]]
 ) -> dict[str, dict[str, Any]]:
     """QC of every annotator, the consensus rule included for rating campaigns."""
-    bars = QualityBars.model_validate(record.get("qc") or {})
-    people = assess(attempts, record["kind"], bars)
-    if record["kind"] == "rating":
-        flagged = {a for a, p in people.items() if p["flagged"]}
-        rows = [a for a in attempts if a.get("accepted") and not a.get("validation")]
-        apply_consensus(people, consensus_exclusions(rows, bars, flagged), bars.min_consensus_r)
-    return people
+    flags = Flags(record)
+    flags.add(attempts)
+    return flags.result()
+
+
+class Flags:
+    """:func:`annotator_flags` over attempts that arrive in parts: only what the rules need
+    is kept (per-annotator tallies; for ratings, each kept rating's item, rater and value).
+
+    Example::
+
+        flags = Flags(record)
+        for chunk in chunks:
+            flags.add(chunk)
+        people = flags.result()
+    """
+
+    def __init__(self, record: Mapping[str, Any]):
+        self.bars = QualityBars.model_validate(record.get("qc") or {})
+        self.rating = record["kind"] == "rating"
+        self.assessor = Assessor(record["kind"], self.bars)
+        self.ratings: list[dict[str, Any]] = []
+
+    def add(self, attempts: Iterable[Mapping[str, Any]]) -> None:
+        chunk = attempts if isinstance(attempts, Sequence) else list(attempts)
+        self.assessor.add(chunk)
+        if self.rating:
+            self.ratings += [
+                {"annotator": a["annotator"], "item": a["item"], "rating": a["rating"]}
+                for a in chunk
+                if a.get("accepted") and not a.get("validation")
+            ]
+
+    def result(self) -> dict[str, dict[str, Any]]:
+        people = self.assessor.result()
+        if self.rating:
+            flagged = {a for a, p in people.items() if p["flagged"]}
+            found = consensus_exclusions(self.ratings, self.bars, flagged)
+            apply_consensus(people, found, self.bars.min_consensus_r)
+        return people
 
 
 def _rating_board(rows: list[dict[str, Any]], n_boot: int, seed: int) -> dict[str, Any]:

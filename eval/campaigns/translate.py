@@ -1,13 +1,16 @@
-"""The optional translation of a task's prompt into the annotator's language, through the
-configured model.
+"""The optional translation of what an annotator reads into their language, through the
+configured model: a task's prompt (``what="prompt"``) and the card's question and scale
+labels (``what="card"``).
 
-The prompt travels only inside a data block (:func:`skills.rendering.data_block`): the system
-message (``prompts/translate.md``) says it is text to translate, never an instruction. The
-answer is a :class:`Translation`; callers keep it once per prompt and language.
+The text travels only inside a data block (:func:`skills.rendering.data_block`, ``PROMPT``
+or ``CARD``): the system message (``prompts/translate.md``, ``prompts/translate_card.md``)
+says it is text to translate, never an instruction. The answer is a :class:`Translation`;
+callers keep it once per text and language.
 
 Example::
 
     text = await translate(client, "a red kite over a calm sea", "Deutsch")
+    question = await translate(client, "Which image is better?", "Deutsch", what="card")
 """
 
 from __future__ import annotations
@@ -32,16 +35,21 @@ class Translation(BaseModel):
     text: str = Field(min_length=1, max_length=8_000)
 
 
-@lru_cache(maxsize=1)
-def _system() -> Template:
-    return Template((PROMPTS / "translate.md").read_text(encoding="utf-8"))
+SYSTEMS = {"prompt": "translate.md", "card": "translate_card.md"}
+"""The system message of each kind of text (files under ``prompts/``)."""
 
 
-def messages(prompt: str, language: str) -> list[dict[str, str]]:
-    """The chat messages asking for ``prompt`` in ``language`` (its own name)."""
+@lru_cache(maxsize=len(SYSTEMS))
+def _system(what: str) -> Template:
+    return Template((PROMPTS / SYSTEMS[what]).read_text(encoding="utf-8"))
+
+
+def messages(prompt: str, language: str, what: str = "prompt") -> list[dict[str, str]]:
+    """The chat messages asking for ``prompt`` (a text of kind ``what``, see
+    :data:`SYSTEMS`) in ``language`` (its own name)."""
     return [
-        {"role": "system", "content": _system().substitute(language=language).strip()},
-        {"role": "user", "content": data_block("PROMPT", prompt)},
+        {"role": "system", "content": _system(what).substitute(language=language).strip()},
+        {"role": "user", "content": data_block(what.upper(), prompt)},
     ]
 
 
@@ -54,7 +62,8 @@ def prompt_key(prompt: str) -> str:
     return hashlib.sha256(prompt.encode()).hexdigest()[:16]
 
 
-async def translate(client: Any, prompt: str, language: str) -> str:
-    """``prompt`` in ``language``, by ``client`` (a gateway client with ``structured``)."""
-    answer = await client.structured(messages(prompt, language), Translation, tag="translate")
+async def translate(client: Any, prompt: str, language: str, what: str = "prompt") -> str:
+    """``prompt`` (a text of kind ``what``) in ``language``, by ``client`` (a gateway client
+    with ``structured``)."""
+    answer = await client.structured(messages(prompt, language, what), Translation, tag="translate")
     return answer.text.strip()

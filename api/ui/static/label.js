@@ -182,17 +182,30 @@
     }
   }
 
-  // a translated prompt: the original one click away (and back)
+  // translated texts (prompt, question, scale labels): the originals one click away (and back)
   function showOriginal(t) {
     const btn = $("original");
-    show("original", Boolean(t.prompt_original) && !(t.kind === "rating" && t.instruction));
-    if (!t.prompt_original) return;
+    const prompt = Boolean(t.prompt_original) && !(t.kind === "rating" && t.instruction);
+    const any = prompt || Boolean(t.question_original) || Boolean(t.anchors_original);
+    show("original", any);
+    if (!any) return;
     let original = false;
     btn.textContent = S.show_original;
     btn.onclick = () => {
       original = !original;
-      $("text").textContent = original ? t.prompt_original : t.prompt;
-      $("text").lang = original ? "" : LANG;
+      if (prompt) {
+        $("text").textContent = original ? t.prompt_original : t.prompt;
+        $("text").lang = original ? "" : LANG;
+      }
+      if (t.question_original) {
+        $("question").textContent = original ? t.question_original : t.question;
+        $("question").lang = original ? "" : LANG;
+      }
+      const anchors = (original ? t.anchors_original : t.anchors) || {};
+      for (const b of $("controls").querySelectorAll("button.rate")) {
+        const anchor = anchors[b.textContent];
+        if (anchor) { b.title = anchor; b.setAttribute("aria-label", `${b.textContent}: ${anchor}`); }
+      }
       btn.textContent = original ? S.show_translation : S.show_original;
     };
   }
