@@ -26,6 +26,7 @@ Example::
 from __future__ import annotations
 
 import asyncio
+import importlib
 import json
 import sys
 import time
@@ -117,9 +118,19 @@ class _Bodies:
         return {"items": [inline_request(i, base_dir) for i in items], "options": options or {}}
 
 
+RESULT_MODELS = {
+    "edit": ("judge.modes.edit.result", "EditResult"),
+    "compare": ("judge.modes.compare.result", "ComparisonResult"),
+    "edit_compare": ("judge.modes.edit_compare.result", "EditComparisonResult"),
+}
+"""Mode name -> (module, class) of its result model; any other reply is a score ``Result``.
+Imported when a reply needs it, so the client stays light to import."""
+
+
 def score_result(data: dict[str, Any]) -> Any:
     """The typed result of ``POST /v1/score``'s JSON: an ``EditResult`` for an edit (``"mode":
-    "edit"``), a ``ComparisonResult`` for a comparison (``"mode": "compare"``), else a
+    "edit"``), a ``ComparisonResult`` for a comparison (``"mode": "compare"``), an
+    ``EditComparisonResult`` for two edits compared (``"mode": "edit_compare"``), else a
     :class:`~judge.domain.result.Result`.
 
     Example:
@@ -128,21 +139,18 @@ def score_result(data: dict[str, Any]) -> Any:
         >>> type(score_result({"submission_id": "e1", "mode": "edit", "status": "scored"})).__name__
         'EditResult'
     """
-    if data.get("mode") == "edit":
-        from judge.modes.edit.result import EditResult
+    found = RESULT_MODELS.get(str(data.get("mode")))
+    if found is None:
+        from judge.domain.result import Result
 
-        return EditResult.model_validate(data)
-    if data.get("mode") == "compare":
-        return _comparison_result(data)
-    from judge.domain.result import Result
-
-    return Result.model_validate(data)
+        return Result.model_validate(data)
+    module, name = found
+    return getattr(importlib.import_module(module), name).model_validate(data)
 
 
 def _comparison_result(data: dict[str, Any]) -> Any:
-    from judge.modes.compare.result import ComparisonResult
-
-    return ComparisonResult.model_validate(data)
+    """A ``POST /v1/compare`` reply: two images compared, or two edits (``edit_compare``)."""
+    return score_result({**data, "mode": data.get("mode") or "compare"})
 
 
 class Client(_Bodies, Transport):

@@ -19,10 +19,13 @@ Example:
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from eval.studies.results import judge_usage
 from judge.modes.edit_compare.request import EDIT_CRITERIA
+
+if TYPE_CHECKING:
+    from judge.modes.edit_compare.result import EditComparisonResult
 
 JUDGED = ("scored", "partial")
 
@@ -61,15 +64,14 @@ def submission(
     }
 
 
-def from_result(line: dict[str, Any], result: dict[str, Any]) -> dict[str, Any]:
-    """Fill ``line`` from an EditComparisonResult (JSON)."""
-    status = result.get("status")
+def from_result(line: dict[str, Any], result: EditComparisonResult) -> dict[str, Any]:
+    """Fill ``line`` from the judge's comparison of the two edits."""
+    status = result.status
     line["status"] = status if status in ("scored", "partial", "blocked") else "judge_failed"
-    line["reason"] = result.get("reason")
-    criteria = result.get("criteria") or {}
-    line["criteria"] = {name: c.get("winner") for name, c in criteria.items()}
+    line["reason"] = result.reason
+    line["criteria"] = {name: c.winner for name, c in result.criteria.items()}
     line["position_consistent"] = {
-        name: c.get("position_consistent") for name, c in criteria.items()
+        name: c.position_consistent for name, c in result.criteria.items()
     }
     line["usage"] = judge_usage(result)
     return line

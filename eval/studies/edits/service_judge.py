@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from eval.kit.client import JudgeCallError
-from judge.client import AsyncClient, ServiceError, inline_request
+from judge.client import AsyncClient, ServiceError, inline_request, score_result
 from judge.errors import InputError
 from judge.modes import Mode, get_mode
 from judge.modes.edit.options import RENAMES
@@ -70,7 +70,8 @@ class EditServiceJudge:
         submission: dict[str, Any],
         base_dir: Path | None = None,
         options: dict[str, Any] | None = None,
-    ) -> dict[str, Any]:
+    ) -> Any:
+        """The typed result (an ``EditResult`` or ``EditComparisonResult``) of ``submission``."""
         try:
             body = await asyncio.to_thread(self.body, submission, base_dir)
         except InputError as exc:
@@ -79,7 +80,7 @@ class EditServiceJudge:
             self._client = AsyncClient(self.url, retries=3, max_backoff_s=8.0,
                                        timeout_s=self.timeout_s)  # fmt: skip
         try:
-            return await self._client.score_json(body)
+            return score_result(await self._client.score_json(body))
         except ServiceError as exc:
             raise JudgeCallError(str(exc)) from None
 
