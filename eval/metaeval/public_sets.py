@@ -151,11 +151,13 @@ def public_set_section(
 
 
 def judge_figure(report: dict[str, Any], metric: str, target: str | None) -> dict[str, Any]:
-    """The judge's value, interval and n for a baseline's metric (and target)."""
+    """The judge's value, interval and n for a baseline's metric and target.
+
+    A quote on a ratings set without a target is on other items than the judge's (its note
+    says why): nothing is printed beside it. A preference set's accuracy has no target.
+    """
     section = report.get("public_set") or {}
     figures = section.get("figures") or {}
-    if target is None and len(figures) == 1:
-        target = next(iter(figures))
     fig = figures.get(target or "", {})
     if metric in fig:
         lo, hi = (fig.get("ci95") or {}).get(metric, [None, None])
@@ -168,6 +170,12 @@ def judge_figure(report: dict[str, Any], metric: str, target: str | None) -> dic
 
 def _f(v: Any) -> str:
     return "–" if v is None else (f"{v:.3f}" if isinstance(v, float) else str(v))
+
+
+def _quoted(v: float) -> str:
+    """A published value as the source printed it (up to four decimals); a longer value (a
+    notebook's full-precision output) to three."""
+    return repr(v) if len(repr(v)) <= 6 else f"{v:.3f}"
 
 
 def _with_ci(value: Any, ci: list[Any] | None) -> str:
@@ -265,7 +273,7 @@ def markdown_lines(report: dict[str, Any]) -> list[str]:
         note = f" ({b['note']})" if b.get("note") else ""
         out.append(
             f"| {b['metric']} | {b['split']} | {_with_ci(mine['value'], mine['ci95'])} "
-            f"(n={_f(mine['n'])}) | {b['system']} | {_f(b['value'])} (quoted) | "
+            f"(n={_f(mine['n'])}) | {b['system']} | {_quoted(b['value'])} (quoted) | "
             f"{b['citation']}; {b['source']}{note} |"
         )
     return out

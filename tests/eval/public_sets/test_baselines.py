@@ -38,7 +38,8 @@ def test_each_quoted_figure_is_one_the_report_prints(name: str) -> None:
 
 
 def test_a_set_without_a_quoted_figure_says_so_and_what_was_read() -> None:
-    dataset = get_dataset("genai-bench")
+    dataset = get_dataset("agiqa-3k")
+    assert dataset.baselines() == []
     section = {
         "title": dataset.title,
         "figures": {"alignment": {"spearman": 0.5, "n": 10, "ci95": {}}},
@@ -48,7 +49,52 @@ def test_a_set_without_a_quoted_figure_says_so_and_what_was_read() -> None:
     }
     md = "\n".join(markdown_lines({"public_set": section}))
     assert "No published figure is quoted for this set. Sources read: " in md
-    assert "linzhiqiu/t2v_metrics" in md and "no figure is quoted from memory" in md
+    assert "arXiv:2306.04717" in md and "no figure is quoted from memory" in md
+
+
+@pytest.mark.parametrize("name", ["richhf", "pickapic"])
+def test_the_sets_still_without_a_figure_say_which_paper_was_searched(name: str) -> None:
+    dataset = get_dataset(name)
+    assert dataset.baselines() == []
+    assert "was searched" in dataset.baselines_checked()
+
+
+@pytest.mark.parametrize("name", ["genai-bench", "evalmuse"])
+def test_a_quote_off_the_judges_items_has_no_target_and_no_figure_beside_it(name: str) -> None:
+    dataset = get_dataset(name)
+    quotes = dataset.baselines()
+    assert quotes and all(b.target is None and b.note for b in quotes)
+    assert "DYEvaLab/EvalMuse" in dataset.baselines_checked()
+    judged = {"spearman": 0.5, "pearson": 0.6, "n": 10, "ci95": {"spearman": [0.2, 0.7]}}
+    report = {
+        "public_set": {
+            "title": dataset.title,
+            "figures": {"alignment": judged},
+            "slices": {},
+            "baselines": [b.as_dict() for b in quotes],
+            "baselines_checked": dataset.baselines_checked(),
+        }
+    }
+    md = "\n".join(markdown_lines(report))
+    rows = [line for line in md.splitlines() if "(quoted) |" in line]
+    assert len(rows) == len(quotes)
+    assert all("| – (n=–) |" in row for row in rows)  # the judge's figure is not beside them
+    assert "n=10" not in "\n".join(rows)
+
+
+def test_a_quoted_value_is_printed_as_the_source_printed_it() -> None:
+    quotes = {(b.system, b.metric): b for b in get_dataset("genai-bench").baselines()}
+    assert quotes[("CLIPScore", "spearman")].value == 0.1676
+    assert quotes[("FGA-BLIP2 (os+es_avg)", "pearson")].value == 0.5684
+    report = {
+        "public_set": {
+            "title": "t",
+            "figures": {},
+            "slices": {},
+            "baselines": [quotes[("CLIPScore", "spearman")].as_dict()],
+        }
+    }
+    assert "| CLIPScore | 0.1676 (quoted) |" in "\n".join(markdown_lines(report))
 
 
 def test_the_judge_figure_beside_a_quote_is_the_one_of_its_target(tmp_path: Path) -> None:
