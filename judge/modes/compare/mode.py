@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, ClassVar
 from pydantic import BaseModel
 
 from judge.errors import InputError
-from judge.modes.base import Mode, SafetyTarget, Views
+from judge.modes.base import Mode, SafetyTarget, Views, screen_targets
 from judge.modes.compare.options import CompareOptions
 from judge.modes.compare.request import Comparison
 from judge.modes.compare.result import ComparisonResult
@@ -124,11 +124,8 @@ class CompareMode(Mode):
         return self._input(ctx, {role: ctx.views[view] for role, view in item.views})
 
     def safety_targets(self, ctx: RunContext) -> list[SafetyTarget]:
-        targets = [SafetyTarget("prompt", "prompt", self._input(ctx, {}))]
-        for side in SIDES:
-            image = {"image": ctx.views[side]}
-            targets.append(SafetyTarget(side, "image", self._input(ctx, image)))
-        return targets
+        images = [(side, ctx.views[side]) for side in SIDES]
+        return screen_targets(lambda parts: self._input(ctx, parts), images)
 
     def aggregate(
         self, ctx: RunContext, outcomes: list[WorkOutcome], safety: SafetyOutcome | None

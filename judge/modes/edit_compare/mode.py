@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, ClassVar
 from pydantic import BaseModel
 
 from judge.errors import InputError
-from judge.modes.base import Mode, SafetyTarget, Views
+from judge.modes.base import Mode, SafetyTarget, Views, screen_targets
 from judge.modes.compare.mode import check_pair
 from judge.modes.compare.options import CompareOptions
 from judge.modes.edit_compare.cards import KIND, PREFIX, card_of
@@ -110,12 +110,8 @@ class EditCompareMode(Mode):
         return self._input(ctx, {role: ctx.views[view] for role, view in item.views})
 
     def safety_targets(self, ctx: RunContext) -> list[SafetyTarget]:
-        targets = [SafetyTarget("prompt", "prompt", self._input(ctx, {}))]
-        for label, view in (("source", SOURCE), ("a", "a"), ("b", "b")):
-            targets.append(
-                SafetyTarget(label, "image", self._input(ctx, {"image": ctx.views[view]}))
-            )
-        return targets
+        images = [("source", ctx.views[SOURCE])] + [(side, ctx.views[side]) for side in SIDES]
+        return screen_targets(lambda parts: self._input(ctx, parts), images)
 
     def aggregate(
         self, ctx: RunContext, outcomes: list[WorkOutcome], safety: SafetyOutcome | None
