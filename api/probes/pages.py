@@ -30,7 +30,7 @@ from api.core.json_body import SafeJSONResponse
 from api.probes import routes as api_probes
 from api.probes.runner import BackendsError, service_backends
 from api.ui import SECURITY_HEADERS, add_nav_link, error_page, render
-from api.ui.auth import same_origin, sign_in_redirect, spend, ui_key
+from api.ui.auth import refused_cross_site, same_origin, sign_in_redirect, spend, ui_key
 from eval.probing.criteria import criteria
 from eval.probing.params import ProbeParams
 
@@ -160,7 +160,7 @@ def form_to_options(form: Any) -> dict[str, Any]:
 async def new_submit(request: Request) -> Response:
     """Start the probe through ``POST /v1/probes`` and go to its page."""
     if not same_origin(request):
-        return error_page(request, 403, "Refused", "This form must be sent from this site.")
+        return refused_cross_site(request)
     key = await ui_key(request)
     if key is None:
         return sign_in_redirect(request)
@@ -269,7 +269,7 @@ async def probe_overrides(probe_id: str, request: Request) -> Response:
 async def probe_stop(probe_id: str, request: Request) -> Response:
     """Stop a running probe through ``DELETE /v1/probes/{id}``; back to its page."""
     if not same_origin(request) or request.headers.get("origin") is None:
-        return error_page(request, 403, "Refused", "This form must be sent from this site.")
+        return refused_cross_site(request)
     key = await ui_key(request)
     if key is None:
         return sign_in_redirect(request)

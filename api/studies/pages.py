@@ -28,7 +28,7 @@ from api.studies.access import (
 )
 from api.studies.models import clean_prompt
 from api.ui import SECURITY_HEADERS, error_page, render
-from api.ui.auth import same_origin
+from api.ui.auth import refused_cross_site, same_origin
 from judge.errors import InputError
 
 router = APIRouter(prefix="/ui/studies", include_in_schema=False)
@@ -52,6 +52,15 @@ async def _study(request: Request, study_id: str) -> dict[str, Any] | HTMLRespon
             "Study not found",
             "There is no study at this address. Check the link you were given.",
         )
+
+
+async def _posted_study(request: Request, study_id: str) -> dict[str, Any] | HTMLResponse:
+    """The study a form was posted to, or the page to answer instead (no such study, or a form
+    sent from another site)."""
+    meta = await _study(request, study_id)
+    if isinstance(meta, HTMLResponse) or same_origin(request):
+        return meta
+    return refused_cross_site(request)
 
 
 async def _known_code(request: Request, study_id: str) -> str | None:
@@ -134,11 +143,9 @@ async def study_page(study_id: str, request: Request) -> Response:
 @router.post("/{study_id}/code", response_class=HTMLResponse)
 async def enter_code(study_id: str, request: Request) -> Response:
     """Check a participant code and remember it for this study's pages."""
-    meta = await _study(request, study_id)
+    meta = await _posted_study(request, study_id)
     if isinstance(meta, HTMLResponse):
         return meta
-    if not same_origin(request):
-        return error_page(request, 403, "Refused", "This form must be sent from this site.")
     form = await request.form()
     raw = form.get("code")
     try:
@@ -173,11 +180,9 @@ async def enter_code(study_id: str, request: Request) -> Response:
 @router.post("/{study_id}/prompts", response_class=HTMLResponse)
 async def submit(study_id: str, request: Request) -> Response:
     """Store the participant's prompt for one task, then show the next task."""
-    meta = await _study(request, study_id)
+    meta = await _posted_study(request, study_id)
     if isinstance(meta, HTMLResponse):
         return meta
-    if not same_origin(request):
-        return error_page(request, 403, "Refused", "This form must be sent from this site.")
     code = await _known_code(request, study_id)
     if code is None:
         return _redirect(study_id)
@@ -209,7 +214,7 @@ async def submit(study_id: str, request: Request) -> Response:
 async def leave(study_id: str, request: Request) -> Response:
     """Forget the code on this browser (a form of this site only)."""
     if not same_origin(request):
-        return error_page(request, 403, "Refused", "This form must be sent from this site.")
+        return refused_cross_site(request)
     response = _redirect(study_id)
     response.delete_cookie(COOKIE, path=f"/ui/studies/{study_id}")
     return response

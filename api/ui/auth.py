@@ -71,6 +71,11 @@ def same_origin(request: Request) -> bool:
     return host_allowed(settings, host) and origin_matches(request.headers.get("origin"), host)
 
 
+def refused_cross_site(request: Request) -> HTMLResponse:
+    """The 403 page a form gets when it was not sent from this site (:func:`same_origin`)."""
+    return error_page(request, 403, "Refused", "This form must be sent from this site.")
+
+
 def safe_next(value: object) -> str:
     """A UI path to go back to after signing in (anything else → the UI's home).
 
@@ -108,7 +113,7 @@ async def key_form(request: Request) -> Response:
 async def key_submit(request: Request) -> Response:
     """Check a key and remember it in this browser (HttpOnly cookie for ``/ui``)."""
     if not same_origin(request):
-        return error_page(request, 403, "Refused", "This form must be sent from this site.")
+        return refused_cross_site(request)
     settings: ServiceSettings = request.app.state.settings
     form = await request.form()
     nxt = safe_next(form.get("next"))
@@ -143,7 +148,7 @@ async def key_submit(request: Request) -> Response:
 async def key_forget(request: Request) -> Response:
     """Forget the key in this browser."""
     if not same_origin(request):
-        return error_page(request, 403, "Refused", "This form must be sent from this site.")
+        return refused_cross_site(request)
     response = RedirectResponse("/ui/key", status_code=303, headers=SECURITY_HEADERS)
     response.delete_cookie(COOKIE, path="/ui")
     return response

@@ -121,6 +121,11 @@ def _judge_units(record: Mapping[str, Any]) -> dict[str, Any]:
     return out
 
 
+def _alpha(units: Any, level: str) -> dict[str, Any]:
+    """Krippendorff's alpha at ``level`` over the units, with how many units it saw."""
+    return {"level": level, "value": alpha(units, level), "units": len(units)}
+
+
 def build_report(
     record: Mapping[str, Any],
     attempts: Sequence[Mapping[str, Any]],
@@ -171,11 +176,7 @@ def build_report(
     if numeric:
         rows = rating_rows(record, attempts, excluded)
         units = rating_units(rows)
-        report["alpha"] = {
-            "level": "interval",
-            "value": alpha(units, "interval"),
-            "units": len(units),
-        }
+        report["alpha"] = _alpha(units, "interval")
         report["agreement"] = {
             "exact": pairwise_rate(units, n_boot=n_boot, seed=seed),
             "within_one": pairwise_rate(units, within=1.0, n_boot=n_boot, seed=seed),
@@ -184,11 +185,7 @@ def build_report(
     else:
         rows = vote_rows(record, attempts, excluded)
         units = vote_units(rows)
-        report["alpha"] = {
-            "level": "nominal",
-            "value": alpha(units, "nominal"),
-            "units": len(units),
-        }
+        report["alpha"] = _alpha(units, "nominal")
         report["agreement"] = pairwise_rate(units, n_boot=n_boot, seed=seed)
         kept = [
             Vote(

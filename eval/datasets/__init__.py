@@ -14,11 +14,10 @@ Example:
 
 from __future__ import annotations
 
-import difflib
-import importlib
 from typing import Any
 
 from eval.datasets.base import Dataset
+from memory.io.registered import load_registered
 
 DATASETS: dict[str, str] = {
     "avt": "eval.datasets.avt:AvtDataset",
@@ -40,10 +39,4 @@ PUBLIC_SETS = ("genai-bench", "hpdv2", "tifa", "agiqa-3k", "evalmuse", "pickapic
 
 def get_dataset(name: str, **options: Any) -> Dataset:
     """An adapter instance; unknown names get a suggestion."""
-    if name not in DATASETS:
-        close = difflib.get_close_matches(name, DATASETS, n=1)
-        hint = f"; did you mean {close[0]!r}" if close else ""
-        raise KeyError(f"unknown dataset {name!r}{hint}; available: {sorted(DATASETS)}")
-    module, _, attr = DATASETS[name].partition(":")
-    cls = getattr(importlib.import_module(module), attr)
-    return cls(**options)
+    return load_registered(DATASETS, name, "dataset")(**options)

@@ -16,7 +16,9 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -97,9 +99,26 @@ def _fail(verb: str, exc: Exception) -> int:
     return 2
 
 
+def _votes_of(paths: list[Path]) -> list[Any]:
+    """Every vote of the files, in order."""
+    from eval.leaderboards import read_votes
+
+    return [v for path in paths for v in read_votes(path)]
+
+
+def _print_board(board: dict[str, Any], as_json: bool, render: Callable[[dict], str]) -> None:
+    """One board on stdout: a JSON line (its notes on stderr) or the rendered table."""
+    if as_json:
+        print(json.dumps(board))
+        for note in board["notes"]:
+            print(f"note: {note}", file=sys.stderr)
+    else:
+        print(render(board) + "\n")
+
+
 def run_leaderboard(args: argparse.Namespace) -> int:
     """Print one leaderboard per criterion (table or JSON lines)."""
-    from eval.leaderboards import VotesError, build_leaderboards, read_votes, render_table
+    from eval.leaderboards import VotesError, build_leaderboards, render_table
 
     if args.judge_votes:
         return run_hybrid(args)
@@ -110,7 +129,7 @@ def run_leaderboard(args: argparse.Namespace) -> int:
     if args.prior is not None and args.prior < 0:
         return _fail("leaderboard rank", ValueError("--prior must be 0 or more"))
     try:
-        votes = [v for path in args.votes for v in read_votes(path)]
+        votes = _votes_of(args.votes)
         boards = build_leaderboards(
             votes,
             criterion=args.criterion,
@@ -126,25 +145,20 @@ def run_leaderboard(args: argparse.Namespace) -> int:
             from eval.leaderboards.plots import write_plots
 
             board["plots"] = [str(p) for p in write_plots(board, args.plots)]
-        if args.json:
-            print(json.dumps(board))
-            for note in board["notes"]:
-                print(f"note: {note}", file=sys.stderr)
-        else:
-            print(render_table(board) + "\n")
+        _print_board(board, args.json, render_table)
     return 0
 
 
 def run_hybrid(args: argparse.Namespace) -> int:
     """Print the hybrid (human + judge) board of each criterion both vote files have."""
-    from eval.leaderboards import VotesError, read_votes
+    from eval.leaderboards import VotesError
     from eval.leaderboards.hybrid import render_hybrid_table
     from eval.leaderboards.python_api import hybrid_leaderboard
 
     try:
         boards = hybrid_leaderboard(
-            [v for path in args.votes for v in read_votes(path)],
-            [v for path in args.judge_votes for v in read_votes(path)],
+            _votes_of(args.votes),
+            _votes_of(args.judge_votes),
             method=args.method,
             criterion=args.criterion,
             selection=args.selection,
@@ -153,18 +167,13 @@ def run_hybrid(args: argparse.Namespace) -> int:
     except (VotesError, ValueError) as exc:
         return _fail("leaderboard rank", exc)
     for board in boards:
-        if args.json:
-            print(json.dumps(board))
-            for note in board["notes"]:
-                print(f"note: {note}", file=sys.stderr)
-        else:
-            print(render_hybrid_table(board) + "\n")
+        _print_board(board, args.json, render_hybrid_table)
     return 0
 
 
 def run_select(args: argparse.Namespace) -> int:
     """Write a selection file: which judged items go to humans, with their probabilities."""
-    from eval.leaderboards import VotesError, read_votes
+    from eval.leaderboards import VotesError
     from eval.leaderboards.selection import select_items, write_selection
 
     if args.round < 1:
@@ -179,7 +188,7 @@ def run_select(args: argparse.Namespace) -> int:
             "leaderboard select", ValueError("--previous and --human-votes need --round 2 or more")
         )
     try:
-        judge = [v for path in args.judge_votes for v in read_votes(path)]
+        judge = _votes_of(args.judge_votes)
         opts = {"budget": args.budget, "floor": args.floor, "seed": args.seed,
                 "pair_boost": args.pair_boost}  # fmt: skip
         if args.round == 1:
@@ -188,7 +197,7 @@ def run_select(args: argparse.Namespace) -> int:
             from eval.leaderboards.rounds import select_round
             from eval.leaderboards.selection import read_selection_rows
 
-            human = [v for path in args.human_votes for v in read_votes(path)]
+            human = _votes_of(args.human_votes)
             previous = read_selection_rows(args.previous)
             rows = select_round(judge, human, previous, round_no=args.round, **opts)
     except (VotesError, ValueError) as exc:

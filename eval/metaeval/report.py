@@ -36,6 +36,16 @@ def _cell(v: Any) -> str:
     return str(v).replace("|", "\\|").replace("\n", " ")
 
 
+def _section(title: str, columns: list[str]) -> list[str]:
+    """A report section's heading and the head of its table.
+
+    Example:
+        >>> _section("Objective checks", ["side", "n"])
+        ['', '## Objective checks', '', '| side | n |', '|---|---|']
+    """
+    return ["", f"## {title}", "", "| " + " | ".join(columns) + " |", "|---" * len(columns) + "|"]
+
+
 def _slices(slices: dict) -> list[str]:
     """One table per slice key, one row per (target, group): well-formed for any group size."""
     out: list[str] = []
@@ -159,13 +169,10 @@ def markdown(report: dict) -> str:
             )
     humans = report.get("humans") or {}
     if humans:
-        out += [
-            "",
-            "## Human baseline (each rater vs the mean of the others)",
-            "",
-            "| target | spearman | mae | within1 | Krippendorff α (interval) | raters |",
-            "|---|---|---|---|---|---|",
-        ]
+        out += _section(
+            "Human baseline (each rater vs the mean of the others)",
+            ["target", "spearman", "mae", "within1", "Krippendorff α (interval)", "raters"],
+        )
         for t, h in humans.items():
             b, a = h["baseline"], h["inter_rater"]
             out.append(
@@ -174,13 +181,7 @@ def markdown(report: dict) -> str:
             )
     obj = report.get("objective") or {}
     if obj:
-        out += [
-            "",
-            "## Objective checks",
-            "",
-            "| side | accuracy | f1 | n | unscored |",
-            "|---|---|---|---|---|",
-        ]
+        out += _section("Objective checks", ["side", "accuracy", "f1", "n", "unscored"])
         for side, m in obj.items():
             out.append(
                 f"| {side} | {_f(m.get('accuracy'))} | {_f(m.get('f1'))} | {m['n']} | "
@@ -188,25 +189,15 @@ def markdown(report: dict) -> str:
             )
     ref = report.get("reference")
     if ref:
-        out += [
-            "",
-            "## Reference figures from the paper",
-            "",
-            "| setting | mae | within1 | spearman |",
-            "|---|---|---|---|",
-        ]
+        out += _section(
+            "Reference figures from the paper", ["setting", "mae", "within1", "spearman"]
+        )
         for name, m in ref["subjective"].items():
             out.append(f"| {name} | {m['mae']} | {m['within1']} | {m['spearman']} |")
         out.append(f"| objective accuracy | {ref['objective']['accuracy']} | | |")
     abl = report.get("ablation")
     if abl:
-        out += [
-            "",
-            f"## Ablation: {abl['kind']}",
-            "",
-            "| variant | mae | within1 | spearman |",
-            "|---|---|---|---|",
-        ]
+        out += _section(f"Ablation: {abl['kind']}", ["variant", "mae", "within1", "spearman"])
         for name, r in abl["rows"].items():
             out.append(f"| {name} | {_f(r['mae'])} | {_f(r['within1'])} | {_f(r['spearman'])} |")
     out += markdown_lines(report)

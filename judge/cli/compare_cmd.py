@@ -21,7 +21,8 @@ from pathlib import Path
 from typing import Any
 
 from judge import event_loop
-from judge.errors import ConfigError, InputError
+from judge.cli.judging import ERRORS, exit_code, shared_overrides
+from judge.errors import InputError
 from memory.io.jsonl import JsonlError, parse_jsonl, where
 
 COMPARISON_MODES = ("compare", "edit_compare")
@@ -67,21 +68,10 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def overrides(args: argparse.Namespace) -> dict[str, Any]:
     """Flags that were given, as settings overrides."""
-    out: dict[str, Any] = {
-        "backend": args.backend,
-        "model": args.model,
-        "api_base": args.api_base,
-        "api_key": args.api_key,
-        "panel": args.panel,
-        "timeout_s": args.timeout,
-    }
+    out = shared_overrides(args)
     if args.allow_tie:
         out["compare_allow_tie"] = True
-    if args.sequential_safety:
-        out["speculative_safety"] = False
-    if args.no_cache:
-        out["cache"] = False
-    return {k: v for k, v in out.items() if v is not None}
+    return out
 
 
 def read_comparisons(path: Path) -> list[Any]:
@@ -153,7 +143,7 @@ async def _judge_all(
 
 def run(args: argparse.Namespace) -> int:
     """Judge the file's comparisons; errors go to stderr with a non-zero exit code."""
-    from judge.cli.main import EXIT_CONFIG, EXIT_INPUT
+    from judge.cli.main import EXIT_INPUT
     from judge.engine import Judge
 
     try:
@@ -162,15 +152,8 @@ def run(args: argparse.Namespace) -> int:
         outcomes = event_loop.run(
             _judge_all(judge, items, args.file.resolve().parent, args.concurrency)
         )
-    except InputError as exc:
-        print(f"judge: invalid input: {exc}", file=sys.stderr)
-        return EXIT_INPUT
-    except ConfigError as exc:
-        print(f"judge: {exc}", file=sys.stderr)
-        return EXIT_CONFIG
-    except ValueError as exc:
-        print(f"judge: invalid option: {exc}", file=sys.stderr)
-        return EXIT_INPUT
+    except ERRORS as exc:
+        return exit_code(exc)
     errors = [o["error"] for o in outcomes if "error" in o]
     for err in errors:
         print(f"judge: invalid input: {err['field']}: {err['message']}", file=sys.stderr)

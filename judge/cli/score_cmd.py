@@ -14,7 +14,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from judge.errors import ConfigError, InputError
+from judge.cli.judging import ERRORS, exit_code, shared_overrides
 
 if TYPE_CHECKING:
     from judge.domain.result import Result
@@ -121,15 +121,9 @@ def memory_pairs(pairs: list[str]) -> dict[str, str]:
 def overrides(args: argparse.Namespace) -> dict:
     """Flags that were given, as settings overrides."""
     out = {
-        "backend": args.backend,
-        "model": args.model,
-        "api_base": args.api_base,
-        "api_key": args.api_key,
-        "panel": args.panel,
         "checkpoint_batching": args.batching,
         "subjective_batching": args.subjective_batching,
         "selection_rule": args.selection_rule,
-        "timeout_s": args.timeout,
         "skills": args.skills,
         "retrieval": args.retrieval,
         "retrieval_k": args.retrieval_k,
@@ -138,16 +132,11 @@ def overrides(args: argparse.Namespace) -> dict:
     }
     if args.memory:
         out["memories"] = memory_pairs(args.memory)
-    if args.sequential_safety:
-        out["speculative_safety"] = False
-    if args.no_cache:
-        out["cache"] = False
-    return {k: v for k, v in out.items() if v is not None}
+    return shared_overrides(args) | {k: v for k, v in out.items() if v is not None}
 
 
 def run(args: argparse.Namespace) -> int:
     """Score the file; errors go to stderr with a hint and a non-zero exit code."""
-    from judge.cli.main import EXIT_CONFIG, EXIT_INPUT
     from judge.config import JudgeSettings
     from judge.domain.result import Result
     from judge.engine import Judge
@@ -159,15 +148,8 @@ def run(args: argparse.Namespace) -> int:
         # settings go in as settings: ``cache`` is also the name of Judge's cache argument
         judge = Judge(JudgeSettings().merged(**overrides(args)))
         result = judge.score(submission, base_dir=path.resolve().parent)
-    except InputError as exc:
-        print(f"judge: invalid input: {exc}", file=sys.stderr)
-        return EXIT_INPUT
-    except ConfigError as exc:
-        print(f"judge: {exc}", file=sys.stderr)
-        return EXIT_CONFIG
-    except ValueError as exc:  # settings validation (e.g. a negative timeout)
-        print(f"judge: invalid option: {exc}", file=sys.stderr)
-        return EXIT_INPUT
+    except ERRORS as exc:
+        return exit_code(exc)
     if not isinstance(result, Result):  # another mode's result (edit, compare): JSON only
         data = result.model_dump(mode="json", exclude_none=True)
         print(json.dumps(data, ensure_ascii=False, indent=None if args.compact else 2))

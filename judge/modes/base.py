@@ -15,7 +15,7 @@ Example:
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
@@ -59,6 +59,17 @@ class SafetyTarget:
     label: str
     modality: str
     input: SkillInput
+
+
+def screen_targets(
+    make_input: Callable[[dict[str, Any]], SkillInput], images: list[tuple[str, Any]]
+) -> list[SafetyTarget]:
+    """The prompt, then each ``(label, image)``, as safety targets; ``make_input(images)``
+    builds the input the screening cards see (no images for the prompt)."""
+    targets = [SafetyTarget("prompt", "prompt", make_input({}))]
+    for label, image in images:
+        targets.append(SafetyTarget(label, "image", make_input({"image": image})))
+    return targets
 
 
 class Mode(ABC):

@@ -10,11 +10,10 @@ Example:
 
 from __future__ import annotations
 
-import difflib
-import importlib
 from pathlib import Path
 
 from memory.exemplar import ExemplarRecord
+from memory.io.registered import load_registered
 
 SOURCES: dict[str, str] = {"avt": "memory.sources.avt:records"}
 
@@ -22,12 +21,7 @@ SOURCES: dict[str, str] = {"avt": "memory.sources.avt:records"}
 def from_source(spec: str) -> tuple[list[ExemplarRecord], Path]:
     """``"avt:../shared/data/avt-dev"`` → (records, base folder for relative image paths)."""
     name, _, folder = spec.partition(":")
-    if name not in SOURCES:
-        close = difflib.get_close_matches(name, SOURCES, n=1)
-        hint = f"; did you mean {close[0]!r}" if close else ""
-        raise KeyError(f"unknown exemplar source {name!r}{hint}; available: {sorted(SOURCES)}")
-    module, _, attr = SOURCES[name].partition(":")
-    fn = getattr(importlib.import_module(module), attr)
+    fn = load_registered(SOURCES, name, "exemplar source")
     base = Path(folder)
     return fn(base), base
 

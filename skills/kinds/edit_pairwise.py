@@ -11,10 +11,9 @@ from __future__ import annotations
 
 from skills.card import SkillCard
 from skills.kinds import SkillFn, register_kind
-from skills.kinds.pairwise import TIE_ALLOWED, TIE_FORBIDDEN
-from skills.rendering import data_block, image_part, messages, render_template, text_part
-from skills.schemas import pairwise_schema
-from skills.types import Cause, ChoiceValue, ModelCallError, ModelClient, SkillInput, SkillOutput
+from skills.kinds.pairwise import ask_choice
+from skills.rendering import data_block, image_part, text_part
+from skills.types import Cause, ChoiceValue, ModelClient, SkillInput, SkillOutput
 
 PREFIX = "pair_"
 ROLES = ("source", "first", "second")
@@ -63,32 +62,10 @@ def edit_pairwise(card: SkillCard) -> SkillFn:
     if not card.name.startswith(PREFIX) or not card.question.strip():
         raise ValueError(f"edit-pairwise card {card.name!r} needs a name pair_<criterion> and "
                          "a question")  # fmt: skip
-    tag = f"{card.name}@{card.version}"
-    question = card.question.strip()
 
     async def run(inp: SkillInput, client: ModelClient) -> SkillOutput:
         if (missing := missing_roles(inp)) is not None:
             return SkillOutput(choices={card.name: missing})
-        system = render_template(
-            card.template,
-            question=question,
-            tie_rule=TIE_ALLOWED if inp.allow_tie else TIE_FORBIDDEN,
-        )
-        parts = [*edit_pair_parts(inp), text_part(f"Question: {question}")]
-        try:
-            answer = await client.structured(
-                messages(system, parts), pairwise_schema(inp.allow_tie), tag=tag
-            )
-        except ModelCallError as exc:
-            why = f"model call failed: {exc}"
-            return SkillOutput(choices={card.name: ChoiceValue.unscored(Cause.FAILED, why)})
-        return SkillOutput(
-            choices={
-                card.name: ChoiceValue(
-                    choice=answer.choice,  # type: ignore[attr-defined]
-                    rationale=answer.rationale,  # type: ignore[attr-defined]
-                )
-            }
-        )
+        return await ask_choice(card, edit_pair_parts(inp), inp.allow_tie, client)
 
     return run

@@ -36,6 +36,33 @@ def pair_parts(inp: SkillInput, show_prompt: bool) -> list[dict]:
     return parts
 
 
+async def ask_choice(
+    card: SkillCard, parts: list[dict], allow_tie: bool, client: ModelClient
+) -> SkillOutput:
+    """Ask ``card``'s question about the material ``parts`` (two images by position, FIRST and
+    SECOND); the answer, or the criterion unscored when the model call fails."""
+    question = card.question.strip()
+    system = render_template(
+        card.template, question=question, tie_rule=TIE_ALLOWED if allow_tie else TIE_FORBIDDEN
+    )
+    parts = [*parts, text_part(f"Question: {question}")]
+    try:
+        answer = await client.structured(
+            messages(system, parts), pairwise_schema(allow_tie), tag=f"{card.name}@{card.version}"
+        )
+    except ModelCallError as exc:
+        reason = f"model call failed: {exc}"
+        return SkillOutput(choices={card.name: ChoiceValue.unscored(Cause.FAILED, reason)})
+    return SkillOutput(
+        choices={
+            card.name: ChoiceValue(
+                choice=answer.choice,  # type: ignore[attr-defined]
+                rationale=answer.rationale,  # type: ignore[attr-defined]
+            )
+        }
+    )
+
+
 @register_kind("pairwise-preference")
 def pairwise_preference(card: SkillCard) -> SkillFn:
     """Build the async pairwise skill of a criterion card.
@@ -45,34 +72,12 @@ def pairwise_preference(card: SkillCard) -> SkillFn:
         >>> default_registry().skill("alignment").card.show_prompt
         True
     """
-    tag = f"{card.name}@{card.version}"
 
     async def run(inp: SkillInput, client: ModelClient) -> SkillOutput:
         if "first" not in inp.images or "second" not in inp.images:
             reason = "a pairwise criterion needs two images"
             return SkillOutput(choices={card.name: ChoiceValue.unscored(Cause.FAILED, reason)})
-        allow_tie = inp.allow_tie
-        system = render_template(
-            card.template,
-            question=card.question.strip(),
-            tie_rule=TIE_ALLOWED if allow_tie else TIE_FORBIDDEN,
-        )
         parts = pair_parts(inp, card.show_prompt and inp.show_prompt)
-        parts.append(text_part(f"Question: {card.question.strip()}"))
-        try:
-            answer = await client.structured(
-                messages(system, parts), pairwise_schema(allow_tie), tag=tag
-            )
-        except ModelCallError as exc:
-            reason = f"model call failed: {exc}"
-            return SkillOutput(choices={card.name: ChoiceValue.unscored(Cause.FAILED, reason)})
-        return SkillOutput(
-            choices={
-                card.name: ChoiceValue(
-                    choice=answer.choice,  # type: ignore[attr-defined]
-                    rationale=answer.rationale,  # type: ignore[attr-defined]
-                )
-            }
-        )
+        return await ask_choice(card, parts, inp.allow_tie, client)
 
     return run

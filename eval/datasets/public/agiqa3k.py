@@ -27,6 +27,7 @@ from typing import ClassVar
 
 from eval.datasets.base import EvalItem, Target
 from eval.datasets.public.base import ExpectedFile, LayoutError, PublicSet
+from eval.datasets.public.items import image_submission
 
 CSV = "data.csv"
 COLUMNS = ("name", "prompt", "style", "mos_quality", "mos_align")
@@ -76,9 +77,7 @@ class Agiqa3k(PublicSet):
                             f"{at}: column {col!r}: expected a number, got {row[col]!r}"
                         ) from None
                 name = row["name"]
-                image = next(
-                    (p for p in (data / name, data / "images" / name) if p.is_file()), None
-                )
+                image = self.find_image(data, name)
                 if not name or image is None:
                     raise LayoutError(
                         f"{at}: column 'name': image {name!r} not found (nor images/)"
@@ -86,18 +85,9 @@ class Agiqa3k(PublicSet):
                 items.append(
                     EvalItem(
                         id=name,
-                        submission={
-                            "id": name,
-                            "task": {
-                                "id": name,
-                                "category": "OE",
-                                "brief": row["prompt"],
-                                "checklist": [],
-                            },
-                            "prompt": row["prompt"],
-                            "images": [str(image.resolve())],
-                            "backend": name.split("_")[0],
-                        },
+                        submission=image_submission(
+                            name, name, row["prompt"], str(image.resolve()), name.split("_")[0]
+                        ),
                         base_dir=data,
                         labels=labels,
                         slices={"model": name.split("_")[0], "style": row["style"] or "none"},

@@ -122,6 +122,24 @@ class JsonPath:
         """A :class:`LayoutError` naming this place."""
         return LayoutError(f"{self}: {problem}")
 
+    def fields(self, entry: Any, names: tuple[str, ...], what: str) -> dict:
+        """``entry`` (the value at this place) if it is an object holding every one of
+        ``names``, else an error naming the place and the first missing field.
+
+        Example:
+            >>> at = JsonPath(Path("x.json")) / 0
+            >>> at.fields({"prompt": "a cat"}, ("prompt",), "an object")
+            {'prompt': 'a cat'}
+            >>> at.fields({}, ("prompt",), "an object")
+            Traceback (most recent call last):
+            eval.datasets.public.base.LayoutError: x.json: key "0": field "prompt" is missing
+        """
+        expect(entry, dict, self, what)
+        for name in names:
+            if name not in entry:
+                raise self.error(f'field "{name}" is missing')
+        return entry
+
 
 def load_json(path: Path) -> Any:
     """A JSON file; a syntax error names the file and line."""
@@ -160,6 +178,11 @@ class PublicSet:
                 continue  # named by the data (one folder per model): checked per item
             if not (data / f.path).is_file():
                 raise LayoutError.missing(data, f.path, self.files)
+
+    @staticmethod
+    def find_image(data: Path, name: str) -> Path | None:
+        """The image file ``name`` beside the set's files or in its ``images/`` folder."""
+        return next((p for p in (data / name, data / "images" / name) if p.is_file()), None)
 
     def labels_path(self, data: Path) -> Path:
         """The first expected file: the one holding the human judgments."""

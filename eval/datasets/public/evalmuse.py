@@ -31,6 +31,7 @@ from typing import ClassVar
 
 from eval.datasets.base import EvalItem, Target
 from eval.datasets.public.base import ExpectedFile, JsonPath, PublicSet, expect, load_json
+from eval.datasets.public.items import image_submission
 
 LABELS = "train_list.json"
 FIELDS = ("prompt_id", "prompt", "img_path", "total_score", "element_score")
@@ -92,10 +93,7 @@ class EvalMuse(PublicSet):
         seen: dict[str, int] = {}
         for n, entry in enumerate(entries):
             at = JsonPath(path) / n
-            expect(entry, dict, at, "an object")
-            for field in FIELDS:
-                if field not in entry:
-                    raise at.error(f'field "{field}" is missing')
+            at.fields(entry, FIELDS, "an object")
             prompt = expect(entry["prompt"], str, at / "prompt", "the prompt text")
             img = expect(entry["img_path"], str, at / "img_path", "an image path")
             if not (data / img).is_file():
@@ -123,17 +121,9 @@ class EvalMuse(PublicSet):
             items.append(
                 EvalItem(
                     id=item_id,
-                    submission={
-                        "id": item_id,
-                        "task": {
-                            "id": pid,
-                            "category": "OE",
-                            "brief": prompt,
-                            "checklist": checklist,
-                        },
-                        "prompt": prompt,
-                        "images": [str((data / img).resolve())],
-                    },
+                    submission=image_submission(
+                        item_id, pid, prompt, str((data / img).resolve()), checklist=checklist
+                    ),
                     base_dir=data,
                     labels={"alignment": sum(totals) / len(totals)},
                     ratings={"alignment": {f"r{k}": v for k, v in enumerate(totals)}},

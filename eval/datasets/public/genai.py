@@ -27,13 +27,8 @@ from pathlib import Path
 from typing import ClassVar
 
 from eval.datasets.base import EvalItem, Target
-from eval.datasets.public.base import (
-    ExpectedFile,
-    JsonPath,
-    PublicSet,
-    expect,
-    load_json,
-)
+from eval.datasets.public.base import ExpectedFile, JsonPath, PublicSet, expect, load_json
+from eval.datasets.public.items import image_submission
 
 ADVANCED = {"counting", "comparison", "differentiation", "negation", "universal", "advanced"}
 """The paper's advanced skills (the rest are basic); a prompt with one is an advanced prompt."""
@@ -77,13 +72,9 @@ class GenAIBench(PublicSet):
                 items.append(
                     EvalItem(
                         id=item_id,
-                        submission={
-                            "id": item_id,
-                            "task": {"id": pid, "category": "OE", "brief": prompt, "checklist": []},
-                            "prompt": prompt,
-                            "images": [str(image.resolve())],
-                            "backend": model,
-                        },
+                        submission=image_submission(
+                            item_id, pid, prompt, str(image.resolve()), model
+                        ),
                         base_dir=data,
                         labels={"alignment": sum(ratings) / len(ratings)},
                         ratings={"alignment": {f"r{k}": v for k, v in enumerate(ratings)}},
@@ -109,10 +100,7 @@ class GenAIBench(PublicSet):
         out: dict[str, tuple[str, dict[str, list[float]]]] = {}
         for pid, entry in raw.items():
             at = JsonPath(path) / pid
-            expect(entry, dict, at, 'an object with "prompt" and "models"')
-            for field in ("prompt", "models"):
-                if field not in entry:
-                    raise at.error(f'field "{field}" is missing')
+            at.fields(entry, ("prompt", "models"), 'an object with "prompt" and "models"')
             prompt = expect(entry["prompt"], str, at / "prompt", "the prompt text")
             models = expect(entry["models"], dict, at / "models", "an object MODEL → ratings")
             checked: dict[str, list[float]] = {}

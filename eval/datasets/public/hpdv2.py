@@ -32,6 +32,7 @@ import numpy as np
 
 from eval.datasets.base import EvalItem, Target
 from eval.datasets.public.base import ExpectedFile, JsonPath, PublicSet, expect, load_json
+from eval.datasets.public.items import compare_submission
 from eval.datasets.votes import VotesDataset
 from eval.kit.stats import mean_ci
 
@@ -61,10 +62,8 @@ class HPDv2(PublicSet):
         items: list[EvalItem] = []
         for n, entry in enumerate(entries):
             at = JsonPath(path) / n
-            expect(entry, dict, at, 'an object with "prompt", "image_path" and "rank"')
-            for field in ("prompt", "image_path", "rank"):
-                if field not in entry:
-                    raise at.error(f'field "{field}" is missing')
+            fields = ("prompt", "image_path", "rank")
+            at.fields(entry, fields, 'an object with "prompt", "image_path" and "rank"')
             prompt = expect(entry["prompt"], str, at / "prompt", "the prompt text")
             images = expect(entry["image_path"], list, at / "image_path", "a list of file names")
             ranks = expect(entry["rank"], list, at / "rank", "a list of ranks")
@@ -86,14 +85,9 @@ class HPDv2(PublicSet):
                 items.append(
                     EvalItem(
                         id=cid,
-                        submission={
-                            "mode": "compare",
-                            "id": cid,
-                            "prompt": prompt,
-                            "a": {"image": files[i], "model": f"image{i}"},
-                            "b": {"image": files[j], "model": f"image{j}"},
-                            "criteria": [CRITERION],
-                        },
+                        submission=compare_submission(
+                            cid, prompt, (files[i], f"image{i}"), (files[j], f"image{j}"), CRITERION
+                        ),
                         base_dir=data,
                         labels={CRITERION: label},
                         group=pid,

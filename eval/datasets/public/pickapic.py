@@ -43,6 +43,7 @@ from PIL import Image
 
 from eval.datasets.base import EvalItem, Target
 from eval.datasets.public.base import ExpectedFile, LayoutError, PublicSet
+from eval.datasets.public.items import compare_submission
 from eval.datasets.public.parquet_rows import parquet_rows
 from eval.datasets.votes import VotesDataset
 from eval.kit.stats import mean_ci
@@ -122,14 +123,9 @@ class PickAPic(PublicSet):
                 items.append(
                     EvalItem(
                         id=cid,
-                        submission={
-                            "mode": "compare",
-                            "id": cid,
-                            "prompt": prompt,
-                            "a": {"image": images[0], "model": models[0]},
-                            "b": {"image": images[1], "model": models[1]},
-                            "criteria": [CRITERION],
-                        },
+                        submission=compare_submission(
+                            cid, prompt, (images[0], models[0]), (images[1], models[1]), CRITERION
+                        ),
                         base_dir=data,
                         labels={CRITERION: label},
                         slices={"models": " vs ".join(sorted(models))},

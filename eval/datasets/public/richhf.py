@@ -45,6 +45,7 @@ from typing import Any, ClassVar
 
 from eval.datasets.base import EvalItem, Target
 from eval.datasets.public.base import ExpectedFile, LayoutError, PublicSet
+from eval.datasets.public.items import image_submission
 from eval.datasets.public.parquet_rows import parquet_rows
 from eval.datasets.public.pickapic import write_image
 from eval.datasets.public.shard_index import shard_index
@@ -176,17 +177,7 @@ class RichHF(PublicSet):
             items.append(
                 EvalItem(
                     id=uid,
-                    submission={
-                        "id": uid,
-                        "task": {
-                            "id": uid,
-                            "category": "OE",
-                            "brief": prompt,
-                            "checklist": checklist,
-                        },
-                        "prompt": prompt,
-                        "images": [image],
-                    },
+                    submission=image_submission(uid, uid, prompt, image, checklist=checklist),
                     base_dir=data,
                     labels=labels,
                     objective={"image": gold} if gold else {},

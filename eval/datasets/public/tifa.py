@@ -31,6 +31,7 @@ from typing import ClassVar
 
 from eval.datasets.base import EvalItem, Target
 from eval.datasets.public.base import ExpectedFile, JsonPath, PublicSet, expect, load_json
+from eval.datasets.public.items import image_submission
 
 ANNOTATIONS = "human_annotations.json"
 WITH_SCORES = "human_annotations_with_scores.json"
@@ -63,10 +64,7 @@ class Tifa(PublicSet):
         items = []
         for key, entry in raw.items():
             at = JsonPath(path) / key
-            expect(entry, dict, at, "an object")
-            for field in FIELDS:
-                if field not in entry:
-                    raise at.error(f'field "{field}" is missing')
+            at.fields(entry, FIELDS, "an object")
             text_id = expect(entry["text_id"], str, at / "text_id", "the text id")
             text = expect(entry["text"], str, at / "text", "the text input")
             name = expect(entry["image_path"], str, at / "image_path", "an image file name")
@@ -75,20 +73,14 @@ class Tifa(PublicSet):
                 raise (at / "human_scores").error("no ratings")
             for k, r in enumerate(scores):
                 expect(r, (int, float), at / "human_scores" / k, "a rating 1–5")
-            image = next((p for p in (data / name, data / "images" / name) if p.is_file()), None)
+            image = self.find_image(data, name)
             if image is None:
                 raise (at / "image_path").error(f"image {name} not found (nor images/{name})")
             model = key[len(text_id) + 1 :] if key.startswith(text_id + "_") else "unknown"
             items.append(
                 EvalItem(
                     id=key,
-                    submission={
-                        "id": key,
-                        "task": {"id": text_id, "category": "OE", "brief": text, "checklist": []},
-                        "prompt": text,
-                        "images": [str(image.resolve())],
-                        "backend": model,
-                    },
+                    submission=image_submission(key, text_id, text, str(image.resolve()), model),
                     base_dir=data,
                     labels={"faithfulness": sum(scores) / len(scores)},
                     ratings={"faithfulness": {f"r{k}": float(v) for k, v in enumerate(scores)}},

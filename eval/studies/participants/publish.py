@@ -63,16 +63,7 @@ def study_body(
             targets[ref] = _data_url(suite.parent / ref, f"{suite}:{number}: target_image")
     if not tasks:
         raise SuiteFileError(f"{suite}: no tasks (one JSON object per line)")
-    body: dict[str, Any] = {
-        "id": study_id,
-        "name": name,
-        "tasks": tasks,
-        "participants": participants,
-        "targets": targets,
-        "instructions": instructions,
-    }
-    if max_prompt_chars is not None:
-        body["max_prompt_chars"] = max_prompt_chars
+    body = _body(study_id, name, None, tasks, participants, targets, instructions, max_prompt_chars)
     return body, line_numbers
 
 
@@ -120,18 +111,29 @@ def edit_study_body(
         if t.source_image not in targets:
             where = f"{cfg.tasks_path}: task {t.id}: source_image"
             targets[t.source_image] = _data_url(cfg.tasks_path.parent / t.source_image, where)
-    body: dict[str, Any] = {
-        "id": study_id,
-        "name": name,
-        "kind": "edit",
-        "tasks": rows,
-        "participants": participants,
-        "targets": targets,
-        "instructions": instructions,
-    }
+    limit = max_prompt_chars
+    body = _body(study_id, name, "edit", rows, participants, targets, instructions, limit)
+    return body, list(range(1, len(rows) + 1))
+
+
+def _body(
+    study_id: str,
+    name: str,
+    kind: str | None,
+    tasks: list[Any],
+    participants: int | list[str],
+    targets: dict[str, str],
+    instructions: str,
+    max_prompt_chars: int | None,
+) -> dict[str, Any]:
+    """The registration body (``kind`` only for an edit study, the prompt limit when set)."""
+    body: dict[str, Any] = {"id": study_id, "name": name}
+    if kind is not None:
+        body["kind"] = kind
+    body.update(tasks=tasks, participants=participants, targets=targets, instructions=instructions)
     if max_prompt_chars is not None:
         body["max_prompt_chars"] = max_prompt_chars
-    return body, list(range(1, len(rows) + 1))
+    return body
 
 
 def _data_url(path: Path, where: str) -> str:

@@ -12,6 +12,9 @@ Example:
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import TypeVar
+
 from judge.agent.context import RunContext
 from judge.agent.work import SafetyOutcome, WorkOutcome
 from judge.modes.compare.result import ComparisonResult, CriterionResult, OrderAnswer
@@ -19,6 +22,7 @@ from judge.modes.score.aggregate import run_record, safety_report
 from skills.types import Cause, ChoiceValue
 
 OTHER = {"a": "b", "b": "a"}
+R = TypeVar("R", bound=ComparisonResult)
 
 
 def map_choice(choice: str, first: str) -> str:
@@ -79,9 +83,22 @@ def aggregate(
     ctx: RunContext, outcomes: list[WorkOutcome], safety_out: SafetyOutcome | None
 ) -> ComparisonResult:
     """Build the ComparisonResult."""
+    return aggregate_pair(ctx, outcomes, safety_out, ComparisonResult)
+
+
+def aggregate_pair(
+    ctx: RunContext,
+    outcomes: list[WorkOutcome],
+    safety_out: SafetyOutcome | None,
+    result_model: type[R],
+    card_of: Callable[[str], str] = str,
+) -> R:
+    """A pairwise result (``compare``'s or ``edit_compare``'s): the safety gate, then one
+    verdict per requested criterion, asked by the card ``card_of(criterion)``."""
     req, reg = ctx.request, ctx.registry
     report = safety_report(safety_out, ctx.settings.safety_on_error)
-    versions = {name: reg.card(name).version for name in req.criteria}
+    cards = {name: card_of(name) for name in req.criteria}
+    versions = {card: reg.card(card).version for card in cards.values()}
     if safety_out:
         versions.update(safety_out.skills)
     base = dict(
@@ -92,7 +109,7 @@ def aggregate(
         **run_record(ctx, versions),
     )
     if report.passed is False:
-        return ComparisonResult(
+        return result_model(
             status="blocked",
             reason=f"blocked by the safety filter on {report.blocked_by}; nothing was compared",
             **base,
@@ -101,12 +118,12 @@ def aggregate(
     for o in outcomes:
         by_name.setdefault(o.item.tag_map["criterion"], []).append(o)
     criteria = {
-        name: criterion_result(name, by_name.get(name, []), f"{name}@{versions[name]}")
-        for name in req.criteria
+        name: criterion_result(card, by_name.get(name, []), f"{card}@{versions[card]}")
+        for name, card in cards.items()
     }
     failures = sum(1 for c in criteria.values() if c.winner is None)
     undecided = safety_out is not None and safety_out.undecided
-    return ComparisonResult(
+    return result_model(
         status="partial" if failures or undecided else "scored",
         reason=f"{failures} criterion(s) could not be judged" if failures else None,
         criteria=criteria,

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, ClassVar
 from pydantic import BaseModel
 
 from judge.errors import InputError
-from judge.modes.base import Mode, SafetyTarget, Views
+from judge.modes.base import Mode, SafetyTarget, Views, screen_targets
 from judge.modes.compare.options import CompareOptions
 from judge.modes.compare.request import Comparison
 from judge.modes.compare.result import ComparisonResult
@@ -34,6 +34,32 @@ def criteria_names(registry: SkillRegistry) -> list[str]:
     return [c.name for c in registry.cards(kind=KIND)]
 
 
+def check_pair(
+    criteria: list[str],
+    known: list[str],
+    model_a: str | None,
+    model_b: str | None,
+    criterion: str = "criterion",
+    maker: str = "model",
+) -> None:
+    """Raise InputError unless every criterion is known and listed once and the two sides
+    name different makers (``criterion``/``maker`` word the messages).
+
+    Example:
+        >>> check_pair(["preference"], ["preference"], "flux", "sd3")
+        >>> check_pair(["x"], ["preference"], None, None)
+        Traceback (most recent call last):
+        judge.errors.InputError: criteria[0]: unknown criterion 'x'; available: ['preference']
+    """
+    for i, name in enumerate(criteria):
+        if name not in known:
+            raise InputError(f"criteria[{i}]", f"unknown {criterion} {name!r}; available: {known}")
+        if name in criteria[:i]:
+            raise InputError(f"criteria[{i}]", f"criterion {name!r} is listed twice")
+    if model_a and model_a == model_b:
+        raise InputError("b.model", f"both sides name the {maker} {model_a!r}")
+
+
 class CompareMode(Mode):
     """Pairwise comparison with position debiasing."""
 
@@ -46,18 +72,7 @@ class CompareMode(Mode):
 
     def check(self, request: BaseModel, registry: SkillRegistry, settings: JudgeSettings) -> None:
         assert isinstance(request, Comparison)
-        known = criteria_names(registry)
-        seen: set[str] = set()
-        for i, name in enumerate(request.criteria):
-            if name not in known:
-                raise InputError(
-                    f"criteria[{i}]", f"unknown criterion {name!r}; available: {known}"
-                )
-            if name in seen:
-                raise InputError(f"criteria[{i}]", f"criterion {name!r} is listed twice")
-            seen.add(name)
-        if request.a.model and request.a.model == request.b.model:
-            raise InputError("b.model", f"both sides name the model {request.a.model!r}")
+        check_pair(request.criteria, criteria_names(registry), request.a.model, request.b.model)
 
     def load_views(
         self, request: BaseModel, settings: JudgeSettings, base_dir: Path | None
@@ -109,11 +124,8 @@ class CompareMode(Mode):
         return self._input(ctx, {role: ctx.views[view] for role, view in item.views})
 
     def safety_targets(self, ctx: RunContext) -> list[SafetyTarget]:
-        targets = [SafetyTarget("prompt", "prompt", self._input(ctx, {}))]
-        for side in SIDES:
-            image = {"image": ctx.views[side]}
-            targets.append(SafetyTarget(side, "image", self._input(ctx, image)))
-        return targets
+        images = [(side, ctx.views[side]) for side in SIDES]
+        return screen_targets(lambda parts: self._input(ctx, parts), images)
 
     def aggregate(
         self, ctx: RunContext, outcomes: list[WorkOutcome], safety: SafetyOutcome | None

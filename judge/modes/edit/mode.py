@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, ClassVar
 
 from pydantic import BaseModel
 
-from judge.modes.base import Mode, SafetyTarget, Views
+from judge.modes.base import Mode, SafetyTarget, Views, screen_targets
 from judge.modes.edit.cards import CRITERION_KIND, METRICS_CARD
 from judge.modes.edit.options import EditOptions
 from judge.modes.edit.request import EditSubmission
@@ -95,14 +95,10 @@ class EditMode(Mode):
         return self._input(ctx, images, sample=sample, dinov2=ctx.settings.edit_dinov2)
 
     def safety_targets(self, ctx: RunContext) -> list[SafetyTarget]:
-        targets = [SafetyTarget("prompt", "prompt", self._input(ctx, {}))]
-        names = [SOURCE] + [edited_view(i) for i in range(len(ctx.request.images))]
-        for name in names:
-            label = "source" if name == SOURCE else f"image[{name[7:-1]}]"
-            targets.append(
-                SafetyTarget(label, "image", self._input(ctx, {"image": ctx.views[name]}))
-            )
-        return targets
+        edited = range(len(ctx.request.images))
+        images = [("source", ctx.views[SOURCE])]
+        images += [(f"image[{i}]", ctx.views[edited_view(i)]) for i in edited]
+        return screen_targets(lambda parts: self._input(ctx, parts), images)
 
     def aggregate(
         self, ctx: RunContext, outcomes: list[WorkOutcome], safety: SafetyOutcome | None

@@ -17,7 +17,8 @@ from typing import TYPE_CHECKING, ClassVar
 from pydantic import BaseModel
 
 from judge.errors import InputError
-from judge.modes.base import Mode, SafetyTarget, Views
+from judge.modes.base import Mode, SafetyTarget, Views, screen_targets
+from judge.modes.compare.mode import check_pair
 from judge.modes.compare.options import CompareOptions
 from judge.modes.edit_compare.cards import KIND, PREFIX, card_of
 from judge.modes.edit_compare.request import EditComparison
@@ -58,14 +59,8 @@ class EditCompareMode(Mode):
     def check(self, request: BaseModel, registry: SkillRegistry, settings: JudgeSettings) -> None:
         assert isinstance(request, EditComparison)
         known = edit_criteria(registry)
-        for i, name in enumerate(request.criteria):
-            if name not in known:
-                raise InputError(f"criteria[{i}]", f"unknown edit criterion {name!r}; "
-                                 f"available: {known}")  # fmt: skip
-            if name in request.criteria[:i]:
-                raise InputError(f"criteria[{i}]", f"criterion {name!r} is listed twice")
-        if request.a.model and request.a.model == request.b.model:
-            raise InputError("b.model", f"both sides name the editor {request.a.model!r}")
+        a, b = request.a.model, request.b.model
+        check_pair(request.criteria, known, a, b, criterion="edit criterion", maker="editor")
 
     def load_views(
         self, request: BaseModel, settings: JudgeSettings, base_dir: Path | None
@@ -115,12 +110,8 @@ class EditCompareMode(Mode):
         return self._input(ctx, {role: ctx.views[view] for role, view in item.views})
 
     def safety_targets(self, ctx: RunContext) -> list[SafetyTarget]:
-        targets = [SafetyTarget("prompt", "prompt", self._input(ctx, {}))]
-        for label, view in (("source", SOURCE), ("a", "a"), ("b", "b")):
-            targets.append(
-                SafetyTarget(label, "image", self._input(ctx, {"image": ctx.views[view]}))
-            )
-        return targets
+        images = [("source", ctx.views[SOURCE])] + [(side, ctx.views[side]) for side in SIDES]
+        return screen_targets(lambda parts: self._input(ctx, parts), images)
 
     def aggregate(
         self, ctx: RunContext, outcomes: list[WorkOutcome], safety: SafetyOutcome | None
