@@ -85,7 +85,7 @@ def make_judge(provider: FakeProvider) -> Callable[..., Judge]:
             api_key="test-key",
             backoff_base_s=0.001,
             backoff_max_s=0.01,
-            timeout_s=5.0,
+            timeout_s=60.0,  # a hang guard, not a speed check
         )
         return Judge(settings, **overrides)
 
