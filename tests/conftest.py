@@ -47,19 +47,31 @@ def private_cache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
         yield cache
 
 
+SESSION_TIMING = {"latency": 0.0, "jitter": 0.0, "hang_s": 3.0}
+"""The session provider's timing; :func:`pristine` puts it back (``reset`` keeps timing)."""
+
+
+def pristine(fp: FakeProvider) -> FakeProvider:
+    """``fp`` reset (calls, scripts, faults, gate) and with the session's timing again."""
+    fp.reset()
+    for name, value in SESSION_TIMING.items():
+        setattr(fp, name, value)
+    return fp
+
+
 @pytest.fixture(scope="session")
 def provider_session() -> Iterator[FakeProvider]:
-    with FakeProvider(latency=0.0, hang_s=3.0) as fp:
+    with FakeProvider(**SESSION_TIMING) as fp:
         yield fp
 
 
 @pytest.fixture
 def provider(provider_session: FakeProvider) -> Iterator[FakeProvider]:
-    """The session's fake provider, reset before each test."""
-    provider_session.reset()
-    provider_session.latency = 0.0
-    yield provider_session
-    provider_session.reset()
+    """The session's fake provider, pristine before each test and left pristine after it: a
+    test that slows it down (``latency = 30.0`` to make calls time out) must not slow down
+    the next test on the same worker, which may use ``provider_session`` directly."""
+    yield pristine(provider_session)
+    pristine(provider_session)
 
 
 @pytest.fixture
@@ -73,7 +85,7 @@ def make_judge(provider: FakeProvider) -> Callable[..., Judge]:
             api_key="test-key",
             backoff_base_s=0.001,
             backoff_max_s=0.01,
-            timeout_s=5.0,
+            timeout_s=60.0,  # a hang guard, not a speed check
         )
         return Judge(settings, **overrides)
 

@@ -85,7 +85,7 @@ class Stack:
             "JUDGE_MEMORY_DIR": str(tmp / "memories"),
             "JUDGE_BACKOFF_BASE_S": "0.01",
             "JUDGE_BACKOFF_MAX_S": "0.05",
-            "JUDGE_TIMEOUT_S": "10",
+            "JUDGE_TIMEOUT_S": "60",  # a hang guard, not a speed check
             "JUDGE_WORKER_POLL_DELAY_S": "0.2",
             "LITELLM_LOCAL_MODEL_COST_MAP": "True",
             "HF_HUB_OFFLINE": "1",

@@ -182,7 +182,7 @@ def test_exemplar_images_are_never_read_back_from_a_request_path(client: httpx.C
 
 
 def test_scoring_with_a_damaged_memory_leaves_its_dimensions_unscored(
-    module_tmp: Path, provider_session: FakeProvider
+    module_tmp: Path, provider: FakeProvider
 ) -> None:
     """The avt-image memory's live version is damaged: /v1/score still answers 200, and the
     dimension calibrated by that memory is unscored with a reason (no server path)."""
@@ -194,7 +194,7 @@ def test_scoring_with_a_damaged_memory_leaves_its_dimensions_unscored(
     shutil.copytree(folder / current, folder / "v0099")
     (folder / "v0099" / "exemplars.jsonl").write_text("{not json\n")
     (folder / "CURRENT").write_text("v0099")
-    env = {**fake_model_env(provider_session), "JUDGE_MEMORY_DIR": str(memories)}
+    env = {**fake_model_env(provider), "JUDGE_MEMORY_DIR": str(memories)}
     with live_service(env, module_tmp / "damaged") as svc, svc.client() as c:
         body = {
             "submission": submission(prompt="damaged memory"),

@@ -41,7 +41,7 @@ def service_env(llm: FakeProvider, images: FakeProvider, tmp: Path) -> dict[str,
         "JUDGE_API_BASE": llm.base_url,
         "JUDGE_API_KEY": "test-key",
         "JUDGE_BACKOFF_BASE_S": "0.001",
-        "JUDGE_TIMEOUT_S": "10",
+        "JUDGE_TIMEOUT_S": "60",  # a hang guard, not a speed check
         "JUDGE_SAFETY": "false",
         "JUDGE_BACKENDS": str(backends),
         "PROBE_TEST_IMAGE_KEY": "k",

@@ -53,7 +53,7 @@ def fake_model_env(provider: FakeProvider) -> dict[str, str]:
         "JUDGE_API_KEY": "test-key",
         "JUDGE_BACKOFF_BASE_S": "0.001",
         "JUDGE_BACKOFF_MAX_S": "0.01",
-        "JUDGE_TIMEOUT_S": "10",
+        "JUDGE_TIMEOUT_S": "60",  # a hang guard, not a speed check
     }
 
 

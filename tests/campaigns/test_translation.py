@@ -35,7 +35,7 @@ def translating(
         llm.on("<<<DATA CARD", german)
         env = {"JUDGE_ADMIN_KEYS": "admin", "JUDGE_MODEL": "openai/fake-judge",
                "JUDGE_API_BASE": llm.base_url, "JUDGE_API_KEY": "k",
-               "JUDGE_BACKOFF_BASE_S": "0.001", "JUDGE_TIMEOUT_S": "10"}  # fmt: skip
+               "JUDGE_BACKOFF_BASE_S": "0.001", "JUDGE_TIMEOUT_S": "60"}  # fmt: skip
         with live_service(env, tmp_path_factory.mktemp("translate"), wait_warm=False) as svc:
             yield svc, llm
 

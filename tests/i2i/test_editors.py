@@ -44,7 +44,7 @@ def spec(provider: FakeProvider) -> Callable[..., EditorSpec]:
     def make(**over: object) -> EditorSpec:
         fields: dict[str, object] = {
             "id": "fake", "model": "openai/fake-editor", "api_base": provider.base_url,
-            "timeout_s": 5.0, "max_retries": 2,
+            "timeout_s": 60.0, "max_retries": 2,
         }  # fmt: skip
         fields.update(over)
         return EditorSpec.model_validate(fields)

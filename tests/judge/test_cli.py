@@ -144,7 +144,7 @@ def test_score_flags_beat_env(provider, tmp_path):
         JUDGE_API_BASE="http://127.0.0.1:9/v1",
         JUDGE_API_KEY="env-key",
         JUDGE_MAX_RETRIES="0",
-        JUDGE_TIMEOUT_S="5",
+        JUDGE_TIMEOUT_S="60",
     )
     proc = run_cli(
         "score", str(path), "--model", "openai/flag-model", "--api-base", provider.base_url, env=env

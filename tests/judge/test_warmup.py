@@ -24,7 +24,7 @@ async def test_canned_stub_answers_a_litellm_call_with_an_image_part():
             api_base=base,
             api_key="k",
             max_retries=0,
-            timeout=5,
+            timeout=60,  # a hang guard, not a speed check
         )
     assert json.loads(resp.choices[0].message.content) == {"ok": True}
     assert resp.usage.prompt_tokens == 1

@@ -26,7 +26,7 @@ def backend(provider: FakeProvider) -> Callable[..., BackendSpec]:
     def make(**over: object) -> BackendSpec:
         fields: dict[str, object] = {
             "id": "fake", "model": "openai/fake-image", "api_base": provider.base_url,
-            "size": "64x48", "timeout_s": 5.0, "max_retries": 2,
+            "size": "64x48", "timeout_s": 60.0, "max_retries": 2,
         }  # fmt: skip
         fields.update(over)
         return BackendSpec.model_validate(fields)

@@ -75,7 +75,7 @@ def make_ctx(probe_fake: FakeProvider, script: ProbeScript) -> Callable[..., Pro
             model="openai/fake-judge",
             api_base=probe_fake.base_url,
             api_key="k",
-            timeout_s=10,
+            timeout_s=60,  # a hang guard, not a speed check
             backoff_base_s=0.001,
             backoff_max_s=0.01,
             safety=False,

@@ -125,6 +125,6 @@ def provider_judge(case: Case, fake: LoopbackFake, **overrides: object) -> Judge
         api_key="dummy-key",
         backoff_base_s=0.001,
         backoff_max_s=0.01,
-        timeout_s=5.0,
+        timeout_s=60.0,  # a hang guard, not a speed check
     )
     return Judge(settings, **overrides)

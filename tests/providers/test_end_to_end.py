@@ -92,7 +92,7 @@ async def test_a_panel_mixes_providers_with_each_ones_own_endpoint_and_key(
     monkeypatch.setenv("GEMINI_API_KEY", "dummy-gemini-key")
     monkeypatch.setenv("OLLAMA_API_BASE", ollama.base_url)
     panel = ["anthropic/fake-claude", "gemini/gemini-2.5-flash", "ollama_chat/llava"]
-    settings = JudgeSettings(panel=panel, backoff_base_s=0.001, timeout_s=5.0)
+    settings = JudgeSettings(panel=panel, backoff_base_s=0.001, timeout_s=60.0)
     gemini.fail_next(["429"])
     result = await Judge(settings).ascore(submission("CO", n_checks=2))
     assert_fully_scored(result, "CO")

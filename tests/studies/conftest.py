@@ -82,7 +82,7 @@ def fake_settings(provider: FakeProvider) -> Callable[..., JudgeSettings]:
             api_key="test-key",
             backoff_base_s=0.001,
             backoff_max_s=0.01,
-            timeout_s=5.0,
+            timeout_s=60.0,  # a hang guard, not a speed check
             max_reasks=1,
             cache=False,
         )

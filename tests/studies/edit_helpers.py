@@ -50,7 +50,7 @@ def edit_study_file(
                      f'api_base = "{base_url}"\n')  # fmt: skip
     parts.append(f'[[editors]]\nid = "fake"\nmodel = "openai/fake-editor"\n'
                  f'api_base = "{base_url}"\napi_key_env = "FAKE_EDIT_KEY"\n'
-                 "max_retries = 2\ntimeout_s = 10\n")  # fmt: skip
+                 "max_retries = 2\ntimeout_s = 60\n")  # fmt: skip
     if builtin:
         parts.append('[[editors]]\nid = "demo"\nmodel = "builtin/editor"\n')
     parts.append(f'[judge]\nmodel = "openai/fake-judge"\napi_base = "{base_url}"\n{FAST_JUDGE}\n')

@@ -40,7 +40,7 @@ def probe_service(tmp: Path, runs: Path | None = None) -> Iterator[LiveService]:
             "JUDGE_API_BASE": llm.base_url,
             "JUDGE_API_KEY": "test-key",
             "JUDGE_BACKOFF_BASE_S": "0.001",
-            "JUDGE_TIMEOUT_S": "10",
+            "JUDGE_TIMEOUT_S": "60",  # a hang guard, not a speed check
             "JUDGE_SAFETY": "false",
             "JUDGE_BACKENDS": str(backends),
             "JUDGE_API_KEYS": f"{KEY},{OTHER_KEY}",
