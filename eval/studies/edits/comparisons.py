@@ -9,9 +9,11 @@ edits are the same picture: a tie on every criterion, the judge is not asked), `
 ``position_consistent`` (criterion → whether both orders agreed) and ``usage``.
 
 Example:
+    >>> from judge.modes.edit_compare.result import EditComparisonResult
+    >>> result = EditComparisonResult.model_validate({"comparison_id": "t1", "status": "scored",
+    ...     "criteria": {"visual_quality": {"winner": "a", "position_consistent": True}}})
     >>> line = comparison_line("t1", "as-written", "x", "y")
-    >>> filled = from_result(line, {"status": "scored", "criteria": {
-    ...     "visual_quality": {"winner": "a", "position_consistent": True}}})
+    >>> filled = from_result(line, result)
     >>> filled["criteria"], filled["status"]
     ({'visual_quality': 'a'}, 'scored')
 """
