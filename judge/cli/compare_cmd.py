@@ -144,11 +144,14 @@ async def _judge_all(
 def run(args: argparse.Namespace) -> int:
     """Judge the file's comparisons; errors go to stderr with a non-zero exit code."""
     from judge.cli.main import EXIT_INPUT
+    from judge.config import JudgeSettings
     from judge.engine import Judge
 
+    # outside the try: a bad environment variable reaches judge.cli.main, which names it
+    settings = JudgeSettings()
     try:
         items = read_comparisons(args.file)
-        judge = Judge(**overrides(args))
+        judge = Judge(settings, **overrides(args))
         outcomes = event_loop.run(
             _judge_all(judge, items, args.file.resolve().parent, args.concurrency)
         )

@@ -143,10 +143,12 @@ def run(args: argparse.Namespace) -> int:
     from judge.validation import load_request_file
 
     path: Path = args.submission
+    # outside the try: a bad environment variable reaches judge.cli.main, which names it
+    settings = JudgeSettings()
     try:
         submission = load_request_file(path)  # a "mode" field picks edit, compare, ...
         # settings go in as settings: ``cache`` is also the name of Judge's cache argument
-        judge = Judge(JudgeSettings().merged(**overrides(args)))
+        judge = Judge(settings.merged(**overrides(args)))
         result = judge.score(submission, base_dir=path.resolve().parent)
     except ERRORS as exc:
         return exit_code(exc)

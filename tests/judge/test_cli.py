@@ -393,3 +393,21 @@ def test_invalid_option_exits_2(provider, tmp_path, capsys):
     assert code == 2
     assert out == ""
     assert "invalid option" in err and "timeout_s" in err
+
+
+@pytest.mark.parametrize("verb", ["score", "compare"])
+def test_bad_environment_variable_is_named(verb, tmp_path, capsys, monkeypatch):
+    """A bad value from the environment: one line naming the variable, its value and what is
+    expected (as ``judge serve`` says it), exit 2, no traceback; nothing is judged."""
+    for var in [v for v in os.environ if v.startswith("JUDGE_")]:
+        monkeypatch.delenv(var)
+    monkeypatch.setenv("JUDGE_TIMEOUT_S", "abc")
+    path = (
+        write_submission(tmp_path) if verb == "score" else REPO / "examples/compare/comparison.json"
+    )
+    code = main([verb, str(path), "--backend", "local"])
+    out, err = capsys.readouterr()
+    assert code == 2, err
+    assert out == ""
+    assert err.startswith(f"judge {verb}: JUDGE_TIMEOUT_S='abc': Input should be a valid number")
+    assert len(err.strip().splitlines()) == 1 and "Traceback" not in err
