@@ -6,7 +6,9 @@ taking turns; ``--image synthetic`` for the old smooth gradient). Reports throug
 latency as multiples of L, and CPU per submission under the load (the service's processes, read
 from ``/proc/<pid>/stat`` before and after the run; the fake provider's and the clients'
 separately), then the service's CPU per submission one at a time. The service runs in its
-**default configuration** first (nothing set but the model and its endpoint);
+**default configuration** first (nothing set but the model and its endpoint, and the
+``JUDGE_*`` variables of the benchmark's own environment, which the service inherits, so a
+configured service can be measured; the report names them);
 ``--tuned NAME=VALUE`` adds runs with those environment variables, labelled ``tuned`` in the
 report. ``--rate-limit R`` makes the fake refuse calls beyond R a second (HTTP 429 with
 rate-limit headers), as a provider with a quota does. ``--service-url`` drives a service
@@ -34,7 +36,9 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import textwrap
 import time
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -117,15 +121,26 @@ def _cpu(pid: int | None) -> float:
     return total
 
 
-def start_service(
-    workers: int,
+def service_env(
     provider_url: str,
     data_dir: Path,
     model: str = "openai/fake-judge",
     tuned: dict[str, str] | None = None,
-) -> tuple[subprocess.Popen, str]:
-    port = _port()
-    env = {k: v for k, v in os.environ.items() if not k.startswith("JUDGE_")}
+    environ: Mapping[str, str] | None = None,
+) -> dict[str, str]:
+    """The environment :func:`start_service` gives ``judge serve``: ``environ`` (default this
+    process's) with every ``JUDGE_*`` variable kept, so a configured service (admin keys,
+    limits, ...) can be benchmarked, but without ``REDIS_URL`` (the service runs on its own);
+    the benchmark's model, endpoint, key and data folder, then ``tuned``, override the
+    caller's values.
+
+    Example:
+        >>> env = service_env("http://127.0.0.1:9/v1", Path("/tmp/d"), tuned={"JUDGE_X": "2"},
+        ...                   environ={"JUDGE_ADMIN_KEYS": "k", "JUDGE_MODEL": "m", "PATH": "/bin"})
+        >>> env["JUDGE_ADMIN_KEYS"], env["JUDGE_MODEL"], env["JUDGE_X"], env["PATH"]
+        ('k', 'openai/fake-judge', '2', '/bin')
+    """
+    env = dict(os.environ if environ is None else environ)
     env.pop("REDIS_URL", None)
     env.update(
         {
@@ -137,6 +152,29 @@ def start_service(
             **(tuned or {}),
         }
     )
+    return env
+
+
+def inherited(environ: Mapping[str, str] | None = None) -> list[str]:
+    """The caller's ``JUDGE_*`` variables the service keeps (:func:`service_env`): the
+    names only (values can be keys), for the report."""
+    own = set(service_env("", Path(), environ={}))
+    names = os.environ if environ is None else environ
+    return sorted(k for k in names if k.startswith("JUDGE_") and k not in own)
+
+
+def start_service(
+    workers: int,
+    provider_url: str,
+    data_dir: Path,
+    model: str = "openai/fake-judge",
+    tuned: dict[str, str] | None = None,
+) -> tuple[subprocess.Popen, str]:
+    """Start ``judge serve`` on a free loopback port with ``workers`` HTTP workers and wait
+    until it is ready; returns the process (its own session) and its URL. The service sees
+    this process's ``JUDGE_*`` variables under the benchmark's own (:func:`service_env`)."""
+    port = _port()
+    env = service_env(provider_url, data_dir, model, tuned)
     cmd = [
         sys.executable,
         "-m",
@@ -292,6 +330,7 @@ def run(
         "tuned": dict(tuned or {}),
         "repeats": repeats,
         "service_url": service_url,
+        "inherited_env": [] if service_url else inherited(),
         "load_average": None,
         "runs": {},
     }
@@ -441,6 +480,14 @@ def render(report: dict) -> str:
     names = [n + (" median" if r.get("each") else "") for n, r in report["runs"].items()]
     width = max([16, *(len(n) + 1 for n in names)])
     columns = [*COLUMNS, LIMITED] if limit else COLUMNS
+    inherited_env = " ".join(report.get("inherited_env") or [])
+    inherited_lines = (
+        textwrap.wrap(
+            f"  inherited from this shell: {inherited_env}", width=100, subsequent_indent="    "
+        )
+        if inherited_env
+        else []
+    )
     lines = [
         f"benchmarks.load: {report['clients']} clients, {report['requests']} requests, "
         f"L = {report['latency_L_s']} s, {loop}",
@@ -455,6 +502,7 @@ def render(report: dict) -> str:
         ),
         "  runs: the default configuration"
         + (", then tuned: " + " ".join(f"{k}={v}" for k, v in tuned.items()) if tuned else ""),
+        *inherited_lines,
         "  CPU, ms per submission: the service under the load (svc CPU) and one at a time "
         "(svc alone),",
         "  the fake provider, this benchmark's clients; load average at the end: "

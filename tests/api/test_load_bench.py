@@ -178,3 +178,44 @@ def test_a_service_started_elsewhere_is_driven_and_its_cpu_read_from_its_pid(
     assert f"the service at {url} (started elsewhere)" in capsys.readouterr().out
     with pytest.raises(SystemExit, match="--service-pid goes with --service-url"):
         main(["--service-pid", "1"])
+
+
+def test_the_service_inherits_the_callers_judge_variables_under_the_benchmarks_own() -> None:
+    """A configured service can be benchmarked: every ``JUDGE_*`` variable of the caller
+    (admin keys included) reaches ``judge serve``; the benchmark's model, endpoint, key, data
+    folder and ``--tuned`` values win; ``REDIS_URL`` does not pass; the report lists the
+    inherited names (never their values)."""
+    from benchmarks.load import inherited, service_env
+
+    caller = {
+        "JUDGE_ADMIN_KEYS": "admin-secret",
+        "JUDGE_RATE_LIMIT_PER_MINUTE": "0",
+        "JUDGE_MODEL": "openai/real-model",
+        "JUDGE_DATA_DIR": "/somewhere/else",
+        "JUDGE_LLM_CONCURRENCY": "4",
+        "REDIS_URL": "redis://127.0.0.1:6379/0",
+        "PATH": "/usr/bin",
+    }
+    env = service_env(
+        "http://127.0.0.1:9/v1",
+        Path("/tmp/bench-data"),
+        tuned={"JUDGE_LLM_CONCURRENCY": "512"},
+        environ=caller,
+    )
+    assert env["JUDGE_ADMIN_KEYS"] == "admin-secret"
+    assert env["JUDGE_RATE_LIMIT_PER_MINUTE"] == "0"
+    assert env["PATH"] == "/usr/bin"
+    assert env["JUDGE_MODEL"] == "openai/fake-judge"
+    assert env["JUDGE_API_BASE"] == "http://127.0.0.1:9/v1"
+    assert env["JUDGE_DATA_DIR"] == "/tmp/bench-data"
+    assert env["JUDGE_LLM_CONCURRENCY"] == "512"
+    assert "REDIS_URL" not in env
+    assert caller["JUDGE_MODEL"] == "openai/real-model"  # the caller's mapping is not changed
+    names = inherited(caller)
+    assert names == ["JUDGE_ADMIN_KEYS", "JUDGE_LLM_CONCURRENCY", "JUDGE_RATE_LIMIT_PER_MINUTE"]
+    report = {"inherited_env": names, "runs": {}, "clients": 1, "requests": 1}
+    report |= {"latency_L_s": 0.1, "checkpoints": 1, "batching": "per_modality", "rate_per_s": 0}
+    report |= {"body_bytes": 1, "model": "openai/fake-judge", "load_average": [0, 0, 0]}
+    text = render(report)
+    assert "inherited from this shell: JUDGE_ADMIN_KEYS JUDGE_LLM_CONCURRENCY" in text
+    assert "admin-secret" not in text
