@@ -27,6 +27,11 @@ MAX_TASKS = 2_000
 MAX_PARTICIPANTS = 1_000
 DEFAULT_MAX_PROMPT_CHARS = 4_000
 LIMIT_PROMPT_CHARS = 20_000
+# What a participant writes, per study kind, as error messages name it: (noun, with its article)
+ANSWER_WORDS: dict[str, tuple[str, str]] = {
+    "prompt": ("prompt", "a prompt"),
+    "edit": ("edit instruction", "an edit instruction"),
+}
 
 
 class StudyCreate(BaseModel):
@@ -180,8 +185,11 @@ def validated_tasks(raws: list[str | dict[str, Any]]) -> list[dict[str, Any]]:
     return tasks
 
 
-def clean_prompt(text: object, max_chars: int, field: str = "prompt") -> str:
+def clean_prompt(text: object, max_chars: int, field: str = "prompt", kind: str = "prompt") -> str:
     """A participant's prompt as it will be stored: line ends as ``\\n``, otherwise untouched.
+
+    ``kind`` is the study's kind: errors name the text as :data:`ANSWER_WORDS` does
+    (``prompt``, or ``edit instruction`` on an edit study).
 
     Example:
         >>> clean_prompt("two cats\\r\\non a mat ", 100)
@@ -190,22 +198,27 @@ def clean_prompt(text: object, max_chars: int, field: str = "prompt") -> str:
         Traceback (most recent call last):
         ...
         judge.errors.InputError: prompt: the prompt is 11 characters; the limit is 10 (...)
+        >>> clean_prompt(" ", 10, kind="edit")  # doctest: +ELLIPSIS
+        Traceback (most recent call last):
+        ...
+        judge.errors.InputError: prompt: the edit instruction is empty; write an edit ...
     """
+    noun, a_noun = ANSWER_WORDS.get(kind, ANSWER_WORDS["prompt"])
     if not isinstance(text, str):
         raise InputError(field, "expected text")
     text = text.replace("\r\n", "\n").replace("\r", "\n")
     if not text.strip():
-        raise InputError(field, "the prompt is empty; write a prompt before submitting")
+        raise InputError(field, f"the {noun} is empty; write {a_noun} before submitting")
     if len(text) > max_chars:
         raise InputError(
             field,
-            f"the prompt is {len(text)} characters; the limit is {max_chars} "
+            f"the {noun} is {len(text)} characters; the limit is {max_chars} "
             "(shorten it and submit again)",
         )
     try:
         text.encode("utf-8")
     except UnicodeEncodeError:
-        raise InputError(field, "the prompt is not valid Unicode text") from None
+        raise InputError(field, f"the {noun} is not valid Unicode text") from None
     if "\x00" in text:
-        raise InputError(field, "the prompt contains a NUL character")
+        raise InputError(field, f"the {noun} contains a NUL character")
     return text

@@ -199,7 +199,7 @@ async def submit(study_id: str, request: Request) -> Response:
     store = store_of(request)
     index = ids.index(task_id) + 1
     try:
-        prompt = clean_prompt(text, meta["max_prompt_chars"])
+        prompt = clean_prompt(text, meta["max_prompt_chars"], kind=meta.get("kind", "prompt"))
     except InputError as exc:
         answers = await store.prompts(study_id, code)
         shown = text if isinstance(text, str) else ""

@@ -194,7 +194,7 @@ async def submit_prompt(study_id: str, body: PromptSubmit, request: Request) -> 
     code = await participant_or_403(request, store, study_id, body.participant)
     if body.task_id not in {t["id"] for t in meta["tasks"]}:
         raise InputError("task_id", f"no task {body.task_id[:80]!r} in study {study_id!r}")
-    prompt = clean_prompt(body.prompt, meta["max_prompt_chars"])
+    prompt = clean_prompt(body.prompt, meta["max_prompt_chars"], kind=meta.get("kind", "prompt"))
     at, rev, answered = await store.submit(study_id, code, body.task_id, prompt)
     return PromptStored(
         task_id=body.task_id,

@@ -164,6 +164,22 @@ def test_participant_submissions_are_checked(admin: httpx.Client, anon: httpx.Cl
     assert_error(admin.get("/v1/studies/no-such-study/prompts"), 404, "id")
 
 
+def test_an_edit_study_refuses_an_edit_instruction_by_that_name(
+    admin: httpx.Client, anon: httpx.Client
+) -> None:
+    study, (code, _) = create(admin, n_plain=0, kind="edit", max_prompt_chars=50)
+    err = assert_error(submit(anon, study, code, "im_1", " \n "), 400, "prompt")
+    assert err["message"].endswith(
+        "the edit instruction is empty; write an edit instruction before submitting"
+    )
+    err = assert_error(submit(anon, study, code, "im_1", "é" * 51), 400, "prompt")
+    assert "the edit instruction is 51 characters; the limit is 50" in err["message"]
+    # a prompt study keeps its wording
+    study, (code, _) = create(admin, max_prompt_chars=50)
+    err = assert_error(submit(anon, study, code, "oe_1", " "), 400, "prompt")
+    assert err["message"].endswith("the prompt is empty; write a prompt before submitting")
+
+
 def test_two_clients_submitting_at_once_lose_nothing(
     service: LiveService, admin: httpx.Client
 ) -> None:

@@ -78,6 +78,17 @@ def test_people_write_edit_instructions_that_a_human_writer_feeds_to_the_editors
             f"Your instruction for task {index} was saved"
         )
     expect(page.locator("#progress")).to_contain_text("Task 3 of 3")  # left unanswered
+    # refusals name what the participant writes here: an edit instruction, not a prompt
+    box, alert = page.get_by_label("Your edit instruction"), page.get_by_role("alert")
+    for typed, said in [
+        ("  \n ", "The edit instruction is empty; write an edit instruction before submitting"),
+        ("é" * 4_001, "The edit instruction is 4001 characters; the limit is 4000"),
+    ]:
+        box.fill(typed)
+        page.get_by_role("button", name="Submit instruction").click()
+        expect(alert).to_contain_text(said)
+        expect(alert).not_to_contain_text("prompt")
+        expect(page.locator("#progress")).to_contain_text("Task 3 of 3")
 
     out = tmp_path / "people.jsonl"
     imported = ["study", "import-prompts", "--url", base, "--study", "edits-1", "--out", str(out)]
