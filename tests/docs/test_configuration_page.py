@@ -191,4 +191,6 @@ def test_a_bad_engine_variable_stops_a_command_with_exit_2(
     submission = REPO / "examples" / "co_106" / "submission.json"
     assert judge(["score", str(submission), "--backend", "local"]) == 2
     err = capsys.readouterr().err
-    assert "retrieval_k" in err and "'abc'" in err and "Traceback" not in err
+    # one line naming the variable (not pydantic's field name) and its value
+    assert err.startswith("judge score: JUDGE_RETRIEVAL_K='abc': "), err
+    assert err.count("\n") == 1 and "Traceback" not in err
