@@ -18,13 +18,11 @@ Example::
 
 from __future__ import annotations
 
-import asyncio
 from pathlib import Path
 from typing import Any
 
-from eval.kit.client import JudgeCallError
-from judge.client import AsyncClient, ServiceError, inline_request, score_result
-from judge.errors import InputError
+from eval.kit.client import ServiceJudge
+from judge.client import inline_request
 from judge.modes import Mode, get_mode
 from judge.modes.edit.options import RENAMES
 
@@ -46,46 +44,23 @@ def mode_options(mode: Mode, settings: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in named.items() if k in fields}
 
 
-class EditServiceJudge:
-    """A :class:`eval.kit.client.JudgeClient` for edit studies through a running service."""
+class EditServiceJudge(ServiceJudge):
+    """A :class:`eval.kit.client.ServiceJudge` for edit studies: the same calls, retries,
+    errors and typed results; only the body differs (each mode's wrapped form, the study's
+    settings under that mode's option names)."""
 
     def __init__(
         self, url: str, *, options: dict[str, Any] | None = None, timeout_s: float = 600.0
     ):
-        self.url = url.rstrip("/")
+        super().__init__(url, timeout_s=timeout_s)
         self.settings = dict(options or {})
-        self.timeout_s = timeout_s
-        self._client: AsyncClient | None = None
 
-    def body(self, submission: dict[str, Any], base_dir: Path | None) -> dict[str, Any]:
+    def body(
+        self, submission: dict[str, Any], base_dir: Path | None, options: dict[str, Any]
+    ) -> dict[str, Any]:
         """The wrapped request of ``submission``'s mode, its images inlined."""
         mode = get_mode(submission.get("mode", "edit"))
         inlined = inline_request(submission, base_dir)
         request = {k: v for k, v in inlined.items() if k != "mode"}
-        options = mode_options(mode, self.settings)
-        return {"mode": mode.name, mode.wrapper_key: request, "options": options}
-
-    async def score(
-        self,
-        submission: dict[str, Any],
-        base_dir: Path | None = None,
-        options: dict[str, Any] | None = None,
-    ) -> Any:
-        """The typed result (an ``EditResult`` or ``EditComparisonResult``) of ``submission``."""
-        try:
-            body = await asyncio.to_thread(self.body, submission, base_dir)
-        except InputError as exc:
-            raise JudgeCallError(exc.message) from None
-        if self._client is None:
-            self._client = AsyncClient(self.url, retries=3, max_backoff_s=8.0,
-                                       timeout_s=self.timeout_s)  # fmt: skip
-        try:
-            return score_result(await self._client.score_json(body))
-        except ServiceError as exc:
-            raise JudgeCallError(str(exc)) from None
-
-    async def aclose(self) -> None:
-        """Close the HTTP connection pool."""
-        if self._client is not None:
-            await self._client.aclose()
-            self._client = None
+        return {"mode": mode.name, mode.wrapper_key: request,
+                "options": mode_options(mode, self.settings)}  # fmt: skip
