@@ -132,9 +132,9 @@ async def export(store: CampaignStore, rec: dict) -> dict:
     out: dict = {}
     for fmt in ("jsonl", "csv"):
         t = time.perf_counter()
-        excluded = await excluded_annotators(store, rec)
+        checked = await excluded_annotators(store, rec)
         size, lines = 0, 0
-        async for part in table_parts(store, rec, excluded, fmt):
+        async for part in table_parts(store, rec, checked, fmt):
             size += len(part)
             lines += part.count(b"\n")
             peak[0] = max(peak[0], proc.memory_info().rss)

@@ -277,8 +277,8 @@ MEDIA = {"csv": "text/csv; charset=utf-8", "jsonl": "application/x-ndjson; chars
 async def _streamed(request: Request, rec: dict[str, Any], fmt: str) -> StreamingResponse:
     """The votes or ratings of ``rec``, streamed from the log (:mod:`api.campaigns.streams`)."""
     store = store_of(request)
-    excluded = await excluded_annotators(store, rec)
-    return StreamingResponse(table_parts(store, rec, excluded, fmt), media_type=MEDIA[fmt])
+    checked = await excluded_annotators(store, rec)
+    return StreamingResponse(table_parts(store, rec, checked, fmt), media_type=MEDIA[fmt])
 
 
 @router.get("/v1/campaigns/{cid}/votes", response_class=Response)

@@ -4,14 +4,15 @@
 :data:`CHUNK` entries (``LRANGE``), up to its length when the export started (answers that
 arrive meanwhile wait for the next export). Votes and ratings need the QC flags first, so
 they read the log twice: once for the QC flags (:class:`eval.campaigns.report.Flags` keeps
-per-annotator tallies, not the answers), once to write the rows; each chunk is parsed and
-written off the event loop (``orjson``: parsing and writing JSON are most of the work), and
-sent before the next is read.
+per-annotator tallies, not the answers), once to write the rows. Both passes stop at the
+same entry (:class:`Checked` carries it), so no row is written that QC has not seen. Each
+chunk is parsed and written off the event loop (``orjson``: parsing and writing JSON are most
+of the work), and sent before the next is read.
 
 Example::
 
-    flags = await excluded_annotators(store, record)
-    async for part in table_parts(store, record, flags, "csv"):
+    checked = await excluded_annotators(store, record)
+    async for part in table_parts(store, record, checked, "csv"):
         ...  # bytes: the header and first rows, then more rows
 """
 
@@ -19,6 +20,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator
+from dataclasses import dataclass
 from typing import Any
 
 import orjson
@@ -31,10 +33,22 @@ CHUNK = 10_000
 """Log entries read, parsed and written at a time."""
 
 
-async def _chunks(store: CampaignStore, cid: str) -> AsyncIterator[list[bytes]]:
-    """The raw log entries as stored, in order, a chunk at a time, up to the log's length
-    now."""
-    end = await store.log_length(cid)
+@dataclass(frozen=True)
+class Checked:
+    """The QC pass of one export: the annotators it excludes, and how many log entries it read
+    (the rows pass reads exactly those: answers logged in between wait for the next export)."""
+
+    excluded: set[str]
+    end: int
+
+
+async def _chunks(
+    store: CampaignStore, cid: str, end: int | None = None
+) -> AsyncIterator[list[bytes]]:
+    """The raw log entries as stored, in order, a chunk at a time, up to entry ``end``
+    (default: the log's length now)."""
+    if end is None:
+        end = await store.log_length(cid)
     for start in range(0, end, CHUNK):
         yield await store.log_slice(cid, start, min(start + CHUNK, end) - 1)
 
@@ -43,17 +57,19 @@ def _parse(raw: list[bytes]) -> list[dict[str, Any]]:
     return [orjson.loads(x) for x in raw]
 
 
-async def excluded_annotators(store: CampaignStore, record: dict[str, Any]) -> set[str]:
-    """The annotators QC flags (one pass over the log; the rules keep tallies only)."""
+async def excluded_annotators(store: CampaignStore, record: dict[str, Any]) -> Checked:
+    """The annotators QC flags, and the log length this pass read up to (one pass over the
+    log; the rules keep tallies only)."""
     flags = Flags(record)
 
     def fold(raw: list[bytes]) -> None:
         flags.add(_parse(raw))
 
-    async for raw in _chunks(store, record["id"]):
+    end = await store.log_length(record["id"])
+    async for raw in _chunks(store, record["id"], end):
         await asyncio.to_thread(fold, raw)
     people = await asyncio.to_thread(flags.result)
-    return {a for a, p in people.items() if p["flagged"]}
+    return Checked({a for a, p in people.items() if p["flagged"]}, end)
 
 
 def _render(
@@ -70,12 +86,12 @@ def _render(
 
 
 async def table_parts(
-    store: CampaignStore, record: dict[str, Any], excluded: set[str], fmt: str
+    store: CampaignStore, record: dict[str, Any], checked: Checked, fmt: str
 ) -> AsyncIterator[bytes]:
     """The votes (or ratings) table as ``fmt`` (``jsonl`` or ``csv``), a chunk of the log
-    at a time (the CSV header first, even for an empty log)."""
-    header = fmt == "csv"
-    async for raw in _chunks(store, record["id"]):
+    at a time (the CSV header first, even for an empty log), up to the entry QC read to."""
+    header, excluded = fmt == "csv", checked.excluded
+    async for raw in _chunks(store, record["id"], checked.end):
         yield await asyncio.to_thread(_render, record, raw, excluded, fmt, header)
         header = False
     if header:

@@ -18,7 +18,7 @@ import redis.asyncio as aredis
 
 from api.campaigns.serving import answer, next_task
 from api.campaigns.store import CampaignStore
-from api.campaigns.streams import CHUNK
+from api.campaigns.streams import CHUNK, excluded_annotators, table_parts
 from api.core.redis_embedded import EmbeddedRedis
 from benchmarks import campaign_load, campaign_store
 from eval.campaigns.ingest import ingest
@@ -116,6 +116,38 @@ def test_the_least_voted_item_comes_first(redis_url: str) -> None:
 
     order = asyncio.run(scenario())
     assert len(order) == 16 and sorted(set(order[:8])) == [f"p{i}" for i in range(8)]
+
+
+def test_an_export_writes_only_rows_its_qc_pass_saw(redis_url: str) -> None:
+    """Answers logged between an export's QC pass and its rows pass wait for the next export:
+    both passes stop at the entry the QC pass read to."""
+
+    async def scenario() -> tuple[int, int]:
+        redis = aredis.Redis.from_url(redis_url)
+        store = CampaignStore(redis)
+        body = pairwise_body("bound-1", n_items=4, votes_per_item=2, validation="none",
+                             min_seconds=0.0)  # fmt: skip
+        record, images = ingest(CampaignCreate.model_validate(body), JudgeSettings())
+        assert await store.create(record, images)
+        record = await store.record("bound-1")
+
+        async def vote(who: str) -> None:
+            task = await next_task(store, record, who, rng=random.Random(1))
+            assert task is not None
+            got = await answer(store, record, who, Answer(task=task["id"], choice="a"))
+            assert got["accepted"]
+
+        await vote("w0")
+        await vote("w1")
+        checked = await excluded_annotators(store, record)
+        await vote("w2")  # lands after QC read the log
+        rows = b"".join([p async for p in table_parts(store, record, checked, "jsonl")])
+        later = await excluded_annotators(store, record)
+        again = b"".join([p async for p in table_parts(store, record, later, "jsonl")])
+        await redis.aclose()
+        return rows.count(b"\n"), again.count(b"\n")
+
+    assert asyncio.run(scenario()) == (2, 3)
 
 
 def test_open_loop_benchmark_reports_latency_and_cpu(service: LiveService) -> None:
