@@ -295,7 +295,7 @@ def run(
     repeats: int = 1,
     images: int | None = None,
     image: str = "photo",
-    one_at_a_time: int = 4,
+    one_at_a_time: int = 16,
     service_url: str | None = None,
     service_pid: int | None = None,
 ) -> dict:
@@ -596,7 +596,7 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--one-at-a-time",
         type=int,
-        default=4,
+        default=16,
         help="after the load, this many submissions one after another (the service's CPU "
         "per submission without load; 0: none)",
     )
