@@ -73,9 +73,9 @@ def test_people_write_edit_instructions_that_a_human_writer_feeds_to_the_editors
         assert picture.evaluate("img => img.naturalWidth") == 96  # the task's source picture
         expect(page.locator("figcaption")).to_have_text("Picture to edit")
         page.get_by_label("Your edit instruction").fill(TYPED[task_id])
-        page.get_by_role("button", name="Submit instruction").click()
+        page.get_by_role("button", name="Submit edit instruction").click()
         expect(page.get_by_role("status")).to_contain_text(
-            f"Your instruction for task {index} was saved"
+            f"Your edit instruction for task {index} was saved"
         )
     expect(page.locator("#progress")).to_contain_text("Task 3 of 3")  # left unanswered
     # refusals name what the participant writes here: an edit instruction, not a prompt
@@ -85,7 +85,7 @@ def test_people_write_edit_instructions_that_a_human_writer_feeds_to_the_editors
         ("é" * 4_001, "The edit instruction is 4001 characters; the limit is 4000"),
     ]:
         box.fill(typed)
-        page.get_by_role("button", name="Submit instruction").click()
+        page.get_by_role("button", name="Submit edit instruction").click()
         expect(alert).to_contain_text(said)
         expect(alert).not_to_contain_text("prompt")
         expect(page.locator("#progress")).to_contain_text("Task 3 of 3")
