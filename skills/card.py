@@ -157,6 +157,11 @@ class SkillCard(BaseModel):
         """The names of the dimensions this card scores."""
         return [d.name for d in self.dimensions]
 
+    @property
+    def tag(self) -> str:
+        """``name@version``: what results record and the model cache keys on."""
+        return f"{self.name}@{self.version}"
+
     def memory_for(self, category: str, bound: Mapping[str, str] | None = None) -> str | None:
         """The memory name for a task category (cards may write ``prompt-{category}``).
 
