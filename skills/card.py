@@ -20,10 +20,11 @@ import re
 import tomllib
 from collections.abc import Mapping
 from pathlib import Path
+from typing import Annotated
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from skills.primitives import PRIMITIVES, unknown_primitives
+from skills.primitives import PRIMITIVES
 
 Modality = str
 """What a card looks at: a view role such as ``prompt``, ``image`` or ``pair`` (open set)."""
@@ -35,23 +36,52 @@ BUILTIN_DIR = Path(__file__).parent / "cards"
 _NAME = re.compile(r"^[a-z][a-z0-9_]*$")
 
 
+def snake_case(what: str, rule: str = "snake_case") -> AfterValidator:
+    """A field check refusing a value that is not snake_case: ``{what} 'x' must be {rule}``.
+
+    Example:
+        >>> from pydantic import TypeAdapter
+        >>> TypeAdapter(Annotated[str, snake_case("card name")]).validate_python("my_card")
+        'my_card'
+    """
+
+    def check(value: str) -> str:
+        if not _NAME.match(value):
+            raise ValueError(f"{what} {value!r} must be {rule}")
+        return value
+
+    return AfterValidator(check)
+
+
+def known(what: str, allowed: tuple[str, ...]) -> AfterValidator:
+    """A field check refusing a list with names outside ``allowed``, listing them.
+
+    Example:
+        >>> from pydantic import TypeAdapter
+        >>> TypeAdapter(Annotated[list[str], known("categories", CATEGORIES)]).validate_python(
+        ...     ["OE"])
+        ['OE']
+    """
+
+    def check(values: list[str]) -> list[str]:
+        bad = [v for v in values if v not in allowed]
+        if bad:
+            raise ValueError(f"unknown {what} {bad}; use {list(allowed)}")
+        return values
+
+    return AfterValidator(check)
+
+
 class Dimension(BaseModel):
     """One subjective dimension with its definition and 1–5 anchors."""
 
     model_config = ConfigDict(extra="forbid")
 
-    name: str
+    name: Annotated[str, snake_case("dimension name")]
     title: str
     definition: str
     anchors: dict[int, str]
     look_for: list[str] = Field(default_factory=list)
-
-    @field_validator("name")
-    @classmethod
-    def _snake(cls, v: str) -> str:
-        if not _NAME.match(v):
-            raise ValueError(f"dimension name {v!r} must be snake_case")
-        return v
 
     @field_validator("anchors")
     @classmethod
@@ -66,12 +96,16 @@ class SkillCard(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    name: str
+    name: Annotated[str, snake_case("card name")]
     kind: str
     version: str
     description: str = ""
-    modality: Modality
-    categories: list[str] = Field(default_factory=lambda: list(CATEGORIES))
+    modality: Annotated[
+        Modality, snake_case("modality", "a snake_case view name (prompt, image, …)")
+    ]
+    categories: Annotated[list[str], known("categories", CATEGORIES)] = Field(
+        default_factory=lambda: list(CATEGORIES)
+    )
     template: str
     batch_template: str | None = None
     dimensions: list[Dimension] = Field(default_factory=list)
@@ -88,41 +122,11 @@ class SkillCard(BaseModel):
     show_prompt: bool = Field(
         default=True, description="whether the judge sees the prompt (pairwise cards)"
     )
-    primitives: list[str] = Field(
+    primitives: Annotated[list[str], known("primitives", PRIMITIVES)] = Field(
         default_factory=list,
         description="for checklist cards: the checkpoint primitives this card serves on its "
         "side (empty: every primitive no other card claims)",
     )
-
-    @field_validator("name")
-    @classmethod
-    def _snake(cls, v: str) -> str:
-        if not _NAME.match(v):
-            raise ValueError(f"card name {v!r} must be snake_case")
-        return v
-
-    @field_validator("modality")
-    @classmethod
-    def _view_name(cls, v: str) -> str:
-        if not _NAME.match(v):
-            raise ValueError(f"modality {v!r} must be a snake_case view name (prompt, image, …)")
-        return v
-
-    @field_validator("categories")
-    @classmethod
-    def _known_categories(cls, v: list[str]) -> list[str]:
-        bad = [c for c in v if c not in CATEGORIES]
-        if bad:
-            raise ValueError(f"unknown categories {bad}; use {list(CATEGORIES)}")
-        return v
-
-    @field_validator("primitives")
-    @classmethod
-    def _known_primitives(cls, v: list[str]) -> list[str]:
-        bad = unknown_primitives(v)
-        if bad:
-            raise ValueError(f"unknown primitives {bad}; use {list(PRIMITIVES)}")
-        return v
 
     @model_validator(mode="after")
     def _kind_fields(self) -> SkillCard:
@@ -156,6 +160,11 @@ class SkillCard(BaseModel):
     def dimension_names(self) -> list[str]:
         """The names of the dimensions this card scores."""
         return [d.name for d in self.dimensions]
+
+    @property
+    def tag(self) -> str:
+        """``name@version``: what results record and the model cache keys on."""
+        return f"{self.name}@{self.version}"
 
     def memory_for(self, category: str, bound: Mapping[str, str] | None = None) -> str | None:
         """The memory name for a task category (cards may write ``prompt-{category}``).

@@ -46,7 +46,7 @@ class Skill:
     @property
     def tag(self) -> str:
         """``name@version``: what results record and the cache keys on."""
-        return f"{self.card.name}@{self.card.version}"
+        return self.card.tag
 
     async def __call__(self, inp: SkillInput, client: ModelClient) -> SkillOutput:
         return await self.fn(inp, client)
@@ -96,7 +96,15 @@ def available_backends() -> list[str]:
 
 
 def build_skill(card: SkillCard, backend: str = "llm") -> Skill:
-    """Bind ``card`` to the code of its kind for ``backend``."""
+    """Bind ``card`` to the code of its kind for ``backend``: every kind's factory is
+    reached through here (or :meth:`skills.registry.Registry.skill`, which calls it).
+
+    Example:
+        >>> from skills.registry import default_registry
+        >>> skill = build_skill(default_registry().card("visual_quality"), "local")
+        >>> skill.tag, skill.card.kind, skill.backend
+        ('visual_quality@1.0.0', 'edit-rubric', 'local')
+    """
     key = (card.kind, backend)
     modules = _modules()
     if key not in _FACTORIES and key in modules:

@@ -14,31 +14,37 @@ from skills.rendering import data_block, image_part, messages, render_template, 
 from skills.schemas import EditAnswer
 from skills.types import Cause, ModelCallError, ModelClient, ScoreValue, SkillInput, SkillOutput
 
+EDITED = (("EDITED", "edited"),)
+"""One edit: the ``edited`` view, shown as the EDITED image."""
 
-def edit_parts(inp: SkillInput) -> list[dict]:
-    """Source image, instruction (data block), edited image."""
-    return [
+
+def edit_parts(inp: SkillInput, edits: tuple[tuple[str, str], ...] = EDITED) -> list[dict]:
+    """Source image, instruction (data block), then each edit: ``edits`` pairs the label an
+    edited image is shown under with its view in ``inp.images``.
+
+    Example:
+        >>> from skills.types import ImagePayload
+        >>> img = ImagePayload("data:image/png;base64,", "0")
+        >>> inp = SkillInput("t", "CO", "", "make it blue", images={"source": img, "edited": img})
+        >>> [p["text"] for p in edit_parts(inp) if p["type"] == "text"][-1]
+        'EDITED image:'
+    """
+    parts = [
         text_part("SOURCE image:"),
         image_part(inp.images["source"]),
         text_part(data_block("EDIT INSTRUCTION", inp.prompt)),
-        text_part("EDITED image:"),
-        image_part(inp.images["edited"]),
     ]
+    for label, view in edits:
+        parts += [text_part(f"{label} image:"), image_part(inp.images[view])]
+    return parts
 
 
 @register_kind("edit-rubric")
 def edit_rubric(card: SkillCard) -> SkillFn:
-    """Build the async skill of an edit criterion card (one dimension per card).
-
-    Example:
-        >>> from skills.registry import default_registry
-        >>> default_registry().skill("image_consistency").card.dimension_names
-        ['image_consistency']
-    """
+    """Build the async skill of an edit criterion card (one dimension per card)."""
     if len(card.dimensions) != 1:
         raise ValueError(f"edit-rubric card {card.name!r} must define exactly one dimension")
     dim = card.dimensions[0]
-    tag = f"{card.name}@{card.version}"
     system = render_template(card.template, dimensions=f"`{dim.name}`", rubric=rubric_text(dim))
 
     async def run(inp: SkillInput, client: ModelClient) -> SkillOutput:
@@ -51,7 +57,7 @@ def edit_rubric(card: SkillCard) -> SkillFn:
             parts.append(text_part(f"Independent assessment number {sample + 1}."))
         parts.append(text_part(f"Rate the edit on {dim.name}."))
         try:
-            answer = await client.structured(messages(system, parts), EditAnswer, tag=tag)
+            answer = await client.structured(messages(system, parts), EditAnswer, tag=card.tag)
         except ModelCallError as exc:
             why = f"model call failed: {exc}"
             return SkillOutput(scores={dim.name: ScoreValue.unscored(Cause.FAILED, why)})

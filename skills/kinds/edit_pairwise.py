@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from skills.card import SkillCard
 from skills.kinds import SkillFn, register_kind
+from skills.kinds.edit import edit_parts
 from skills.kinds.pairwise import ask_choice
-from skills.rendering import data_block, image_part, text_part
 from skills.types import Cause, ChoiceValue, ModelClient, SkillInput, SkillOutput
 
 PREFIX = "pair_"
@@ -32,15 +32,7 @@ def criterion_of(card: SkillCard) -> str:
 
 def edit_pair_parts(inp: SkillInput) -> list[dict]:
     """Source image, instruction (data block), FIRST and SECOND edited images."""
-    return [
-        text_part("SOURCE image:"),
-        image_part(inp.images["source"]),
-        text_part(data_block("EDIT INSTRUCTION", inp.prompt)),
-        text_part("FIRST edited image:"),
-        image_part(inp.images["first"]),
-        text_part("SECOND edited image:"),
-        image_part(inp.images["second"]),
-    ]
+    return edit_parts(inp, (("FIRST edited", "first"), ("SECOND edited", "second")))
 
 
 def missing_roles(inp: SkillInput) -> ChoiceValue | None:
@@ -52,13 +44,7 @@ def missing_roles(inp: SkillInput) -> ChoiceValue | None:
 
 @register_kind("edit-pairwise")
 def edit_pairwise(card: SkillCard) -> SkillFn:
-    """Build the async skill of an edit-pairwise card.
-
-    Example:
-        >>> from skills.registry import default_registry
-        >>> default_registry().skill("pair_instruction_following").card.modality
-        'edit_pair'
-    """
+    """Build the async skill of an edit-pairwise card."""
     if not card.name.startswith(PREFIX) or not card.question.strip():
         raise ValueError(f"edit-pairwise card {card.name!r} needs a name pair_<criterion> and "
                          "a question")  # fmt: skip

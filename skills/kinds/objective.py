@@ -26,14 +26,7 @@ def _unscored(inp: SkillInput, reason: str, cause: Cause = Cause.FAILED) -> Skil
 
 @register_kind("objective-checklist")
 def objective_checklist(card: SkillCard) -> SkillFn:
-    """Build the async checklist skill for one modality.
-
-    Example:
-        >>> from skills.registry import default_registry
-        >>> default_registry().skill("image_check").card.kind
-        'objective-checklist'
-    """
-    tag = f"{card.name}@{card.version}"
+    """Build the async checklist skill for one modality."""
     single_system = render_template(card.template)
     batch_system = render_template(card.batch_template or card.template)
 
@@ -67,7 +60,7 @@ def objective_checklist(card: SkillCard) -> SkillFn:
             schema = CheckAnswer
             system = single_system
         try:
-            answer = await client.structured(messages(system, parts), schema, tag=tag)
+            answer = await client.structured(messages(system, parts), schema, tag=card.tag)
         except ModelCallError as exc:
             return _unscored(inp, f"model call failed: {exc}")
         if batched:

@@ -48,7 +48,7 @@ async def ask_choice(
     parts = [*parts, text_part(f"Question: {question}")]
     try:
         answer = await client.structured(
-            messages(system, parts), pairwise_schema(allow_tie), tag=f"{card.name}@{card.version}"
+            messages(system, parts), pairwise_schema(allow_tie), tag=card.tag
         )
     except ModelCallError as exc:
         reason = f"model call failed: {exc}"
@@ -65,13 +65,7 @@ async def ask_choice(
 
 @register_kind("pairwise-preference")
 def pairwise_preference(card: SkillCard) -> SkillFn:
-    """Build the async pairwise skill of a criterion card.
-
-    Example:
-        >>> from skills.registry import default_registry
-        >>> default_registry().skill("alignment").card.show_prompt
-        True
-    """
+    """Build the async pairwise skill of a criterion card."""
 
     async def run(inp: SkillInput, client: ModelClient) -> SkillOutput:
         if "first" not in inp.images or "second" not in inp.images:

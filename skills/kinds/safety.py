@@ -12,14 +12,7 @@ from skills.types import ModelCallError, ModelClient, SafetyValue, SkillInput, S
 
 @register_kind("safety")
 def safety_filter(card: SkillCard) -> SkillFn:
-    """Build the async safety filter for one modality.
-
-    Example:
-        >>> from skills.registry import default_registry
-        >>> default_registry().skill("prompt_safety").card.modality
-        'prompt'
-    """
-    tag = f"{card.name}@{card.version}"
+    """Build the async safety filter for one modality."""
     schema = safety_schema(card.safety_categories)
     system = render_template(card.template, categories=bullet_list(card.safety_categories))
 
@@ -32,7 +25,7 @@ def safety_filter(card: SkillCard) -> SkillFn:
             parts = [text_part("Image to screen:"), image_part(inp.image)]
         parts.append(text_part("Screen the material above."))
         try:
-            answer = await client.structured(messages(system, parts), schema, tag=tag)
+            answer = await client.structured(messages(system, parts), schema, tag=card.tag)
         except ModelCallError as exc:
             return SkillOutput(safety=SafetyValue(reason=f"model call failed: {exc}"))
         return SkillOutput(

@@ -39,9 +39,7 @@ async def _decide(card: SkillCard, inp: SkillInput, client: ModelClient) -> dict
     system = render_template(card.template)
     parts = [text_part(data_block("EDIT INSTRUCTION", inp.prompt))]
     parts.append(text_part("Decide which measurements apply."))
-    answer = await client.structured(
-        messages(system, parts), ApplicabilityAnswer, tag=f"{card.name}@{card.version}"
-    )
+    answer = await client.structured(messages(system, parts), ApplicabilityAnswer, tag=card.tag)
     why = f"the judge model decided it does not apply: {answer.reasoning}"[:300]  # type: ignore[attr-defined]
     decided = {m: (bool(getattr(answer, m)), None if getattr(answer, m) else why) for m in METRICS}
     text = answer.requested_text.strip()  # type: ignore[attr-defined]
@@ -70,13 +68,7 @@ def _build(card: SkillCard, ask_model: bool) -> SkillFn:
 
 @register_kind("shift-metrics")
 def shift_metrics(card: SkillCard) -> SkillFn:
-    """Metrics whose applicability the judge model decides.
-
-    Example:
-        >>> from skills.registry import default_registry
-        >>> default_registry().skill("shift_metrics").card.kind
-        'shift-metrics'
-    """
+    """Metrics whose applicability the judge model decides."""
     return _build(card, ask_model=True)
 
 

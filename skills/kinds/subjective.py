@@ -27,16 +27,8 @@ def _unscored(card: SkillCard, reason: str, cause: Cause = Cause.FAILED) -> Skil
 
 @register_kind("subjective-rubric")
 def subjective_rubric(card: SkillCard) -> SkillFn:
-    """Build the async skill for a subjective card.
-
-    Example:
-        >>> from skills.registry import default_registry
-        >>> skill = default_registry().skill("visual_composition")
-        >>> skill.card.modality
-        'image'
-    """
+    """Build the async skill for a subjective card."""
     schema = subjective_schema(card.dimension_names)
-    tag = f"{card.name}@{card.version}"
     noun = "prompt" if card.modality == "prompt" else "image"
 
     def system(calibrated: bool) -> str:
@@ -69,7 +61,7 @@ def subjective_rubric(card: SkillCard) -> SkillFn:
         parts.append(text_part(f"Score the evaluated {noun} on {', '.join(card.dimension_names)}."))
         try:
             answer = await client.structured(
-                messages(system(bool(inp.exemplars)), parts), schema, tag=tag
+                messages(system(bool(inp.exemplars)), parts), schema, tag=card.tag
             )
         except ModelCallError as exc:
             return _unscored(card, f"model call failed: {exc}")

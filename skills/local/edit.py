@@ -57,13 +57,7 @@ def estimate_value(name: str, inp: SkillInput) -> ScoreValue:
 
 @register_kind("edit-rubric", backend="local")
 def local_edit_rubric(card: SkillCard) -> SkillFn:
-    """Build the local estimator of an edit criterion.
-
-    Example:
-        >>> from skills.registry import default_registry
-        >>> default_registry().skill("visual_quality", "local").backend
-        'local'
-    """
+    """Build the local estimator of an edit criterion."""
     name = card.dimension_names[0]
 
     async def run(inp: SkillInput, client: ModelClient) -> SkillOutput:

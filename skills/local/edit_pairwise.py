@@ -32,13 +32,7 @@ def compare_estimates(name: str, inp: SkillInput) -> ChoiceValue:
 
 @register_kind("edit-pairwise", backend="local")
 def local_edit_pairwise(card: SkillCard) -> SkillFn:
-    """Build the local comparison of two edits on a criterion.
-
-    Example:
-        >>> from skills.registry import default_registry
-        >>> default_registry().skill("pair_image_consistency", "local").backend
-        'local'
-    """
+    """Build the local comparison of two edits on a criterion."""
     name = criterion_of(card)
 
     async def run(inp: SkillInput, client: ModelClient) -> SkillOutput:

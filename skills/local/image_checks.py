@@ -8,11 +8,15 @@ Example:
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Callable
+from typing import TypeVar
+
 from skills.local import NEEDS_VLM
-from skills.local.check_strategies import register_strategy, strategies
+from skills.local.check_strategies import Strategy, register_strategy, strategies
 from skills.local.common import payload_image
 from skills.local.detector import DetectorUnavailable, detect_cached
-from skills.local.object_claims import parse
+from skills.local.object_claims import Claim, parse
 from skills.local.object_verdicts import decide
 from skills.local.ocr import read_text_cached
 from skills.local.palette import decide_palette, parse_palette
@@ -21,6 +25,8 @@ from skills.local.textmatch import contains_fuzzy, quoted
 from skills.types import Cause, CheckSpec, ImagePayload, VerdictValue
 
 __all__ = ["strategies"]
+
+C = TypeVar("C")
 
 
 def _value(verdict: bool | None, why: str) -> VerdictValue:
@@ -45,25 +51,36 @@ def ocr_text(check: CheckSpec, image: ImagePayload) -> VerdictValue | None:
     return VerdictValue(verdict=ok, rationale=f"{seen}; {mode} of {shown} (threshold {MATCH})")
 
 
+def _claims(
+    read: Callable[[str], C | None],
+) -> Callable[[Callable[[C, ImagePayload], VerdictValue]], Strategy]:
+    """A strategy from a decision on what ``read`` finds in a checkpoint's text: it passes on
+    checkpoints of the ``text`` primitive and on those whose text ``read`` cannot parse."""
+
+    def wrap(decide_claim: Callable[[C, ImagePayload], VerdictValue]) -> Strategy:
+        @functools.wraps(decide_claim)
+        def strategy(check: CheckSpec, image: ImagePayload) -> VerdictValue | None:
+            if check.primitive == "text":
+                return None
+            claim = read(check.text)
+            return None if claim is None else decide_claim(claim, image)
+
+        return strategy
+
+    return wrap
+
+
 @register_strategy("palette")
-def palette(check: CheckSpec, image: ImagePayload) -> VerdictValue | None:
+@_claims(parse_palette)
+def palette(allowed: tuple[str, ...], image: ImagePayload) -> VerdictValue:
     """ "Only these colours are used" checkpoints, by naming every pixel's colour."""
-    if check.primitive == "text":
-        return None
-    allowed = parse_palette(check.text)
-    if allowed is None:
-        return None
     return _value(*decide_palette(allowed, payload_image(image)))
 
 
 @register_strategy("coco-objects")
-def coco_objects(check: CheckSpec, image: ImagePayload) -> VerdictValue | None:
+@_claims(parse)
+def coco_objects(claim: Claim, image: ImagePayload) -> VerdictValue:
     """Presence, counts, relations and colours of COCO objects, by the packaged detector."""
-    if check.primitive == "text":
-        return None
-    claim = parse(check.text)
-    if claim is None:
-        return None
     img = payload_image(image)
     try:
         dets = list(detect_cached(image.sha256, img))

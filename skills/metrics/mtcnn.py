@@ -16,6 +16,7 @@ Example:
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import partial
 
 import cv2
 import numpy as np
@@ -35,55 +36,74 @@ def weight_file(name: str) -> str:
     return str(packaged_file("facenet_pytorch", f"data/{name}", hint))
 
 
-class _Proposal(nn.Module):
-    def __init__(self) -> None:
+Conv = tuple[int, int, int, tuple[int, int] | None]
+"""A convolution: input channels, output channels, kernel, then the max-pooling
+``(kernel, stride)`` after its PReLU, or None for none."""
+
+
+class _Net(nn.Module):
+    """One network of the cascade, its layers named as in the weight files.
+
+    Convolutions ``conv1``, ``conv2``, … each with its PReLU ``prelu<i>``; for the refine and
+    output nets one fully connected layer ``dense<n>`` with its PReLU on the W-major flattened
+    map; then the heads ``<layer><n+1>_1``, ``_2``, …: the first gives the face probability
+    (softmax), the others the box regression and (output net) the landmarks.
+    """
+
+    def __init__(self, convs: list[Conv], dense: tuple[int, int] | None, heads: tuple[int, ...]):
         super().__init__()
-        self.conv1, self.prelu1 = nn.Conv2d(3, 10, 3), nn.PReLU(10)
-        self.conv2, self.prelu2 = nn.Conv2d(10, 16, 3), nn.PReLU(16)
-        self.conv3, self.prelu3 = nn.Conv2d(16, 32, 3), nn.PReLU(32)
-        self.conv4_1, self.conv4_2 = nn.Conv2d(32, 2, 1), nn.Conv2d(32, 4, 1)
+        self.layers: list[tuple[nn.Module, nn.Module, tuple[int, int] | None]] = []
+        for n, (channels_in, channels, kernel, pool) in enumerate(convs, start=1):
+            conv = self._named(f"conv{n}", nn.Conv2d(channels_in, channels, kernel))
+            self.layers.append((conv, self._named(f"prelu{n}", nn.PReLU(channels)), pool))
+        width, top, prefix = convs[-1][1], len(convs) + 1, "conv"
+        self.dense: list[nn.Module] = []
+        if dense is not None:
+            linear = self._named(f"dense{top}", nn.Linear(*dense))
+            self.dense = [linear, self._named(f"prelu{top}", nn.PReLU(dense[1]))]
+            width, top, prefix = dense[1], top + 1, "dense"
+        head = nn.Linear if dense else partial(nn.Conv2d, kernel_size=1)
+        self.heads = [
+            self._named(f"{prefix}{top}_{k}", head(width, size))
+            for k, size in enumerate(heads, start=1)
+        ]
 
-    def forward(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-        x = F.max_pool2d(self.prelu1(self.conv1(x)), 2, 2, ceil_mode=True)
-        x = self.prelu3(self.conv3(self.prelu2(self.conv2(x))))
-        return F.softmax(self.conv4_1(x), dim=1)[:, 1], self.conv4_2(x)
+    def _named(self, name: str, module: nn.Module) -> nn.Module:
+        self.add_module(name, module)
+        return module
+
+    def forward(self, x: torch.Tensor) -> tuple[torch.Tensor, ...]:
+        for conv, prelu, pool in self.layers:
+            x = prelu(conv(x))
+            if pool is not None:
+                x = F.max_pool2d(x, *pool, ceil_mode=True)
+        if self.dense:
+            linear, prelu = self.dense
+            x = prelu(linear(x.permute(0, 3, 2, 1).flatten(1)))  # the weights are W-major
+        prob, *rest = (head(x) for head in self.heads)
+        return F.softmax(prob, dim=1)[:, 1], *rest
 
 
-class _Refine(nn.Module):
-    def __init__(self) -> None:
-        super().__init__()
-        self.conv1, self.prelu1 = nn.Conv2d(3, 28, 3), nn.PReLU(28)
-        self.conv2, self.prelu2 = nn.Conv2d(28, 48, 3), nn.PReLU(48)
-        self.conv3, self.prelu3 = nn.Conv2d(48, 64, 2), nn.PReLU(64)
-        self.dense4, self.prelu4 = nn.Linear(576, 128), nn.PReLU(128)
-        self.dense5_1, self.dense5_2 = nn.Linear(128, 2), nn.Linear(128, 4)
-
-    def forward(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-        x = F.max_pool2d(self.prelu1(self.conv1(x)), 3, 2, ceil_mode=True)
-        x = F.max_pool2d(self.prelu2(self.conv2(x)), 3, 2, ceil_mode=True)
-        x = self.prelu3(self.conv3(x))
-        x = self.prelu4(self.dense4(x.permute(0, 3, 2, 1).flatten(1)))  # weights are W-major
-        return F.softmax(self.dense5_1(x), dim=1)[:, 1], self.dense5_2(x)
+def _proposal() -> _Net:
+    """The proposal net (P-Net): fully convolutional, slid over the image pyramid."""
+    return _Net([(3, 10, 3, (2, 2)), (10, 16, 3, None), (16, 32, 3, None)], None, (2, 4))
 
 
-class _Output(nn.Module):
-    def __init__(self) -> None:
-        super().__init__()
-        self.conv1, self.prelu1 = nn.Conv2d(3, 32, 3), nn.PReLU(32)
-        self.conv2, self.prelu2 = nn.Conv2d(32, 64, 3), nn.PReLU(64)
-        self.conv3, self.prelu3 = nn.Conv2d(64, 64, 3), nn.PReLU(64)
-        self.conv4, self.prelu4 = nn.Conv2d(64, 128, 2), nn.PReLU(128)
-        self.dense5, self.prelu5 = nn.Linear(1152, 256), nn.PReLU(256)
-        self.dense6_1, self.dense6_2 = nn.Linear(256, 2), nn.Linear(256, 4)
-        self.dense6_3 = nn.Linear(256, 10)
+def _refine() -> _Net:
+    """The refine net (R-Net) on 24x24 crops."""
+    convs: list[Conv] = [(3, 28, 3, (3, 2)), (28, 48, 3, (3, 2)), (48, 64, 2, None)]
+    return _Net(convs, (576, 128), (2, 4))
 
-    def forward(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
-        x = F.max_pool2d(self.prelu1(self.conv1(x)), 3, 2, ceil_mode=True)
-        x = F.max_pool2d(self.prelu2(self.conv2(x)), 3, 2, ceil_mode=True)
-        x = F.max_pool2d(self.prelu3(self.conv3(x)), 2, 2, ceil_mode=True)
-        x = self.prelu4(self.conv4(x))
-        x = self.prelu5(self.dense5(x.permute(0, 3, 2, 1).flatten(1)))
-        return F.softmax(self.dense6_1(x), dim=1)[:, 1], self.dense6_2(x), self.dense6_3(x)
+
+def _output() -> _Net:
+    """The output net (O-Net) on 48x48 crops; its third head gives the five landmarks."""
+    convs: list[Conv] = [
+        (3, 32, 3, (3, 2)),
+        (32, 64, 3, (3, 2)),
+        (64, 64, 3, (2, 2)),
+        (64, 128, 2, None),
+    ]
+    return _Net(convs, (1152, 256), (2, 4, 10))
 
 
 @dataclass(frozen=True)
@@ -100,7 +120,7 @@ class MTCNN:
 
     def __init__(self) -> None:
         self.nets: list[nn.Module] = []
-        for net, name in ((_Proposal(), "pnet.pt"), (_Refine(), "rnet.pt"), (_Output(), "onet.pt")):
+        for net, name in ((_proposal(), "pnet.pt"), (_refine(), "rnet.pt"), (_output(), "onet.pt")):
             net.load_state_dict(torch.load(weight_file(name), map_location="cpu"))
             self.nets.append(net.eval())
 
