@@ -21,6 +21,30 @@ from pathlib import Path
 from typing import Any
 
 
+def add_selection_flags(p: argparse.ArgumentParser, *, required: bool, note: str = "") -> None:
+    """The flags of an uncertainty-driven selection (:func:`eval.leaderboards.selection.
+    select_items`): ``--budget`` (required or not), ``--floor``, ``--pair-boost``. ``note``
+    starts each help text, for a verb where they apply only with another flag.
+
+    Example:
+        >>> p = argparse.ArgumentParser()
+        >>> add_selection_flags(p, required=True)
+        >>> p.parse_args(["--budget", "50"])
+        Namespace(budget=50, floor=None, pair_boost=2.0)
+    """
+    from eval.leaderboards.selection import PAIR_BOOST
+
+    p.add_argument("--budget", type=int, required=required, help=f"{note}expected number of items")
+    p.add_argument("--floor", type=float, help=f"{note}least probability of any item")
+    p.add_argument(
+        "--pair-boost",
+        type=float,
+        default=PAIR_BOOST,
+        help=f"{note}extra weight (x 1 + B*r) for items whose model pair is still unresolved "
+        "(r in [0, 1]); 0 weighs by the judge's uncertainty alone",
+    )
+
+
 def register(sub: argparse._SubParsersAction) -> None:
     """Add the ``leaderboard`` verb and its actions ``rank`` and ``votes``."""
     group = sub.add_parser("leaderboard", help="rank models from pairwise votes; make votes files")
@@ -58,15 +82,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         "select", help="choose which judged items go to humans, by the judge's uncertainty"
     )
     s.add_argument("judge_votes", type=Path, nargs="+", help="judge votes or ComparisonResults")
-    s.add_argument("--budget", type=int, required=True, help="expected number of items")
-    s.add_argument("--floor", type=float, help="least probability of any item")
-    s.add_argument(
-        "--pair-boost",
-        type=float,
-        default=2.0,
-        help="extra weight (x 1 + B*r) for items whose model pair is still unresolved "
-        "(r in [0, 1]); 0 weighs by the judge's uncertainty alone",
-    )
+    add_selection_flags(s, required=True)
     s.add_argument(
         "--round",
         type=int,
