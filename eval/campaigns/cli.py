@@ -29,6 +29,7 @@ from typing import Any
 
 from eval.campaigns import loop_cli
 from eval.kit.admin import DEFAULT_KEY_ENV, AdminClient, admin_key, refusal
+from eval.leaderboards.cli import add_selection_flags
 from judge.transport import ServiceError
 from memory.io.jsonl import parse_jsonl
 
@@ -69,15 +70,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="judge compare results (or votes): send humans only the pairs drawn "
         "by the judge's uncertainty (needs --budget and --selection-out)",
     )
-    c.add_argument("--budget", type=int, help="with --from-judge: expected number of items")
-    c.add_argument("--floor", type=float, help="with --from-judge: least probability of a pair")
-    c.add_argument(
-        "--pair-boost",
-        type=float,
-        default=2.0,
-        help="with --from-judge: extra weight (x 1 + B*r) for pairs of models whose order "
-        "is still unresolved (r in [0, 1]); 0 weighs by the judge's uncertainty alone",
-    )
+    add_selection_flags(c, required=False, note="with --from-judge: ")
     c.add_argument(
         "--selection-out",
         type=Path,

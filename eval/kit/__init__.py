@@ -2,6 +2,8 @@
 
 - :mod:`eval.kit.client` — one way to get a judgment: in-process, over HTTP to the service,
   or through a provider's batch API;
+- :mod:`eval.kit.batch_rounds` — a run's judging in provider-batch passes, until every item
+  is answered (or the batches are left running, to collect on the next run);
 - :mod:`eval.kit.admin` — one admin client of the service (studies, campaigns, memory
   exemplars), on :mod:`judge.transport`'s retries and errors;
 - :mod:`eval.kit.journal` — one crash-safe journal of finished steps;

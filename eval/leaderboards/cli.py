@@ -21,6 +21,30 @@ from pathlib import Path
 from typing import Any
 
 
+def add_selection_flags(p: argparse.ArgumentParser, *, required: bool, note: str = "") -> None:
+    """The flags of an uncertainty-driven selection (:func:`eval.leaderboards.selection.
+    select_items`): ``--budget`` (required or not), ``--floor``, ``--pair-boost``. ``note``
+    starts each help text, for a verb where they apply only with another flag.
+
+    Example:
+        >>> p = argparse.ArgumentParser()
+        >>> add_selection_flags(p, required=True)
+        >>> p.parse_args(["--budget", "50"])
+        Namespace(budget=50, floor=None, pair_boost=2.0)
+    """
+    from eval.leaderboards.selection import PAIR_BOOST
+
+    p.add_argument("--budget", type=int, required=required, help=f"{note}expected number of items")
+    p.add_argument("--floor", type=float, help=f"{note}least probability of any item")
+    p.add_argument(
+        "--pair-boost",
+        type=float,
+        default=PAIR_BOOST,
+        help=f"{note}extra weight (x 1 + B*r) for items whose model pair is still unresolved "
+        "(r in [0, 1]); 0 weighs by the judge's uncertainty alone",
+    )
+
+
 def register(sub: argparse._SubParsersAction) -> None:
     """Add the ``leaderboard`` verb and its actions ``rank`` and ``votes``."""
     group = sub.add_parser("leaderboard", help="rank models from pairwise votes; make votes files")
@@ -58,15 +82,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         "select", help="choose which judged items go to humans, by the judge's uncertainty"
     )
     s.add_argument("judge_votes", type=Path, nargs="+", help="judge votes or ComparisonResults")
-    s.add_argument("--budget", type=int, required=True, help="expected number of items")
-    s.add_argument("--floor", type=float, help="least probability of any item")
-    s.add_argument(
-        "--pair-boost",
-        type=float,
-        default=2.0,
-        help="extra weight (x 1 + B*r) for items whose model pair is still unresolved "
-        "(r in [0, 1]); 0 weighs by the judge's uncertainty alone",
-    )
+    add_selection_flags(s, required=True)
     s.add_argument(
         "--round",
         type=int,
@@ -116,9 +132,23 @@ def _print_board(board: dict[str, Any], as_json: bool, render: Callable[[dict], 
         print(render(board) + "\n")
 
 
+def _rank(build: Callable[[], list[dict[str, Any]]], as_json: bool, render: Callable) -> int:
+    """Build the boards and print each; votes or options that do not fit are a message on
+    stderr and exit code 2."""
+    from eval.leaderboards import VotesError
+
+    try:
+        boards = build()
+    except (VotesError, ValueError) as exc:
+        return _fail("leaderboard rank", exc)
+    for board in boards:
+        _print_board(board, as_json, render)
+    return 0
+
+
 def run_leaderboard(args: argparse.Namespace) -> int:
     """Print one leaderboard per criterion (table or JSON lines)."""
-    from eval.leaderboards import VotesError, build_leaderboards, render_table
+    from eval.leaderboards import build_leaderboards, render_table
 
     if args.judge_votes:
         return run_hybrid(args)
@@ -128,47 +158,43 @@ def run_leaderboard(args: argparse.Namespace) -> int:
         return _fail("leaderboard rank", ValueError("--bootstrap must be 0 or more"))
     if args.prior is not None and args.prior < 0:
         return _fail("leaderboard rank", ValueError("--prior must be 0 or more"))
-    try:
-        votes = _votes_of(args.votes)
+
+    def build() -> list[dict[str, Any]]:
         boards = build_leaderboards(
-            votes,
+            _votes_of(args.votes),
             criterion=args.criterion,
             method=args.method,
             n_boot=args.bootstrap,
             seed=args.seed,
             prior=args.prior,
         )
-    except (VotesError, ValueError) as exc:
-        return _fail("leaderboard rank", exc)
-    for board in boards:
         if args.plots:
             from eval.leaderboards.plots import write_plots
 
-            board["plots"] = [str(p) for p in write_plots(board, args.plots)]
-        _print_board(board, args.json, render_table)
-    return 0
+            for board in boards:
+                board["plots"] = [str(p) for p in write_plots(board, args.plots)]
+        return boards
+
+    return _rank(build, args.json, render_table)
 
 
 def run_hybrid(args: argparse.Namespace) -> int:
     """Print the hybrid (human + judge) board of each criterion both vote files have."""
-    from eval.leaderboards import VotesError
     from eval.leaderboards.hybrid import render_hybrid_table
     from eval.leaderboards.python_api import hybrid_leaderboard
 
-    try:
-        boards = hybrid_leaderboard(
+    return _rank(
+        lambda: hybrid_leaderboard(
             _votes_of(args.votes),
             _votes_of(args.judge_votes),
             method=args.method,
             criterion=args.criterion,
             selection=args.selection,
             plots=args.plots,
-        )
-    except (VotesError, ValueError) as exc:
-        return _fail("leaderboard rank", exc)
-    for board in boards:
-        _print_board(board, args.json, render_hybrid_table)
-    return 0
+        ),
+        args.json,
+        render_hybrid_table,
+    )
 
 
 def run_select(args: argparse.Namespace) -> int:

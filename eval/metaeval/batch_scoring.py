@@ -17,12 +17,11 @@ from pathlib import Path
 from typing import Any
 
 from eval.datasets.base import Dataset, EvalItem
-from eval.kit.client import LocalJudge
+from eval.kit.batch_rounds import in_batch_rounds
+from eval.kit.client import JudgeClient
 from eval.metaeval.runner import run_items
 from judge.config import JudgeSettings
-from judge.llm.batch.deferral import ProviderBatch
 from judge.llm.batch.ledger import BatchLedger
-from judge.llm.batch.rounds import run_in_rounds
 
 FOLDER = "provider-batch"
 
@@ -50,19 +49,9 @@ async def score_in_batches(
 ) -> list[dict]:
     """Score ``items`` in passes; raises :class:`judge.llm.batch.BatchPending` when batches
     are still running and ``options.wait`` is off."""
-    pb = ProviderBatch(
-        options.run_dir / FOLDER,
-        settings,
-        poll_s=options.poll_s,
-        fallback="direct" if options.fallback == "direct" else "batch",
-    )
-    client = LocalJudge(settings, batch=pb)
-    predictions: list[dict] = []
 
-    async def one_pass() -> int:
-        nonlocal predictions
-        pb.begin_pass()
-        predictions = await run_items(
+    async def one_pass(client: JudgeClient) -> list[dict]:
+        return await run_items(
             items,
             client,
             dataset,
@@ -71,13 +60,15 @@ async def score_in_batches(
             overrides=overrides,
             progress=progress,
         )
-        return pb.waiting_items
 
-    try:
-        await run_in_rounds(pb, one_pass, wait=options.wait)
-    finally:
-        pb.close()
-    return predictions
+    return await in_batch_rounds(
+        options.run_dir / FOLDER,
+        settings,
+        one_pass,
+        poll_s=options.poll_s,
+        fallback=options.fallback,
+        wait=options.wait,
+    )
 
 
 def batch_summary(run_dir: Path, fallback: str) -> dict[str, Any]:

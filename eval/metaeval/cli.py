@@ -24,6 +24,26 @@ from pathlib import Path
 from judge.llm.batch.rounds import EXIT_BATCH_PENDING
 
 EXIT_NOTHING_SCORED = 4
+AS_NAMED = (
+    "out",
+    "cv",
+    "memory_from",
+    "memory_dir",
+    "model",
+    "url",
+    "limit",
+    "concurrency",
+    "n_boot",
+    "seed",
+    "ablation",
+    "fit_calibration",
+    "provider_batch",
+    "batch_poll_s",
+    "dry_run",
+)
+"""Flags that reach :func:`eval.metaeval.python_api.meta_eval` as keywords of their own name."""
+SETTINGS = ("api_base", "api_key", "calibration", "retrieval", "retrieval_k")
+"""Flags that are judge settings: passed to ``meta_eval`` (as overrides) only when given."""
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -124,39 +144,19 @@ def run(args: argparse.Namespace) -> int:
     from judge.errors import JudgeError
     from judge.llm.batch.rounds import BatchPending
 
-    settings = {
-        "api_base": args.api_base,
-        "api_key": args.api_key,
-        "calibration": args.calibration,
-        "retrieval": args.retrieval,
-        "retrieval_k": args.retrieval_k,
-        "safety": False if args.no_safety else None,
-    }
+    settings = {k: getattr(args, k) for k in SETTINGS}
+    settings["safety"] = False if args.no_safety else None
     try:
         report = meta_eval(
             args.data,
             dataset=args.dataset,
             columns=column_pairs(args.columns) if args.dataset == "csv" else None,
-            out=args.out,
-            cv=args.cv,
-            memory_from=args.memory_from,
-            memory_dir=args.memory_dir,
-            model=args.model,
-            url=args.url,
             skills=args.skills.split(",") if args.skills else None,
-            limit=args.limit,
-            concurrency=args.concurrency,
-            n_boot=args.n_boot,
-            seed=args.seed,
             progress=True,
-            ablation=args.ablation,
             encoders=[e for e in args.encoders.split(",") if e],
-            fit_calibration=args.fit_calibration,
-            provider_batch=args.provider_batch,
-            batch_poll_s=args.batch_poll_s,
             batch_wait=args.wait,
             batch_fallback=args.provider_batch_fallback,
-            dry_run=args.dry_run,
+            **{k: getattr(args, k) for k in AS_NAMED},
             **{k: v for k, v in settings.items() if v is not None},
         )
     except BatchPending as pending:

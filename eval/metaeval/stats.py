@@ -68,8 +68,24 @@ def _as_float(values: Sequence[Any] | np.ndarray) -> np.ndarray:
     return np.array([np.nan if v is None else float(v) for v in values], dtype=float)
 
 
-def _ci(lo_hi: tuple[float, float]) -> list[float | None]:
-    return [_clean(lo_hi[0]), _clean(lo_hi[1])]
+def _interval(
+    point: float | None,
+    fn: Callable[..., Any],
+    *arrays: np.ndarray,
+    n_boot: int,
+    seed: int | None,
+    alpha: float,
+    vectorized: bool = True,
+    clusters: np.ndarray | None = None,
+) -> list[float | None]:
+    """The bootstrap interval of ``fn(*arrays)``; ``[None, None]`` when the ``point`` is
+    undefined or ``n_boot`` is 0 (no bootstrap asked)."""
+    if point is None or n_boot <= 0:
+        return [None, None]
+    lo, hi = bootstrap_ci(
+        fn, *arrays, n_boot=n_boot, seed=seed, alpha=alpha, vectorized=vectorized, clusters=clusters
+    )
+    return [_clean(lo), _clean(hi)]
 
 
 # Metric kernels. Each works on the last axis, so the same code serves the point estimate
@@ -165,21 +181,17 @@ def regression_metrics(
         defined = n >= 3 if name in _CORRELATIONS else n >= 1
         point = _clean(fn(p, h)) if defined else None
         out[name] = point
-        if point is None or n_boot <= 0:
-            ci[name] = [None, None]
-        else:
-            ci[name] = _ci(
-                bootstrap_ci(
-                    fn,
-                    p,
-                    h,
-                    n_boot=n_boot,
-                    seed=seed,
-                    alpha=alpha,
-                    vectorized=vectorized,
-                    clusters=cl,
-                )
-            )
+        ci[name] = _interval(
+            point,
+            fn,
+            p,
+            h,
+            n_boot=n_boot,
+            seed=seed,
+            alpha=alpha,
+            vectorized=vectorized,
+            clusters=cl,
+        )
     out["n"] = n
     out["n_total"] = labelled
     out["coverage"] = _clean(n / labelled) if labelled else None
@@ -213,11 +225,7 @@ def paired_spearman_margin(
         return _spearman(p, t) - _spearman(q, t)
 
     point = _clean(diff(x, y, h)) if n >= 3 else None
-    ci: list[float | None] = [None, None]
-    if point is not None and n_boot > 0:
-        ci = _ci(
-            bootstrap_ci(diff, x, y, h, n_boot=n_boot, seed=seed, alpha=alpha, vectorized=True)
-        )
+    ci = _interval(point, diff, x, y, h, n_boot=n_boot, seed=seed, alpha=alpha)
     excludes = None if ci[0] is None or ci[1] is None else bool(ci[0] > 0 or ci[1] < 0)
     return {"margin": point, "n": n, "ci95": ci, "ci_excludes_zero": excludes}
 
@@ -362,12 +370,7 @@ def classification_metrics(
     for name, fn_ in _CLASSIFICATION_FNS.items():
         point = _clean(fn_(p, g)) if n else None
         out[name] = point
-        if point is None or n_boot <= 0:
-            ci[name] = [None, None]
-        else:
-            ci[name] = _ci(
-                bootstrap_ci(fn_, p, g, n_boot=n_boot, seed=seed, alpha=alpha, vectorized=True)
-            )
+        ci[name] = _interval(point, fn_, p, g, n_boot=n_boot, seed=seed, alpha=alpha)
     out.update(n=n, tp=tp, fp=fp, tn=tn, fn=fn, unscored=unscored, unlabeled=unlabeled, ci95=ci)
     return out
 

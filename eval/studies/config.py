@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import tomllib
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
@@ -95,15 +95,16 @@ class JudgeSection(BaseModel):
     api_key_env: str | None = None
     backend: Literal["auto", "llm", "local"] = "auto"
     options: dict[str, Any] = Field(default_factory=dict)
+    known_options: ClassVar[set[str]] = JUDGE_OPTIONS
+    """The judge settings ``options`` may set (a study kind's section may allow more)."""
 
     @field_validator("options")
     @classmethod
     def _known_options(cls, value: dict[str, Any]) -> dict[str, Any]:
-        unknown = sorted(set(value) - JUDGE_OPTIONS)
+        unknown = sorted(set(value) - cls.known_options)
         if unknown:
-            raise ValueError(
-                f"unknown option(s) {', '.join(unknown)}; known: {', '.join(sorted(JUDGE_OPTIONS))}"
-            )
+            known = ", ".join(sorted(cls.known_options))
+            raise ValueError(f"unknown option(s) {', '.join(unknown)}; known: {known}")
         return value
 
 
@@ -134,6 +135,11 @@ class StudyPaths:
     def tasks_path(self) -> Path:
         return self.base_dir / self.study.tasks
 
+    def human_file(self, name: str | None) -> Path:
+        """A file a human entry names (prompts, instructions), resolved against the folder."""
+        assert name is not None
+        return self.base_dir / name
+
 
 class StudyConfig(StudyPaths, BaseModel):
     """A whole study file, paths resolved against its folder."""
@@ -149,8 +155,7 @@ class StudyConfig(StudyPaths, BaseModel):
 
     def prompts_path(self, spec: PrompterSpec) -> Path:
         """A human prompter's prompts file, resolved."""
-        assert spec.prompts is not None
-        return self.base_dir / spec.prompts
+        return self.human_file(spec.prompts)
 
 
 def _loc(loc: tuple[Any, ...]) -> str:

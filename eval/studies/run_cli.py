@@ -17,8 +17,12 @@ import argparse
 import asyncio
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from eval.studies import run_common as common
+
+if TYPE_CHECKING:
+    from eval.kit.client import JudgeClient
 
 
 def register(actions: argparse._SubParsersAction) -> None:
@@ -148,28 +152,17 @@ def _execute(cfg, tasks, settings, args, out: Path, max_cost: float | None) -> i
 
 async def _in_batches(cfg, tasks_opts, tasks, settings, args, out: Path) -> object:
     """Passes of the runner until every judgment is answered (judge.llm.batch)."""
-    from eval.kit.client import make_client
+    from eval.kit.batch_rounds import in_batch_rounds
     from eval.studies.runner import StudyRunner
-    from judge.llm.batch.deferral import ProviderBatch
-    from judge.llm.batch.rounds import run_in_rounds
 
-    pb = ProviderBatch(
+    async def one_pass(client: JudgeClient) -> object:
+        return await StudyRunner(cfg, tasks_opts, tasks, client).run()
+
+    return await in_batch_rounds(
         out / "provider-batch",
         settings,
+        one_pass,
         poll_s=args.batch_poll_s,
-        fallback="direct" if args.provider_batch_fallback == "direct" else "batch",
+        fallback=args.provider_batch_fallback,
+        wait=args.wait,
     )
-    client = make_client(settings, batch=pb)
-    summary: object = None
-
-    async def one_pass() -> int:
-        nonlocal summary
-        pb.begin_pass()
-        summary = await StudyRunner(cfg, tasks_opts, tasks, client).run()
-        return pb.waiting_items
-
-    try:
-        await run_in_rounds(pb, one_pass, wait=args.wait)
-    finally:
-        pb.close()
-    return summary

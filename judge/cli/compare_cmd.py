@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from judge import event_loop
-from judge.cli.judging import ERRORS, exit_code, shared_overrides
+from judge.cli.judging import ERRORS, add_model_flags, exit_code, shared_overrides
 from judge.errors import InputError
 from memory.io.jsonl import JsonlError, parse_jsonl, where
 
@@ -43,10 +43,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         "file", type=Path, help="comparison JSON, JSON list or JSONL (docs/design.md#comparison)"
     )
     p.add_argument("--backend", choices=["auto", "llm", "local"], help="as for `judge score`")
-    p.add_argument("--model", help="litellm model string (env JUDGE_MODEL)")
-    p.add_argument("--api-base", help="provider base URL (env JUDGE_API_BASE)")
-    p.add_argument("--api-key", help="provider key (env JUDGE_API_KEY)")
-    p.add_argument("--panel", help="comma-separated judge models; answers by majority")
+    add_model_flags(p, "comma-separated judge models; answers by majority")
     p.add_argument(
         "--allow-tie",
         action="store_true",

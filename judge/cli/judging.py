@@ -1,6 +1,6 @@
-"""What the judging verbs (``judge score``, ``judge compare``) share: the flags both take, as
-settings overrides, and how an input, configuration or option error becomes a message on
-stderr and an exit code.
+"""What the judging verbs (``judge score``, ``judge compare``) share: the flags both take and
+read back as settings overrides, and how an input, configuration or option error becomes a
+message on stderr and an exit code.
 
 Example:
     >>> import argparse
@@ -21,6 +21,15 @@ from judge.errors import ConfigError, InputError
 ERRORS = (InputError, ConfigError, ValueError)
 """What :func:`exit_code` turns into a message and exit code (ValueError: settings validation,
 e.g. a negative timeout)."""
+
+
+def add_model_flags(p: argparse.ArgumentParser, panel_help: str) -> None:
+    """The judge model flags both verbs take (read back by :func:`shared_overrides`); the
+    panel's help says how the verb combines the panel's answers."""
+    p.add_argument("--model", help="litellm model string (env JUDGE_MODEL)")
+    p.add_argument("--api-base", help="provider base URL (env JUDGE_API_BASE)")
+    p.add_argument("--api-key", help="provider key (env JUDGE_API_KEY)")
+    p.add_argument("--panel", help=panel_help)
 
 
 def shared_overrides(args: argparse.Namespace) -> dict[str, Any]:

@@ -14,7 +14,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from judge.cli.judging import ERRORS, exit_code, shared_overrides
+from judge.cli.judging import ERRORS, add_model_flags, exit_code, shared_overrides
 
 if TYPE_CHECKING:
     from judge.domain.result import Result
@@ -36,13 +36,8 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="llm: a judge model; local: packaged local models and memories, no "
         "key, no network; auto (default): llm when a model is set, else local",
     )
-    p.add_argument("--model", help="litellm model string (env JUDGE_MODEL)")
-    p.add_argument("--api-base", help="provider base URL (env JUDGE_API_BASE)")
-    p.add_argument("--api-key", help="provider key (env JUDGE_API_KEY)")
-    p.add_argument(
-        "--panel",
-        help="comma-separated judge models; scores averaged, verdicts "
-        "by majority (env JUDGE_PANEL)",
+    add_model_flags(
+        p, "comma-separated judge models; scores averaged, verdicts by majority (env JUDGE_PANEL)"
     )
     p.add_argument(
         "--batching",

@@ -23,40 +23,22 @@ from __future__ import annotations
 
 import csv
 from pathlib import Path
-from typing import ClassVar
 
-from eval.datasets.base import EvalItem, Target
-from eval.datasets.public.base import ExpectedFile, LayoutError, PublicSet
+from eval.datasets.base import EvalItem
+from eval.datasets.public.base import LayoutError, PublicSet
 from eval.datasets.public.items import image_submission
 
-CSV = "data.csv"
 COLUMNS = ("name", "prompt", "style", "mos_quality", "mos_align")
 TARGETS = {"quality": "mos_quality", "alignment": "mos_align"}
 
 
-class Agiqa3k(PublicSet):
+class Agiqa3k(PublicSet, name="agiqa-3k"):
     """Adapter for AGIQA-3K (see the module docstring for the layout)."""
-
-    name: ClassVar[str] = "agiqa-3k"
-    title: ClassVar[str] = "AGIQA-3K (MOS: perceptual quality, text–image correspondence)"
-    kind: ClassVar[str] = "ratings"
-    files: ClassVar[tuple[ExpectedFile, ...]] = (
-        ExpectedFile(CSV, "name, prompt, adj1, adj2, style, mos_quality, std_quality, ..."),
-        ExpectedFile("IMAGE.jpg", "the images, beside data.csv or in images/", per_item=True),
-    )
-    strata: ClassVar[tuple[str, ...]] = ("model",)
-    skills: ClassVar[list[str]] = ["avt_quality", "avt_prompt_matching"]
-
-    def __init__(self) -> None:
-        self.targets = [
-            Target("quality", "image", "quality"),
-            Target("alignment", "image", "prompt_matching"),
-        ]
 
     def load(self, data: Path) -> list[EvalItem]:
         """One item per row of ``data.csv``."""
         self.check_files(data)
-        path = data / CSV
+        path = self.labels_path(data)
         items = []
         with open(path, newline="", encoding="utf-8") as fh:
             reader = csv.DictReader(fh)

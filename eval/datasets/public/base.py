@@ -27,7 +27,9 @@ Example:
 from __future__ import annotations
 
 import json
+import tomllib
 from dataclasses import dataclass, field
+from functools import cache
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -35,6 +37,7 @@ from eval.datasets.base import EvalItem, Target
 from memory.exemplar import ExemplarRecord
 
 BASELINES = Path(__file__).with_name("baselines.json")
+SETS = Path(__file__).with_name("sets.toml")
 
 
 class LayoutError(ValueError):
@@ -157,17 +160,58 @@ def expect(value: Any, kind: type | tuple[type, ...], at: JsonPath, what: str) -
     return value
 
 
+@cache
+def declarations(path: Path = SETS) -> dict[str, dict[str, Any]]:
+    """The sets' declarations (``sets.toml``), by registered name, read once.
+
+    >>> declarations()["hpdv2"]["kind"]
+    'preferences'
+    """
+    with path.open("rb") as f:
+        return tomllib.load(f)
+
+
 class PublicSet:
     """Base of the public sets: the defaults of :class:`eval.datasets.base.Dataset` for a
-    set that builds no exemplar memory and is scored zero-shot (or with ``--memory-dir``)."""
+    set that builds no exemplar memory and is scored zero-shot (or with ``--memory-dir``).
+
+    A subclass names its entry of ``sets.toml`` (``class Tifa(PublicSet, name="tifa")``),
+    which declares its ``title``, ``kind``, ``files``, ``strata``, ``skills``,
+    ``group_key`` and targets; the subclass brings the reading (:meth:`load`).
+
+    Example:
+        >>> class Mini(PublicSet, name="agiqa-3k"):
+        ...     pass
+        >>> Mini.kind, Mini.files[0].path, [t.name for t in Mini().targets]
+        ('ratings', 'data.csv', ['quality', 'alignment'])
+    """
 
     name: ClassVar[str]
     title: ClassVar[str]
+    kind: ClassVar[str]
     files: ClassVar[tuple[ExpectedFile, ...]]
     strata: ClassVar[tuple[str, ...]] = ()
     targets: list[Target]
     skills: ClassVar[list[str]] = []
     group_key: ClassVar[str | None] = None
+    declared_targets: ClassVar[tuple[dict[str, str], ...]] = ()
+
+    def __init_subclass__(cls, name: str | None = None, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if name is None:
+            return
+        entry = declarations()[name]
+        cls.name = name
+        cls.title = entry["title"]
+        cls.kind = entry["kind"]
+        cls.files = tuple(ExpectedFile(**f) for f in entry["files"])
+        cls.strata = tuple(entry.get("strata", ()))
+        cls.skills = list(entry.get("skills", ()))
+        cls.group_key = entry.get("group_key")
+        cls.declared_targets = tuple(entry["targets"])
+
+    def __init__(self) -> None:
+        self.targets = [Target(**t) for t in self.declared_targets]
 
     def check_files(self, data: Path) -> None:
         """Raise :class:`LayoutError` for the first expected file that is missing."""

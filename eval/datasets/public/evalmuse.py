@@ -27,13 +27,11 @@ Example::
 from __future__ import annotations
 
 from pathlib import Path
-from typing import ClassVar
 
-from eval.datasets.base import EvalItem, Target
-from eval.datasets.public.base import ExpectedFile, JsonPath, PublicSet, expect, load_json
+from eval.datasets.base import EvalItem
+from eval.datasets.public.base import JsonPath, PublicSet, expect, load_json
 from eval.datasets.public.items import image_submission
 
-LABELS = "train_list.json"
 FIELDS = ("prompt_id", "prompt", "img_path", "total_score", "element_score")
 PRIMITIVE = {
     "counting": "quantity",
@@ -67,27 +65,17 @@ def primitive_of(kind: str) -> str:
     return next((p for k, p in PRIMITIVE.items() if k in low), "hard_constraint")
 
 
-class EvalMuse(PublicSet):
+class EvalMuse(PublicSet, name="evalmuse"):
     """Adapter for EvalMuse-40k's labelled file (see the module docstring for the layout)."""
 
-    name: ClassVar[str] = "evalmuse"
-    title: ClassVar[str] = "EvalMuse-40k (alignment 1–5 and element-level yes/no labels)"
-    kind: ClassVar[str] = "ratings"
-    files: ClassVar[tuple[ExpectedFile, ...]] = (
-        ExpectedFile(LABELS, '[{"prompt_id", "prompt", "img_path", "total_score", ...}, ...]'),
-        ExpectedFile("IMG_PATH", "the images, at img_path under the folder", per_item=True),
-    )
-    strata: ClassVar[tuple[str, ...]] = ("type",)
-    skills: ClassVar[list[str]] = ["avt_prompt_matching"]
-
     def __init__(self) -> None:
-        self.targets = [Target("alignment", "image", "prompt_matching")]
+        super().__init__()
         self.element_types: dict[str, dict[str, str]] = {}  # item id → checkpoint → type
 
     def load(self, data: Path) -> list[EvalItem]:
         """One item per entry of ``train_list.json``."""
         self.check_files(data)
-        path = data / LABELS
+        path = self.labels_path(data)
         entries = expect(load_json(path), list, JsonPath(path), "a list of entries")
         items: list[EvalItem] = []
         seen: dict[str, int] = {}

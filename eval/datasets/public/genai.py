@@ -24,35 +24,20 @@ Example::
 from __future__ import annotations
 
 from pathlib import Path
-from typing import ClassVar
 
-from eval.datasets.base import EvalItem, Target
-from eval.datasets.public.base import ExpectedFile, JsonPath, PublicSet, expect, load_json
+from eval.datasets.base import EvalItem
+from eval.datasets.public.base import JsonPath, PublicSet, expect, load_json
 from eval.datasets.public.items import image_submission
 
 ADVANCED = {"counting", "comparison", "differentiation", "negation", "universal", "advanced"}
 """The paper's advanced skills (the rest are basic); a prompt with one is an advanced prompt."""
 
 
-class GenAIBench(PublicSet):
+class GenAIBench(PublicSet, name="genai-bench"):
     """Adapter for GenAI-Bench's image ratings (see the module docstring for the layout)."""
 
-    name: ClassVar[str] = "genai-bench"
-    title: ClassVar[str] = "GenAI-Bench (text-to-image, human alignment ratings 1–5)"
-    kind: ClassVar[str] = "ratings"
-    files: ClassVar[tuple[ExpectedFile, ...]] = (
-        ExpectedFile("genai_image.json", 'prompt id → {"prompt", "models": {MODEL: [ratings]}}'),
-        ExpectedFile("genai_skills.json", "skill tag → [prompt numbers]"),
-        ExpectedFile(
-            "MODEL/ID.jpeg", "one folder per model, an image per prompt id", per_item=True
-        ),
-    )
-    strata: ClassVar[tuple[str, ...]] = ("model", "level")
-    skills: ClassVar[list[str]] = ["avt_prompt_matching"]
-    group_key: ClassVar[str | None] = None
-
     def __init__(self) -> None:
-        self.targets = [Target("alignment", "image", "prompt_matching")]
+        super().__init__()
         self.tags: dict[str, list[str]] = {}  # tag → item ids, filled by load()
 
     def load(self, data: Path) -> list[EvalItem]:

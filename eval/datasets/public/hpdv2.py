@@ -26,12 +26,12 @@ from __future__ import annotations
 
 from itertools import combinations
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any
 
 import numpy as np
 
-from eval.datasets.base import EvalItem, Target
-from eval.datasets.public.base import ExpectedFile, JsonPath, PublicSet, expect, load_json
+from eval.datasets.base import EvalItem
+from eval.datasets.public.base import JsonPath, PublicSet, expect, load_json
 from eval.datasets.public.items import compare_submission
 from eval.datasets.votes import VotesDataset
 from eval.kit.stats import mean_ci
@@ -39,25 +39,13 @@ from eval.kit.stats import mean_ci
 CRITERION = "preference"
 
 
-class HPDv2(PublicSet):
+class HPDv2(PublicSet, name="hpdv2"):
     """Adapter for the HPD v2 test split (see the module docstring for the layout)."""
-
-    name: ClassVar[str] = "hpdv2"
-    title: ClassVar[str] = "HPD v2 test split (human rankings, judged pairwise)"
-    kind: ClassVar[str] = "preferences"
-    files: ClassVar[tuple[ExpectedFile, ...]] = (
-        ExpectedFile("test.json", '[{"prompt", "image_path": [...], "rank": [...]}, ...]'),
-        ExpectedFile("test/IMAGE", "the images named in image_path", per_item=True),
-    )
-    group_key: ClassVar[str | None] = "prompt_id"
-
-    def __init__(self) -> None:
-        self.targets = [Target(CRITERION, "compare", CRITERION)]
 
     def load(self, data: Path) -> list[EvalItem]:
         """One compare item per pair of images of a prompt."""
         self.check_files(data)
-        path = data / "test.json"
+        path = self.labels_path(data)
         entries = expect(load_json(path), list, JsonPath(path), "a list of prompts")
         items: list[EvalItem] = []
         for n, entry in enumerate(entries):

@@ -36,13 +36,13 @@ from __future__ import annotations
 import io
 import math
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any
 
 import numpy as np
 from PIL import Image
 
-from eval.datasets.base import EvalItem, Target
-from eval.datasets.public.base import ExpectedFile, LayoutError, PublicSet
+from eval.datasets.base import EvalItem
+from eval.datasets.public.base import LayoutError, PublicSet
 from eval.datasets.public.items import compare_submission
 from eval.datasets.public.parquet_rows import parquet_rows
 from eval.datasets.votes import VotesDataset
@@ -67,24 +67,11 @@ def shards(data: Path) -> tuple[str, list[Path]]:
     return "test", sorted(p for p in folder.glob("test-*.parquet"))
 
 
-class PickAPic(PublicSet):
+class PickAPic(PublicSet, name="pickapic"):
     """Adapter for Pick-a-Pic v2's test split (see the module docstring for the layout)."""
 
-    name: ClassVar[str] = "pickapic"
-    title: ClassVar[str] = "Pick-a-Pic v2 test split (users' pairwise preferences)"
-    kind: ClassVar[str] = "preferences"
-    files: ClassVar[tuple[ExpectedFile, ...]] = (
-        ExpectedFile(
-            "data/test_unique-*.parquet",
-            "caption, jpg_0, jpg_1, label_0, label_1, ... (or data/test-*.parquet)",
-            per_item=True,
-        ),
-    )
-    strata: ClassVar[tuple[str, ...]] = ("models",)
-    group_key: ClassVar[str | None] = "ranking_id"
-
     def __init__(self) -> None:
-        self.targets = [Target(CRITERION, "compare", CRITERION)]
+        super().__init__()
         self.split = ""
         self.unlabelled = 0
 

@@ -41,10 +41,10 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any
 
-from eval.datasets.base import EvalItem, Target
-from eval.datasets.public.base import ExpectedFile, LayoutError, PublicSet
+from eval.datasets.base import EvalItem
+from eval.datasets.public.base import LayoutError, PublicSet
 from eval.datasets.public.items import image_submission
 from eval.datasets.public.parquet_rows import parquet_rows
 from eval.datasets.public.pickapic import write_image
@@ -59,12 +59,6 @@ SCORES = {  # target → the record's float feature
     "aesthetics": "aesthetics_score",
     "alignment": "misalignment_score",
     "overall": "overall_score",
-}
-DIMENSIONS = {
-    "plausibility": "realism",
-    "aesthetics": "appeal",
-    "alignment": "prompt_matching",
-    "overall": "quality",
 }
 DELIMITERS = re.compile(r'[,.?!":; ]')
 FUNCTION_WORDS = frozenset(
@@ -105,27 +99,11 @@ def words(prompt: str) -> list[str]:
     return [t for t in DELIMITERS.split(prompt) if t]
 
 
-class RichHF(PublicSet):
+class RichHF(PublicSet, name="richhf"):
     """Adapter for RichHF-18K's test records (see the module docstring for the layout)."""
 
-    name: ClassVar[str] = "richhf"
-    title: ClassVar[str] = "RichHF-18K test split (scores and misaligned words)"
-    kind: ClassVar[str] = "ratings"
-    files: ClassVar[tuple[ExpectedFile, ...]] = (
-        ExpectedFile(RECORDS, "tf.train.Example records: filename, *_score, labels"),
-        ExpectedFile(
-            f"{SHARDS}/test-*.parquet", "Pick-a-Pic v1 test shards (images, prompts)", per_item=True
-        ),
-    )
-    skills: ClassVar[list[str]] = [
-        "avt_realism",
-        "avt_appeal",
-        "avt_prompt_matching",
-        "avt_quality",
-    ]
-
     def __init__(self) -> None:
-        self.targets = [Target(t, "image", d) for t, d in DIMENSIONS.items()]
+        super().__init__()
         self.word_labels_unmatched: list[str] = []
 
     def load(self, data: Path) -> list[EvalItem]:

@@ -27,39 +27,23 @@ Example::
 from __future__ import annotations
 
 from pathlib import Path
-from typing import ClassVar
 
-from eval.datasets.base import EvalItem, Target
-from eval.datasets.public.base import ExpectedFile, JsonPath, PublicSet, expect, load_json
+from eval.datasets.base import EvalItem
+from eval.datasets.public.base import JsonPath, PublicSet, expect, load_json
 from eval.datasets.public.items import image_submission
 
-ANNOTATIONS = "human_annotations.json"
 WITH_SCORES = "human_annotations_with_scores.json"
 FIELDS = ("text_id", "image_path", "text", "human_scores")
 NOT_METRICS = {*FIELDS, "human_avg"}
 
 
-class Tifa(PublicSet):
+class Tifa(PublicSet, name="tifa"):
     """Adapter for TIFA v1.0's human judgments (see the module docstring for the layout)."""
-
-    name: ClassVar[str] = "tifa"
-    title: ClassVar[str] = "TIFA v1.0 human judgments (text-to-image faithfulness 1–5)"
-    kind: ClassVar[str] = "ratings"
-    files: ClassVar[tuple[ExpectedFile, ...]] = (
-        ExpectedFile(ANNOTATIONS, 'key → {"text_id", "image_path", "text", "human_scores"}'),
-        ExpectedFile(WITH_SCORES, "optional: the published metrics' scores", per_item=True),
-        ExpectedFile("IMAGE.jpg", "the images, beside the JSON or in images/", per_item=True),
-    )
-    strata: ClassVar[tuple[str, ...]] = ("model",)
-    skills: ClassVar[list[str]] = ["avt_prompt_matching"]
-
-    def __init__(self) -> None:
-        self.targets = [Target("faithfulness", "image", "prompt_matching")]
 
     def load(self, data: Path) -> list[EvalItem]:
         """One item per key of ``human_annotations.json``."""
         self.check_files(data)
-        path = data / ANNOTATIONS
+        path = self.labels_path(data)
         raw = expect(load_json(path), dict, JsonPath(path), "an object of image keys")
         items = []
         for key, entry in raw.items():

@@ -34,9 +34,9 @@ from __future__ import annotations
 
 import tomllib
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field
 
 from eval.i2i import EditorSpec
 from eval.studies.config import (
@@ -101,14 +101,7 @@ class WriterSpec(BaseModel):
 class EditJudgeSection(JudgeSection):
     """``[judge]`` of an edit study: as a study's, plus the edit mode's options."""
 
-    @field_validator("options")
-    @classmethod
-    def _known_options(cls, value: dict[str, Any]) -> dict[str, Any]:
-        unknown = sorted(set(value) - EDIT_JUDGE_OPTIONS)
-        if unknown:
-            known = ", ".join(sorted(EDIT_JUDGE_OPTIONS))
-            raise ValueError(f"unknown option(s) {', '.join(unknown)}; known: {known}")
-        return value
+    known_options: ClassVar[set[str]] = EDIT_JUDGE_OPTIONS
 
 
 class EditStudyConfig(StudyPaths, BaseModel):
@@ -125,8 +118,7 @@ class EditStudyConfig(StudyPaths, BaseModel):
 
     def instructions_path(self, spec: WriterSpec) -> Path:
         """A human writer's instructions file, resolved against the study file's folder."""
-        assert spec.instructions is not None
-        return self.base_dir / spec.instructions
+        return self.human_file(spec.instructions)
 
 
 def is_edit_study(path: Path) -> bool:
