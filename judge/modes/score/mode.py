@@ -61,8 +61,10 @@ class ScoreMode(Mode):
         known = {n for c in cards for n in (c.name, *c.dimension_names)}
         for key, name in settings.memories.items():
             if key not in known:
-                raise InputError(f"memories.{key}", "no card or dimension of that name "
-                                 "(`judge skills` lists them)")
+                raise InputError(
+                    f"memories.{key}",
+                    "no card or dimension of that name (`judge skills` lists them)",
+                )
             if not MEMORY_NAME.match(name):
                 raise InputError(f"memories.{key}", f"{name[:80]!r} is not a memory name")
 
