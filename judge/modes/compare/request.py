@@ -13,8 +13,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from judge.domain.identified import IdentifiedRequest
 from judge.domain.submission import MAX_PROMPT_CHARS
-from judge.json_digest import content_fingerprint
 
 DEFAULT_CRITERIA = ["preference", "coherence", "alignment"]
 MAX_CRITERIA = 16
@@ -43,20 +43,14 @@ def group_field(of: str) -> Any:
     )
 
 
-class PairRequest(BaseModel):
+class PairRequest(IdentifiedRequest):
     """What every pairwise request shares: no unknown fields, the caller's optional ``id``
     (the first field) and :attr:`comparison_id`."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    id: str | None = Field(default=None, max_length=128)
 
     @property
     def comparison_id(self) -> str:
         """The caller's id, else a fingerprint of the content."""
-        if self.id:
-            return self.id
-        return content_fingerprint(self.model_dump(mode="json"))
+        return self.content_id()
 
 
 class Comparison(PairRequest):
