@@ -25,6 +25,7 @@ from skills.types import CheckSpec, Exemplar, MemoryContext, SkillInput
 
 if TYPE_CHECKING:
     from judge.agent.context import RunContext
+    from judge.agent.exemplars import ExemplarQuery
     from judge.agent.work import SafetyOutcome, WorkItem, WorkOutcome
     from judge.config import JudgeSettings
     from skills.registry import SkillRegistry
@@ -118,7 +119,7 @@ class ScoreMode(Mode):
         exemplars: tuple[Exemplar, ...] = ()
         memory: MemoryContext | None = None
         if card.kind == "subjective-rubric" and ctx.exemplars is not None:
-            query = {
+            query: ExemplarQuery = {
                 "category": category,
                 "prompt": ctx.request.prompt,
                 "image": ctx.pil_views.get(view) if view else None,
