@@ -9,8 +9,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from pydantic import BaseModel
-
 from judge.modes.compare.pairwise import PairwiseMode
 from judge.modes.compare.pairwise import check_pair as check_pair
 from judge.modes.compare.request import Comparison
@@ -29,12 +27,10 @@ def criteria_names(registry: SkillRegistry) -> list[str]:
     return [c.name for c in registry.cards(kind=KIND)]
 
 
-class CompareMode(PairwiseMode):
+class CompareMode(PairwiseMode[Comparison, ComparisonResult]):
     """Pairwise comparison of two images of one prompt with position debiasing."""
 
     name: ClassVar[str] = "compare"
-    request_model: ClassVar[type[BaseModel]] = Comparison
-    result_model: ClassVar[type[BaseModel]] = ComparisonResult
     wrapper_key: ClassVar[str] = "comparison"
     modality: ClassVar[str] = "pair"
 

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from pydantic import BaseModel
 
 from judge.errors import InputError
-from judge.modes.base import Mode, SafetyTarget, Views, screen_targets
+from judge.modes.base import Mode, RequestT, ResultT, SafetyTarget, Views, screen_targets
 from judge.modes.compare.options import CompareOptions
 from skills.types import SkillInput
 
@@ -63,9 +63,10 @@ def check_pair(
         raise InputError("b.model", f"both sides name the {maker} {model_a!r}")
 
 
-class PairwiseMode(Mode):
-    """Two contenders judged per criterion in both orders; subclasses set the class
-    attributes below and implement :meth:`criteria` and :meth:`texts`."""
+class PairwiseMode(Mode[RequestT, ResultT]):
+    """Two contenders judged per criterion in both orders; subclasses name their request and
+    result models (``PairwiseMode[Comparison, ComparisonResult]``), set the class attributes
+    below and implement :meth:`criteria` and :meth:`texts`."""
 
     options_model: ClassVar[type[BaseModel]] = CompareOptions
     id_field: ClassVar[str] = "comparison_id"

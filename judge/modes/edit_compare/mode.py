@@ -13,8 +13,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from pydantic import BaseModel
-
 from judge.modes.compare.pairwise import PairwiseMode
 from judge.modes.edit_compare.cards import KIND, PREFIX, card_of
 from judge.modes.edit_compare.request import EditComparison
@@ -39,12 +37,10 @@ def edit_criteria(registry: SkillRegistry) -> list[str]:
     return [c.name.removeprefix(PREFIX) for c in registry.cards(kind=KIND)]
 
 
-class EditCompareMode(PairwiseMode):
+class EditCompareMode(PairwiseMode[EditComparison, EditComparisonResult]):
     """Pairwise comparison of two edits of one source with position debiasing."""
 
     name: ClassVar[str] = "edit_compare"
-    request_model: ClassVar[type[BaseModel]] = EditComparison
-    result_model: ClassVar[type[BaseModel]] = EditComparisonResult
     wrapper_key: ClassVar[str] = "edit_comparison"
     modality: ClassVar[str] = "edit_pair"
     source: ClassVar[str | None] = SOURCE

@@ -44,12 +44,10 @@ def _checks_for(sub: Submission, modality: str, ids: tuple[str, ...]) -> tuple[C
     return tuple(out)
 
 
-class ScoreMode(Mode):
+class ScoreMode(Mode[Submission, Result]):
     """Prompt–image scoring: safety, subjective dimensions, paired checklist verification."""
 
     name: ClassVar[str] = "score"
-    request_model: ClassVar[type[BaseModel]] = Submission
-    result_model: ClassVar[type[BaseModel]] = Result
     options_model: ClassVar[type[BaseModel]] = ScoreOptions
     wrapper_key: ClassVar[str] = "submission"
 
