@@ -16,20 +16,18 @@ import redis.asyncio as aredis
 from fastapi import HTTPException, Request
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from api.core.asgi import HttpMiddleware
 from api.core.errors import TooLarge, error_body
 
 
-class BodyLimit:
+class BodyLimit(HttpMiddleware):
     """Reject bodies over ``max_bytes`` with 413, without buffering more than that."""
 
     def __init__(self, app: ASGIApp, max_bytes: int):
-        self.app = app
+        super().__init__(app)
         self.max_bytes = max_bytes
 
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
+    async def handle(self, scope: Scope, receive: Receive, send: Send) -> None:
         declared = dict(scope.get("headers", [])).get(b"content-length")
         if declared is not None and declared.isdigit() and int(declared) > self.max_bytes:
             await _too_large(send, self.max_bytes)

@@ -29,8 +29,9 @@ import uuid
 
 from fastapi import FastAPI, Request
 from starlette.routing import Match
-from starlette.types import ASGIApp, Message, Receive, Scope, Send
+from starlette.types import Message, Receive, Scope, Send
 
+from api.core.asgi import HttpMiddleware
 from api.core.prometheus import LATENCY, REQUESTS
 from judge.io.pixel_budget import pixel_ledger
 
@@ -63,16 +64,10 @@ def route_label(app: FastAPI, request: Request) -> str:
     return "unmatched"
 
 
-class Observe:
+class Observe(HttpMiddleware):
     """The ASGI middleware described in the module docstring."""
 
-    def __init__(self, app: ASGIApp) -> None:
-        self.app = app
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
+    async def handle(self, scope: Scope, receive: Receive, send: Send) -> None:
         request = Request(scope)
         rid = request_id(request.headers.get("x-request-id"))
         request.state.request_id = rid

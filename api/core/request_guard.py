@@ -27,6 +27,7 @@ from urllib.parse import urlsplit
 
 from starlette.types import ASGIApp, Receive, Scope, Send
 
+from api.core.asgi import HttpMiddleware
 from api.core.errors import error_body
 from api.core.limits import send_json
 from api.core.settings import ServiceSettings
@@ -117,18 +118,15 @@ def accepted_types(path: str) -> str:
     return "send the body as JSON with 'Content-Type: application/json'"
 
 
-class RequestGuard:
+class RequestGuard(HttpMiddleware):
     """ASGI middleware applying :func:`host_allowed`, :func:`same_origin` and
     :func:`json_content_type` to every HTTP request."""
 
     def __init__(self, app: ASGIApp, settings: ServiceSettings):
-        self.app = app
+        super().__init__(app)
         self.settings = settings
 
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
+    async def handle(self, scope: Scope, receive: Receive, send: Send) -> None:
         refusal = self.refusal(scope)
         if refusal is None:
             await self.app(scope, receive, send)

@@ -2,18 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Any
-
-from fastapi import APIRouter, Body
-from fastapi.responses import JSONResponse
-
-from api.core.deps import JudgeDep, KeyDep, SettingsDep
-from api.core.errors import ERROR_RESPONSES
-from api.judging.requests import body_schema
-from api.judging.run import judge_body
+from api.judging.run import judging_router
 from judge.domain.result import Result
-
-router = APIRouter(prefix="/v1", tags=["score"])
 
 EXAMPLE = {
     "task": {
@@ -33,28 +23,16 @@ EXAMPLE = {
     "images": ["data:image/png;base64,..."],
 }
 
-
-REQUEST_SCHEMA = body_schema("Submission", "ScoreRequest")
-
-
-@router.post(
-    "/score",
-    response_model=Result,
-    response_model_exclude_none=True,
+router = judging_router(
+    "score",
+    result_model=Result,
     summary="Score one submission",
-    openapi_extra=REQUEST_SCHEMA,
-    responses=ERROR_RESPONSES,
-)
-async def score(
-    judge: JudgeDep,
-    settings: SettingsDep,
-    _key: KeyDep,
-    body: Any = Body(..., examples=[EXAMPLE]),  # noqa: B008 - FastAPI's idiom
-) -> Any:
-    """Safety gate, subjective scores and checklist verdicts for one submission.
+    description="""
+    Safety gate, subjective scores and checklist verdicts for one submission.
 
     Images must be ``data:`` URLs (or https URLs when the service allows them). A body with
     ``"mode"`` runs that mode (e.g. ``edit``) and returns that mode's result.
-    """
-    result = await judge_body(judge, settings, body, "score")
-    return JSONResponse(result.model_dump(mode="json", exclude_none=True))
+    """,
+    example=EXAMPLE,
+    body_models=("Submission", "ScoreRequest"),
+)

@@ -22,19 +22,19 @@ import json
 import re
 from typing import Any
 
-from fastapi import APIRouter, HTTPException, Request
+from fastapi import HTTPException, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
 from api.core.errors import error_body
 from api.core.json_body import SafeJSONResponse
 from api.probes import routes as api_probes
 from api.probes.runner import BackendsError, service_backends
-from api.ui import SECURITY_HEADERS, add_nav_link, error_page, render
+from api.ui import SECURITY_HEADERS, add_nav_link, error_page, page_router, render
 from api.ui.auth import refused_cross_site, same_origin, sign_in_redirect, spend, ui_key
 from eval.probing.criteria import criteria
 from eval.probing.params import ProbeParams
 
-router = APIRouter(prefix="/ui/probes", include_in_schema=False)
+router = page_router("/ui/probes")
 add_nav_link("Probes", "/ui/probes/")
 IMAGE_NAME = re.compile(r"[0-9a-f]{8,128}\.png")
 NUMBERS = ("depth", "topics", "inputs", "images", "threshold", "bug_threshold")
@@ -71,11 +71,6 @@ def _backends(request: Request) -> tuple[list[str], str | None]:
         return sorted(service_backends(request.app)), None
     except BackendsError as exc:
         return [], str(exc)
-
-
-@router.get("", response_class=RedirectResponse)
-async def probes_root() -> RedirectResponse:
-    return RedirectResponse("/ui/probes/", status_code=308)
 
 
 @router.get("/", response_class=HTMLResponse)

@@ -7,14 +7,15 @@ this origin's scripts, styles and images; no inline script; forms post only here
 framing), ``nosniff``, ``same-origin`` referrers (so form posts carry an Origin the pages
 check). Pages extend ``templates/base.html``.
 
-Adding a page: a router module (``prefix="/ui/..."``, ``include_in_schema=False``) listed in
-``api.app.ROUTERS``, beside its subsystem's routes when the page belongs to one
-(``api/probes/pages.py``, ``api/studies/pages.py``), here when it spans several; a
-template that ``{% extends "base.html" %}`` and fills ``content`` (and ``head`` for an extra
-stylesheet or script from ``static/``, ``nav`` for page-local links);
-:func:`add_nav_link` puts a section in the main navigation; handlers return :func:`render` or
-:func:`error_page`. Static files go in ``static/`` (``.css``, ``.js``, ``.svg``), served at
-``/ui/static/<name>``; no inline script or style (the CSP refuses them).
+Adding a page: a router module (``prefix="/ui/..."``, ``include_in_schema=False``; a section
+with an index page takes :func:`page_router`) listed in ``api.app.ROUTERS``, beside its
+subsystem's routes when the page belongs to one (``api/probes/pages.py``,
+``api/studies/pages.py``), here when it spans several; a template that
+``{% extends "base.html" %}`` and fills ``content`` (and ``head`` for an extra stylesheet or
+script from ``static/``, ``nav`` for page-local links); :func:`add_nav_link` puts a section
+in the main navigation; handlers return :func:`render` or :func:`error_page`. Static files go
+in ``static/`` (``.css``, ``.js``, ``.svg``), served at ``/ui/static/<name>``; no inline
+script or style (the CSP refuses them).
 
 Example::
 
@@ -27,8 +28,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from fastapi import Request
-from fastapi.responses import HTMLResponse
+from fastapi import APIRouter, Request
+from fastapi.responses import HTMLResponse, RedirectResponse
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
 
 HERE = Path(__file__).resolve().parent
@@ -70,6 +71,24 @@ _ENV = Environment(
     trim_blocks=True,
     lstrip_blocks=True,
 )
+
+
+def page_router(prefix: str) -> APIRouter:
+    """The router of a UI section under ``prefix``, kept out of the OpenAPI document, whose
+    address without the final slash sends the browser on to the index page (308 to
+    ``prefix/``).
+
+    Example:
+        >>> [(r.path, r.name) for r in page_router("/ui/example").routes]
+        [('/ui/example', 'section_root')]
+    """
+    router = APIRouter(prefix=prefix, include_in_schema=False)
+
+    @router.get("", response_class=RedirectResponse)
+    async def section_root() -> RedirectResponse:
+        return RedirectResponse(f"{prefix}/", status_code=308)
+
+    return router
 
 
 def render(

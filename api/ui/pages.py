@@ -8,12 +8,12 @@ Example::
 
 from __future__ import annotations
 
-from fastapi import APIRouter, Request
-from fastapi.responses import HTMLResponse, RedirectResponse, Response
+from fastapi import Request
+from fastapi.responses import HTMLResponse, Response
 
-from api.ui import SECURITY_HEADERS, STATIC, error_page, render
+from api.ui import SECURITY_HEADERS, STATIC, error_page, page_router, render
 
-router = APIRouter(prefix="/ui", include_in_schema=False)
+router = page_router("/ui")
 TYPES = {
     ".css": "text/css; charset=utf-8",
     ".js": "text/javascript; charset=utf-8",
@@ -21,11 +21,6 @@ TYPES = {
 }
 #: the committed static files, read once at import (never on a request's event loop)
 FILES = {p.name: (p.read_bytes(), TYPES[p.suffix]) for p in STATIC.iterdir() if p.suffix in TYPES}
-
-
-@router.get("", response_class=RedirectResponse)
-async def ui_root() -> RedirectResponse:
-    return RedirectResponse("/ui/", status_code=308)
 
 
 @router.get("/", response_class=HTMLResponse)

@@ -28,16 +28,16 @@ import re
 from pathlib import Path
 from typing import Any
 
-from fastapi import APIRouter, Request
+from fastapi import Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
 from api.core.deps import is_admin
 from api.jobs.store import BatchStore, is_batch_id, owner_tag
-from api.ui import SECURITY_HEADERS, add_nav_link, error_page, render
+from api.ui import SECURITY_HEADERS, add_nav_link, error_page, page_router, render
 from api.ui.auth import sign_in_redirect, spend, ui_key
 from api.ui.result_view import batch_row, dimensions_of, filter_rows, study_row
 
-router = APIRouter(prefix="/ui/results", include_in_schema=False)
+router = page_router("/ui/results")
 add_nav_link("Results", "/ui/results/")
 RUN_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,127}")
 IMAGE_TYPES = {
@@ -141,11 +141,6 @@ def _read_image(root: Path, run: str, rel: str) -> tuple[bytes, str] | None:
 def _filters(request: Request) -> dict[str, str]:
     q = request.query_params
     return {k: q.get(k, "")[:200] for k in ("status", "dimension", "prompter", "backend")}
-
-
-@router.get("", response_class=RedirectResponse)
-async def results_root() -> RedirectResponse:
-    return RedirectResponse("/ui/results/", status_code=308)
 
 
 @router.get("/", response_class=HTMLResponse)

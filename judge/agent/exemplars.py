@@ -16,6 +16,7 @@ import asyncio
 import logging
 from functools import lru_cache
 from pathlib import Path
+from typing import TypedDict, Unpack
 
 import numpy as np
 from PIL import Image
@@ -42,6 +43,17 @@ def _exemplar_image(path: str, max_side: int) -> ImagePayload | None:
         return None
 
 
+class ExemplarQuery(TypedDict):
+    """What a work item asks a memory with: the task's category, the evaluated prompt, the
+    image it sees (None for a prompt item) and that image's index (one query vector per
+    image and memory)."""
+
+    category: str
+    prompt: str
+    image: Image.Image | None
+    image_key: int | None
+
+
 class ExemplarProvider:
     """Per-request memo of retrievals; records which memory versions were used."""
 
@@ -66,25 +78,17 @@ class ExemplarProvider:
         return mem
 
     async def for_card(
-        self,
-        card: SkillCard,
-        *,
-        category: str,
-        prompt: str,
-        image: Image.Image | None,
-        image_key: int | None,
+        self, card: SkillCard, **query: Unpack[ExemplarQuery]
     ) -> tuple[Exemplar, ...]:
         """The exemplars that calibrate ``card`` for this submission (may be empty)."""
-        name = card.memory_for(category, self.settings.memories)
         s = self.settings
+        name = card.memory_for(query["category"], s.memories)
         if not name or s.retrieval == "none" or s.retrieval_k == 0:
             return ()
-        mem = await self._memory(name)
-        if mem is None:
+        found = await self._asked(name, query)
+        if found is None:
             return ()
-        if mem.manifest.modality == "image" and image is None:
-            return ()
-        query: str | Image.Image = prompt if mem.manifest.modality == "prompt" else image
+        mem, asked = found
         dims = [d for d in card.dimension_names if d in mem.manifest.dimensions]
         if not dims:
             log.warning("memory %s scores none of %s", name, card.dimension_names)
@@ -92,7 +96,7 @@ class ExemplarProvider:
         if s.retrieval == "fixed":  # the same set for every query: nothing to encode
             vector: np.ndarray | str = ""
         else:
-            vector = await self._vector(mem, query, image_key)
+            vector = await self._vector(mem, asked, query["image_key"])
         # FAISS search and exemplar image reads run in a thread, off the event loop
         return await asyncio.to_thread(self._search, mem, vector, dims)
 
@@ -118,24 +122,29 @@ class ExemplarProvider:
         return await self._vectors[key]
 
     async def memory_context(
-        self,
-        card: SkillCard,
-        *,
-        category: str,
-        prompt: str,
-        image: Image.Image | None,
-        image_key: int | None,
+        self, card: SkillCard, **query: Unpack[ExemplarQuery]
     ) -> MemoryContext | None:
         """The memory, query vector and exclusions a local predictor needs (None: no memory)."""
-        name = card.memory_for(category, self.settings.memories)
-        mem = await self._memory(name) if name else None
-        if mem is None or (mem.manifest.modality == "image" and image is None):
+        name = card.memory_for(query["category"], self.settings.memories)
+        found = await self._asked(name, query) if name else None
+        if found is None:
             return None
-        query: str | Image.Image = prompt if mem.manifest.modality == "prompt" else image
-        vector = await self._vector(mem, query, image_key)
+        mem, asked = found
+        vector = await self._vector(mem, asked, query["image_key"])
         return MemoryContext(
-            memory=mem, vector=vector, image=image, exclude=frozenset(self._excluded(mem))
+            memory=mem, vector=vector, image=query["image"], exclude=frozenset(self._excluded(mem))
         )
+
+    async def _asked(
+        self, name: str, query: ExemplarQuery
+    ) -> tuple[Memory, str | Image.Image] | None:
+        """Memory ``name`` and what to ask it (the prompt, or the image for an image memory);
+        None when the memory is missing or is of images and the item sees none."""
+        mem = await self._memory(name)
+        if mem is None or (mem.manifest.modality == "image" and query["image"] is None):
+            return None
+        asked = query["prompt"] if mem.manifest.modality == "prompt" else query["image"]
+        return mem, asked  # type: ignore[return-value]
 
     def _excluded(self, mem: Memory) -> set[str]:
         """Ids whose meta matches ``exclude_exemplars`` (all keys must match)."""

@@ -8,21 +8,13 @@ Example:
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from judge.domain.result import Usage
 
 
-@dataclass
-class UsageMeter:
-    """Counts for one submission; the event loop is single-threaded, so no lock is needed."""
-
-    llm_calls: int = 0
-    prompt_tokens: int = 0
-    completion_tokens: int = 0
-    cost_usd: float = 0.0
-    cache_hits: int = 0
-    retries: int = 0
-    reasks: int = 0
-    failed_calls: int = 0
+class UsageMeter(Usage):
+    """The counters of :class:`~judge.domain.result.Usage`, counted as one submission's calls
+    happen (the event loop is single-threaded, so no lock is needed); its ``latency_s`` is
+    the engine's to measure, so the meter leaves it out."""
 
     def record_call(self, prompt_tokens: int, completion_tokens: int, cost: float) -> None:
         """Add one provider round trip."""
@@ -33,6 +25,6 @@ class UsageMeter:
 
     def snapshot(self) -> dict:
         """The counts as a plain dict (cost rounded to micro-dollars)."""
-        out = asdict(self)
+        out = self.model_dump(exclude={"latency_s"})
         out["cost_usd"] = round(self.cost_usd, 6)
         return out

@@ -18,7 +18,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar, get_args, get_origin
 
 from pydantic import BaseModel, ValidationError
 
@@ -31,6 +31,10 @@ if TYPE_CHECKING:  # the context imports the gateway; modes must stay cheap to i
     from judge.config import JudgeSettings
     from skills.registry import SkillRegistry
     from skills.types import SkillInput
+
+
+RequestT = TypeVar("RequestT", bound=BaseModel)
+ResultT = TypeVar("ResultT", bound=BaseModel)
 
 
 @dataclass(frozen=True)
@@ -72,19 +76,32 @@ def screen_targets(
     return targets
 
 
-class Mode(ABC):
-    """One kind of judgment. Subclasses set the class attributes and implement the steps."""
+class Mode(ABC, Generic[RequestT, ResultT]):
+    """One kind of judgment. A subclass names its request and result models as the type
+    arguments (``class ScoreMode(Mode[Submission, Result])`` sets :attr:`request_model` and
+    :attr:`result_model`; a generic subclass keeps those two parameters, in that order), sets
+    the other class attributes and implements the steps."""
 
     name: ClassVar[str]
     """registry name (``score``, ``compare``, …); also the ``"mode"`` field of requests"""
     request_model: ClassVar[type[BaseModel]]
+    """the request's model: the first type argument"""
     result_model: ClassVar[type[BaseModel]]
+    """the result's model: the second type argument"""
     options_model: ClassVar[type[BaseModel]]
     """per-request options a service client may set (never paths, keys or endpoints)"""
     wrapper_key: ClassVar[str]
     """the key of the wrapped form ``{"<wrapper_key>": request, "options": {...}}``"""
     id_field: ClassVar[str] = "submission_id"
     """the result field that identifies the judged request"""
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        for base in cls.__dict__.get("__orig_bases__", ()):
+            origin, args = get_origin(base), get_args(base)
+            concrete = args and not any(isinstance(a, TypeVar) for a in args)
+            if isinstance(origin, type) and issubclass(origin, Mode) and concrete:
+                cls.request_model, cls.result_model = args
 
     def parse(self, data: Any) -> BaseModel:
         """Validate untrusted JSON into the request model; errors name the field."""
@@ -161,5 +178,5 @@ class Mode(ABC):
     @abstractmethod
     def aggregate(
         self, ctx: RunContext, outcomes: list[WorkOutcome], safety: SafetyOutcome | None
-    ) -> BaseModel:
+    ) -> ResultT:
         """Build the result model from the work outcomes and the safety verdicts."""

@@ -288,7 +288,9 @@ def test_static_files_and_home(anon: httpx.Client) -> None:
     assert anon.get("/ui/static/nope.css").status_code == 404
     home = anon.get("/ui/")
     assert home.status_code == 200 and "content-security-policy" in home.headers
-    assert anon.get("/ui", follow_redirects=False).status_code == 308
+    for section in ("/ui", "/ui/probes", "/ui/results"):  # each section's index, slash added
+        r = anon.get(section, follow_redirects=False)
+        assert r.status_code == 308 and r.headers["location"] == f"{section}/"
 
 
 def test_more_participants_can_join_a_running_study(

@@ -84,6 +84,12 @@ def test_tokens_answers_penalty_and_isolation(admin: httpx.Client, anon: httpx.C
     assert made.status_code == 201, made.text
     first, second = invite(admin, "tok-1", 2)
     assert first["url"] == f"/ui/label/{first['token']}" and first["token"] != second["token"]
+    # the labelling pages: the participant's language, no referrer, no site navigation
+    for url in (first["url"] + "?lang=es", "/ui/label/" + "z" * 32):
+        page = anon.get(url).text
+        assert '<meta name="referrer" content="no-referrer">' in page and "label.css" in page
+        assert "site-header" not in page and "ui.css" not in page
+    assert '<html lang="es">' in anon.get(first["url"] + "?lang=es").text
     for bad in ("x" * 32, "short", first["token"][:-1] + "."):
         assert_error(anon.get(f"/v1/label/{bad}/next"), 404, "token")
     task = anon.get(f"/v1/label/{first['token']}/next").json()["task"]

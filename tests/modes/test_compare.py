@@ -26,6 +26,17 @@ def comparison(**over: object) -> dict:
     return data
 
 
+def edit_comparison(**over: object) -> dict:
+    data = {
+        "instruction": "Make it red.",
+        "source_image": png_data_url("gray"),
+        "a": {"image": RED, "model": "x"},
+        "b": {"image": BLUE},
+    }
+    data.update(over)
+    return data
+
+
 def image_colours(body: dict) -> list[tuple[int, int, int]]:
     """The centre pixel of every image in a request, in the order shown."""
     out = []
@@ -156,7 +167,7 @@ async def test_local_backend_says_a_model_is_needed():
     [
         ({"b": {"model": "sd3"}}, "b.image", "required"),
         ({"a": {"image": "data:image/png;base64,aGVsbG8="}}, "a.image", ""),
-        ({"b": {"image": RED}}, "b.image", "same image"),
+        ({"b": {"image": RED}}, "b.image", "a comparison needs two different images"),
         ({"criteria": ["preference", "beauty"]}, "criteria[1]", "available"),
         ({"criteria": ["coherence", "coherence"]}, "criteria[1]", "twice"),
         ({"b": {"image": BLUE, "model": "flux"}}, "b.model", "both sides"),
@@ -169,6 +180,29 @@ def test_bad_comparisons_name_the_field(make_judge, change, field, words):
         make_judge().prepare(comparison(**change), mode="compare")
     assert err.value.field == field
     assert words in err.value.message
+
+
+@pytest.mark.parametrize(
+    ("change", "field", "words"),
+    [
+        ({"b": {"image": RED}}, "b.image", "a comparison needs two different edits"),
+        ({"b": {"image": BLUE, "model": "x"}}, "b.model", "both sides name the editor 'x'"),
+        ({"criteria": ["preference"]}, "criteria[0]", "unknown edit criterion 'preference'"),
+    ],
+)
+def test_bad_edit_comparisons_are_worded_for_edits(make_judge, change, field, words):
+    with pytest.raises(InputError) as err:
+        make_judge().prepare(edit_comparison(**change), mode="edit_compare")
+    assert err.value.field == field
+    assert words in err.value.message
+
+
+def test_edit_comparison_views_include_the_source(make_judge):
+    ctx = make_judge().prepare(edit_comparison(), mode="edit_compare")
+    assert set(ctx.views) == {"source_image", "a", "b"}
+    items = ctx.mode.plan(ctx)
+    assert items[0].skill == "pair_instruction_following"
+    assert items[0].views == (("source", "source_image"), ("first", "a"), ("second", "b"))
 
 
 def test_mode_field_selects_compare(make_judge):

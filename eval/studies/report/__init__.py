@@ -10,19 +10,12 @@ Example (``report = build_report(load_study("runs/demo"), n_boot=1000, seed=0)``
 
 from __future__ import annotations
 
-import importlib
-from typing import Any
+from judge.lazy_exports import lazy_exports
 
-_NAMES = {
-    "build_report": "eval.studies.report.build",
-    "write_report": "eval.studies.report.build",
-    "ReportError": "eval.studies.report.load",
-    "load_study": "eval.studies.report.load",
-}
-__all__ = sorted(_NAMES)
-
-
-def __getattr__(name: str) -> Any:
-    if name not in _NAMES:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    return getattr(importlib.import_module(_NAMES[name]), name)
+__all__, __getattr__ = lazy_exports(
+    __name__,
+    {
+        "eval.studies.report.build": ("build_report", "write_report"),
+        "eval.studies.report.load": ("ReportError", "load_study"),
+    },
+)

@@ -16,22 +16,12 @@ Example::
 
 from __future__ import annotations
 
-import importlib
-from typing import Any
+from judge.lazy_exports import lazy_exports
 
-_WHERE = {
-    "DeferredCall": "judge.llm.batch.deferral",
-    "ItemWaiting": "judge.llm.batch.deferral",
-    "ProviderBatch": "judge.llm.batch.deferral",
-    "Ticket": "judge.llm.batch.deferral",
-    "EXIT_BATCH_PENDING": "judge.llm.batch.rounds",
-    "BatchPending": "judge.llm.batch.rounds",
-    "run_in_rounds": "judge.llm.batch.rounds",
-}
-__all__ = sorted(_WHERE)
-
-
-def __getattr__(name: str) -> Any:
-    if name not in _WHERE:
-        raise AttributeError(f"module 'judge.llm.batch' has no attribute {name!r}")
-    return getattr(importlib.import_module(_WHERE[name]), name)
+__all__, __getattr__ = lazy_exports(
+    __name__,
+    {
+        "judge.llm.batch.deferral": ("DeferredCall", "ItemWaiting", "ProviderBatch", "Ticket"),
+        "judge.llm.batch.rounds": ("EXIT_BATCH_PENDING", "BatchPending", "run_in_rounds"),
+    },
+)

@@ -9,10 +9,12 @@ Example:
 
 from __future__ import annotations
 
+from typing import Any
+
 from pydantic import BaseModel, ConfigDict, Field
 
+from judge.domain.identified import IdentifiedRequest
 from judge.domain.submission import MAX_PROMPT_CHARS
-from judge.json_digest import content_fingerprint
 
 DEFAULT_CRITERIA = ["preference", "coherence", "alignment"]
 MAX_CRITERIA = 16
@@ -27,26 +29,36 @@ class Contender(BaseModel):
     model: str | None = Field(default=None, max_length=128)
 
 
-class Comparison(BaseModel):
-    """Two images of one prompt, judged criterion by criterion."""
+def criteria_field(defaults: list[str]) -> Any:
+    """The ``criteria`` field of a pairwise request: 1 to ``MAX_CRITERIA`` names, ``defaults``
+    when left out."""
+    return Field(default_factory=lambda: list(defaults), min_length=1, max_length=MAX_CRITERIA)
 
-    model_config = ConfigDict(extra="forbid")
 
-    id: str | None = Field(default=None, max_length=128)
-    prompt: str = Field(max_length=MAX_PROMPT_CHARS)
-    brief: str | None = Field(default=None, max_length=MAX_PROMPT_CHARS)
-    a: Contender
-    b: Contender
-    criteria: list[str] = Field(
-        default_factory=lambda: list(DEFAULT_CRITERIA), min_length=1, max_length=MAX_CRITERIA
+def group_field(of: str) -> Any:
+    """The optional ``prompt_id`` field of a pairwise request, grouping the comparisons of one
+    ``of`` (a prompt, a task) for votes."""
+    return Field(
+        default=None, max_length=128, description=f"groups comparisons of one {of} (votes)"
     )
-    prompt_id: str | None = Field(
-        default=None, max_length=128, description="groups comparisons of one prompt (votes)"
-    )
+
+
+class PairRequest(IdentifiedRequest):
+    """What every pairwise request shares: no unknown fields, the caller's optional ``id``
+    (the first field) and :attr:`comparison_id`."""
 
     @property
     def comparison_id(self) -> str:
         """The caller's id, else a fingerprint of the content."""
-        if self.id:
-            return self.id
-        return content_fingerprint(self.model_dump(mode="json"))
+        return self.content_id()
+
+
+class Comparison(PairRequest):
+    """Two images of one prompt, judged criterion by criterion."""
+
+    prompt: str = Field(max_length=MAX_PROMPT_CHARS)
+    brief: str | None = Field(default=None, max_length=MAX_PROMPT_CHARS)
+    a: Contender
+    b: Contender
+    criteria: list[str] = criteria_field(DEFAULT_CRITERIA)
+    prompt_id: str | None = group_field("prompt")

@@ -35,12 +35,10 @@ def edited_view(index: int) -> str:
     return f"images[{index}]"
 
 
-class EditMode(Mode):
+class EditMode(Mode[EditSubmission, EditResult]):
     """Image-edit evaluation: criteria with rationales, success, measured shift metrics."""
 
     name: ClassVar[str] = "edit"
-    request_model: ClassVar[type[BaseModel]] = EditSubmission
-    result_model: ClassVar[type[BaseModel]] = EditResult
     options_model: ClassVar[type[BaseModel]] = EditOptions
     wrapper_key: ClassVar[str] = "edit"
 

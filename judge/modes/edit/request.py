@@ -10,20 +10,17 @@ Example:
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
+from judge.domain.identified import IdentifiedRequest
 from judge.domain.submission import MAX_IMAGES
-from judge.json_digest import content_fingerprint
 
 MAX_INSTRUCTION_CHARS = 4000
 
 
-class EditSubmission(BaseModel):
+class EditSubmission(IdentifiedRequest):
     """One edit to judge: best-of-n over ``images``."""
 
-    model_config = ConfigDict(extra="forbid")
-
-    id: str | None = Field(default=None, max_length=128)
     instruction: str = Field(min_length=1, max_length=MAX_INSTRUCTION_CHARS)
     source_image: str = Field(min_length=1)
     images: list[str] = Field(min_length=1, max_length=MAX_IMAGES)
@@ -32,6 +29,4 @@ class EditSubmission(BaseModel):
     @property
     def submission_id(self) -> str:
         """The caller's id, else a fingerprint of the content."""
-        if self.id:
-            return self.id
-        return content_fingerprint(self.model_dump(mode="json"))
+        return self.content_id()

@@ -10,35 +10,20 @@ Example:
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
-from judge.json_digest import content_fingerprint
-from judge.modes.compare.request import MAX_CRITERIA, Contender
+from judge.modes.compare.request import Contender, PairRequest, criteria_field, group_field
 from judge.modes.edit.request import MAX_INSTRUCTION_CHARS
 
 EDIT_CRITERIA = ["instruction_following", "image_consistency", "visual_quality"]
 
 
-class EditComparison(BaseModel):
+class EditComparison(PairRequest):
     """Two edits (``a``, ``b``) of ``source_image`` made for one ``instruction``."""
 
-    model_config = ConfigDict(extra="forbid")
-
-    id: str | None = Field(default=None, max_length=128)
     instruction: str = Field(min_length=1, max_length=MAX_INSTRUCTION_CHARS)
     source_image: str = Field(min_length=1, max_length=64 * 1024 * 1024)
     a: Contender
     b: Contender
-    criteria: list[str] = Field(
-        default_factory=lambda: list(EDIT_CRITERIA), min_length=1, max_length=MAX_CRITERIA
-    )
-    prompt_id: str | None = Field(
-        default=None, max_length=128, description="groups comparisons of one task (votes)"
-    )
-
-    @property
-    def comparison_id(self) -> str:
-        """The caller's id, else a fingerprint of the content."""
-        if self.id:
-            return self.id
-        return content_fingerprint(self.model_dump(mode="json"))
+    criteria: list[str] = criteria_field(EDIT_CRITERIA)
+    prompt_id: str | None = group_field("task")

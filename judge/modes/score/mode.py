@@ -25,6 +25,7 @@ from skills.types import CheckSpec, Exemplar, MemoryContext, SkillInput
 
 if TYPE_CHECKING:
     from judge.agent.context import RunContext
+    from judge.agent.exemplars import ExemplarQuery
     from judge.agent.work import SafetyOutcome, WorkItem, WorkOutcome
     from judge.config import JudgeSettings
     from skills.registry import SkillRegistry
@@ -43,12 +44,10 @@ def _checks_for(sub: Submission, modality: str, ids: tuple[str, ...]) -> tuple[C
     return tuple(out)
 
 
-class ScoreMode(Mode):
+class ScoreMode(Mode[Submission, Result]):
     """Prompt–image scoring: safety, subjective dimensions, paired checklist verification."""
 
     name: ClassVar[str] = "score"
-    request_model: ClassVar[type[BaseModel]] = Submission
-    result_model: ClassVar[type[BaseModel]] = Result
     options_model: ClassVar[type[BaseModel]] = ScoreOptions
     wrapper_key: ClassVar[str] = "submission"
 
@@ -61,8 +60,10 @@ class ScoreMode(Mode):
         known = {n for c in cards for n in (c.name, *c.dimension_names)}
         for key, name in settings.memories.items():
             if key not in known:
-                raise InputError(f"memories.{key}", "no card or dimension of that name "
-                                 "(`judge skills` lists them)")
+                raise InputError(
+                    f"memories.{key}",
+                    "no card or dimension of that name (`judge skills` lists them)",
+                )
             if not MEMORY_NAME.match(name):
                 raise InputError(f"memories.{key}", f"{name[:80]!r} is not a memory name")
 
@@ -116,7 +117,7 @@ class ScoreMode(Mode):
         exemplars: tuple[Exemplar, ...] = ()
         memory: MemoryContext | None = None
         if card.kind == "subjective-rubric" and ctx.exemplars is not None:
-            query = {
+            query: ExemplarQuery = {
                 "category": category,
                 "prompt": ctx.request.prompt,
                 "image": ctx.pil_views.get(view) if view else None,
