@@ -41,7 +41,7 @@ def service(module_tmp: Path, provider_session: FakeProvider) -> Iterator[LiveSe
         "JUDGE_API_KEY": "test-key",
         "JUDGE_BACKOFF_BASE_S": "0.001",
         "JUDGE_BACKOFF_MAX_S": "0.01",
-        "JUDGE_MAX_BODY_BYTES": str(MAX_BODY),
+        "JUDGE_SERVE_MAX_BODY_BYTES": str(MAX_BODY),
         "JUDGE_MAX_IMAGE_BYTES": str(MAX_IMAGE),
         "JUDGE_MAX_IMAGE_PIXELS": str(MAX_PIXELS),
     }
