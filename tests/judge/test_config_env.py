@@ -8,6 +8,7 @@ from __future__ import annotations
 import logging
 import typing
 import warnings
+from pathlib import Path
 
 import pytest
 from pydantic.fields import FieldInfo
@@ -167,3 +168,29 @@ def test_the_service_moved_under_its_own_prefix() -> None:
     )
     never = [n for n, f in ServiceSettings.model_fields.items() if not deprecated_names(f)]
     assert never == ["data_dir"]  # JUDGE_DATA_DIR is read on the memory floor
+
+
+def test_judge_serve_still_reads_an_old_name_and_says_which_to_use(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The one end-to-end use of old names: ``JUDGE_HOST`` still binds ``judge serve`` (here
+    to a public address without keys, which it refuses before starting anything), with the
+    warning naming ``JUDGE_SERVE_HOST``; the refusal names the new variables."""
+    from judge.cli.main import main as judge
+
+    monkeypatch.setenv("JUDGE_HOME", str(tmp_path))
+    for name in (
+        "JUDGE_SERVE_HOST",
+        "JUDGE_SERVE_API_KEYS",
+        "JUDGE_SERVE_ADMIN_KEYS",
+        "JUDGE_SERVE_ALLOW_OPEN_PUBLIC",
+        "JUDGE_API_KEYS",
+        "JUDGE_ADMIN_KEYS",
+    ):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("JUDGE_HOST", "0.0.0.0")
+    with pytest.warns(DeprecationWarning, match="JUDGE_HOST is deprecated.*JUDGE_SERVE_HOST"):
+        assert judge(["serve", "--port", "0"]) == 2
+    err = capsys.readouterr().err
+    assert "refusing to serve on 0.0.0.0 without API keys: set JUDGE_SERVE_API_KEYS" in err
+    assert "JUDGE_SERVE_ALLOW_OPEN_PUBLIC=true" in err and not list(tmp_path.iterdir())
