@@ -83,6 +83,17 @@ def test_the_page_lists_the_old_image_cap_names_under_the_new_ones() -> None:
     assert "| `JUDGE_BACKENDS` |" in text and "| `JUDGE_WORKER_LEASE_S` |" in text
 
 
+def test_every_section_reads_old_names_the_same_way() -> None:
+    """The memory's and the skills' models too (the machinery sits on the lowest floor): a
+    field renamed there later warns like the service's and the engine's."""
+    from judge.config_env import ProjectSettings
+
+    own = ProjectSettings.settings_customise_sources.__func__  # type: ignore[attr-defined]
+    for s in reference_sections():
+        assert issubclass(s.model, ProjectSettings), s.model
+        assert s.model.settings_customise_sources.__func__ is own, s.model  # type: ignore[attr-defined]
+
+
 REPO = DOCS.parent
 PRODUCT = ("judge", "skills", "memory", "api", "eval")
 
@@ -117,8 +128,7 @@ RAW_READERS: dict[str, str] = {
     "judge/llm/litellm_settings.py": "litellm's own variables, set before litellm is imported",
     "judge/llm/direct/routes.py": "the proxy variables and litellm's transport switches",
     "api/core/prometheus.py": "prometheus_client's PROMETHEUS_MULTIPROC_DIR",
-    "memory/paths.py": "XDG_DATA_HOME, the XDG base directory spec's (under JUDGE_HOME's "
-    "default)",
+    "memory/paths.py": "XDG_DATA_HOME, the XDG base directory spec's (under JUDGE_HOME's default)",
     "eval/kit/admin.py": "the admin key from the variable --admin-key-env names",
     "eval/studies/run_common.py": "the API keys from the variables api_key_env names",
     "eval/studies/prompters/mllm.py": "a prompter's key from the variable api_key_env names",
