@@ -213,13 +213,13 @@ def test_the_service_inherits_the_callers_judge_variables_under_the_benchmarks_o
     assert caller["JUDGE_MODEL"] == "openai/real-model"  # the caller's mapping is not changed
     names = inherited(caller)
     assert names == [
-        "JUDGE_SERVE_ADMIN_KEYS",
         "JUDGE_LLM_CONCURRENCY",
+        "JUDGE_SERVE_ADMIN_KEYS",
         "JUDGE_SERVE_RATE_LIMIT_PER_MINUTE",
     ]
     report = {"inherited_env": names, "runs": {}, "clients": 1, "requests": 1}
     report |= {"latency_L_s": 0.1, "checkpoints": 1, "batching": "per_modality", "rate_per_s": 0}
     report |= {"body_bytes": 1, "model": "openai/fake-judge", "load_average": [0, 0, 0]}
     text = render(report)
-    assert "inherited from this shell: JUDGE_SERVE_ADMIN_KEYS JUDGE_LLM_CONCURRENCY" in text
+    assert "inherited from this shell: JUDGE_LLM_CONCURRENCY JUDGE_SERVE_ADMIN_KEYS" in text
     assert "admin-secret" not in text
