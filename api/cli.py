@@ -2,7 +2,7 @@
 Redis); listed in :data:`judge.cli.verbs.VERBS`.
 
 Example:
-    $ judge serve --port 8080          # loopback only unless JUDGE_API_KEYS is set
+    $ judge serve --port 8080          # loopback only unless JUDGE_SERVE_API_KEYS is set
     $ REDIS_URL=redis://... judge worker
 """
 
@@ -26,10 +26,13 @@ def register_serve(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--host",
         default=argparse.SUPPRESS,
-        help="bind address (default: JUDGE_HOST, else 127.0.0.1)",
+        help="bind address (default: JUDGE_SERVE_HOST, else 127.0.0.1)",
     )
     p.add_argument(
-        "--port", type=int, default=argparse.SUPPRESS, help="port (default: JUDGE_PORT, else 8080)"
+        "--port",
+        type=int,
+        default=argparse.SUPPRESS,
+        help="port (default: JUDGE_SERVE_PORT, else 8080)",
     )
     p.add_argument(
         "--workers", type=int, default=1, help="HTTP worker processes (they share one Redis)"
@@ -66,12 +69,15 @@ def serve(args: argparse.Namespace) -> int:
         print(f"judge serve: {problem}", file=sys.stderr)
         return 2
     for line in settings.weak_keys():  # on loopback only (elsewhere check_bind refused)
-        print(f"judge serve: warning: {line}; reachable from this machine only, but make "
-              "strong keys before binding anything else", file=sys.stderr)
+        print(
+            f"judge serve: warning: {line}; reachable from this machine only, but make "
+            "strong keys before binding anything else",
+            file=sys.stderr,
+        )
     if not settings.auth_required and settings.host not in ("127.0.0.1", "localhost", "::1"):
         print(
-            f"judge serve: no JUDGE_API_KEYS set and JUDGE_ALLOW_OPEN_PUBLIC=true: open to "
-            f"anyone who can reach {settings.host}:{settings.port}",
+            "judge serve: no JUDGE_SERVE_API_KEYS set and JUDGE_SERVE_ALLOW_OPEN_PUBLIC=true: "
+            f"open to anyone who can reach {settings.host}:{settings.port}",
             file=sys.stderr,
         )
     if (
@@ -80,7 +86,7 @@ def serve(args: argparse.Namespace) -> int:
         and settings.host in ("127.0.0.1", "localhost", "::1")
     ):
         print(
-            f"judge serve: no JUDGE_API_KEYS set: open to anyone who can reach "
+            f"judge serve: no JUDGE_SERVE_API_KEYS set: open to anyone who can reach "
             f"{settings.host}:{settings.port} (loopback only)",
             file=sys.stderr,
         )
@@ -117,7 +123,7 @@ def server_options(settings: ServiceSettings) -> dict[str, object]:
 
 def proxy_options(settings: ServiceSettings) -> dict[str, object]:
     """uvicorn's proxy options: ``X-Forwarded-For``/``-Proto`` are believed only from the
-    addresses of ``JUDGE_TRUSTED_PROXIES``; without it they are ignored (uvicorn would
+    addresses of ``JUDGE_SERVE_TRUSTED_PROXIES``; without it they are ignored (uvicorn would
     otherwise trust them from 127.0.0.1, letting any local client pick its address).
 
     Example:
@@ -149,7 +155,7 @@ def _serve_processes(settings: ServiceSettings, workers: int) -> int:
         os.environ["REDIS_URL"] = embedded.start()
     # the processes uvicorn starts build their ServiceSettings from the environment: hand them
     # the --workers-inline choice (and the private REDIS_URL above) there
-    os.environ["JUDGE_INLINE_WORKERS"] = str(settings.inline_workers)
+    os.environ["JUDGE_SERVE_INLINE_WORKERS"] = str(settings.inline_workers)
     try:
         uvicorn.run(
             "api.app:create_app",

@@ -56,7 +56,8 @@ def reference_sections() -> list[Section]:
     return [
         Section("Engine", JudgeSettings, "every process that judges: the CLI, `judge.score` "
                 f"and the rest of the Python API, {serve} and {worker}"),
-        Section("Service", ServiceSettings, f"{serve} and {worker}"),
+        Section("Service", ServiceSettings, f"{serve} and {worker}",
+                "`REDIS_URL` keeps its name without the prefix: it is Redis's usual variable."),
         Section("Batch workers", WorkerTuning, f"{worker} and the inline workers of {serve}"),
         Section("Probes on the service", ProbeBudget,
                 f"{serve} (`/v1/probes`) and the probe jobs of {worker}"),

@@ -219,15 +219,15 @@ def main(argv: list[str] | None = None) -> int:
     )
     args = p.parse_args(argv)
     think, duration = (args.think_s, args.duration_s) if args.mode == "open" else (0.0, 0.0)
-    os.environ["JUDGE_ADMIN_KEYS"] = "admin"
-    os.environ["JUDGE_AUTH_FAILURES_PER_MINUTE"] = "0"
-    os.environ["JUDGE_RATE_LIMIT_PER_MINUTE"] = "0"
+    os.environ["JUDGE_SERVE_ADMIN_KEYS"] = "admin"
+    os.environ["JUDGE_SERVE_AUTH_FAILURES_PER_MINUTE"] = "0"
+    os.environ["JUDGE_SERVE_RATE_LIMIT_PER_MINUTE"] = "0"
     with tempfile.TemporaryDirectory() as tmp:
         # the load generator is one address: no per-address limit; the closed loop answers
         # faster than any person, so no per-link limit there either
-        tuned = {"JUDGE_LABEL_PER_ADDRESS_PER_MINUTE": "0"}
+        tuned = {"JUDGE_SERVE_LABEL_PER_ADDRESS_PER_MINUTE": "0"}
         if args.mode == "closed":
-            tuned["JUDGE_LABEL_PER_TOKEN_PER_MINUTE"] = "0"
+            tuned["JUDGE_SERVE_LABEL_PER_TOKEN_PER_MINUTE"] = "0"
         proc, url = start_service(1, "http://127.0.0.1:9/v1", Path(tmp), tuned=tuned)
         try:
             report = asyncio.run(

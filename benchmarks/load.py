@@ -136,8 +136,8 @@ def service_env(
 
     Example:
         >>> env = service_env("http://127.0.0.1:9/v1", Path("/tmp/d"), tuned={"JUDGE_X": "2"},
-        ...                   environ={"JUDGE_ADMIN_KEYS": "k", "JUDGE_MODEL": "m", "PATH": "/bin"})
-        >>> env["JUDGE_ADMIN_KEYS"], env["JUDGE_MODEL"], env["JUDGE_X"], env["PATH"]
+        ...     environ={"JUDGE_SERVE_ADMIN_KEYS": "k", "JUDGE_MODEL": "m", "PATH": "/bin"})
+        >>> env["JUDGE_SERVE_ADMIN_KEYS"], env["JUDGE_MODEL"], env["JUDGE_X"], env["PATH"]
         ('k', 'openai/fake-judge', '2', '/bin')
     """
     env = dict(os.environ if environ is None else environ)

@@ -12,12 +12,12 @@ Example:
 from __future__ import annotations
 
 import json
-from typing import Annotated, Any, Literal
+from typing import Any, Literal
 
-from pydantic import Field, PrivateAttr, SecretStr, field_validator
-from pydantic_settings import NoDecode, SettingsConfigDict
+from pydantic import Field, PrivateAttr, SecretStr
+from pydantic_settings import SettingsConfigDict
 
-from judge.config_env import ProjectSettings, read_below, renamed
+from judge.config_env import CommaList, ProjectSettings, read_below, renamed
 from memory.paths import APP_DIR, USER_DIRS, data_home, user_data_dir
 from memory.settings import DataSettings
 
@@ -46,7 +46,7 @@ class JudgeSettings(ProjectSettings):
     api_key: SecretStr | None = Field(
         default=None, description="key for the model's provider (else the provider's own variable)"
     )
-    panel: Annotated[list[str], NoDecode] = Field(
+    panel: CommaList = Field(
         default_factory=list, description="several judge models (comma-separated): a panel"
     )
 
@@ -88,10 +88,10 @@ class JudgeSettings(ProjectSettings):
     max_tokens: int = Field(default=1024, ge=16, description="answer length cap per model call")
     cache: bool = Field(default=True, description="reuse the answers of identical model calls")
 
-    skills: Annotated[list[str], NoDecode] = Field(
+    skills: CommaList = Field(
         default_factory=list, description="subjective cards to run (default: enabled cards)"
     )
-    card_dirs: Annotated[list[str], NoDecode] = Field(
+    card_dirs: CommaList = Field(
         default_factory=list,
         description="more folders of skill cards for this judge (besides JUDGE_SKILL_DIRS); "
         "meta-eval writes the cards of your own labels there",
@@ -191,13 +191,6 @@ class JudgeSettings(ProjectSettings):
     remote_image_timeout_s: float = Field(
         default=10.0, gt=0, description="one remote image's download, at most"
     )
-
-    @field_validator("panel", "skills", "card_dirs", mode="before")
-    @classmethod
-    def _split(cls, v: Any) -> Any:
-        if isinstance(v, str):
-            return [m.strip() for m in v.split(",") if m.strip()]
-        return v
 
     def resolved_backend(self) -> str:
         """``llm`` or ``local``: ``auto`` picks the LLM backend when a model is configured."""

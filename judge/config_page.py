@@ -43,14 +43,15 @@ per-request options beat these variables, which beat the defaults (see
 [the service](service.md) for the service's options and [the quick start](quickstart.md) for
 the CLI's flags).
 
-- Lists are comma-separated (`JUDGE_API_KEYS=k1,k2`); booleans are `true`/`false` (`1`/`0`,
+- Lists are comma-separated (`JUDGE_SERVE_API_KEYS=k1,k2`); booleans are `true`/`false` (`1`/`0`,
   `yes`/`no` work too); objects are JSON (`JUDGE_EXCLUDE_EXEMPLARS='{"prompt_id": "p01"}'`).
 - Names are not case-sensitive.
 - A value that does not parse stops the command (exit 2) with the setting, its value and the
   problem; `judge serve` and `judge worker` check every section below when they start and
   name the variable.
-- An **old name** still works, with a warning that names the new one; when both are set the
-  new name wins. Rename it: old names will go.
+- An **old name** (last column) still works, with a warning that names the new one; when
+  both are set the new name wins. Rename it: old names will go. The service's variables were
+  `JUDGE_<NAME>`, the engine's prefix, until they moved under `JUDGE_SERVE_`.
 """
 
 FOOTER = """\
@@ -63,7 +64,7 @@ FOOTER = """\
   `JUDGE_HOME`'s default), the proxy variables (`HTTPS_PROXY`, ...; with one set, model calls
   go through litellm's own client). The CLI and the engine set
   `LITELLM_LOCAL_MODEL_COST_MAP=True` before litellm is imported (no price map is fetched),
-  and `judge serve` sets `PROMETHEUS_MULTIPROC_DIR` and `JUDGE_INLINE_WORKERS` for the
+  and `judge serve` sets `PROMETHEUS_MULTIPROC_DIR` and `JUDGE_SERVE_INLINE_WORKERS` for the
   processes it starts.
 """
 
@@ -142,9 +143,30 @@ def section_text(section: Section) -> str:
     return "\n".join(lines) + "\n"
 
 
+def prefix_list(sections: Iterable[Section]) -> str:
+    """Which prefix each section reads, one line each, for the top of the page.
+
+    Example:
+        >>> from judge.config import JudgeSettings
+        >>> print(prefix_list([Section("Engine", JudgeSettings, "every process")]))
+        Each section reads the variables under its own prefix; sections sharing a prefix never
+        share a name:
+        <BLANKLINE>
+        - Engine: `JUDGE_*`
+        <BLANKLINE>
+    """
+    lines = ["Each section reads the variables under its own prefix; sections sharing a prefix "
+             "never\nshare a name:", ""]  # fmt: skip
+    for s in sections:
+        lines.append(f"- {s.title}: `{s.model.model_config.get('env_prefix') or ''}*`")
+    return "\n".join(lines) + "\n"
+
+
 def render(sections: Iterable[Section]) -> str:
     """The whole page."""
-    return "\n".join([HEADER, *(section_text(s) for s in sections), FOOTER])
+    sections = list(sections)
+    parts = [HEADER, prefix_list(sections), *(section_text(s) for s in sections), FOOTER]
+    return "\n".join(parts)
 
 
 def variables(sections: Iterable[Section]) -> list[tuple[str, str]]:

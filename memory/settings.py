@@ -13,10 +13,12 @@ Example:
 from __future__ import annotations
 
 from pydantic import Field
-from pydantic_settings import BaseSettings, SettingsConfigDict
+from pydantic_settings import SettingsConfigDict
+
+from memory.config_env import ProjectSettings
 
 
-class DataSettings(BaseSettings):
+class DataSettings(ProjectSettings):
     """Where user data goes (the folders, the memory store, the service's data) and the FAISS
     thread count."""
 

@@ -15,10 +15,12 @@ from __future__ import annotations
 from typing import Any
 
 from pydantic import Field, ValidationInfo, field_validator
-from pydantic_settings import BaseSettings, SettingsConfigDict
+from pydantic_settings import SettingsConfigDict
+
+from memory.config_env import ProjectSettings
 
 
-class SkillSettings(BaseSettings):
+class SkillSettings(ProjectSettings):
     """How skill cards are found and how the local backend's skills behave."""
 
     model_config = SettingsConfigDict(env_prefix="JUDGE_", extra="ignore")

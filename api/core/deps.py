@@ -72,7 +72,7 @@ async def _identify(request: Request) -> str:
             401,
             error_body(
                 "unauthorized",
-                "send 'Authorization: Bearer <key>' with a key from JUDGE_API_KEYS",
+                "send 'Authorization: Bearer <key>' with a key from JUDGE_SERVE_API_KEYS",
                 "Authorization",
             ),
             headers={"WWW-Authenticate": "Bearer"},
@@ -103,7 +103,7 @@ async def require_poll_key(request: Request) -> str:
 
 async def require_admin(request: Request) -> str:
     """The caller's key when it may change what the service stores (memories, studies,
-    participant codes): with keys configured, one of ``JUDGE_ADMIN_KEYS``; without keys, only
+    participant codes): with keys configured, one of ``JUDGE_SERVE_ADMIN_KEYS``; without keys, only
     on a loopback-only service. 403 otherwise."""
     key = await require_key(request)
     settings: ServiceSettings = request.app.state.settings
@@ -112,19 +112,20 @@ async def require_admin(request: Request) -> str:
     if not settings.auth_required:
         message = (
             "admin routes (memories, studies) are disabled on a public service without keys; "
-            "set JUDGE_ADMIN_KEYS and send one of them"
+            "set JUDGE_SERVE_ADMIN_KEYS and send one of them"
         )
     elif settings.admin_keys:
-        message = "this route needs an admin key (one of JUDGE_ADMIN_KEYS); this key may read"
+        message = "this route needs an admin key (one of JUDGE_SERVE_ADMIN_KEYS); yours may read"
     else:
         message = (
-            "admin routes (memories, studies) are disabled: no JUDGE_ADMIN_KEYS are configured"
+            "admin routes (memories, studies) are disabled: no JUDGE_SERVE_ADMIN_KEYS are "
+            "configured"
         )
     raise HTTPException(403, error_body("forbidden", message, "Authorization"))
 
 
 def is_admin(settings: ServiceSettings, key: str) -> bool:
-    """True when ``key`` may do what admins do: one of ``JUDGE_ADMIN_KEYS``, or anyone on a
+    """True when ``key`` may do what admins do: one of ``JUDGE_SERVE_ADMIN_KEYS``, or anyone on a
     loopback-only service without keys."""
     if not settings.auth_required:
         return settings.loopback_only

@@ -4,9 +4,9 @@ sent under a content type a browser may send without asking (issue 22, finding 4
 Three checks, before any route runs:
 
 - **Host.** A service without API keys answers only requests whose ``Host`` is a loopback
-  name (``127.0.0.1``, ``localhost``, ``::1``) or one of ``JUDGE_ALLOWED_HOSTS``: a page on
+  name (``127.0.0.1``, ``localhost``, ``::1``) or one of ``JUDGE_SERVE_ALLOWED_HOSTS``: a page on
   ``rebind.evil.example`` that re-points its DNS to 127.0.0.1 (DNS rebinding) is refused
-  (400 ``host_not_allowed``). With keys, ``JUDGE_ALLOWED_HOSTS`` (when set) is enforced too.
+  (400 ``host_not_allowed``). With keys, ``JUDGE_SERVE_ALLOWED_HOSTS`` (when set) is enforced too.
 - **Origin.** A write (POST, PUT, PATCH, DELETE) that carries an ``Origin`` must come from
   the same host it is sent to (403 ``cross_origin``). API clients send no Origin.
 - **Content type.** A write under ``/v1/`` with a body must say it is JSON
@@ -140,7 +140,7 @@ class RequestGuard(HttpMiddleware):
         if not host_allowed(self.settings, host):
             message = (
                 f"this service does not answer for host {(host or '')[:100]!r}; use a loopback "
-                "name (127.0.0.1, localhost) or list the name in JUDGE_ALLOWED_HOSTS"
+                "name (127.0.0.1, localhost) or list the name in JUDGE_SERVE_ALLOWED_HOSTS"
             )
             return 400, error_body("host_not_allowed", message, "Host")
         if scope["method"] not in WRITES:

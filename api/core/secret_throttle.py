@@ -1,7 +1,7 @@
 """One throttle for every secret the service checks: API keys (header and UI cookie),
 participant codes (JSON route, form and cookie) and study ids on the participants' pages.
 
-Wrong secrets are counted per client address and minute (``JUDGE_AUTH_FAILURES_PER_MINUTE``).
+Wrong secrets are counted per client address and minute (``JUDGE_SERVE_AUTH_FAILURES_PER_MINUTE``).
 Once an address is over the limit, the secrets it sends are refused (429) *without being
 checked* — a guesser learns nothing more — except a secret that already succeeded from
 that address in the last hour: a valid key keeps working even when another client behind

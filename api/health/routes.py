@@ -43,7 +43,7 @@ async def readyz(request: Request) -> JSONResponse:
 @router.get("/metrics")
 async def metrics(request: Request) -> Response:
     """Prometheus text exposition; on a service with keys it needs one unless
-    ``JUDGE_METRICS_NEED_KEY=false``."""
+    ``JUDGE_SERVE_METRICS_NEED_KEY=false``."""
     if request.app.state.settings.metrics_need_key:
         await check_key(request)
     with contextlib.suppress(Exception):  # metrics must not fail because Redis is down

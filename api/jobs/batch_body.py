@@ -4,7 +4,7 @@ A batch is a JSON list of items, ``{"items": [...], "options": {...}}``, JSONL, 
 multipart upload (field ``file``, optional field ``options``). Every item goes through the
 routes' one validation path, and every fault is ``400 invalid_input`` naming the field as
 ``POST /v1/score`` names it, with the item in front (``items[3].task.category``); a batch of
-more than ``JUDGE_MAX_BATCH_ITEMS`` is ``413 too_many_items``.
+more than ``JUDGE_SERVE_MAX_BATCH_ITEMS`` is ``413 too_many_items``.
 
 Example:
     >>> decode_jsonl(b'{"a": 1}\\n{"a": 2}\\n')
@@ -141,7 +141,7 @@ def validate_batch(
         raise _bad(
             "items",
             f"{len(items)} items is over the limit of {max_items} per batch "
-            "(JUDGE_MAX_BATCH_ITEMS); split the batch",
+            "(JUDGE_SERVE_MAX_BATCH_ITEMS); split the batch",
             413,
             "too_many_items",
         )

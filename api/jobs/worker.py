@@ -52,7 +52,7 @@ from api.core.settings import ServiceSettings
 from api.jobs.store import JOB_FUNCTION, QUEUE_NAME, BatchStore
 from api.judging.factory import build_judge
 from api.judging.requests import OuterOptions, check_body
-from judge.config_env import ProjectSettings
+from judge.config_env import ProjectSettings, renamed
 from judge.engine import Judge
 from judge.errors import ConfigError, InputError
 from judge.io.pixel_budget import PixelBudget, pixel_ledger
@@ -74,9 +74,20 @@ NO_REDIS = (
 
 
 class WorkerTuning(ProjectSettings):
-    """Knobs of the batch workers that the service settings do not cover (``JUDGE_WORKER_*``)."""
+    """Knobs that only the batch workers read (``JUDGE_WORKER_*``); what the API's routes
+    share with them (the item timeout, the batch TTL) is in the service settings."""
 
     model_config = SettingsConfigDict(env_prefix="JUDGE_WORKER_", extra="ignore")
+
+    concurrency: int = Field(
+        default=8, ge=1, le=256, description="batch items one worker scores at once"
+    )
+    job_timeout_s: int = Field(
+        default=900,
+        ge=10,
+        description="arq's timeout of one batch item's job",
+        json_schema_extra=renamed("JUDGE_JOB_TIMEOUT_S"),
+    )
 
     lease_s: float = Field(
         default=30.0, ge=2, description="in-progress lock lease while an item runs"
@@ -91,11 +102,16 @@ class WorkerTuning(ProjectSettings):
     )
 
 
-def scoring_timeout(settings: ServiceSettings) -> float:
+def scoring_timeout(settings: ServiceSettings, tuning: WorkerTuning) -> float:
     """Time allowed to score one item: inside arq's job timeout, so a slow item is retried by
-    us (arq would fail a timed-out job for good without calling our code)."""
-    margin = max(settings.job_timeout_s * 0.2, 2.0)
-    return min(settings.score_timeout_s, settings.job_timeout_s - margin)
+    us (arq would fail a timed-out job for good without calling our code).
+
+    Example:
+        >>> scoring_timeout(ServiceSettings(), WorkerTuning(job_timeout_s=100))
+        80.0
+    """
+    margin = max(tuning.job_timeout_s * 0.2, 2.0)
+    return min(settings.score_timeout_s, tuning.job_timeout_s - margin)
 
 
 async def _hold_lease(redis: Any, job: str, lease_s: float) -> None:
@@ -161,7 +177,7 @@ async def _score_item(ctx: dict[str, Any], batch_id: str, index: int) -> str:
         checked = _item_request(item_json, options_json, judge, settings)
         with pixel_ledger(settings.max_request_pixels, ctx.get("pixel_budget")):
             result = await asyncio.wait_for(
-                judge.arun_checked(checked), timeout=scoring_timeout(settings)
+                judge.arun_checked(checked), timeout=scoring_timeout(settings, ctx["tuning"])
             )
     except InputError as exc:
         named = exc.under(f"items[{index}]")
@@ -180,9 +196,11 @@ async def _score_item(ctx: dict[str, Any], batch_id: str, index: int) -> str:
     won = await store.record(batch_id, index, result.model_dump_json(exclude_none=True), "result")
     if won == 1:  # a batch item counts in judge_submissions_total like a request
         usage = getattr(result, "usage", None)
-        record_result(str(getattr(result, "status", "done")),
-                      int(getattr(usage, "llm_calls", 0) or 0),
-                      int(getattr(usage, "cache_hits", 0) or 0))
+        record_result(
+            str(getattr(result, "status", "done")),
+            int(getattr(usage, "llm_calls", 0) or 0),
+            int(getattr(usage, "cache_hits", 0) or 0),
+        )
     return {1: "result", 0: "duplicate"}.get(won, "gone")
 
 
@@ -195,7 +213,8 @@ async def startup(ctx: dict[str, Any]) -> None:
     ctx["batch_store"] = BatchStore(redis, ttl_s=settings.batch_ttl_s)
     total = max(settings.decode_budget_pixels, settings.max_request_pixels)
     ctx.setdefault("pixel_budget", PixelBudget(total))
-    ctx.setdefault("lease_s", WorkerTuning().lease_s)
+    tuning: WorkerTuning = ctx.setdefault("tuning", WorkerTuning())
+    ctx.setdefault("lease_s", tuning.lease_s)
 
 
 async def shutdown(ctx: dict[str, Any]) -> None:
@@ -222,8 +241,11 @@ class BatchWorker(Worker):
             self.in_progress_timeout_s = float(lease)
 
 
-def worker_options(settings: ServiceSettings, redis_url: str) -> dict[str, Any]:
-    """Keyword arguments of :class:`arq.worker.Worker` for batch jobs.
+def worker_options(
+    settings: ServiceSettings, redis_url: str, tuning: WorkerTuning | None = None
+) -> dict[str, Any]:
+    """Keyword arguments of :class:`arq.worker.Worker` for batch jobs (``tuning``: the
+    workers' own knobs, default from the environment).
 
     Example::
 
@@ -232,12 +254,12 @@ def worker_options(settings: ServiceSettings, redis_url: str) -> dict[str, Any]:
     from api.probes.budget import ProbeBudget
     from api.probes.job import PROBE_FUNCTION, PROBE_MAX_TRIES, run_probe_job
 
-    tuning = WorkerTuning()
+    tuning = tuning or WorkerTuning()
     budget = ProbeBudget()
     function: Function = func(
         score_item,
         name=JOB_FUNCTION,
-        timeout=settings.job_timeout_s,
+        timeout=tuning.job_timeout_s,
         max_tries=ARQ_MAX_TRIES,
         keep_result=0,
     )
@@ -252,19 +274,20 @@ def worker_options(settings: ServiceSettings, redis_url: str) -> dict[str, Any]:
         "functions": [function, probes],
         "queue_name": QUEUE_NAME,
         "redis_settings": RedisSettings.from_dsn(redis_url),
-        "max_jobs": settings.worker_concurrency,
-        "job_timeout": settings.job_timeout_s,
+        "max_jobs": tuning.concurrency,
+        "job_timeout": tuning.job_timeout_s,
         "keep_result": 0,
         "max_tries": ARQ_MAX_TRIES,
         "poll_delay": tuning.poll_delay_s,
-        "queue_read_limit": max(tuning.queue_read_limit, settings.worker_concurrency * 5),
+        "queue_read_limit": max(tuning.queue_read_limit, tuning.concurrency * 5),
         "expires_extra_ms": settings.batch_ttl_s * 1000,
         "health_check_interval": 60,
         "on_startup": startup,
         "on_shutdown": shutdown,
         "ctx": {
             "settings": settings,
-            "lease_s": min(tuning.lease_s, settings.job_timeout_s + 10),
+            "tuning": tuning,
+            "lease_s": min(tuning.lease_s, tuning.job_timeout_s + 10),
             "probe_budget": budget,
         },
     }

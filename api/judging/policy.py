@@ -2,7 +2,7 @@
 
 ``backend: "local"`` runs CPU-heavy models (OCR, classifiers, encoders) inside the API
 process; a client may ask for it only when the operator allows it
-(``JUDGE_ALLOW_LOCAL_BACKEND=true``). The server's own default backend (``JUDGE_BACKEND``)
+(``JUDGE_SERVE_ALLOW_LOCAL_BACKEND=true``). The server's own default backend (``JUDGE_BACKEND``)
 is the operator's choice and is not affected.
 
 Example:
@@ -25,7 +25,7 @@ def check_overrides(
         raise InputError(
             f"{prefix}.backend",
             "this server does not run the local backend for requests; use 'llm' or 'auto' "
-            "(operators: set JUDGE_ALLOW_LOCAL_BACKEND=true to allow it)",
+            "(operators: set JUDGE_SERVE_ALLOW_LOCAL_BACKEND=true to allow it)",
         )
 
 

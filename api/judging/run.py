@@ -28,7 +28,7 @@ async def judge_body(
     judge: Any, settings: ServiceSettings, body: Any, default_mode: str
 ) -> BaseModel:
     """Check ``body`` once (bare or wrapped; ``"mode"`` may pick another mode), then judge it
-    without checking it again; 504 past ``JUDGE_SCORE_TIMEOUT_S``."""
+    without checking it again; 504 past ``JUDGE_SERVE_SCORE_TIMEOUT_S``."""
     checked = check_body(body, judge, settings, default_mode)
     try:
         result = await asyncio.wait_for(

@@ -1,6 +1,6 @@
 """Memory routes: list, inspect, search, add exemplars and repair.
 
-Reading needs any key; adding and repairing need an admin key (``JUDGE_ADMIN_KEYS``) when
+Reading needs any key; adding and repairing need an admin key (``JUDGE_SERVE_ADMIN_KEYS``) when
 keys are configured, and are open only on a loopback-only service without keys.
 
 Image exemplars arrive as ``data:`` URLs; they are vetted like submission images and stored

@@ -1,7 +1,7 @@
 """Who is using the UI's probe and results pages: an API key kept in an HttpOnly cookie.
 
 A browser cannot send ``Authorization`` on a link, so the pages ask once for a key of
-``JUDGE_API_KEYS`` / ``JUDGE_ADMIN_KEYS`` (``/ui/key``) and keep it in an HttpOnly,
+``JUDGE_SERVE_API_KEYS`` / ``JUDGE_SERVE_ADMIN_KEYS`` (``/ui/key``) and keep it in an HttpOnly,
 SameSite=Strict cookie scoped to ``/ui`` — page scripts never see it and no page ever prints
 it. Without configured keys the UI acts as the anonymous caller, as the API does. Wrong keys
 count towards the same throttle as the API's, whether typed in the form or sent in the
@@ -127,7 +127,7 @@ async def key_submit(request: Request) -> Response:
             "title": "Sign in",
             "next": nxt,
             "signed_in": False,
-            "error": "That key is not one of this service's keys (JUDGE_API_KEYS); check it.",
+            "error": "That key is not one of this service's keys (JUDGE_SERVE_API_KEYS); check it.",
         }
         return render(request, "key.html", context, 401)
     response = RedirectResponse(nxt, status_code=303, headers=SECURITY_HEADERS)

@@ -1,11 +1,11 @@
 """Results viewer: scoring batches and study runs, ``/ui/results/...``.
 
-- ``/ui/results/`` — open a batch by id; the study runs of ``JUDGE_STUDY_RUNS`` (admins only:
+- ``/ui/results/`` — open a batch by id; the study runs of ``JUDGE_SERVE_STUDY_RUNS`` (admins only:
   runs hold participants' prompts and images).
 - ``/ui/results/batches/{id}`` — a batch's results (owner only, as ``GET /v1/batches``).
 - ``/ui/results/studies/{run}`` — a study run's ``results.jsonl``: the run is a sub-folder of
-  the server-configured ``JUDGE_STUDY_RUNS`` directory (the service never reads a path a client
-  names); ``/ui/results/studies/{run}/files/{path}`` serves the run's images (PNG/JPEG/WebP
+  the server-configured ``JUDGE_SERVE_STUDY_RUNS`` directory (the service never reads a path a
+  client names); ``/ui/results/studies/{run}/files/{path}`` serves the run's images (PNG/JPEG/WebP
   inside the run folder only; ``..``, absolute paths and links out of it are refused, and so
   is a ``results.jsonl`` that links out of it). A run's page shows :data:`PAGE_ROWS` lines
   at a time (``?page=N``); lines over :data:`MAX_LINE_BYTES` are skipped as unreadable.
@@ -16,7 +16,7 @@ needed: these pages only read what is stored.
 
 Example::
 
-    JUDGE_STUDY_RUNS=/srv/study-runs judge serve
+    JUDGE_SERVE_STUDY_RUNS=/srv/study-runs judge serve
     GET /ui/results/studies/demo-2026-11?prompter=gpt-skilled&status=scored
 """
 
@@ -53,7 +53,8 @@ MAX_PAGE = 1_000_000
 
 
 def runs_root(request: Request) -> Path | None:
-    """The directory of study runs (``JUDGE_STUDY_RUNS`` when the app was created), or None."""
+    """The directory of study runs (``JUDGE_SERVE_STUDY_RUNS`` when the app was created), or
+    None."""
     raw = getattr(request.app.state, "study_runs", None)
     return Path(raw).resolve() if raw else None
 
@@ -211,7 +212,7 @@ def _admins_only(request: Request) -> Response:
         403,
         "Admins only",
         "Study runs hold participants' prompts and images: sign in with an admin key "
-        "(one of JUDGE_ADMIN_KEYS) to see them.",
+        "(one of JUDGE_SERVE_ADMIN_KEYS) to see them.",
     )
 
 
@@ -239,7 +240,7 @@ async def study_page(run: str, request: Request) -> Response:
             404,
             "No study runs",
             "This service shows study runs from the directory "
-            "named by JUDGE_STUDY_RUNS; it is not set.",
+            "named by JUDGE_SERVE_STUDY_RUNS; it is not set.",
         )
     path = await asyncio.to_thread(run_dir, root, run)
     if path is None:

@@ -26,7 +26,9 @@ import uvicorn
 
 from api.cli import server_options
 from api.core.settings import ServiceSettings
+from api.jobs.worker import WorkerTuning
 from judge.config import JudgeSettings
+from judge.config_env import deprecated_names, env_names
 
 REPO = Path(__file__).resolve().parents[2]
 SHIPPED_MEMORIES = REPO / "memory" / "shipped"
@@ -42,8 +44,9 @@ def free_port() -> int:
 def _settings_env_names() -> set[str]:
     """Every environment variable the service or the engine reads at start-up."""
     names = {"REDIS_URL", "JUDGE_MEMORY_DIR", "JUDGE_SKILL_DIRS"}
-    for model in (ServiceSettings, JudgeSettings):
-        names |= {f"JUDGE_{field.upper()}" for field in model.model_fields}
+    for model in (ServiceSettings, WorkerTuning, JudgeSettings):  # old names too
+        for name, field in model.model_fields.items():
+            names |= {*env_names(model, name), *deprecated_names(field)}
     return names
 
 

@@ -72,11 +72,13 @@ def run(args: argparse.Namespace, tmp: Path) -> list[dict]:
         JUDGE_MODEL="openai/fake-judge",
         JUDGE_API_BASE=provider_url,
         JUDGE_API_KEY="x",
-        JUDGE_SCORE_TIMEOUT_S="1200",
+        JUDGE_SERVE_SCORE_TIMEOUT_S="1200",
         PYTHONPATH=str(REPO),
     )
     if args.unbounded:
-        env.update(JUDGE_MAX_REQUEST_PIXELS=str(10**12), JUDGE_DECODE_BUDGET_PIXELS=str(10**12))
+        env.update(
+            JUDGE_SERVE_MAX_REQUEST_PIXELS=str(10**12), JUDGE_SERVE_DECODE_BUDGET_PIXELS=str(10**12)
+        )
     log = open(tmp / "serve.log", "w")  # noqa: SIM115
     server = subprocess.Popen(
         [sys.executable, "-m", "judge.cli.main", "serve", "--port", str(port)],

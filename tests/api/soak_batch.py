@@ -49,7 +49,7 @@ def run(args: argparse.Namespace, tmp: Path) -> dict[str, Any]:
         latency=args.latency,
         fault_rate=args.fault_rate,
         env={
-            "JUDGE_MAX_BATCH_ITEMS": str(max(args.items, 1)),
+            "JUDGE_SERVE_MAX_BATCH_ITEMS": str(max(args.items, 1)),
             "JUDGE_WORKER_CONCURRENCY": str(args.concurrency),
             "JUDGE_WORKER_LEASE_S": str(args.lease),
         },

@@ -80,7 +80,7 @@ class Stack:
             "JUDGE_MODEL": "openai/fake-judge",
             "JUDGE_API_BASE": self.provider_url,
             "JUDGE_API_KEY": "k",
-            "JUDGE_API_KEYS": f"{KEY},{OTHER_KEY}",
+            "JUDGE_SERVE_API_KEYS": f"{KEY},{OTHER_KEY}",
             "JUDGE_DATA_DIR": str(tmp / "data"),
             "JUDGE_MEMORY_DIR": str(tmp / "memories"),
             "JUDGE_BACKOFF_BASE_S": "0.01",
@@ -200,7 +200,7 @@ def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
         tmp_path_factory.mktemp("batches"),
         latency=0.01,
         fault_rate=0.1,
-        env={"JUDGE_MAX_BATCH_ITEMS": "100", "JUDGE_WORKER_CONCURRENCY": "4"},
+        env={"JUDGE_SERVE_MAX_BATCH_ITEMS": "100", "JUDGE_WORKER_CONCURRENCY": "4"},
     )
     try:
         s.start_api()
@@ -357,7 +357,7 @@ def test_worker_killed_mid_batch_loses_and_duplicates_nothing(tmp_path: Path) ->
         fault_rate=0.2,
         env={
             "JUDGE_WORKER_CONCURRENCY": "4",
-            "JUDGE_JOB_TIMEOUT_S": "10",  # arq's own lock: 10 + 10 s
+            "JUDGE_WORKER_JOB_TIMEOUT_S": "10",  # arq's own lock: 10 + 10 s
             "JUDGE_WORKER_LEASE_S": "4",  # our lease while an item runs
         },
     )
@@ -459,9 +459,9 @@ async def _new_batch(url: str, n: int) -> tuple[Any, Any, str]:
 
 async def _run_burst(url: str, judge: Any) -> None:
     from api.core.settings import ServiceSettings
-    from api.jobs.worker import BatchWorker, worker_options
+    from api.jobs.worker import BatchWorker, WorkerTuning, worker_options
 
-    options = worker_options(ServiceSettings(redis_url=url, worker_concurrency=2), url)
+    options = worker_options(ServiceSettings(redis_url=url), url, WorkerTuning(concurrency=2))
     options["ctx"]["judge"] = judge
     options.update(burst=True, handle_signals=False, poll_delay=0.01)
     worker = BatchWorker(**options)
@@ -537,16 +537,19 @@ async def test_a_job_that_runs_again_writes_nothing_twice(redis_url: str, make_j
     await pool.aclose()
 
 
-async def test_inline_workers_run_inside_the_api_loop(redis_url: str, make_judge: Any) -> None:
+async def test_inline_workers_run_inside_the_api_loop(
+    redis_url: str, make_judge: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
     import asyncio
     from types import SimpleNamespace
 
     from api.core.settings import ServiceSettings
     from api.jobs.worker import start_inline_workers, stop_inline_workers
 
+    monkeypatch.setenv("JUDGE_WORKER_CONCURRENCY", "2")  # the workers' own section
     state = SimpleNamespace(
         inline_workers=2,
-        settings=ServiceSettings(worker_concurrency=2),
+        settings=ServiceSettings(),
         redis_url=redis_url,
         judge=make_judge(),
     )

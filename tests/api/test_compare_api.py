@@ -39,7 +39,7 @@ def service(module_tmp: Path, provider_session: FakeProvider) -> Iterator[LiveSe
         "JUDGE_API_KEY": "test-key",
         "JUDGE_BACKOFF_BASE_S": "0.001",
         "JUDGE_TIMEOUT_S": "60",  # a hang guard, not a speed check
-        "JUDGE_INLINE_WORKERS": "1",
+        "JUDGE_SERVE_INLINE_WORKERS": "1",
     }
     with live_service(env, module_tmp / "data") as svc:
         yield svc

@@ -41,9 +41,9 @@ def service(module_tmp: Path, provider_session: FakeProvider) -> Iterator[LiveSe
         "JUDGE_API_KEY": "test-key",
         "JUDGE_BACKOFF_BASE_S": "0.001",
         "JUDGE_BACKOFF_MAX_S": "0.01",
-        "JUDGE_MAX_BODY_BYTES": str(MAX_BODY),
-        "JUDGE_MAX_IMAGE_BYTES": str(MAX_IMAGE),
-        "JUDGE_MAX_IMAGE_PIXELS": str(MAX_PIXELS),
+        "JUDGE_SERVE_MAX_BODY_BYTES": str(MAX_BODY),
+        "JUDGE_IMAGE_MAX_BYTES": str(MAX_IMAGE),
+        "JUDGE_IMAGE_MAX_PIXELS": str(MAX_PIXELS),
     }
     memories = module_tmp / "memories"
     memories.mkdir()
@@ -61,7 +61,7 @@ def remote_service(module_tmp: Path) -> Iterator[LiveService]:
     copy_shipped_memory("avt-image", memories)
     env = {
         "JUDGE_ALLOW_REMOTE_IMAGES": "true",
-        "JUDGE_MAX_IMAGE_PIXELS": str(MAX_PIXELS),
+        "JUDGE_IMAGE_MAX_PIXELS": str(MAX_PIXELS),
         "JUDGE_MEMORY_DIR": str(memories),
     }
     with live_service(env, module_tmp / "remote") as svc:

@@ -17,8 +17,13 @@ from judge.cli.main import main as judge_main
 
 
 def _clear(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    for name in ("JUDGE_API_KEYS", "JUDGE_ADMIN_KEYS", "JUDGE_ALLOW_OPEN_PUBLIC", "JUDGE_HOST",
-                 "JUDGE_PORT"):
+    for name in (
+        "JUDGE_SERVE_API_KEYS",
+        "JUDGE_SERVE_ADMIN_KEYS",
+        "JUDGE_SERVE_ALLOW_OPEN_PUBLIC",
+        "JUDGE_SERVE_HOST",
+        "JUDGE_SERVE_PORT",
+    ):
         monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv("JUDGE_DATA_DIR", str(tmp_path))
 
@@ -30,17 +35,17 @@ def test_a_public_bind_refuses_weak_keys(
     ran: list[dict] = []
     monkeypatch.setattr(uvicorn, "run", lambda app, **kw: ran.append(kw))
     strong = secrets.token_urlsafe(24)
-    monkeypatch.setenv("JUDGE_API_KEYS", f"{strong},k")
-    monkeypatch.setenv("JUDGE_ADMIN_KEYS", "aaaaaaaaaaaaaaaaaaaaaaaa")
+    monkeypatch.setenv("JUDGE_SERVE_API_KEYS", f"{strong},k")
+    monkeypatch.setenv("JUDGE_SERVE_ADMIN_KEYS", "aaaaaaaaaaaaaaaaaaaaaaaa")
     assert judge_main(["serve", "--host", "0.0.0.0", "--port", "18080"]) == 2
     err = capsys.readouterr().err
     assert "refusing to serve on 0.0.0.0 with weak API keys" in err
-    assert "JUDGE_API_KEYS key 2 of 2 needs at least 16 characters" in err
-    assert "JUDGE_ADMIN_KEYS key 1 of 1" in err and "1 different" in err
+    assert "JUDGE_SERVE_API_KEYS key 2 of 2 needs at least 16 characters" in err
+    assert "JUDGE_SERVE_ADMIN_KEYS key 1 of 1" in err and "1 different" in err
     assert strong not in err and not ran
 
-    monkeypatch.setenv("JUDGE_API_KEYS", strong)
-    monkeypatch.setenv("JUDGE_ADMIN_KEYS", secrets.token_urlsafe(24))
+    monkeypatch.setenv("JUDGE_SERVE_API_KEYS", strong)
+    monkeypatch.setenv("JUDGE_SERVE_ADMIN_KEYS", secrets.token_urlsafe(24))
     assert judge_main(["serve", "--host", "0.0.0.0", "--port", "18080"]) == 0
     assert ran and ran[0]["host"] == "0.0.0.0"
 
@@ -51,9 +56,9 @@ def test_a_loopback_bind_warns_about_weak_keys(
     _clear(monkeypatch, tmp_path)
     ran: list[dict] = []
     monkeypatch.setattr(uvicorn, "run", lambda app, **kw: ran.append(kw))
-    monkeypatch.setenv("JUDGE_API_KEYS", "k1")
+    monkeypatch.setenv("JUDGE_SERVE_API_KEYS", "k1")
     assert judge_main(["serve", "--host", "127.0.0.1", "--port", "18080"]) == 0
-    assert "warning: JUDGE_API_KEYS key 1 of 1 needs at least 16" in capsys.readouterr().err
+    assert "warning: JUDGE_SERVE_API_KEYS key 1 of 1 needs at least 16" in capsys.readouterr().err
     assert ran
 
 

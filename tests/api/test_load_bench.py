@@ -188,8 +188,8 @@ def test_the_service_inherits_the_callers_judge_variables_under_the_benchmarks_o
     from benchmarks.load import inherited, service_env
 
     caller = {
-        "JUDGE_ADMIN_KEYS": "admin-secret",
-        "JUDGE_RATE_LIMIT_PER_MINUTE": "0",
+        "JUDGE_SERVE_ADMIN_KEYS": "admin-secret",
+        "JUDGE_SERVE_RATE_LIMIT_PER_MINUTE": "0",
         "JUDGE_MODEL": "openai/real-model",
         "JUDGE_DATA_DIR": "/somewhere/else",
         "JUDGE_LLM_CONCURRENCY": "4",
@@ -202,8 +202,8 @@ def test_the_service_inherits_the_callers_judge_variables_under_the_benchmarks_o
         tuned={"JUDGE_LLM_CONCURRENCY": "512"},
         environ=caller,
     )
-    assert env["JUDGE_ADMIN_KEYS"] == "admin-secret"
-    assert env["JUDGE_RATE_LIMIT_PER_MINUTE"] == "0"
+    assert env["JUDGE_SERVE_ADMIN_KEYS"] == "admin-secret"
+    assert env["JUDGE_SERVE_RATE_LIMIT_PER_MINUTE"] == "0"
     assert env["PATH"] == "/usr/bin"
     assert env["JUDGE_MODEL"] == "openai/fake-judge"
     assert env["JUDGE_API_BASE"] == "http://127.0.0.1:9/v1"
@@ -212,10 +212,14 @@ def test_the_service_inherits_the_callers_judge_variables_under_the_benchmarks_o
     assert "REDIS_URL" not in env
     assert caller["JUDGE_MODEL"] == "openai/real-model"  # the caller's mapping is not changed
     names = inherited(caller)
-    assert names == ["JUDGE_ADMIN_KEYS", "JUDGE_LLM_CONCURRENCY", "JUDGE_RATE_LIMIT_PER_MINUTE"]
+    assert names == [
+        "JUDGE_LLM_CONCURRENCY",
+        "JUDGE_SERVE_ADMIN_KEYS",
+        "JUDGE_SERVE_RATE_LIMIT_PER_MINUTE",
+    ]
     report = {"inherited_env": names, "runs": {}, "clients": 1, "requests": 1}
     report |= {"latency_L_s": 0.1, "checkpoints": 1, "batching": "per_modality", "rate_per_s": 0}
     report |= {"body_bytes": 1, "model": "openai/fake-judge", "load_average": [0, 0, 0]}
     text = render(report)
-    assert "inherited from this shell: JUDGE_ADMIN_KEYS JUDGE_LLM_CONCURRENCY" in text
+    assert "inherited from this shell: JUDGE_LLM_CONCURRENCY JUDGE_SERVE_ADMIN_KEYS" in text
     assert "admin-secret" not in text

@@ -135,8 +135,8 @@ def test_a_failed_image_add_leaves_no_files_and_names_no_path(
 @pytest.fixture(scope="module")
 def keyed(module_tmp: Path) -> Iterator[LiveService]:
     env = {
-        "JUDGE_API_KEYS": "reader",
-        "JUDGE_ADMIN_KEYS": "admin",
+        "JUDGE_SERVE_API_KEYS": "reader",
+        "JUDGE_SERVE_ADMIN_KEYS": "admin",
         "JUDGE_MEMORY_DIR": str(module_tmp / "keyed-memories"),
     }
     with live_service(env, module_tmp / "keyed") as svc:
@@ -163,8 +163,8 @@ def test_memory_writes_need_an_admin_key(keyed: LiveService) -> None:
 
 
 def test_a_public_service_without_keys_refuses_memory_writes(tmp_path: Path) -> None:
-    """JUDGE_ALLOW_OPEN_PUBLIC without keys: reading stays open, writing is refused."""
-    env = {"JUDGE_ALLOW_OPEN_PUBLIC": "true", "JUDGE_HOST": "0.0.0.0"}
+    """JUDGE_SERVE_ALLOW_OPEN_PUBLIC without keys: reading stays open, writing is refused."""
+    env = {"JUDGE_SERVE_ALLOW_OPEN_PUBLIC": "true", "JUDGE_SERVE_HOST": "0.0.0.0"}
     with live_service(env, tmp_path) as svc, svc.client() as c:
         r = c.post("/v1/memories/x/exemplars", json={"exemplars": [prompt_row(0)]})
         assert_error(r, 403, "Authorization")

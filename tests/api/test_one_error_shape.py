@@ -1,6 +1,6 @@
 """Metrics and error shapes (issue 38, items 7 and 9).
 
-``/metrics`` on a keyed service needs a key unless ``JUDGE_METRICS_NEED_KEY=false`` (here:
+``/metrics`` on a keyed service needs a key unless ``JUDGE_SERVE_METRICS_NEED_KEY=false`` (here:
 open to a scraper), and batch items count in ``judge_submissions_total`` like requests. Every
 fault of a request is ``400 invalid_input`` naming the field, on every route (memories,
 probes and studies answered 422); the 415 of ``/v1/batches`` names every type it takes; a
@@ -27,8 +27,13 @@ ADMIN = "aZ4-nK7_rB3yH6cE-admin"
 
 @pytest.fixture(scope="module")
 def svc(module_tmp: Path, provider_session: FakeProvider) -> Iterator[LiveService]:
-    env = {**fake_model_env(provider_session), "JUDGE_API_KEYS": KEY, "JUDGE_ADMIN_KEYS": ADMIN,
-           "JUDGE_METRICS_NEED_KEY": "false", "JUDGE_INLINE_WORKERS": "1"}
+    env = {
+        **fake_model_env(provider_session),
+        "JUDGE_SERVE_API_KEYS": KEY,
+        "JUDGE_SERVE_ADMIN_KEYS": ADMIN,
+        "JUDGE_SERVE_METRICS_NEED_KEY": "false",
+        "JUDGE_SERVE_INLINE_WORKERS": "1",
+    }
     with live_service(env, module_tmp / "svc") as s:
         yield s
 
@@ -46,7 +51,7 @@ def submissions(text: str) -> float:
 def test_batch_items_are_counted_and_metrics_can_be_open(
     svc: LiveService, client: httpx.Client
 ) -> None:
-    with svc.client() as scraper:  # no key: JUDGE_METRICS_NEED_KEY=false
+    with svc.client() as scraper:  # no key: JUDGE_SERVE_METRICS_NEED_KEY=false
         before = submissions(scraper.get("/metrics").text)
         r = client.post("/v1/batches", json=make_items(2))
         assert r.status_code == 202, r.text
@@ -87,8 +92,12 @@ def test_the_415_of_batches_names_every_type_it_takes(client: httpx.Client) -> N
 
 
 def test_a_checklist_item_needs_no_id_through_the_service(client: httpx.Client) -> None:
-    task = {"id": "t", "category": "CO", "brief": "a red cube",
-            "checklist": [{"primitive": "hard_constraint", "image_check": "The cube is red."}]}
+    task = {
+        "id": "t",
+        "category": "CO",
+        "brief": "a red cube",
+        "checklist": [{"primitive": "hard_constraint", "image_check": "The cube is red."}],
+    }
     r = client.post("/v1/score", json={"task": task, "prompt": "a red cube", "images": []})
     assert r.status_code == 200, r.text
     assert [i["id"] for i in r.json()["objective"]["prompt"]["items"]] in ([], ["c1"])

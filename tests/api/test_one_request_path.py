@@ -68,7 +68,7 @@ FAULTS: dict[str, tuple[str, dict, str]] = {
 @pytest.fixture(scope="module")
 def client(module_tmp: Path, provider_session: FakeProvider) -> Iterator[httpx.Client]:
     """A key-less service on the fake model with one inline worker, and its client."""
-    env = {**fake_model_env(provider_session), "JUDGE_INLINE_WORKERS": "1"}
+    env = {**fake_model_env(provider_session), "JUDGE_SERVE_INLINE_WORKERS": "1"}
     with live_service(env, module_tmp / "data") as svc, svc.client() as c:
         yield c
 

@@ -67,9 +67,9 @@ def test_requests_wait_for_the_process_budget_and_give_up_with_decode_busy() -> 
 def test_the_budget_settings_are_read_from_the_environment(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    monkeypatch.setenv("JUDGE_MAX_REQUEST_PIXELS", "1000")
-    monkeypatch.setenv("JUDGE_DECODE_BUDGET_PIXELS", "5000")
-    monkeypatch.setenv("JUDGE_DECODE_WAIT_S", "2.5")
+    monkeypatch.setenv("JUDGE_SERVE_MAX_REQUEST_PIXELS", "1000")
+    monkeypatch.setenv("JUDGE_SERVE_DECODE_BUDGET_PIXELS", "5000")
+    monkeypatch.setenv("JUDGE_SERVE_DECODE_WAIT_S", "2.5")
     s = ServiceSettings()
     assert (s.max_request_pixels, s.decode_budget_pixels, s.decode_wait_s) == (1000, 5000, 2.5)
 
@@ -79,7 +79,7 @@ def test_the_local_backend_is_an_operator_opt_in(monkeypatch: pytest.MonkeyPatch
     with pytest.raises(InputError) as info:
         check_options(local, ServiceSettings())
     assert info.value.field == "options.backend"
-    monkeypatch.setenv("JUDGE_ALLOW_LOCAL_BACKEND", "true")
+    monkeypatch.setenv("JUDGE_SERVE_ALLOW_LOCAL_BACKEND", "true")
     check_options(local, ServiceSettings())  # allowed: no error
 
 

@@ -177,7 +177,7 @@ def test_the_ui_form_sends_no_model(service: LiveService) -> None:
 
 
 def test_a_probe_costs_its_planned_nodes_in_rate_limit_units(tmp_path: Path, fakes) -> None:
-    env = {**service_env(*fakes, tmp_path), "JUDGE_RATE_LIMIT_PER_MINUTE": "20"}
+    env = {**service_env(*fakes, tmp_path), "JUDGE_SERVE_RATE_LIMIT_PER_MINUTE": "20"}
     small = {"topic": "t", "backend": "card", "inputs": 1, "images": 1, "localise": False}
     with live_service(env, tmp_path / "d") as svc, svc.client() as c:
         err = assert_error(c.post("/v1/probes", json={**small, "topics": 4}), 429, None)

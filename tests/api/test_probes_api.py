@@ -45,7 +45,7 @@ def service_env(llm: FakeProvider, images: FakeProvider, tmp: Path) -> dict[str,
         "JUDGE_SAFETY": "false",
         "JUDGE_BACKENDS": str(backends),
         "PROBE_TEST_IMAGE_KEY": "k",
-        "JUDGE_INLINE_WORKERS": "1",  # probes run as jobs: here on the API's inline worker
+        "JUDGE_SERVE_INLINE_WORKERS": "1",  # probes run as jobs: here on the API's inline worker
     }
 
 

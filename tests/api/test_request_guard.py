@@ -42,7 +42,7 @@ def test_a_rebound_host_name_is_refused_without_keys(
         method, path, headers=headers, content=b"{}" if method == "POST" else None
     )
     err = assert_error(r, 400, "Host")
-    assert err["code"] == "host_not_allowed" and "JUDGE_ALLOWED_HOSTS" in err["message"]
+    assert err["code"] == "host_not_allowed" and "JUDGE_SERVE_ALLOWED_HOSTS" in err["message"]
 
 
 def test_loopback_names_are_served(open_service: LiveService, open_client: httpx.Client) -> None:
@@ -108,8 +108,8 @@ def test_listed_host_names_are_served_and_the_ui_origin_check_uses_them(
 ) -> None:
     env = {
         **fake_model_env(provider_session),
-        "JUDGE_API_KEYS": "k1",
-        "JUDGE_ALLOWED_HOSTS": "judge.example",
+        "JUDGE_SERVE_API_KEYS": "k1",
+        "JUDGE_SERVE_ALLOWED_HOSTS": "judge.example",
     }
     with live_service(env, tmp_path) as s, s.client() as c:
         port = port_of(s)

@@ -26,9 +26,9 @@ LIMIT = 3
 def svc(module_tmp: Path, provider_session: FakeProvider) -> Iterator[LiveService]:
     env = {
         **fake_model_env(provider_session),
-        "JUDGE_API_KEYS": "key-one,key-two",
-        "JUDGE_ADMIN_KEYS": "admin",
-        "JUDGE_AUTH_FAILURES_PER_MINUTE": str(LIMIT),
+        "JUDGE_SERVE_API_KEYS": "key-one,key-two",
+        "JUDGE_SERVE_ADMIN_KEYS": "admin",
+        "JUDGE_SERVE_AUTH_FAILURES_PER_MINUTE": str(LIMIT),
     }
     with live_service(env, module_tmp / "svc") as s:
         yield s
@@ -120,7 +120,7 @@ def test_admin_chosen_codes_need_entropy(fresh: LiveService) -> None:
 
 @pytest.mark.timeout(480)
 def test_forwarded_for_is_ignored_without_a_trusted_proxy(tmp_path: Path) -> None:
-    env = {"JUDGE_API_KEYS": "key-one", "JUDGE_AUTH_FAILURES_PER_MINUTE": str(LIMIT)}
+    env = {"JUDGE_SERVE_API_KEYS": "key-one", "JUDGE_SERVE_AUTH_FAILURES_PER_MINUTE": str(LIMIT)}
     with judge_serve(tmp_path, "--workers-inline", "0", env_extra=env) as (_, base):
         _not_near_a_minute_boundary()
         with httpx.Client(base_url=base, timeout=30) as c:
@@ -140,8 +140,12 @@ def test_neighbouring_addresses_share_their_networks_allowance(fresh: LiveServic
 
     def client_from(address: str) -> httpx.Client:
         transport = httpx.HTTPTransport(local_address=address)
-        return httpx.Client(base_url=fresh.base_url, transport=transport, timeout=30,
-                            headers={"Authorization": "Bearer wrong"})
+        return httpx.Client(
+            base_url=fresh.base_url,
+            transport=transport,
+            timeout=30,
+            headers={"Authorization": "Bearer wrong"},
+        )
 
     with client_from("127.0.0.2") as first:
         assert [first.get("/v1/skills").status_code for _ in range(LIMIT)] == [401] * LIMIT

@@ -469,7 +469,7 @@ def test_readyz_is_503_when_redis_goes_away(tmp_path: Path) -> None:
 
 @pytest.fixture(scope="module")
 def auth_service(module_tmp: Path, provider_session: FakeProvider) -> Iterator[LiveService]:
-    env = {**fake_model_env(provider_session), "JUDGE_API_KEYS": "k1, k2"}
+    env = {**fake_model_env(provider_session), "JUDGE_SERVE_API_KEYS": "k1, k2"}
     with live_service(env, module_tmp / "auth") as svc:
         yield svc
 
@@ -516,13 +516,13 @@ def test_probes_and_docs_stay_open_with_auth(auth_service: LiveService) -> None:
         assert c.get("/healthz").status_code == 200
         assert c.get("/readyz").status_code == 200
         assert c.get("/openapi.json").status_code == 200
-        # /metrics needs a key on a keyed service (JUDGE_METRICS_NEED_KEY, issue 38 item 7)
+        # /metrics needs a key on a keyed service (JUDGE_SERVE_METRICS_NEED_KEY, issue 38 item 7)
         assert c.get("/metrics").status_code == 401
         assert c.get("/metrics", headers={"Authorization": "Bearer k1"}).status_code == 200
 
 
 def test_rate_limit_answers_429_with_retry_after(tmp_path: Path) -> None:
-    env = {"JUDGE_API_KEYS": "a,b", "JUDGE_RATE_LIMIT_PER_MINUTE": "3"}
+    env = {"JUDGE_SERVE_API_KEYS": "a,b", "JUDGE_SERVE_RATE_LIMIT_PER_MINUTE": "3"}
     with live_service(env, tmp_path) as svc:
         # the windows are whole minutes: do not straddle a boundary
         if time.time() % 60 > 55:
@@ -546,7 +546,12 @@ def test_rate_limit_answers_429_with_retry_after(tmp_path: Path) -> None:
 
 
 def _clear_bind_env(monkeypatch: pytest.MonkeyPatch) -> None:
-    for name in ("JUDGE_API_KEYS", "JUDGE_ALLOW_OPEN_PUBLIC", "JUDGE_HOST", "JUDGE_PORT"):
+    for name in (
+        "JUDGE_SERVE_API_KEYS",
+        "JUDGE_SERVE_ALLOW_OPEN_PUBLIC",
+        "JUDGE_SERVE_HOST",
+        "JUDGE_SERVE_PORT",
+    ):
         monkeypatch.delenv(name, raising=False)
 
 
@@ -557,18 +562,18 @@ def test_serve_refuses_a_public_bind_without_keys(
     assert judge_main(["serve", "--host", "0.0.0.0", "--port", str(free_port())]) == 2
     err = capsys.readouterr().err
     assert "refusing to serve on 0.0.0.0" in err
-    assert "JUDGE_API_KEYS" in err
+    assert "JUDGE_SERVE_API_KEYS" in err
 
 
 def test_serve_open_public_notice_does_not_claim_loopback(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
-    """Deliberately open (JUDGE_ALLOW_OPEN_PUBLIC) on 0.0.0.0: the notice must not say the
+    """Deliberately open (JUDGE_SERVE_ALLOW_OPEN_PUBLIC) on 0.0.0.0: the notice must not say the
     service is loopback only. uvicorn.run is replaced, so nothing is bound."""
     import uvicorn
 
     _clear_bind_env(monkeypatch)
-    monkeypatch.setenv("JUDGE_ALLOW_OPEN_PUBLIC", "true")
+    monkeypatch.setenv("JUDGE_SERVE_ALLOW_OPEN_PUBLIC", "true")
     monkeypatch.setenv("JUDGE_DATA_DIR", str(tmp_path))
     ran: list[dict] = []
     monkeypatch.setattr(uvicorn, "run", lambda app, **kw: ran.append(kw))

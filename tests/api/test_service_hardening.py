@@ -38,9 +38,9 @@ def png_url(side: int, color: str = "red") -> str:
 def svc(module_tmp: Path, provider_session: FakeProvider) -> Iterator[LiveService]:
     env = {
         **fake_model_env(provider_session),
-        "JUDGE_INLINE_WORKERS": "1",
-        "JUDGE_RECONCILE_INTERVAL_S": "1",
-        "JUDGE_MAX_REQUEST_PIXELS": "100000",
+        "JUDGE_SERVE_INLINE_WORKERS": "1",
+        "JUDGE_SERVE_RECONCILE_INTERVAL_S": "1",
+        "JUDGE_SERVE_MAX_REQUEST_PIXELS": "100000",
     }
     with live_service(env, module_tmp / "svc") as s:
         yield s
@@ -85,7 +85,7 @@ def test_docs_routes_have_their_own_metrics_label(client: httpx.Client) -> None:
 def test_a_request_cannot_force_the_local_backend(client: httpx.Client) -> None:
     body = {"submission": submission(prompt="local?"), "options": {"backend": "local"}}
     err = assert_error(client.post("/v1/score", json=body), 400, "options.backend")
-    assert "JUDGE_ALLOW_LOCAL_BACKEND" in err["message"]
+    assert "JUDGE_SERVE_ALLOW_LOCAL_BACKEND" in err["message"]
     r = client.post("/v1/batches", json={"items": [submission()], "options": {"backend": "local"}})
     assert assert_error(r, 400, "options.backend") == err  # the same answer as /v1/score
     r = client.post("/v1/batches", json=[submission(), body])
@@ -168,10 +168,10 @@ def test_batches_cost_their_items_polling_has_its_own_budget_and_wrong_keys_are_
 ) -> None:
     env = {
         **fake_model_env(provider_session),
-        "JUDGE_API_KEYS": "a,b",
-        "JUDGE_RATE_LIMIT_PER_MINUTE": "5",
-        "JUDGE_POLL_RATE_LIMIT_PER_MINUTE": "30",
-        "JUDGE_AUTH_FAILURES_PER_MINUTE": "3",
+        "JUDGE_SERVE_API_KEYS": "a,b",
+        "JUDGE_SERVE_RATE_LIMIT_PER_MINUTE": "5",
+        "JUDGE_SERVE_POLL_RATE_LIMIT_PER_MINUTE": "30",
+        "JUDGE_SERVE_AUTH_FAILURES_PER_MINUTE": "3",
     }
     with live_service(env, tmp_path) as s:
         _not_near_a_minute_boundary()

@@ -20,7 +20,7 @@ from tests.conftest import png_data_url
 
 @pytest.fixture(scope="module")
 def service(module_tmp: Path) -> Iterator[LiveService]:
-    env = {"JUDGE_API_KEYS": "reader", "JUDGE_ADMIN_KEYS": "admin"}
+    env = {"JUDGE_SERVE_API_KEYS": "reader", "JUDGE_SERVE_ADMIN_KEYS": "admin"}
     with live_service(env, module_tmp / "data") as svc:
         yield svc
 

@@ -34,7 +34,7 @@ TASKS = [
 
 @pytest.fixture(scope="module")
 def service(module_tmp: Path) -> Iterator[LiveService]:
-    env = {"JUDGE_API_KEYS": "reader", "JUDGE_ADMIN_KEYS": "s3cret"}
+    env = {"JUDGE_SERVE_API_KEYS": "reader", "JUDGE_SERVE_ADMIN_KEYS": "s3cret"}
     with live_service(env, module_tmp / "data") as svc:
         yield svc
 

@@ -24,7 +24,12 @@ from judge.cli.main import main as judge_main
 def _recording_run(monkeypatch: pytest.MonkeyPatch) -> list[dict]:
     ran: list[dict] = []
     monkeypatch.setattr(uvicorn, "run", lambda app, **kw: ran.append(kw))
-    for name in ("JUDGE_API_KEYS", "JUDGE_ALLOW_OPEN_PUBLIC", "JUDGE_HOST", "JUDGE_PORT"):
+    for name in (
+        "JUDGE_SERVE_API_KEYS",
+        "JUDGE_SERVE_ALLOW_OPEN_PUBLIC",
+        "JUDGE_SERVE_HOST",
+        "JUDGE_SERVE_PORT",
+    ):
         monkeypatch.delenv(name, raising=False)
     return ran
 
@@ -46,7 +51,7 @@ def test_serve_several_processes_ask_for_uvloop_and_httptools(
     monkeypatch.setenv("JUDGE_DATA_DIR", str(tmp_path))
     monkeypatch.setenv("REDIS_URL", "redis://127.0.0.1:1/0")  # no embedded Redis is started
     monkeypatch.setenv("PROMETHEUS_MULTIPROC_DIR", str(tmp_path / "restored-after-the-test"))
-    monkeypatch.setenv("JUDGE_INLINE_WORKERS", "0")
+    monkeypatch.setenv("JUDGE_SERVE_INLINE_WORKERS", "0")
     assert judge_main(["serve", "--port", "18080", "--workers", "2"]) == 0
     assert ran[0]["workers"] == 2 and ran[0]["factory"] is True
     assert ran[0]["loop"] == "uvloop" and ran[0]["http"] == "httptools"

@@ -14,6 +14,6 @@ __all__ = ["admin", "anon", "service"]  # the clients come from tests/api/confte
 
 @pytest.fixture(scope="module")
 def service(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveService]:
-    env = {"JUDGE_API_KEYS": "reader", "JUDGE_ADMIN_KEYS": "admin"}
+    env = {"JUDGE_SERVE_API_KEYS": "reader", "JUDGE_SERVE_ADMIN_KEYS": "admin"}
     with live_service(env, tmp_path_factory.mktemp("campaign-service")) as svc:
         yield svc

@@ -134,7 +134,7 @@ def test_tokens_answers_penalty_and_isolation(admin: httpx.Client, anon: httpx.C
 
 
 def test_auth_failures_are_throttled(tmp_path: Path) -> None:
-    env = {"JUDGE_ADMIN_KEYS": "admin", "JUDGE_AUTH_FAILURES_PER_MINUTE": "3"}
+    env = {"JUDGE_SERVE_ADMIN_KEYS": "admin", "JUDGE_SERVE_AUTH_FAILURES_PER_MINUTE": "3"}
     with live_service(env, tmp_path) as svc, svc.client() as c:
         codes = [c.get(f"/v1/label/{'z' * 32}/next").status_code for _ in range(5)]
         assert codes[:3] == [404, 404, 404] and codes[-1] == 429

@@ -27,8 +27,8 @@ from tests.campaigns.helpers import data_url, invite, pairwise_body, png, rating
 
 
 def test_rate_limits_per_link_and_per_address(tmp_path: Path) -> None:
-    env = {"JUDGE_ADMIN_KEYS": "admin", "JUDGE_LABEL_PER_TOKEN_PER_MINUTE": "5",
-           "JUDGE_LABEL_PER_ADDRESS_PER_MINUTE": "6"}  # fmt: skip
+    env = {"JUDGE_SERVE_ADMIN_KEYS": "admin", "JUDGE_SERVE_LABEL_PER_TOKEN_PER_MINUTE": "5",
+           "JUDGE_SERVE_LABEL_PER_ADDRESS_PER_MINUTE": "6"}  # fmt: skip
     with live_service(env, tmp_path) as svc, svc.client() as anon:
         with svc.client(headers={"Authorization": "Bearer admin"}) as admin:
             assert admin.post("/v1/campaigns", json=pairwise_body("rl-1")).status_code == 201
@@ -137,7 +137,7 @@ def test_tokens_never_reach_the_access_log() -> None:
 
 
 def test_campaign_images_are_held_to_the_pixel_and_byte_budgets(tmp_path: Path) -> None:
-    env = {"JUDGE_ADMIN_KEYS": "admin", "JUDGE_IMAGE_MAX_PIXELS": "1000000"}
+    env = {"JUDGE_SERVE_ADMIN_KEYS": "admin", "JUDGE_IMAGE_MAX_PIXELS": "1000000"}
     big = io.BytesIO()
     Image.new("RGB", (1200, 1000), "#345").save(big, "PNG")  # 1.2 Mpx: small file, over
     with (

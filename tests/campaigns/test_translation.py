@@ -33,7 +33,7 @@ def translating(
     with FakeProvider(latency=0.0) as llm:
         llm.on("<<<DATA PROMPT", german)
         llm.on("<<<DATA CARD", german)
-        env = {"JUDGE_ADMIN_KEYS": "admin", "JUDGE_MODEL": "openai/fake-judge",
+        env = {"JUDGE_SERVE_ADMIN_KEYS": "admin", "JUDGE_MODEL": "openai/fake-judge",
                "JUDGE_API_BASE": llm.base_url, "JUDGE_API_KEY": "k",
                "JUDGE_BACKOFF_BASE_S": "0.001", "JUDGE_TIMEOUT_S": "60"}  # fmt: skip
         with live_service(env, tmp_path_factory.mktemp("translate"), wait_warm=False) as svc:

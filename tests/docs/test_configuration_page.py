@@ -11,6 +11,7 @@ import pytest
 
 from api.configuration import reference_sections
 from judge.client_settings import ClientSettings
+from judge.config_env import env_names
 from judge.config_page import main, render, variables
 from tests.docs.pages import DOCS
 
@@ -36,8 +37,33 @@ def test_the_check_mode_fails_on_a_stale_page(
 
 
 def test_no_variable_is_read_by_two_models() -> None:
-    counts = Counter(name for name, _ in variables(reference_sections()))
+    counts = Counter(name for name, _ in variables(reference_sections()))  # old names too
     assert not [n for n, c in counts.items() if c > 1]
+
+
+def test_each_process_section_has_its_own_prefix() -> None:
+    """The service, its workers and probes read their own prefixes; the engine shares
+    ``JUDGE_`` with the floors below it only. A variable under the short prefix never falls
+    in a longer one (an engine field ``serve_x`` would read ``JUDGE_SERVE_X``)."""
+    from api.configuration import ServiceProcessSettings
+
+    prefixes = {
+        name: field.annotation.model_config.get("env_prefix")  # type: ignore[union-attr]
+        for name, field in ServiceProcessSettings.model_fields.items()
+    }
+    assert prefixes == {"engine": "JUDGE_", "service": "JUDGE_SERVE_", "worker": "JUDGE_WORKER_",
+                        "probes": "JUDGE_PROBE_", "backends": "JUDGE_", "skills": "JUDGE_",
+                        "data": "JUDGE_"}  # fmt: skip
+    sections = reference_sections()
+    own = {s.model.__name__: str(s.model.model_config.get("env_prefix")) for s in sections}
+    others = [p for p in own.values() if p != "JUDGE_"]  # the engine's floors share JUDGE_
+    assert len(others) == len(set(others))
+    for s in sections:
+        for name in s.model.model_fields:
+            variable = env_names(s.model, name)[0]
+            under = [p for p in own.values() if variable.startswith(p)]
+            if under:  # REDIS_URL is under none
+                assert max(under, key=len) == own[s.model.__name__], variable
 
 
 def test_every_field_has_a_description() -> None:
@@ -55,6 +81,17 @@ def test_the_page_lists_the_old_image_cap_names_under_the_new_ones() -> None:
     row = next(line for line in text.splitlines() if line.startswith("| `JUDGE_IMAGE_MAX_BYTES`"))
     assert "`JUDGE_MAX_IMAGE_BYTES`" in row
     assert "| `JUDGE_BACKENDS` |" in text and "| `JUDGE_WORKER_LEASE_S` |" in text
+
+
+def test_every_section_reads_old_names_the_same_way() -> None:
+    """The memory's and the skills' models too (the machinery sits on the lowest floor): a
+    field renamed there later warns like the service's and the engine's."""
+    from judge.config_env import ProjectSettings
+
+    own = ProjectSettings.settings_customise_sources.__func__  # type: ignore[attr-defined]
+    for s in reference_sections():
+        assert issubclass(s.model, ProjectSettings), s.model
+        assert s.model.settings_customise_sources.__func__ is own, s.model  # type: ignore[attr-defined]
 
 
 REPO = DOCS.parent
@@ -82,17 +119,16 @@ def test_every_settings_model_has_a_section() -> None:
     """So the page lists every variable, and the check above that no variable is claimed
     twice covers every model (a new model must be added to api.configuration)."""
     listed = {f"{s.model.__module__}.{s.model.__name__}" for s in reference_sections()}
-    base = {"judge.config_env.ProjectSettings"}
+    base = {"memory.config_env.ProjectSettings"}
     assert settings_classes() - base == listed
 
 
 RAW_READERS: dict[str, str] = {
-    "judge/config_env.py": "the settings source that reads the old names of renamed variables",
+    "memory/config_env.py": "the settings source that reads the old names of renamed variables",
     "judge/llm/litellm_settings.py": "litellm's own variables, set before litellm is imported",
     "judge/llm/direct/routes.py": "the proxy variables and litellm's transport switches",
     "api/core/prometheus.py": "prometheus_client's PROMETHEUS_MULTIPROC_DIR",
-    "memory/paths.py": "XDG_DATA_HOME, the XDG base directory spec's (under JUDGE_HOME's "
-    "default)",
+    "memory/paths.py": "XDG_DATA_HOME, the XDG base directory spec's (under JUDGE_HOME's default)",
     "eval/kit/admin.py": "the admin key from the variable --admin-key-env names",
     "eval/studies/run_common.py": "the API keys from the variables api_key_env names",
     "eval/studies/prompters/mllm.py": "a prompter's key from the variable api_key_env names",

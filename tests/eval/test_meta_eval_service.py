@@ -36,7 +36,7 @@ def service(
         "JUDGE_MODEL": "openai/fake-judge",
         "JUDGE_API_BASE": provider_session.base_url,
         "JUDGE_API_KEY": "provider-key",
-        "JUDGE_API_KEYS": SERVICE_KEY,
+        "JUDGE_SERVE_API_KEYS": SERVICE_KEY,
         "JUDGE_SAFETY": "false",
         "JUDGE_BACKOFF_BASE_S": "0.001",
         "JUDGE_BACKOFF_MAX_S": "0.01",

@@ -6,14 +6,19 @@ engine's in the service): the engine's is the one name now, in the CLI and the s
 from __future__ import annotations
 
 import logging
+import typing
 import warnings
+from pathlib import Path
 
 import pytest
+from pydantic.fields import FieldInfo
+from pydantic_settings import BaseSettings
 
+from api.configuration import reference_sections
 from api.judging.factory import engine_settings
-from judge import config_env
 from judge.config import JudgeSettings
-from judge.config_env import env_names
+from judge.config_env import deprecated_names, env_names
+from memory import config_env
 
 OLD, NEW = "JUDGE_MAX_IMAGE_BYTES", "JUDGE_IMAGE_MAX_BYTES"
 OLD_PIXELS, NEW_PIXELS = "JUDGE_MAX_IMAGE_PIXELS", "JUDGE_IMAGE_MAX_PIXELS"
@@ -107,3 +112,85 @@ def test_the_redis_url_has_one_name(monkeypatch: pytest.MonkeyPatch) -> None:
         assert ServiceSettings().redis_url == "redis://new:6379/0"
     monkeypatch.delenv("JUDGE_REDIS_URL")
     assert ServiceSettings(redis_url="redis://arg:6379/0").redis_url == "redis://arg:6379/0"
+
+
+def two_values(field: FieldInfo) -> list[tuple[str, object]]:
+    """Two different values, the first not the default, each as a variable's text and as the
+    field then holds it."""
+    default = field.get_default(call_default_factory=True)
+    if isinstance(default, bool):
+        return [(str(not default).lower(), not default), (str(default).lower(), default)]
+    if isinstance(default, int | float):
+        return [(str(default + n), default + n) for n in (1, 2)]
+    if isinstance(default, list):
+        return [(f"k{n},k-two", [f"k{n}", "k-two"]) for n in (1, 2)]
+    if int in typing.get_args(field.annotation):
+        return [("7", 7), ("8", 8)]
+    return [(f"redis://host-{n}:6379/0", f"redis://host-{n}:6379/0") for n in (1, 2)]
+
+
+RENAMED = [
+    pytest.param(s.model, name, old, id=old)
+    for s in reference_sections()
+    for name, field in s.model.model_fields.items()
+    for old in deprecated_names(field)
+]
+
+
+@pytest.mark.parametrize(("model", "name", "old"), RENAMED)
+def test_every_old_name_still_works_warns_and_loses_to_the_new(
+    model: type[BaseSettings], name: str, old: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every renamed variable of every section (the service's ``JUDGE_*`` → ``JUDGE_SERVE_*``
+    among them): the old name sets the field with a DeprecationWarning naming the new one;
+    with both set the new one wins."""
+    new = env_names(model, name)[0]
+    (old_text, old_value), (new_text, new_value) = two_values(model.model_fields[name])
+    monkeypatch.delenv(new, raising=False)
+    monkeypatch.setenv(old, old_text)
+    with pytest.warns(DeprecationWarning, match=f"{old} is deprecated: .* rename it {new} "):
+        assert getattr(model(), name) == old_value
+    monkeypatch.setenv(new, new_text)
+    with pytest.warns(DeprecationWarning, match=f"{old} is deprecated and ignored: {new} "):
+        assert getattr(model(), name) == new_value
+
+
+def test_the_service_moved_under_its_own_prefix() -> None:
+    from api.core.settings import ServiceSettings
+
+    renamed = {env_names(ServiceSettings, n)[0]: deprecated_names(f)
+               for n, f in ServiceSettings.model_fields.items() if deprecated_names(f)}  # fmt: skip
+    assert renamed["JUDGE_SERVE_API_KEYS"] == ["JUDGE_API_KEYS"]
+    assert all(
+        new.startswith("JUDGE_SERVE_") and old == [f"JUDGE_{new.removeprefix('JUDGE_SERVE_')}"]
+        for new, old in renamed.items()
+        if new != "REDIS_URL"
+    )
+    never = [n for n, f in ServiceSettings.model_fields.items() if not deprecated_names(f)]
+    assert never == ["data_dir"]  # JUDGE_DATA_DIR is read on the memory floor
+
+
+def test_judge_serve_still_reads_an_old_name_and_says_which_to_use(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The one end-to-end use of old names: ``JUDGE_HOST`` still binds ``judge serve`` (here
+    to a public address without keys, which it refuses before starting anything), with the
+    warning naming ``JUDGE_SERVE_HOST``; the refusal names the new variables."""
+    from judge.cli.main import main as judge
+
+    monkeypatch.setenv("JUDGE_HOME", str(tmp_path))
+    for name in (
+        "JUDGE_SERVE_HOST",
+        "JUDGE_SERVE_API_KEYS",
+        "JUDGE_SERVE_ADMIN_KEYS",
+        "JUDGE_SERVE_ALLOW_OPEN_PUBLIC",
+        "JUDGE_API_KEYS",
+        "JUDGE_ADMIN_KEYS",
+    ):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("JUDGE_HOST", "0.0.0.0")
+    with pytest.warns(DeprecationWarning, match="JUDGE_HOST is deprecated.*JUDGE_SERVE_HOST"):
+        assert judge(["serve", "--port", "0"]) == 2
+    err = capsys.readouterr().err
+    assert "refusing to serve on 0.0.0.0 without API keys: set JUDGE_SERVE_API_KEYS" in err
+    assert "JUDGE_SERVE_ALLOW_OPEN_PUBLIC=true" in err and not list(tmp_path.iterdir())

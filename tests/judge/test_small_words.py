@@ -17,8 +17,8 @@ def test_serve_help_names_each_default_once(capsys: pytest.CaptureFixture[str]) 
         main(["serve", "--help"])
     text = " ".join(capsys.readouterr().out.split())
     assert "(default: None)" not in text
-    assert "bind address (default: JUDGE_HOST, else 127.0.0.1)" in text
-    assert "port (default: JUDGE_PORT, else 8080)" in text
+    assert "bind address (default: JUDGE_SERVE_HOST, else 127.0.0.1)" in text
+    assert "port (default: JUDGE_SERVE_PORT, else 8080)" in text
 
 
 def test_a_dead_port_says_could_not_connect() -> None:

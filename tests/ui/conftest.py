@@ -35,7 +35,7 @@ ADMIN_KEY = "admin"
 @pytest.fixture(scope="module")
 def ui_service(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveService]:
     data = tmp_path_factory.mktemp("ui-service")
-    env = {"JUDGE_ADMIN_KEYS": ADMIN_KEY, "JUDGE_API_KEYS": "reader"}
+    env = {"JUDGE_SERVE_ADMIN_KEYS": ADMIN_KEY, "JUDGE_SERVE_API_KEYS": "reader"}
     with live_service(env, data) as svc:
         yield svc
 

@@ -43,13 +43,13 @@ def probe_service(tmp: Path, runs: Path | None = None) -> Iterator[LiveService]:
             "JUDGE_TIMEOUT_S": "60",  # a hang guard, not a speed check
             "JUDGE_SAFETY": "false",
             "JUDGE_BACKENDS": str(backends),
-            "JUDGE_API_KEYS": f"{KEY},{OTHER_KEY}",
-            "JUDGE_ADMIN_KEYS": "admin",
+            "JUDGE_SERVE_API_KEYS": f"{KEY},{OTHER_KEY}",
+            "JUDGE_SERVE_ADMIN_KEYS": "admin",
             "PROBE_UI_IMAGE_KEY": "k",
-            "JUDGE_INLINE_WORKERS": "1",  # probes run as jobs: here on the inline worker
+            "JUDGE_SERVE_INLINE_WORKERS": "1",  # probes run as jobs: here on the inline worker
         }
         if runs is not None:
-            env["JUDGE_STUDY_RUNS"] = str(runs)
+            env["JUDGE_SERVE_STUDY_RUNS"] = str(runs)
         # the backend's key variable is read when an image is generated, not only at start-up
         os.environ["PROBE_UI_IMAGE_KEY"] = "k"
         try:

@@ -25,7 +25,7 @@ def service(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[LiveServ
     with FakeProvider(latency=0.0) as llm:
         llm.on("<<<DATA PROMPT", {"text": "ein roter Drachen über einem grauen Hafen"})
         llm.on("<<<DATA CARD", {"text": QUESTION})
-        env = {"JUDGE_ADMIN_KEYS": "admin", "JUDGE_MODEL": "openai/fake-judge",
+        env = {"JUDGE_SERVE_ADMIN_KEYS": "admin", "JUDGE_MODEL": "openai/fake-judge",
                "JUDGE_API_BASE": llm.base_url, "JUDGE_API_KEY": "k",
                "JUDGE_BACKOFF_BASE_S": "0.001", "JUDGE_TIMEOUT_S": "60"}  # fmt: skip
         with live_service(env, tmp_path_factory.mktemp("ui-tr"), wait_warm=False) as svc:

@@ -15,7 +15,7 @@ from api.ui.results_pages import PAGE_ROWS
 from tests.api.conftest import LiveService
 from tests.ui.probe_service import KEY, probe_service
 
-ADMIN = "admin"  # one of the service's JUDGE_ADMIN_KEYS
+ADMIN = "admin"  # one of the service's JUDGE_SERVE_ADMIN_KEYS
 N_LINES = PAGE_ROWS * 5 + 7
 
 

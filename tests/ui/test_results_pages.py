@@ -1,5 +1,5 @@
 """The results viewer in real headless Chromium: a scoring batch (stored through the batch
-store's own functions) and a study run from ``JUDGE_STUDY_RUNS``, filtered, with images,
+store's own functions) and a study run from ``JUDGE_SERVE_STUDY_RUNS``, filtered, with images,
 scores and rationales side by side; hostile rationales render as text; plain HTTP checks of
 unknown ids and path traversal."""
 
@@ -20,7 +20,7 @@ from api.jobs.store import BatchStore, owner_tag
 from tests.api.conftest import LiveService, live_service
 from tests.ui.probe_service import KEY, OTHER_KEY, probe_service, sign_in
 
-ADMIN = "admin"  # one of the service's JUDGE_ADMIN_KEYS
+ADMIN = "admin"  # one of the service's JUDGE_SERVE_ADMIN_KEYS
 
 pytestmark = pytest.mark.browser
 HOSTILE = "<script>document.title='pwned'</script><b>not bold</b> & {{ 1+1 }}"
@@ -208,9 +208,9 @@ def test_results_routes_over_http(service: LiveService, batch_id: str) -> None:
 def test_study_runs_without_a_configured_directory(tmp_path: Path) -> None:
     with probe_service(tmp_path) as svc, svc.client(cookies={"judge_ui_key": ADMIN}) as ui:
         index = ui.get("/ui/results/")
-        assert index.status_code == 200 and "JUDGE_STUDY_RUNS" in index.text
+        assert index.status_code == 200 and "JUDGE_SERVE_STUDY_RUNS" in index.text
         r = ui.get("/ui/results/studies/demo-run")
-        assert r.status_code == 404 and "JUDGE_STUDY_RUNS" in r.text
+        assert r.status_code == 404 and "JUDGE_SERVE_STUDY_RUNS" in r.text
 
 
 def test_forgetting_the_key(service: LiveService) -> None:

@@ -31,7 +31,11 @@ def test_a_real_study_run_in_the_viewer(provider: FakeProvider, tmp_path: Path) 
         {f"{side}/{d}" for x in lines for side, ds in x["result"]["subjective"].items() for d in ds}
     )
     # no model configured; study runs are shown to admin keys only
-    env = {"JUDGE_STUDY_RUNS": str(runs), "JUDGE_API_KEYS": KEY, "JUDGE_ADMIN_KEYS": "admin"}
+    env = {
+        "JUDGE_SERVE_STUDY_RUNS": str(runs),
+        "JUDGE_SERVE_API_KEYS": KEY,
+        "JUDGE_SERVE_ADMIN_KEYS": "admin",
+    }
     with (
         live_service(env, tmp_path / "data") as svc,
         svc.client(cookies={"judge_ui_key": "admin"}) as ui,
