@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from judge import event_loop
-from judge.cli.judging import ERRORS, add_model_flags, exit_code, shared_overrides
+from judge.cli.judging import ERRORS, add_model_flags, exit_code, shared_overrides, with_flags
 from judge.errors import InputError
 from memory.io.jsonl import JsonlError, parse_jsonl, where
 
@@ -148,7 +148,7 @@ def run(args: argparse.Namespace) -> int:
     settings = JudgeSettings()
     try:
         items = read_comparisons(args.file)
-        judge = Judge(settings, **overrides(args))
+        judge = Judge(with_flags(settings, overrides(args)))
         outcomes = event_loop.run(
             _judge_all(judge, items, args.file.resolve().parent, args.concurrency)
         )

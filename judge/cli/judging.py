@@ -14,13 +14,57 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from judge.errors import ConfigError, InputError
 
+if TYPE_CHECKING:
+    from judge.config import JudgeSettings
+
 ERRORS = (InputError, ConfigError, ValueError)
-"""What :func:`exit_code` turns into a message and exit code (ValueError: settings validation,
-e.g. a negative timeout)."""
+"""What :func:`exit_code` turns into a message and exit code (ValueError: a flag's value the
+settings refuse, e.g. a negative timeout: see :func:`with_flags`)."""
+
+FLAGS = {
+    "timeout_s": "--timeout",
+    "checkpoint_batching": "--batching",
+    "retrieval_k": "--k",
+    "memories": "--memory",
+    "compare_allow_tie": "--allow-tie",
+}
+"""The settings fields whose flag is not ``--`` + the field's name with dashes."""
+
+
+def flag_of(field: str) -> str:
+    """The flag that sets settings field ``field``.
+
+    Example:
+        >>> flag_of("timeout_s"), flag_of("selection_rule")
+        ('--timeout', '--selection-rule')
+    """
+    return FLAGS.get(field, "--" + field.replace("_", "-"))
+
+
+def with_flags(settings: JudgeSettings, changes: dict[str, Any]) -> JudgeSettings:
+    """``settings`` with the flags' ``changes`` applied; a value the settings refuse raises a
+    one-line ``ValueError`` naming the flag, the value and the problem.
+
+    Example:
+        >>> from judge.config import JudgeSettings
+        >>> try:
+        ...     with_flags(JudgeSettings(), {"timeout_s": -1.0})
+        ... except ValueError as exc:
+        ...     print(exc)
+        --timeout -1.0: Input should be greater than 0
+    """
+    from pydantic import ValidationError
+
+    try:
+        return settings.merged(**changes)
+    except ValidationError as exc:
+        problems = [f"{flag_of(str(e['loc'][0]))} {e.get('input')!r}: {e['msg']}"
+                    for e in exc.errors()]  # fmt: skip
+        raise ValueError("; ".join(problems)) from None
 
 
 def add_model_flags(p: argparse.ArgumentParser, panel_help: str) -> None:

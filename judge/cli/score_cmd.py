@@ -14,7 +14,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from judge.cli.judging import ERRORS, add_model_flags, exit_code, shared_overrides
+from judge.cli.judging import ERRORS, add_model_flags, exit_code, shared_overrides, with_flags
 
 if TYPE_CHECKING:
     from judge.domain.result import Result
@@ -143,7 +143,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         submission = load_request_file(path)  # a "mode" field picks edit, compare, ...
         # settings go in as settings: ``cache`` is also the name of Judge's cache argument
-        judge = Judge(settings.merged(**overrides(args)))
+        judge = Judge(with_flags(settings, overrides(args)))
         result = judge.score(submission, base_dir=path.resolve().parent)
     except ERRORS as exc:
         return exit_code(exc)

@@ -83,6 +83,17 @@ def redis_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         yield url
 
 
+async def created(store: CampaignStore, cid: str, n_items: int) -> dict:
+    """A pairwise campaign of ``n_items`` items, 2 votes each, no validation, in ``store``."""
+    body = pairwise_body(cid, n_items=n_items, votes_per_item=2, validation="none",
+                         min_seconds=0.0)  # fmt: skip
+    record, images = ingest(CampaignCreate.model_validate(body), JudgeSettings())
+    assert await store.create(record, images)
+    found = await store.record(cid)
+    assert found is not None
+    return found
+
+
 def test_the_least_voted_item_comes_first(redis_url: str) -> None:
     """Eight items, 2 votes each: every item gets its first vote before any its second, and
     nobody sees an item twice."""
@@ -90,11 +101,7 @@ def test_the_least_voted_item_comes_first(redis_url: str) -> None:
     async def scenario() -> list[str]:
         redis = aredis.Redis.from_url(redis_url)
         store = CampaignStore(redis)
-        body = pairwise_body("least-1", n_items=8, votes_per_item=2, validation="none",
-                             min_seconds=0.0)  # fmt: skip
-        record, images = ingest(CampaignCreate.model_validate(body), JudgeSettings())
-        assert await store.create(record, images)
-        record = await store.record("least-1")
+        record = await created(store, "least-1", n_items=8)
         rng, order = random.Random(3), []
         seen: dict[str, set[str]] = {f"w{n}": set() for n in range(4)}
         while True:
@@ -125,11 +132,7 @@ def test_an_export_writes_only_rows_its_qc_pass_saw(redis_url: str) -> None:
     async def scenario() -> tuple[int, int]:
         redis = aredis.Redis.from_url(redis_url)
         store = CampaignStore(redis)
-        body = pairwise_body("bound-1", n_items=4, votes_per_item=2, validation="none",
-                             min_seconds=0.0)  # fmt: skip
-        record, images = ingest(CampaignCreate.model_validate(body), JudgeSettings())
-        assert await store.create(record, images)
-        record = await store.record("bound-1")
+        record = await created(store, "bound-1", n_items=4)
 
         async def vote(who: str) -> None:
             task = await next_task(store, record, who, rng=random.Random(1))

@@ -374,25 +374,26 @@ def test_bad_input_exits_2_with_a_clear_message(
     assert provider.calls == 0
 
 
-def test_invalid_option_exits_2(provider, tmp_path, capsys):
-    """A settings value out of range is reported as an invalid option, not a crash."""
+@pytest.mark.parametrize("verb", ["score", "compare"])
+def test_invalid_option_exits_2(verb, provider, tmp_path, capsys):
+    """A flag's value the settings refuse: one line naming the flag (not the settings field),
+    the value and the problem; exit 2, nothing judged."""
     path = write_submission(tmp_path)
-    code = main(
-        [
-            "score",
-            str(path),
-            "--model",
-            "openai/fake-judge",
-            "--api-base",
-            provider.base_url,
-            "--timeout",
-            "-1",
-        ]
-    )
+    flags = ["--model", "openai/fake-judge", "--api-base", provider.base_url, "--timeout", "-1"]
+    code = main([verb, str(path), *flags])
     out, err = capsys.readouterr()
     assert code == 2
     assert out == ""
-    assert "invalid option" in err and "timeout_s" in err
+    assert err == "judge: invalid option: --timeout -1.0: Input should be greater than 0\n"
+    assert provider.calls == 0
+
+
+def test_invalid_renamed_flag_is_named(tmp_path, capsys):
+    """A flag whose settings field has another name (--k sets retrieval_k) is named as typed."""
+    code = main(["score", str(write_submission(tmp_path)), "--backend", "local", "--k", "99"])
+    _, err = capsys.readouterr()
+    assert code == 2
+    assert err.startswith("judge: invalid option: --k 99: Input should be less than or equal")
 
 
 @pytest.mark.parametrize("verb", ["score", "compare"])
