@@ -40,8 +40,9 @@ def register_serve(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--workers-inline",
         type=int,
-        default=1,
-        help="batch workers to run inside this process (0 = none; run `judge worker` elsewhere)",
+        default=argparse.SUPPRESS,
+        help="batch workers to run inside this process (0 = none; run `judge worker` "
+        "elsewhere; default: JUDGE_SERVE_INLINE_WORKERS, else 1)",
     )
     p.set_defaults(handler=serve)
 
@@ -52,6 +53,27 @@ def register_worker(sub: argparse._SubParsersAction) -> None:
     w.set_defaults(handler=worker)
 
 
+def serve_settings(args: argparse.Namespace) -> ServiceSettings:
+    """The service settings of ``judge serve``: flags beat the environment; inline batch
+    workers are the flag's count, else ``JUDGE_SERVE_INLINE_WORKERS``, else 1 (an app built
+    elsewhere, without ``judge serve``, runs none unless the variable asks).
+
+    Example:
+        >>> serve_settings(argparse.Namespace(port=9000)).inline_workers  # nothing set: one
+        1
+        >>> serve_settings(argparse.Namespace(workers_inline=0)).inline_workers
+        0
+    """
+    from api.core.settings import ServiceSettings
+
+    flags = {"host": "host", "port": "port", "workers_inline": "inline_workers"}
+    given = {field: getattr(args, flag) for flag, field in flags.items() if hasattr(args, flag)}
+    settings = ServiceSettings(**given)
+    if "inline_workers" not in settings.model_fields_set:  # neither the flag nor the variable
+        settings = ServiceSettings(**given, inline_workers=1)
+    return settings
+
+
 def serve(args: argparse.Namespace) -> int:
     """Start uvicorn with the app; refuses an open public bind without keys."""
     import uvicorn
@@ -59,11 +81,9 @@ def serve(args: argparse.Namespace) -> int:
     from api.app import create_app
     from api.configuration import ServiceProcessSettings
     from api.core.logs import log_config
-    from api.core.settings import ServiceSettings
 
     ServiceProcessSettings()  # every section now: a bad variable is named (judge.cli.main)
-    overrides = {k: v for k in ("host", "port") if (v := getattr(args, k, None))}
-    settings = ServiceSettings(**overrides, inline_workers=args.workers_inline)
+    settings = serve_settings(args)
     problem = settings.check_bind()
     if problem:
         print(f"judge serve: {problem}", file=sys.stderr)

@@ -69,7 +69,9 @@ def reference_sections() -> list[Section]:
                 "the engine's `memory_dir` and the service's `data_dir` (above) default to "
                 "them, and they default to folders under `JUDGE_HOME`."),
         Section("Service client", ClientSettings, "`judge.Client` and `judge.AsyncClient` in "
-                "your own process"),
+                "your own process",
+                "`JUDGE_SERVICE_*` is the client's side: the key it sends is one of the "
+                "service's `JUDGE_SERVE_API_KEYS`."),
     ]  # fmt: skip
 
 

@@ -59,7 +59,12 @@ CommaList = Annotated[list[str], NoDecode, BeforeValidator(split_commas)]
 
 
 def renamed(*old_names: str) -> dict[str, Any]:
-    """``json_schema_extra`` for a field whose variable had other names (oldest last)."""
+    """``json_schema_extra`` for a field whose variable had other names (oldest last).
+
+    Example:
+        >>> renamed("JUDGE_PORT")
+        {'deprecated_env': ['JUDGE_PORT']}
+    """
     return {DEPRECATED_KEY: list(old_names)}
 
 
@@ -171,6 +176,17 @@ def _settings_model(name: str) -> type[BaseSettings] | None:
     return None
 
 
+def _set_by(model: type[BaseSettings], field: str) -> str:
+    """The variable that set ``field``: its current name, or the old name that stood in for
+    it (``JUDGE_PORT (now JUDGE_SERVE_PORT)``), so an error names what the operator wrote."""
+    new = env_names(model, field)[0]
+    environ = {k.upper() for k in os.environ}
+    if new in environ:
+        return new
+    old = next((o for o in deprecated_names(model.model_fields[field]) if o in environ), None)
+    return f"{old} (now {new})" if old else new
+
+
 def settings_error(exc: BaseException) -> str | None:
     """What a settings model's ``ValidationError`` means to whoever set the variable: each bad
     variable with its value and the problem; None for any other exception.
@@ -197,7 +213,7 @@ def settings_error(exc: BaseException) -> str | None:
         key = str(err["loc"][0]) if err["loc"] else ""
         field = next((n for n in model.model_fields
                       if key == n or key.upper() in env_names(model, n)), None)  # fmt: skip
-        variable = env_names(model, field)[0] if field else key
+        variable = _set_by(model, field) if field else key
         problems.append(f"{variable}={err.get('input')!r}: {err['msg']}")
     return "; ".join(problems) + " (docs/configuration.md lists every variable)"
 

@@ -60,8 +60,8 @@ def judging_router(
         >>> from judge.modes.compare.result import ComparisonResult
         >>> r = judging_router("compare", result_model=ComparisonResult, summary="s",
         ...                    description="d", example={}, body_models=("Comparison",))
-        >>> [(route.path, route.operation_id) for route in r.routes]
-        [('/v1/compare', 'compare_v1_compare_post')]
+        >>> [(route.path, route.operation_id, route.name) for route in r.routes]
+        [('/v1/compare', 'compare_v1_compare_post', 'compare')]
     """
     router = APIRouter(prefix="/v1", tags=[mode])
 
@@ -83,6 +83,7 @@ def judging_router(
         summary=summary,
         description=inspect.cleandoc(description),
         operation_id=f"{mode}_v1_{mode}_post",
+        name=mode,  # the endpoint's name, as when each route was its own function
         openapi_extra=body_schema(*body_models),
         responses=ERROR_RESPONSES,
     )

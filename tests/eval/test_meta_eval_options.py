@@ -133,3 +133,25 @@ def test_an_ablation_on_the_local_backend_is_refused(
     args += ["--out", str(tmp_path / "o"), "--memory-dir", str(store), "--ablation", "k"]
     assert main(args) == 2
     assert "local backend" in capsys.readouterr().err
+
+
+def test_the_cli_tables_name_real_keywords_and_settings() -> None:
+    """``judge meta-eval`` passes flags from two tables (``AS_NAMED``, ``SETTINGS``): every
+    name must be a keyword of ``meta_eval`` or a judge setting and a flag of the verb, so a
+    rename on either side fails here, not at a user's run."""
+    import argparse
+    import inspect
+
+    from eval.metaeval import cli
+    from eval.metaeval.python_api import meta_eval
+    from judge.config import JudgeSettings
+
+    keywords = set(inspect.signature(meta_eval).parameters)
+    assert set(cli.AS_NAMED) <= keywords, set(cli.AS_NAMED) - keywords
+    assert set(cli.SETTINGS) <= set(JudgeSettings.model_fields), set(cli.SETTINGS)
+    assert not set(cli.SETTINGS) & keywords
+    verbs = argparse.ArgumentParser().add_subparsers()
+    cli.register(verbs)
+    dests = {action.dest for action in verbs.choices["meta-eval"]._actions}
+    passed = set(cli.AS_NAMED) | set(cli.SETTINGS)
+    assert passed <= dests, passed - dests

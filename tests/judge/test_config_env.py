@@ -71,6 +71,26 @@ def test_the_old_value_is_validated_like_the_new(monkeypatch: pytest.MonkeyPatch
         JudgeSettings()
 
 
+def test_a_bad_value_under_an_old_name_is_reported_under_that_name(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The error names the variable the operator wrote, with the name to move to."""
+    from pydantic import ValidationError
+
+    from api.core.settings import ServiceSettings
+
+    monkeypatch.setenv("JUDGE_PORT", "abc")
+    with pytest.warns(DeprecationWarning), pytest.raises(ValidationError) as caught:
+        ServiceSettings()
+    assert config_env.settings_error(caught.value).startswith(
+        "JUDGE_PORT (now JUDGE_SERVE_PORT)='abc': Input should be a valid integer"
+    )
+    monkeypatch.setenv("JUDGE_SERVE_PORT", "xyz")  # the new name wins, and is named
+    with pytest.warns(DeprecationWarning), pytest.raises(ValidationError) as caught:
+        ServiceSettings()
+    assert config_env.settings_error(caught.value).startswith("JUDGE_SERVE_PORT='xyz': ")
+
+
 def test_the_service_uses_the_one_name_for_its_image_caps(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
@@ -194,3 +214,24 @@ def test_judge_serve_still_reads_an_old_name_and_says_which_to_use(
     err = capsys.readouterr().err
     assert "refusing to serve on 0.0.0.0 without API keys: set JUDGE_SERVE_API_KEYS" in err
     assert "JUDGE_SERVE_ALLOW_OPEN_PUBLIC=true" in err and not list(tmp_path.iterdir())
+
+
+def test_judge_serve_runs_the_inline_workers_the_variable_asks_for(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """``--workers-inline`` beats ``JUDGE_SERVE_INLINE_WORKERS``, which beats the verb's
+    default of one (the flag used to default to 1 and hide the variable)."""
+    import argparse
+
+    from api.cli import serve_settings
+
+    monkeypatch.delenv("JUDGE_SERVE_INLINE_WORKERS", raising=False)
+    monkeypatch.delenv("JUDGE_INLINE_WORKERS", raising=False)
+    assert serve_settings(argparse.Namespace()).inline_workers == 1
+    monkeypatch.setenv("JUDGE_SERVE_INLINE_WORKERS", "3")
+    assert serve_settings(argparse.Namespace()).inline_workers == 3
+    assert serve_settings(argparse.Namespace(workers_inline=0)).inline_workers == 0
+    monkeypatch.delenv("JUDGE_SERVE_INLINE_WORKERS")
+    monkeypatch.setenv("JUDGE_INLINE_WORKERS", "2")  # the old name, with its warning
+    with pytest.warns(DeprecationWarning, match="JUDGE_SERVE_INLINE_WORKERS"):
+        assert serve_settings(argparse.Namespace()).inline_workers == 2
