@@ -12,6 +12,7 @@ import asyncio
 import hashlib
 from collections import Counter
 from collections.abc import Awaitable, Callable
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -35,6 +36,12 @@ class Rendered(Protocol):
 
 RenderFn = Callable[[str, int], Awaitable[Rendered]]
 """``(prompt, n) -> Rendered``: the model under test."""
+
+LOCALISING: ContextVar[str | None] = ContextVar("probe_localising", default=None)
+"""The input whose localisation sub-inputs the current task is testing (None elsewhere).
+Set per task, so concurrent localisations never see each other's: an editor probe edits
+every sub-instruction on the source picture of the instruction it came from, even when two
+instructions split into the same sub-instruction."""
 
 
 def _quiet(task: asyncio.Future[Any]) -> None:
@@ -65,9 +72,6 @@ class ProbeContext:
     service's budget, :mod:`api.probes.meter`)."""
     compose: Composer = compose
     """How a set of scene-graph atoms reads as an input (localisation's sub-inputs)."""
-    derived: Callable[[str, str], None] = lambda parent, sub: None
-    """Told ``(input, sub-input)`` before a localisation sub-input is tested (an editor probe
-    pins the sub-instruction to the input's source picture)."""
     calls: Counter[str] = field(default_factory=Counter)
     renders: dict[str, asyncio.Task[Any]] = field(default_factory=dict)
     graphs: dict[str, asyncio.Task[Any]] = field(default_factory=dict)

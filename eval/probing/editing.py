@@ -30,7 +30,7 @@ from typing import Any
 
 from eval.kit.client import LocalJudge
 from eval.kit.journal import Journal
-from eval.probing.context import ProbeContext, no_overrides
+from eval.probing.context import LOCALISING, ProbeContext, no_overrides
 from eval.probing.edit_steps import EditSteps, compose_steps, steps_graph
 from eval.probing.params import ProbeParams
 from eval.probing.scene_graph import SceneGraph
@@ -55,7 +55,6 @@ class SourcePictures:
             raise ValueError("no source pictures: give --sources a folder of PNG, JPEG or WebP")
         self.paths = sorted(paths)
         self.folder = folder or self.paths[0].parent
-        self.pinned: dict[str, Path] = {}
 
     @classmethod
     def from_folder(cls, folder: Path) -> SourcePictures:
@@ -72,17 +71,12 @@ class SourcePictures:
         except ValueError as exc:
             raise ValueError(f"--sources: {folder}: {exc}") from None
 
-    def pin(self, instruction: str, sub_instruction: str) -> None:
-        """Have ``sub_instruction`` (a localisation's part of ``instruction``) edit the same
-        picture as ``instruction``."""
-        self.pinned[sub_instruction] = self.for_input(instruction)
-
     def for_input(self, instruction: str) -> Path:
-        """The picture ``instruction`` edits (stable across runs; a pinned sub-instruction
-        edits its instruction's)."""
-        if instruction in self.pinned:
-            return self.pinned[instruction]
-        digest = hashlib.sha256(instruction.encode()).digest()
+        """The picture ``instruction`` edits (stable across runs); inside a localisation
+        (:data:`eval.probing.context.LOCALISING`), the picture of the instruction being
+        localised, whichever of its sub-instructions this is."""
+        owner = LOCALISING.get() or instruction
+        digest = hashlib.sha256(owner.encode()).digest()
         return self.paths[int.from_bytes(digest[:8], "big") % len(self.paths)]
 
     async def read(self, instruction: str) -> bytes:
@@ -176,7 +170,6 @@ def build_edit_context(
         overrides=overrides,
         progress=progress,
         compose=compose_steps,
-        derived=sources.pin,
     )
 
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 import asyncio
 import logging
 
-from eval.probing.context import ProbeContext
+from eval.probing.context import LOCALISING, ProbeContext
 from eval.probing.generation import node_inputs, records
 from eval.probing.localise import localise
 from eval.probing.overrides import apply_overrides
@@ -157,8 +157,11 @@ async def localise_one(ctx: ProbeContext, node: ProbeNode, index: int) -> Failur
             ).model_dump()
 
         async def probe(text: str, checks: list[str]):
-            ctx.derived(test.input, text)
-            return await sub_test(ctx, key, text, checks)
+            token = LOCALISING.set(test.input)  # whose sub-input this is (editor probes)
+            try:
+                return await sub_test(ctx, key, text, checks)
+            finally:
+                LOCALISING.reset(token)
 
         found = await localise(graph, probe, max_tests=ctx.params.max_split_tests, text=ctx.compose)
         return Failure(

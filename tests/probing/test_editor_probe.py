@@ -4,6 +4,7 @@ pictures, the scripted fake as LLM and the edit mode (also scripted) as judge.""
 
 from __future__ import annotations
 
+import asyncio
 import json
 from pathlib import Path
 from typing import Any
@@ -11,6 +12,8 @@ from typing import Any
 import pytest
 from PIL import Image
 
+from eval.probing.context import LOCALISING
+from eval.probing.editing import SourcePictures
 from judge.cli.main import main
 from tests.fakes.probing_script import SHAPE, ProbeScript, block, schema_name
 from tests.fakes.provider import FakeProvider
@@ -112,6 +115,61 @@ def test_a_failing_edit_is_localised_to_the_step_the_editor_cannot_make(
     calls = probe_fake.calls
     assert probe(env, out) == 0  # resumed: the localisation is journalled, nothing is asked
     assert probe_fake.calls == calls
+
+
+def test_a_sub_instruction_two_failing_edits_share_edits_each_ones_own_picture(
+    env: str, edit_judge: None, probe_fake: FakeProvider, tmp_path: Path, monkeypatch
+) -> None:
+    """Both planted instructions split into their own recolouring and one identical step;
+    localisations run at once, and each must edit the shared step on its own instruction's
+    picture (the picture used to follow whichever instruction had claimed the step last)."""
+    monkeypatch.setenv("FAKE_EDIT_KEY", "k")
+
+    def steps(body: dict[str, Any]) -> dict[str, Any]:
+        m = SHAPE.match(block(messages_text(body), "INSTRUCTION") or "")
+        assert m
+        return {"steps": [f"Paint the {m[2]} {m[1]}", "Add a small star"]}
+
+    probe_fake.responder.on(lambda body: schema_name(body) == "EditSteps", steps)
+    out = tmp_path / "run"
+    pics = sources(tmp_path / "pics")  # the two planted instructions hash to different ones
+    args = ["--topic", "recolouring", "--editor", "openai/fake-editor", "--sources", str(pics),
+            "--backend-api-base", env, "--backend-api-key-env", "FAKE_EDIT_KEY",
+            "--depth", "1", "--inputs", "3", "--images", "1"]  # fmt: skip
+    assert probe(env, out, *args) == 0
+    failures = json.loads((out / "tree.json").read_text())["root"]["failures"]
+    assert len(failures) == 2 and all(f["status"] == "done" for f in failures)
+    edits = [(c.body["prompt"], c.body["image"][0]["sha256"])
+             for c in probe_fake.wire_calls if c.path.endswith("/images/edits")]  # fmt: skip
+    own = {f["input"]: next(sha for p, sha in edits if p == f["input"]) for f in failures}
+    assert len(set(own.values())) == 2  # the two instructions edit different pictures
+    star = [sha for p, sha in edits if p == "Add a small star."]
+    assert sorted(star) == sorted(own.values())  # once on each instruction's own picture
+
+
+def test_concurrent_localisations_each_read_their_own_instructions_picture(
+    tmp_path: Path,
+) -> None:
+    """The mechanism under the test above, with the interleaving forced: two localisations
+    are both under way when each asks for the shared sub-instruction's picture."""
+    src = SourcePictures.from_folder(sources(tmp_path / "pics"))
+    a, b = "A purple giraffe beside a table", "A purple lion under a chair"
+    assert src.for_input(a) != src.for_input(b)
+
+    async def localise(parent: str, mine: asyncio.Event, other: asyncio.Event) -> Path:
+        token = LOCALISING.set(parent)
+        try:
+            mine.set()
+            await other.wait()  # the other localisation has started too
+            return src.for_input("Add a small star.")
+        finally:
+            LOCALISING.reset(token)
+
+    async def both() -> list[Path]:
+        first, second = asyncio.Event(), asyncio.Event()
+        return list(await asyncio.gather(localise(a, first, second), localise(b, second, first)))
+
+    assert asyncio.run(both()) == [src.for_input(a), src.for_input(b)]
 
 
 @pytest.mark.parametrize(
