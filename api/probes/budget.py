@@ -26,6 +26,7 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass
 
+from annotated_types import Le
 from pydantic import Field
 from pydantic_settings import SettingsConfigDict
 
@@ -36,20 +37,45 @@ BOUNDED = ("depth", "topics", "inputs", "images", "rounds", "max_split_tests")
 """Options the service bounds more tightly than the CLI (``ProbeParams``)."""
 
 
+def cli_ceiling(option: str) -> int:
+    """The CLI's own upper bound of ``ProbeParams.<option>``: the service's bound on that
+    option may be set lower, never higher (so the two cannot drift apart).
+
+    Example:
+        >>> cli_ceiling("depth")
+        6
+    """
+    for rule in ProbeParams.model_fields[option].metadata:
+        if isinstance(rule, Le):
+            return int(rule.le)
+    raise LookupError(f"ProbeParams.{option} has no upper bound")
+
+
 class ProbeBudget(ProjectSettings):
     """Bounds and budget of probes started over the API (``JUDGE_PROBE_*``)."""
 
     model_config = SettingsConfigDict(env_prefix="JUDGE_PROBE_", extra="ignore")
 
-    max_depth: int = Field(default=4, ge=1, le=6, description="largest depth a probe may ask for")
-    max_topics: int = Field(default=4, ge=1, le=8, description="largest topics a probe may ask for")
-    max_inputs: int = Field(
-        default=10, ge=1, le=20, description="largest inputs a probe may ask for"
+    max_depth: int = Field(
+        default=4, ge=1, le=cli_ceiling("depth"), description="largest depth a probe may ask for"
     )
-    max_images: int = Field(default=4, ge=1, le=8, description="largest images a probe may ask for")
-    max_rounds: int = Field(default=3, ge=1, le=5, description="largest rounds a probe may ask for")
+    max_topics: int = Field(
+        default=4, ge=1, le=cli_ceiling("topics"), description="largest topics a probe may ask for"
+    )
+    max_inputs: int = Field(
+        default=10, ge=1, le=cli_ceiling("inputs"), description="largest inputs a probe may ask for"
+    )
+    max_images: int = Field(
+        default=4, ge=1, le=cli_ceiling("images"), description="largest images a probe may ask for"
+    )
+    max_rounds: int = Field(
+        default=3, ge=1, le=cli_ceiling("rounds"), description="largest rounds a probe may ask for"
+    )
     max_split_tests: int = Field(
-        default=16, ge=2, le=64, description="largest max_split_tests a probe may ask for"
+        default=16,
+        ge=2,
+        le=cli_ceiling("max_split_tests"),
+        description="largest max_split_tests a probe may ask for",
     )
     budget_nodes: int = Field(default=40, ge=1, description="topic nodes one probe may plan")
     budget_images: int = Field(default=4000, ge=1, description="images one probe may plan")

@@ -235,3 +235,20 @@ def test_judge_serve_runs_the_inline_workers_the_variable_asks_for(
     monkeypatch.setenv("JUDGE_INLINE_WORKERS", "2")  # the old name, with its warning
     with pytest.warns(DeprecationWarning, match="JUDGE_SERVE_INLINE_WORKERS"):
         assert serve_settings(argparse.Namespace()).inline_workers == 2
+
+
+def test_the_services_probe_bounds_cannot_pass_the_clis(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``JUDGE_PROBE_MAX_*`` may tighten an option of ``ProbeParams``, never loosen it: each
+    bound's ceiling is read from the option's own."""
+    from pydantic import ValidationError
+
+    from api.probes.budget import BOUNDED, ProbeBudget, cli_ceiling
+    from eval.probing.params import ProbeParams
+
+    for option in BOUNDED:
+        field = "max_split_tests" if option == "max_split_tests" else f"max_{option}"
+        ceiling = cli_ceiling(option)
+        assert ProbeParams(topic="t", backend="b", **{option: ceiling})  # the CLI takes it
+        assert ProbeBudget(**{field: ceiling})  # the service may allow as much
+        with pytest.raises(ValidationError, match=field):
+            ProbeBudget(**{field: ceiling + 1})
