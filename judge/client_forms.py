@@ -105,7 +105,7 @@ def submission(
     ``target_image``, ``CO`` with a checklist, else ``OE``; ``brief`` defaults to the prompt."""
     from judge.io.refs import image_ref, image_refs
 
-    items = [checkpoint(c, i) for i, c in enumerate(checklist or [])]
+    items = [checkpoint(c, i) for i, c in enumerate(listed(checklist, "checklist") or [])]
     cat = category or ("IM" if target_image is not None else "CO" if items else "OE")
     task = {"id": task_id, "category": cat, "brief": prompt if brief is None else brief,
             "checklist": items}
@@ -115,6 +115,24 @@ def submission(
     if id:
         sub["id"] = id
     return sub
+
+
+def listed(value: Sequence[Any] | None, field: str) -> Sequence[Any] | None:
+    """``value`` when it is a list (or None); one string is refused, as iterating it would
+    make one item of every character.
+
+    Example:
+        >>> listed(["The cube is red."], "checklist")
+        ['The cube is red.']
+        >>> try:
+        ...     listed("The cube is red.", "checklist")
+        ... except InputError as exc:
+        ...     print(exc)
+        checklist: expected a list, got one string: pass ['The cube is red.']
+    """
+    if isinstance(value, str):
+        raise InputError(field, f"expected a list, got one string: pass [{value[:80]!r}]")
+    return value
 
 
 def comparison(prompt: str, image_a: Any, image_b: Any, *, model_a: str | None = None,
@@ -130,7 +148,7 @@ def comparison(prompt: str, image_a: Any, image_b: Any, *, model_a: str | None =
         "b": {"image": image_ref(image_b, "b.image"), "model": model_b},
     }
     if criteria:
-        data["criteria"] = list(criteria)
+        data["criteria"] = list(listed(criteria, "criteria") or [])
     return data
 
 

@@ -11,7 +11,9 @@ Example:
 
 from __future__ import annotations
 
+import difflib
 import json
+from collections.abc import Iterable
 from typing import Any, Literal
 
 from pydantic import Field, PrivateAttr, SecretStr
@@ -26,6 +28,28 @@ __all__ = ["APP_DIR", "USER_DIRS", "JudgeSettings", "data_home", "user_data_dir"
 Batching = Literal["per_checkpoint", "per_modality"]
 Retrieval = Literal["similarity", "random", "fixed", "none"]
 SelectionRule = Literal["objective_then_subjective", "subjective_then_objective", "first"]
+
+
+def check_setting_names(names: Iterable[str], where: str) -> None:
+    """Refuse a keyword that is no setting (a typo would otherwise be dropped silently and
+    the judge run without it), naming the nearest setting.
+
+    Example:
+        >>> try:
+        ...     check_setting_names(["modle"], "judge.score()")
+        ... except TypeError as exc:
+        ...     print(exc)  # doctest: +ELLIPSIS
+        judge.score() got an unknown setting 'modle'; did you mean 'model'? (...)
+    """
+    known = JudgeSettings.model_fields
+    for name in names:
+        if name not in known:
+            near = difflib.get_close_matches(name, list(known), n=1)
+            hint = f"did you mean {near[0]!r}? " if near else ""
+            raise TypeError(
+                f"{where} got an unknown setting {name!r}; {hint}"
+                "(docs/configuration.md lists the settings: JUDGE_<NAME> in lower case)"
+            )
 
 
 class JudgeSettings(ProjectSettings):

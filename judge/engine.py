@@ -26,7 +26,7 @@ from judge.agent.context import RunContext
 from judge.agent.exemplars import ExemplarProvider
 from judge.agent.graph import compiled_graph
 from judge.calibration import load_calibration
-from judge.config import JudgeSettings
+from judge.config import JudgeSettings, check_setting_names
 from judge.domain.result import Result
 from judge.domain.submission import Submission
 from judge.errors import ConfigError
@@ -90,6 +90,7 @@ class Judge:
     ):
         if isinstance(cache, bool):  # ``Judge(cache=False)`` means the setting, not a store
             overrides["cache"], cache = cache, None
+        check_setting_names(overrides, "Judge()")
         base = settings or JudgeSettings()
         self.settings = base.merged(**overrides) if overrides else base
         self.registry = registry or default_registry(map(Path, self.settings.card_dirs))

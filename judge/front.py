@@ -34,9 +34,10 @@ _LOCK = threading.Lock()
 
 def _judge(settings: dict[str, Any]) -> Any:
     """The :class:`Judge` for these settings, built once per process."""
-    from judge.config import JudgeSettings
+    from judge.config import JudgeSettings, check_setting_names
     from judge.engine import Judge
 
+    check_setting_names(settings, "this call")
     key = repr(sorted((k, repr(v)) for k, v in settings.items()))
     with _LOCK:
         if key not in _JUDGES:

@@ -10,7 +10,9 @@ Example:
 
 from __future__ import annotations
 
+import difflib
 import json
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -32,6 +34,31 @@ def _loc(loc: tuple, root: str = "(submission)") -> str:
 M = TypeVar("M", bound=BaseModel)
 
 
+def first_problem(errors: Sequence[Any]) -> tuple[Any, str | None]:
+    """The validation error to report first, and the field it probably misspells: an unknown
+    field that looks like a missing one of the same object (``promt`` for ``prompt``) says
+    more than "prompt is required"; otherwise the first error, and None.
+
+    Example:
+        >>> errors = [{"type": "missing", "loc": ("prompt",), "msg": "Field required"},
+        ...           {"type": "extra_forbidden", "loc": ("promt",), "msg": "Extra inputs"}]
+        >>> err, near = first_problem(errors)
+        >>> err["loc"], near
+        (('promt',), 'prompt')
+    """
+    missing: dict[tuple[Any, ...], list[str]] = {}
+    for err in errors:
+        if err["type"] == "missing" and err["loc"]:
+            missing.setdefault(tuple(err["loc"][:-1]), []).append(str(err["loc"][-1]))
+    for err in errors:
+        if err["type"] == "extra_forbidden" and err["loc"]:
+            parent, name = tuple(err["loc"][:-1]), str(err["loc"][-1])
+            near = difflib.get_close_matches(name, missing.get(parent, []), n=1)
+            if near:
+                return err, near[0]
+    return errors[0], None
+
+
 def validate_model(model: type[M], data: Any, *, root: str = "(submission)") -> M:
     """Validate decoded JSON against ``model``; the first problem is raised as
     :class:`InputError` naming its field (``root`` names the whole object).
@@ -49,9 +76,11 @@ def validate_model(model: type[M], data: Any, *, root: str = "(submission)") -> 
     try:
         return model.model_validate(data)
     except ValidationError as exc:
-        err = exc.errors()[0]
+        err, near = first_problem(exc.errors())
         msg = err["msg"]
-        if err["type"] == "missing":
+        if near:
+            msg = f"unknown field; did you mean {near!r}?"
+        elif err["type"] == "missing":
             msg = "this field is required"
         elif err["type"] == "extra_forbidden":
             msg = "unknown field (check the spelling against the request schema)"
@@ -68,6 +97,9 @@ def read_text_file(path: Path, max_bytes: int = MAX_SUBMISSION_FILE_BYTES) -> st
     """A UTF-8 text file's content; a missing, oversized, unreadable or non-UTF-8 file is an
     :class:`InputError` naming it."""
     try:
+        if path.is_dir():
+            raise InputError(str(path), "is a folder: give the JSON file inside it "
+                             "(e.g. examples/co_106/submission.json)")  # fmt: skip
         if not path.is_file():
             raise InputError(str(path), "file does not exist or is not a regular file")
         if path.stat().st_size > max_bytes:

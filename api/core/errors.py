@@ -22,6 +22,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from judge.errors import ConfigError, InputError
 from judge.io.pixel_budget import DecodeBusy
+from judge.validation import first_problem
 
 log = logging.getLogger("judge.api")
 
@@ -103,10 +104,12 @@ def install(app: FastAPI) -> None:
 
     @app.exception_handler(RequestValidationError)
     async def _validation(request: Request, exc: RequestValidationError) -> JSONResponse:
-        err = exc.errors()[0] if exc.errors() else {"loc": (), "msg": "invalid request"}
+        err, near = first_problem(exc.errors()) if exc.errors() else ({"loc": ()}, None)
         field = _loc(tuple(err.get("loc", ())))
-        msg = err.get("msg", "invalid")
-        if err.get("type") == "json_invalid":
+        msg = err.get("msg", "invalid request")
+        if near:
+            msg = f"unknown field; did you mean {near!r}?"
+        elif err.get("type") == "json_invalid":
             field, msg = "(body)", "the body is not valid JSON"
         elif err.get("type") == "missing":
             msg = "this field is required"

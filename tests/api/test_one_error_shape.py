@@ -101,3 +101,12 @@ def test_a_checklist_item_needs_no_id_through_the_service(client: httpx.Client) 
     r = client.post("/v1/score", json={"task": task, "prompt": "a red cube", "images": []})
     assert r.status_code == 200, r.text
     assert [i["id"] for i in r.json()["objective"]["prompt"]["items"]] in ([], ["c1"])
+
+
+def test_a_misspelt_field_is_named_with_the_field_it_misspells(client: httpx.Client) -> None:
+    """``promt`` beside a missing ``prompt``: the answer names the typo and the right name,
+    not only "prompt is required"."""
+    task = {"id": "t", "category": "OE", "brief": "a red cube"}
+    r = client.post("/v1/score", json={"task": task, "promt": "a cube"})
+    err = assert_error(r, 400, "promt")
+    assert "did you mean 'prompt'?" in err["message"]
