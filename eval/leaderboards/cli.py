@@ -46,8 +46,11 @@ def add_selection_flags(p: argparse.ArgumentParser, *, required: bool, note: str
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    """Add the ``leaderboard`` verb and its actions ``rank`` and ``votes``."""
-    group = sub.add_parser("leaderboard", help="rank models from pairwise votes; make votes files")
+    """Add the ``leaderboard`` verb and its actions ``rank``, ``select`` and ``votes``."""
+    group = sub.add_parser(
+        "leaderboard",
+        help="rank models from pairwise votes; pick items for humans; make votes files",
+    )
     actions = group.add_subparsers(dest="leaderboard_command", required=True, metavar="ACTION")
     p = actions.add_parser("rank", help="rank models from pairwise votes (BT, Elo, win rate)")
     p.add_argument("votes", type=Path, nargs="+", help="votes CSV/JSONL or ComparisonResults")

@@ -36,7 +36,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "compare",
         help="judge pairwise comparisons (both orders asked) and print ComparisonResults",
-        description=__doc__,
+        description=(__doc__ or "").replace("``", ""),  # the docstring, without reST quotes
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument(

@@ -25,8 +25,18 @@ LOCAL_PREFIX = "Local estimate, no judge model: "
 
 
 def _short(text: str | None, width: int = 72) -> str:
+    """``text`` on one line, at most ``width`` characters, cut after a whole word.
+
+    Example:
+        >>> _short("model call failed: judge model openai/x: rate limited", 30)
+        'model call failed: judge…'
+    """
     text = " ".join((text or "").split()).removeprefix(LOCAL_PREFIX)
-    return text if len(text) <= width else text[: width - 1] + "…"
+    if len(text) <= width:
+        return text
+    cut = text[: width - 1]
+    space = cut.rfind(" ")
+    return (cut[:space] if space > width // 2 else cut).rstrip(" ,;:") + "…"
 
 
 def _wrap(line: str, indent: int = 9) -> str:
@@ -125,7 +135,7 @@ def summary(result: Result) -> str:
     )
     s = result.safety
     why = "; ".join(
-        f"{k}: {_short(v.rationale or v.reason, 48)}"
+        f"{k}: {_short(v.rationale or v.reason, 96)}"
         for k, v in (("prompt", s.prompt), ("image", s.image))
         if v is not None
     )

@@ -55,7 +55,8 @@ VERBS: tuple[Verb, ...] = (
          "judge.cli.memory_cmd:register"),
     Verb("meta-eval", "score a labelled dataset and report agreement with its labels",
          "eval.metaeval.cli:register"),
-    Verb("leaderboard", "rank models from pairwise votes (rank); make votes files (votes)",
+    Verb("leaderboard", "rank models from pairwise votes (rank); pick items for humans "
+         "(select); make votes files (votes)",
          "eval.leaderboards.cli:register"),
     Verb("study", "run prompt-proficiency studies and report on them",
          "eval.studies.cli:register"),

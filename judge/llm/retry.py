@@ -172,12 +172,28 @@ def describe(exc: BaseException) -> str:
     return f"{name}: {text[:200]}" if text else name
 
 
+#: what to check when no API base was set (the provider's own address was used)
+ADVICE_NO_BASE = {
+    "connection refused": "is this machine online, or does it need a proxy (HTTPS_PROXY)?",
+    "unknown host": "the provider's address did not resolve: is this machine online (DNS)?",
+}
+
+
 def fatal_message(cause: str, model: str, api_base: str | None) -> str:
-    """What failed, that it is not retried, and what to check."""
+    """What failed, that it is not retried, and what to check (a connection problem with no
+    ``JUDGE_API_BASE`` set is about the network, not about a base nobody set).
+
+    Example:
+        >>> print(fatal_message("unknown host", "openai/gpt-4o", None))  # doctest: +ELLIPSIS
+        judge model openai/gpt-4o: unknown host; ... is this machine online (DNS)?
+        >>> print(fatal_message("unknown host", "openai/x", "http://h:80"))  # doctest: +ELLIPSIS
+        judge model openai/x at http://h:80: unknown host; ...: check the host name ...
+    """
     where = f" at {api_base}" if api_base else ""
-    return f"judge model {model}{where}: {cause}; not retried (retrying cannot fix it): " + (
-        ADVICE.get(cause, "check the provider settings")
+    advice = (None if api_base else ADVICE_NO_BASE.get(cause)) or ADVICE.get(
+        cause, "check the provider settings"
     )
+    return f"judge model {model}{where}: {cause}; not retried (retrying cannot fix it): {advice}"
 
 
 _SAID: set[tuple[str, ...]] = set()

@@ -55,3 +55,24 @@ def test_a_folder_is_not_a_submission_file(
     assert main(["score", str(tmp_path), "--backend", "local"]) == 2
     err = capsys.readouterr().err
     assert "is a folder: give the JSON file inside it" in err, err
+
+
+def test_help_names_every_leaderboard_action_and_shows_no_markup(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    with pytest.raises(SystemExit):
+        main(["--help"])
+    assert "(select)" in capsys.readouterr().out
+    with pytest.raises(SystemExit):
+        main(["compare", "--help"])
+    text = capsys.readouterr().out
+    assert "judge compare FILE: judge pairwise comparisons" in text and "``" not in text
+
+
+def test_no_base_and_no_network_is_about_the_network() -> None:
+    """With JUDGE_API_BASE unset, an unresolvable host is the machine's network, not a base
+    the user never set."""
+    from judge.llm.retry import fatal_message
+
+    assert "JUDGE_API_BASE" not in fatal_message("unknown host", "openai/gpt-4o", None)
+    assert "JUDGE_API_BASE" in fatal_message("unknown host", "openai/x", "http://gpu:8000/v1")
