@@ -269,7 +269,7 @@ def _corrupt_image(tmp: Path) -> Path:
 
 BAD_INPUT = [
     pytest.param(lambda tmp: tmp / "nope.json", ["nope.json", "does not exist"], id="missing-file"),
-    pytest.param(lambda tmp: tmp, ["not a regular file"], id="directory"),
+    pytest.param(lambda tmp: tmp, ["is a folder: give the JSON file inside it"], id="directory"),
     pytest.param(
         lambda tmp: tmp / ("s" * 300 + ".json"), ["invalid input: "], id="file-name-too-long"
     ),

@@ -402,7 +402,7 @@ def test_load_submission_file_rejects_non_utf8_and_missing(tmp_path):
         load_submission_file(bad)
     with pytest.raises(InputError, match="does not exist"):
         load_submission_file(tmp_path / "nope.json")
-    with pytest.raises(InputError, match="not a regular file"):
+    with pytest.raises(InputError, match="is a folder: give the JSON file inside it"):
         load_submission_file(tmp_path)
 
 
