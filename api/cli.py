@@ -70,7 +70,7 @@ def serve_settings(args: argparse.Namespace) -> ServiceSettings:
     given = {field: getattr(args, flag) for flag, field in flags.items() if hasattr(args, flag)}
     settings = ServiceSettings(**given)
     if "inline_workers" not in settings.model_fields_set:  # neither the flag nor the variable
-        settings = ServiceSettings(**given, inline_workers=1)
+        return settings.model_copy(update={"inline_workers": 1})
     return settings
 
 
