@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from typing import Any
 from urllib.parse import parse_qsl
 
 from fastapi import HTTPException, Request
@@ -40,6 +39,7 @@ from api.campaigns.routes import (
 )
 from api.core.errors import error_body
 from eval.campaigns.models import Answer
+from eval.campaigns.record import CampaignRecord
 from judge.errors import InputError
 
 _JSON = (b"content-type", b"application/json")
@@ -96,14 +96,14 @@ class LabelFast:
             return
         await self.app(scope, receive, send)
 
-    async def _owner(self, request: Request, token: str) -> tuple[dict[str, Any], str] | None:
+    async def _owner(self, request: Request, token: str) -> tuple[CampaignRecord, str] | None:
         """The campaign and annotator of a token this process has seen live, or None."""
         store = store_of(request)
         known = store.known_owner(token)
         if known is None:
             return None
-        rec = await store.record(known["campaign"], fresh_status=False)
-        return (rec, known["annotator"]) if rec is not None else None
+        rec = await store.record(known.campaign, fresh_status=False)
+        return (rec, known.annotator) if rec is not None else None
 
     async def _next(self, scope: Scope, send: Send, token: str) -> bool:
         """Serve ``next``; False to let FastAPI answer instead (nothing sent)."""

@@ -51,6 +51,7 @@ from eval.campaigns.models import (
     Invitations,
     Revocation,
 )
+from eval.campaigns.record import CampaignRecord
 from eval.campaigns.report import ATTEMPT_FIELDS, annotator_flags, build_report
 from judge.errors import InputError
 
@@ -66,7 +67,7 @@ def store_of(request: Request) -> CampaignStore:
     return app_store(request, "campaign_store", CampaignStore)
 
 
-async def campaign_or_404(request: Request, cid: str) -> dict[str, Any]:
+async def campaign_or_404(request: Request, cid: str) -> CampaignRecord:
     rec = await store_of(request).record(cid) if _ID.fullmatch(cid) else None
     if rec is None:
         raise HTTPException(404, error_body("not_found", f"no campaign {cid[:80]!r} here", "id"))
@@ -75,26 +76,26 @@ async def campaign_or_404(request: Request, cid: str) -> dict[str, Any]:
 
 async def invitation_or_404(
     request: Request, token: str, fresh: bool = False
-) -> tuple[dict[str, Any], str]:
+) -> tuple[CampaignRecord, str]:
     """The campaign and annotator of a token; 404 (one failure counted, 429 past the
     address's budget) when it is not a live invitation. Tokens go through the service's one
     throttle for secrets (:func:`api.core.secret_throttle.check_secret`) — except a token
     this process has already seen live, unless ``fresh``: the label scripts check it again
     in their one round trip, so a revoked token still ends there."""
-    found: dict[str, Any] = {}
+    found: list[tuple[CampaignRecord, str]] = []
     known = None if fresh else store_of(request).known_owner(token)
     if known is not None:
-        rec = await store_of(request).record(known["campaign"], fresh_status=False)
+        rec = await store_of(request).record(known.campaign, fresh_status=False)
         if rec is not None:
-            return rec, known["annotator"]
+            return rec, known.annotator
 
     async def live(candidate: str) -> bool:
         store = store_of(request)
         owner = await store.token_owner(candidate) if _TOKEN.fullmatch(candidate) else None
-        rec = await store.record(owner["campaign"], fresh_status=False) if owner else None
-        if rec is None:
+        rec = await store.record(owner.campaign, fresh_status=False) if owner else None
+        if rec is None or owner is None:
             return False
-        found.update(rec=rec, annotator=owner["annotator"])  # type: ignore[index]
+        found[:] = [(rec, owner.annotator)]
         return True
 
     if not await check_secret(request, "invitation", token, live, count_missing=True):
@@ -110,7 +111,7 @@ async def invitation_or_404(
         await live(token)
     if not found:
         raise HTTPException(404, error_body("not_found", "this invitation has ended", "token"))
-    return found["rec"], found["annotator"]
+    return found[0]
 
 
 @router.post("/v1/campaigns", status_code=201)
@@ -125,8 +126,8 @@ async def create_campaign(
         raise HTTPException(
             409, error_body("conflict", f"a campaign {body.id!r} exists already", "id")
         )
-    items = record["items"]
-    n_val = sum(1 for i in items if i.get("validation"))
+    items = record.items
+    n_val = len(record.validation_ids)
     return CampaignCreated(
         id=body.id,
         status="open",
@@ -146,13 +147,13 @@ async def campaign_status(cid: str, request: Request, _: AdminKeyDep) -> dict[st
     store = store_of(request)
     planned = await store.planned(cid)
     outcomes = await store.outcomes(cid)
-    target = int(rec["votes_per_item"])
+    target = rec.votes_per_item
     done = {i: len(o) for i, o in outcomes.items()}
     return {
         "id": cid,
-        "status": rec["status"],
-        "kind": rec["kind"],
-        "criterion": rec["criterion"],
+        "status": rec.status,
+        "kind": rec.kind,
+        "criterion": rec.criterion,
         "n_items": len(planned),
         "target_votes": target * len(planned),
         "labels": sum(done.values()),
@@ -274,7 +275,7 @@ async def release_reservations(
 MEDIA = {"csv": "text/csv; charset=utf-8", "jsonl": "application/x-ndjson; charset=utf-8"}
 
 
-async def _streamed(request: Request, rec: dict[str, Any], fmt: str) -> StreamingResponse:
+async def _streamed(request: Request, rec: CampaignRecord, fmt: str) -> StreamingResponse:
     """The votes or ratings of ``rec``, streamed from the log (:mod:`api.campaigns.streams`)."""
     store = store_of(request)
     checked = await excluded_annotators(store, rec)
@@ -288,7 +289,7 @@ async def export_votes(
     """Votes (rankings as pairwise votes), excluded ones flagged; never validation tasks.
     Streamed: memory does not grow with the number of votes."""
     rec = await campaign_or_404(request, cid)
-    if rec["kind"] == "rating":
+    if rec.kind == "rating":
         raise InputError(
             "id", f"campaign {cid!r} collects ratings: use /v1/campaigns/{cid}/ratings"
         )
@@ -305,11 +306,11 @@ async def export_ratings(
     """Ratings, one per line, streamed (``edit-ratings``: kept ratings of edits grouped per
     item)."""
     rec = await campaign_or_404(request, cid)
-    if rec["kind"] != "rating":
-        raise InputError("id", f"campaign {cid!r} collects {rec['kind']} answers: use /votes")
+    if rec.kind != "rating":
+        raise InputError("id", f"campaign {cid!r} collects {rec.kind} answers: use /votes")
     if format != "edit-ratings":
         return await _streamed(request, rec, format)
-    attempts = await store_of(request).attempts(rec["id"])
+    attempts = await store_of(request).attempts(rec.id)
     people = await asyncio.to_thread(annotator_flags, rec, attempts)
     excluded = {a for a, p in people.items() if p["flagged"]}
     rows = await asyncio.to_thread(rating_rows, rec, attempts, excluded)
@@ -333,7 +334,7 @@ async def report(
     """Progress, exclusions and why, α, agreement, leaderboard, judge agreement."""
     rec = await campaign_or_404(request, cid)
     attempts = await store_of(request).attempts(cid, fields=ATTEMPT_FIELDS)
-    profiles = await store_of(request).profiles(cid) if rec.get("demographics") else None
+    profiles = await store_of(request).profiles(cid) if rec.demographics else None
     return await asyncio.to_thread(build_report, rec, attempts, n_boot=bootstrap, profiles=profiles)
 
 
@@ -412,7 +413,7 @@ def image_url(cid: str, key: str) -> str:
 
 
 async def next_payload(
-    request: Request, rec: dict[str, Any], who: str, token: str, lang: str | None
+    request: Request, rec: CampaignRecord, who: str, token: str, lang: str | None
 ) -> dict[str, Any] | None:
     """The body of ``GET /v1/label/{token}/next`` (None: nothing left), shared by the route
     and the lean path (:mod:`api.campaigns.fast`); :class:`HTTPException` when refused."""
@@ -422,7 +423,7 @@ async def next_payload(
         raise _refusal(exc) from None
     if task is None:
         return None
-    cid = rec["id"]
+    cid = rec.id
     shown = public_task(rec, task, lambda key: image_url(cid, key))
     if lang:
         await translations_of(request).localise(rec, shown, lang)
@@ -430,7 +431,7 @@ async def next_payload(
 
 
 async def answer_payload(
-    request: Request, rec: dict[str, Any], who: str, token: str, body: Answer
+    request: Request, rec: CampaignRecord, who: str, token: str, body: Answer
 ) -> dict[str, Any]:
     """The body of ``POST /v1/label/{token}/answers``, shared as :func:`next_payload` is."""
     try:
@@ -472,9 +473,9 @@ async def label_profile(token: str, body: Profile, request: Request) -> Response
     """What the annotator chose to say about themselves (every field optional; ``{}`` =
     asked and nothing said), for campaigns that ask (``demographics``)."""
     rec, who = await invitation_or_404(request, token)
-    if not rec.get("demographics"):
+    if not rec.demographics:
         raise InputError("(body)", "this campaign does not ask about its annotators")
-    await store_of(request).set_profile(rec["id"], who, body.model_dump(exclude_none=True))
+    await store_of(request).set_profile(rec.id, who, body.model_dump(exclude_none=True))
     return Response(status_code=204)
 
 
@@ -483,7 +484,7 @@ async def label_image(token: str, key: str, request: Request) -> Response:
     """An image of the invitation's campaign (links served before the token-free
     ``/v1/campaign-images/…`` URLs)."""
     rec, _ = await invitation_or_404(request, token)
-    return await image_response(request, rec["id"], key)
+    return await image_response(request, rec.id, key)
 
 
 @router.get("/v1/campaign-images/{cid}/{key}", response_class=Response)

@@ -25,7 +25,7 @@ Example::
 
     store = CampaignStore(redis)
     await store.create(record, images)           # False when the id is taken
-    who = await store.token_owner(token)         # {"campaign", "annotator"} or None
+    who = await store.token_owner(token)         # TokenOwner(campaign, annotator) or None
 """
 
 from __future__ import annotations
@@ -41,6 +41,7 @@ from typing import Any
 import redis.asyncio as aredis
 
 from api.core.redis_create import create_if_absent
+from eval.campaigns.record import CampaignRecord, TokenOwner
 
 PREFIX = "judge:campaign:"
 TOKENS = "judge:campaign-token:"
@@ -107,29 +108,28 @@ class CampaignStore:
         self._release = redis.register_script(SCRIPTS["release"])
         self._invite = redis.register_script(SCRIPTS["invite"])
         self._revoke = redis.register_script(SCRIPTS["revoke"])
-        self._records: dict[str, dict[str, Any]] = {}  # parsed records (immutable but status)
+        self._records: dict[str, CampaignRecord] = {}  # parsed records (immutable but status)
         self._status: dict[str, str] = {}  # status as last written or read by this process
         self._tasks: OrderedDict[tuple[str, str], dict[str, Any]] = OrderedDict()
-        self._owners: OrderedDict[str, dict[str, str]] = OrderedDict()
+        self._owners: OrderedDict[str, TokenOwner] = OrderedDict()
         self._images: OrderedDict[tuple[str, str], tuple[bytes, str]] = OrderedDict()
         self._image_bytes = 0
 
-    async def create(self, record: dict[str, Any], images: dict[str, tuple[bytes, str]]) -> bool:
+    async def create(self, record: CampaignRecord, images: dict[str, tuple[bytes, str]]) -> bool:
         """Write a new campaign in one transaction; False (nothing written) when it exists."""
-        cid = record["id"]
+        cid = record.id
 
         def write(pipe: Any) -> None:
-            pipe.set(_key(cid, "meta"), json.dumps(record))
-            pipe.set(_key(cid, "status"), record.get("status", "open"))
+            pipe.set(_key(cid, "meta"), record.dumps())
+            pipe.set(_key(cid, "status"), record.status)
             if images:
                 pipe.hset(_key(cid, "img"), mapping={k: v[0] for k, v in images.items()})
                 pipe.hset(_key(cid, "mime"), mapping={k: v[1] for k, v in images.items()})
-            queue = {i["id"]: 0 for i in record["items"] if not i.get("validation")}
-            pipe.zadd(_key(cid, "queue"), queue)
+            pipe.zadd(_key(cid, "queue"), {i.id: 0 for i in record.real_items()})
 
         return await create_if_absent(self.redis, _key(cid, "meta"), write)
 
-    async def record(self, cid: str, fresh_status: bool = True) -> dict[str, Any] | None:
+    async def record(self, cid: str, fresh_status: bool = True) -> CampaignRecord | None:
         """The campaign record with its ``status``, or None. The record is read once per
         process (it never changes); the status is read again unless ``fresh_status`` is
         False (the label routes: their scripts read the status themselves)."""
@@ -138,16 +138,14 @@ class CampaignStore:
             raw = await self.redis.get(_key(cid, "meta"))
             if raw is None:
                 return None
-            rec = json.loads(raw)
-            rec["_by_id"] = {i["id"]: i for i in rec["items"]}
-            rec["_validation"] = sorted(i["id"] for i in rec["items"] if i.get("validation"))
+            rec = CampaignRecord.loads(raw)
             await self._migrate(cid)
             rec = self._records.setdefault(cid, rec)
         status = self._status.get(cid)
         if fresh_status or status is None:
             got = await self.redis.get(_key(cid, "status"))
             status = self._status[cid] = got.decode() if got else "open"
-        return {**rec, "status": status}
+        return rec.with_status(status)
 
     async def _migrate(self, cid: str) -> None:
         """A campaign stored before the ``queue`` sorted set kept its counts in a ``planned``
@@ -206,18 +204,19 @@ class CampaignStore:
         )
         if _text(got[0]) == "taken":
             return [_text(got[1])]
-        for name in people:
-            self._owners = OrderedDict((k, v) for k, v in self._owners.items()
-                                       if v != {"campaign": cid, "annotator": name})  # fmt: skip
+        self._forget_owners(cid, list(people))
         return []
+
+    def _forget_owners(self, cid: str, names: list[str]) -> None:
+        gone = {TokenOwner(campaign=cid, annotator=n) for n in names}
+        self._owners = OrderedDict((k, v) for k, v in self._owners.items() if v not in gone)
 
     async def revoke(self, cid: str, names: list[str]) -> list[str]:
         """End the named annotators' links (their pending tasks are released); the names
         revoked (unknown ones left out)."""
         got = await self._revoke(keys=[_key(cid, "annotators")], args=[TOKENS, *names])
         done = [_text(x) for x in got]
-        gone = [{"campaign": cid, "annotator": n} for n in done]
-        self._owners = OrderedDict((k, v) for k, v in self._owners.items() if v not in gone)
+        self._forget_owners(cid, done)
         if done:
             await self.release(cid, done, time.time())
         return done
@@ -240,21 +239,21 @@ class CampaignStore:
         got = await self.redis.hgetall(_key(cid, "annotators"))
         return sorted(k.decode() for k, v in got.items() if json.loads(v).get("revoked"))
 
-    async def token_owner(self, token: str) -> dict[str, str] | None:
-        """``{"campaign", "annotator"}`` of a live token (read, and remembered), or None."""
+    async def token_owner(self, token: str) -> TokenOwner | None:
+        """The :class:`TokenOwner` of a live token (read, and remembered), or None."""
         digest = token_hash(token)
         raw = await self.redis.get(TOKENS + digest)
         if raw is None:
             self._owners.pop(digest, None)
             return None
-        owner = json.loads(raw)
+        owner = TokenOwner.model_validate_json(raw)
         self._owners[digest] = owner
         self._owners.move_to_end(digest)
         while len(self._owners) > _CACHE_TOKENS:
             self._owners.popitem(last=False)
         return owner
 
-    def known_owner(self, token: str) -> dict[str, str] | None:
+    def known_owner(self, token: str) -> TokenOwner | None:
         """The owner of a token this process has seen live, without a Redis read (the
         serving scripts check the token again, so a revoked one still ends there)."""
         return self._owners.get(token_hash(token))

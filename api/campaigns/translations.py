@@ -26,6 +26,7 @@ import redis.asyncio as aredis
 
 from api.campaigns.i18n import languages
 from api.campaigns.store import PREFIX
+from eval.campaigns.record import CampaignRecord
 from eval.campaigns.translate import prompt_key, translate
 from judge.llm.usage import UsageMeter
 
@@ -48,15 +49,15 @@ class Translations:
         self._running: set[asyncio.Task] = set()
 
     @staticmethod
-    def source(record: dict[str, Any]) -> str:
-        return record.get("prompt_language") or "en"
+    def source(record: CampaignRecord) -> str:
+        return record.prompt_language or "en"
 
-    async def localise(self, record: dict[str, Any], task: dict[str, Any], lang: str) -> None:
+    async def localise(self, record: CampaignRecord, task: dict[str, Any], lang: str) -> None:
         """Put the public ``task`` in ``lang`` where translations exist (in place): its
         ``prompt``, ``question`` and ``anchors``, the originals kept; ``prompt_language``
         says which language the prompt is shown in (when the task has a prompt)."""
         source = self.source(record)
-        translating = bool(record.get("translate_prompts")) and lang != source
+        translating = record.translate_prompts and lang != source
         texts: list[tuple[str, str]] = []
         if translating:
             if task.get("prompt"):
@@ -78,11 +79,11 @@ class Translations:
             task["anchors"] = {k: got.get(v, v) for k, v in anchors.items()}
 
     async def _lookup(
-        self, record: dict[str, Any], texts: list[tuple[str, str]], lang: str
+        self, record: CampaignRecord, texts: list[tuple[str, str]], lang: str
     ) -> dict[str, str]:
         """``{original: translation}`` of the ``(text, kind)`` pairs translated so far (one
         Redis read for those this process does not hold); the others start translating."""
-        cid = record["id"]
+        cid = record.id
         out: dict[str, str] = {}
         missing: list[tuple[str, str, str]] = []
         for text, what in texts:

@@ -17,10 +17,11 @@
   (``meta-eval --dataset edit-ratings``).
 
 Example:
-    >>> rec = {"kind": "pairwise", "criterion": "preference",
+    >>> rec = CampaignRecord.model_validate({"id": "c", "kind": "pairwise",
+    ...        "criterion": "preference", "card": {"question": "?"},
     ...        "image_ext": {"k1": "png", "k2": "png"},
     ...        "items": [{"id": "i1", "prompt": "p", "a": {"model": "x", "image": "k1"},
-    ...                   "b": {"model": "y", "image": "k2"}, "validation": None}]}
+    ...                   "b": {"model": "y", "image": "k2"}, "validation": None}]})
     >>> ans = [{"item": "i1", "annotator": "a01", "accepted": True, "choice": "b",
     ...         "shown_left": "a", "seconds": 3.0, "at": "t", "validation": False}]
     >>> row = vote_rows(rec, ans, excluded=set())[0]
@@ -36,6 +37,8 @@ import itertools
 import json
 from collections.abc import Iterable, Mapping
 from typing import Any
+
+from eval.campaigns.record import CampaignRecord, StoredItem
 
 VOTE_FIELDS = (
     "prompt_id",
@@ -74,16 +77,11 @@ RATING_FIELDS = (
 )
 
 
-def image_path(record: Mapping[str, Any], key: str | None) -> str | None:
+def image_path(record: CampaignRecord, key: str | None) -> str | None:
     """Where an export puts an image: ``images/<key>.<ext>``."""
     if not key:
         return None
-    return f"images/{key}.{record.get('image_ext', {}).get(key, 'png')}"
-
-
-def _items(record: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
-    cached = record.get("_by_id")  # a record the service holds carries its index
-    return cached if cached is not None else {i["id"]: i for i in record["items"]}
+    return f"images/{key}.{record.image_ext.get(key, 'png')}"
 
 
 def _kept_answers(answers: Iterable[Mapping[str, Any]]) -> Iterable[Mapping[str, Any]]:
@@ -91,8 +89,8 @@ def _kept_answers(answers: Iterable[Mapping[str, Any]]) -> Iterable[Mapping[str,
 
 
 def _vote(
-    item: Mapping[str, Any],
-    record: Mapping[str, Any],
+    item: StoredItem,
+    record: CampaignRecord,
     ans: Mapping[str, Any],
     pair: tuple[str, str, str, str | None, str | None],
     shown_left: str | None,
@@ -101,17 +99,17 @@ def _vote(
     """One vote row, its keys in :data:`VOTE_FIELDS` order. ``pair``: model a, model b,
     winner, image a, image b."""
     return {
-        "prompt_id": item["id"],
+        "prompt_id": item.id,
         "model_a": pair[0],
         "model_b": pair[1],
         "winner": pair[2],
-        "criterion": record["criterion"],
+        "criterion": record.criterion,
         "annotator": ans["annotator"],
         "shown_left": shown_left,
         "seconds": ans.get("seconds"),
         "excluded": ans["annotator"] in excluded,
-        "item": item["id"],
-        "prompt": item.get("prompt") or "",
+        "item": item.id,
+        "prompt": item.prompt or "",
         "image_a": pair[3],
         "image_b": pair[4],
         "at": ans.get("at"),
@@ -121,22 +119,21 @@ def _vote(
 
 
 def vote_rows(
-    record: Mapping[str, Any], answers: Iterable[Mapping[str, Any]], excluded: set[str]
+    record: CampaignRecord, answers: Iterable[Mapping[str, Any]], excluded: set[str]
 ) -> list[dict[str, Any]]:
     """Votes of a pairwise or ranking campaign (validation answers left out)."""
-    items = _items(record)
     out: list[dict[str, Any]] = []
     for ans in _kept_answers(answers):
-        item = items.get(ans["item"])
+        item = record.find(ans["item"])
         if item is None:
             continue
-        if record["kind"] == "pairwise":
-            a, b = item["a"], item["b"]
-            pair = (a["model"], b["model"], ans["choice"], image_path(record, a["image"]),
-                    image_path(record, b["image"]))  # fmt: skip
+        if record.kind == "pairwise" and item.a is not None and item.b is not None:
+            a, b = item.a, item.b
+            pair = (a.model, b.model, ans["choice"], image_path(record, a.image),
+                    image_path(record, b.image))  # fmt: skip
             out.append(_vote(item, record, ans, pair, ans.get("shown_left"), excluded))
             continue
-        image_of = {o["model"]: o["image"] for o in item["outputs"]}
+        image_of = {o.model: o.image for o in item.outputs or []}
         for better, worse in itertools.combinations(ans["order"], 2):
             m_a, m_b = sorted((better, worse))
             pair = (m_a, m_b, "a" if better == m_a else "b", image_path(record, image_of[m_a]),
@@ -146,30 +143,29 @@ def vote_rows(
 
 
 def rating_rows(
-    record: Mapping[str, Any], answers: Iterable[Mapping[str, Any]], excluded: set[str]
+    record: CampaignRecord, answers: Iterable[Mapping[str, Any]], excluded: set[str]
 ) -> list[dict[str, Any]]:
     """Ratings of a rating campaign (validation answers left out)."""
-    items = _items(record)
     out = []
     for ans in _kept_answers(answers):
-        item = items.get(ans["item"])
+        item = record.find(ans["item"])
         if item is None:
             continue
         out.append(
             {
-                "item": item["id"],
-                "model": item.get("model"),
+                "item": item.id,
+                "model": item.model,
                 "annotator": ans["annotator"],
                 "rating": ans["rating"],
-                "criterion": record["criterion"],
+                "criterion": record.criterion,
                 "seconds": ans.get("seconds"),
                 "reason": ans.get("reason"),
                 "excluded": ans["annotator"] in excluded,
                 "at": ans.get("at"),
-                "prompt": item.get("prompt"),
-                "image": image_path(record, item["image"]),
-                "source_image": image_path(record, item.get("source_image")),
-                "instruction": item.get("instruction"),
+                "prompt": item.prompt,
+                "image": image_path(record, item.image),
+                "source_image": image_path(record, item.source_image),
+                "instruction": item.instruction,
                 "lang": ans.get("lang"),
                 "prompt_language": ans.get("prompt_language"),
             }

@@ -17,7 +17,7 @@ the item: ``{"answer": "a"}``, ``{"range": [lo, hi]}``, ``{"last": model}`` or
 ``{"order": [models]}``; :func:`passes` checks an answer against it.
 
 Example:
-    >>> passes({"answer": "a"}, {"choice": "a"}), passes({"range": [1, 2]}, {"rating": 4})
+    >>> passes(Rule(answer="a"), {"choice": "a"}), passes(Rule(range=[1, 2]), {"rating": 4})
     (True, False)
 """
 
@@ -29,49 +29,51 @@ from typing import Any
 
 from PIL import Image
 
+from eval.campaigns.record import CampaignRecord, Rule, StoredItem, StoredOutput
 from eval.campaigns.spoilers import SPOILERS, Spoiler, draw
 
 BLANK_MODEL = "__blank__"
 Store = Callable[[Image.Image], str]  # an image -> its stored key
 
 
-def passes(rule: dict[str, Any], answer: dict[str, Any]) -> bool:
+def passes(rule: Rule, answer: Mapping[str, Any]) -> bool:
     """Whether an answer (``choice``/``rating``/``order`` as models) meets a rule."""
-    if "answer" in rule:
-        return answer.get("choice") == rule["answer"]
-    if "range" in rule:
-        lo, hi = rule["range"]
+    if rule.answer is not None:
+        return answer.get("choice") == rule.answer
+    if rule.range is not None:
+        lo, hi = rule.range
         return answer.get("rating") is not None and lo <= answer["rating"] <= hi
     order = answer.get("order") or []
-    if "last" in rule:
-        return bool(order) and order[-1] == rule["last"]
-    return order == rule.get("order")
+    if rule.last is not None:
+        return bool(order) and order[-1] == rule.last
+    return order == rule.order
 
 
-def admin_rule(kind: str, expected: Any) -> dict[str, Any]:
+def admin_rule(kind: str, expected: Any) -> Rule:
     """The rule of an admin-marked (``gold``) item."""
     if kind == "pairwise":
-        return {"answer": expected, "source": "gold"}
+        return Rule(answer=expected, source="gold")
     if kind == "rating":
-        return {"range": [float(expected[0]), float(expected[1])], "source": "gold"}
-    return {"order": [str(m) for m in expected], "source": "gold"}
+        return Rule(range=[float(expected[0]), float(expected[1])], source="gold")
+    return Rule(order=[str(m) for m in expected], source="gold")
 
 
 def by_source(
-    record: Mapping[str, Any], attempts: Iterable[Mapping[str, Any]], flagged: set[str]
+    record: CampaignRecord, attempts: Iterable[Mapping[str, Any]], flagged: set[str]
 ) -> dict[str, dict[str, Any]]:
     """Validation answers and accuracy per source of validation item (``gold`` for the
     admin's items, else the spoiling kind), for kept and for flagged annotators: which
     kinds of validation task tell careless answers apart.
 
-    >>> rec = {"items": [{"id": "g", "validation": {"answer": "a", "source": "gold"}}]}
+    >>> rec = CampaignRecord(id="c", kind="pairwise", criterion="preference",
+    ...     card={"question": "?"}, items=[{"id": "g", "validation": Rule(answer="a",
+    ...     source="gold")}])
     >>> rows = [{"item": "g", "annotator": "x", "accepted": True, "validation": True,
     ...          "correct": True}]
     >>> by_source(rec, rows, set())["gold"]["kept"]
     {'answers': 1, 'accuracy': 1.0}
     """
-    source = {i["id"]: (i["validation"] or {}).get("source", "validation")
-              for i in record["items"] if i.get("validation")}  # fmt: skip
+    source = {i.id: i.validation.source for i in record.items if i.validation is not None}
     tally: dict[str, dict[str, list[int]]] = {}
     for a in attempts:
         if not (a.get("accepted") and a.get("validation")) or a["item"] not in source:
@@ -90,22 +92,22 @@ def by_source(
 def auto_items(
     kind: str,
     criterion: str,
-    items: list[dict[str, Any]],
+    items: list[StoredItem],
     decoded: Callable[[str], Image.Image],
     store: Store,
     *,
     count: int,
     seed: int = 0,
-) -> list[dict[str, Any]]:
+) -> list[StoredItem]:
     """Up to ``count`` validation items made from ``items`` (stored form: images are keys).
 
     ``decoded(key)`` gives an image by its key, ``store(image)`` keeps a new one (in the same
     stored form as every item image) and returns its key.
     """
     rng = random.Random(seed)
-    pool = [i for i in items if not i.get("validation")]
+    pool = [i for i in items if i.validation is None]
     rng.shuffle(pool)
-    out: list[dict[str, Any]] = []
+    out: list[StoredItem] = []
     for n, item in enumerate(pool[:count]):
         vid = f"~val-{n + 1:03d}"  # "~" never occurs in an admin item id
         source = draw(rng)
@@ -115,54 +117,55 @@ def auto_items(
             return store(how(decoded(key), seed * 1000 + n))
 
         if kind == "pairwise":
-            good = item["a"]
+            good = item.a
+            assert good is not None
             other = None
             if criterion == "alignment":
-                other = next(
-                    (o for o in pool if o.get("prompt") and o.get("prompt") != item.get("prompt")),
-                    None,
-                )
-            bad_key = other["a"]["image"] if other else spoiled(good["image"])
+                other = next((o for o in pool if o.prompt and o.prompt != item.prompt), None)
+            bad_key = other.a.image if other and other.a else spoiled(good.image)
             if other:
                 source = "other-prompt"
             sides = [
-                {"model": good["model"], "image": good["image"]},
-                {"model": BLANK_MODEL, "image": bad_key},
+                StoredOutput(model=good.model, image=good.image),
+                StoredOutput(model=BLANK_MODEL, image=bad_key),
             ]
             if rng.random() < 0.5:
                 sides.reverse()
-            answer = "a" if sides[0]["model"] != BLANK_MODEL else "b"
+            answer = "a" if sides[0].model != BLANK_MODEL else "b"
             out.append(
-                {
-                    "id": vid,
-                    "prompt": item.get("prompt"),
-                    "a": sides[0],
-                    "b": sides[1],
-                    "validation": {"answer": answer, "source": source},
-                }
+                StoredItem(
+                    id=vid,
+                    prompt=item.prompt,
+                    a=sides[0],
+                    b=sides[1],
+                    validation=Rule(answer=answer, source=source),
+                )
             )
         elif kind == "rating":
+            assert item.image is not None
             out.append(
-                {
-                    "id": vid,
-                    "prompt": item.get("prompt"),
-                    "image": spoiled(item["image"]),
-                    "source_image": item.get("source_image"),
-                    "instruction": item.get("instruction"),
-                    "model": BLANK_MODEL,
-                    "validation": {"range": [1.0, 2.0], "source": source},
-                }
+                StoredItem(
+                    id=vid,
+                    prompt=item.prompt,
+                    image=spoiled(item.image),
+                    source_image=item.source_image,
+                    instruction=item.instruction,
+                    model=BLANK_MODEL,
+                    validation=Rule(range=[1.0, 2.0], source=source),
+                )
             )
         else:
-            outputs = [dict(o) for o in item["outputs"]]
+            outputs = [StoredOutput(model=o.model, image=o.image) for o in item.outputs or []]
             victim = rng.randrange(len(outputs))
-            outputs[victim] = {"model": BLANK_MODEL, "image": spoiled(outputs[victim]["image"])}
+            outputs[victim] = StoredOutput(
+                model=BLANK_MODEL, image=spoiled(outputs[victim].image)
+            )
             out.append(
-                {
-                    "id": vid,
-                    "prompt": item.get("prompt"),
-                    "outputs": outputs,
-                    "validation": {"last": BLANK_MODEL, "source": source},
-                }
+                StoredItem(
+                    id=vid,
+                    prompt=item.prompt,
+                    outputs=outputs,
+                    validation=Rule(last=BLANK_MODEL, source=source),
+                )
             )
     return out

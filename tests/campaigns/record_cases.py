@@ -48,10 +48,11 @@ def bodies() -> dict[str, dict[str, Any]]:
     pref["items"][2]["judge"] = {"winner": "tie"}
     pref["items"][3]["prompt"] = "ein Drache über dem Meer — 龍"
     align = pairwise_body("pin-align", 4, criterion="alignment")
+    reference = {"age_band": {"18-24": 0.5, "65+": 0.5}}
     rate = rating_body("pin-rate", 4, translate_prompts=True, prompt_language="de",
-                       demographics=True, compared="editors",
-                       demographics_reference={"age_band": {"18-24": 0.5, "65+": 0.5}},
-                       qc={"min_validation_accuracy": 0.7}, min_seconds=1, lease_seconds=30)  # fmt: skip
+                       demographics=True, compared="editors", demographics_reference=reference,
+                       qc={"min_validation_accuracy": 0.7}, min_seconds=1,
+                       lease_seconds=30)  # fmt: skip
     rate["items"][0]["expected"] = [1, 2]
     rate["items"][1]["judge"] = {"score": 4}
     rate["items"].append({"id": "plain", "prompt": "a still life",

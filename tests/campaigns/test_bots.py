@@ -31,6 +31,7 @@ from api.core.redis_embedded import EmbeddedRedis
 from eval.campaigns.ingest import ingest
 from eval.campaigns.models import Answer, CampaignCreate
 from eval.campaigns.planning import pair_plan
+from eval.campaigns.record import StoredItem
 from eval.campaigns.report import annotator_flags
 from eval.campaigns.validation import by_source
 from judge.config import JudgeSettings
@@ -99,13 +100,13 @@ def old_turn(who: str, served: int) -> bool:
     return served % EVERY == int(hashlib.sha256(who.encode()).hexdigest()[:8], 16) % EVERY
 
 
-def careful(item: dict, sides: list[str], rng: random.Random) -> str:
+def careful(item: StoredItem, sides: list[str], rng: random.Random) -> str:
     """The shown side a careful person picks: the right one on validation tasks, else by the
     models' strengths."""
-    rule = item.get("validation")
+    rule = item.validation
     if rule:
-        return "a" if sides[0] == rule["answer"] else "b"
-    sa, sb = STRENGTH[item["a"]["model"]], STRENGTH[item["b"]["model"]]
+        return "a" if sides[0] == rule.answer else "b"
+    sa, sb = STRENGTH[item.a.model], STRENGTH[item.b.model]
     better = "a" if rng.random() < sa / (sa + sb) else "b"
     return "a" if sides[0] == better else "b"
 
@@ -116,7 +117,7 @@ async def simulate(url: str) -> tuple[dict, list[dict]]:
     record, images = ingest(CampaignCreate.model_validate(campaign_body()), JudgeSettings())
     assert await store.create(record, images)
     record = await store.record("bots")
-    by_id = {i["id"]: i for i in record["items"]}
+    by_id = {i.id: i for i in record.items}
     t = [1_000_000.0]
     rng, serving = random.Random(9), random.Random(13)
     served = dict.fromkeys(PEOPLE, 0)
