@@ -10,7 +10,8 @@ ends after ``lease_seconds`` (default :data:`LEASE_S`): the item goes back to th
 when nothing is left or the campaign is closed.
 
 ``answer``: checks the answer fits the pending task, then in one atomic round trip
-(:meth:`CampaignStore.record_answer`) — answered during a penalty pause: not accepted, the
+(:meth:`CampaignStore.record_answer`) — answered after the task's lease ended: refused, the
+task released (its item back in the pool, as the next sweep would do); answered during a penalty pause: not accepted, the
 pause's remaining seconds returned; faster than ``min_seconds``: not accepted, a pause of
 ``penalty_s`` starts (it counts as time spent looking, so an answer right after it meets the
 floor); otherwise accepted, logged and the task closed. Every attempt is logged
@@ -269,5 +270,11 @@ async def answer(
         return {"accepted": False, "penalty_s": round(seconds, 3)}
     if what == "cap":
         raise Limited("cap")
+    if what == "expired":
+        raise InputError(
+            "task",
+            f"this task's time ran out (it was held for {record.lease_seconds:g} s) and it "
+            "went back to the pool; load the next task",
+        )
     _raise_for(what)
     raise InputError("task", "this task is not open for this invitation; load the next task")

@@ -365,7 +365,8 @@ class CampaignStore:
     ) -> tuple[str, float]:
         """Check and log one answer in one atomic round trip: ``("ok", 0)`` accepted (the task
         closed), ``("paused", left)``, ``("fast", pause)`` (logged, not accepted), or
-        ``("gone"|"revoked"|"closed"|"rate-token"|"rate-address", 0)``, or ``("cap", 0)``
+        ``("gone"|"expired"|"revoked"|"closed"|"rate-token"|"rate-address", 0)`` (``expired``:
+        the task's lease had ended; it is released), or ``("cap", 0)``
         past ``cap`` answers from this annotator (nothing logged). ``entry`` gets
         ``seconds``, ``accepted`` and ``fast`` from the stored task."""
         outcome = entry.get("choice") if entry.get("choice") is not None else entry.get("rating")
@@ -373,13 +374,13 @@ class CampaignStore:
         got = await self._answer(
             keys=[_key(cid, "a", who), _key(cid, "log"), _key(cid, "outcomes"),
                   _key(cid, "leases"), self._token_key(cid, token), _key(cid, "status"),
-                  *limits.keys(token)],
+                  *limits.keys(token), _key(cid, "queue")],
             args=[entry["task"], repr(now), repr(min_seconds), repr(penalty_s),
                   json.dumps(entry), keep, entry["item"], who,
-                  limits.per_token, limits.per_address, cap],
+                  limits.per_token, limits.per_address, cap, _key(cid, "")],
         )  # fmt: skip
         what = _text(got[0]) + (f"-{_text(got[1])}" if _text(got[0]) == "rate" else "")
-        if what == "ok":
+        if what in ("ok", "expired"):
             self._tasks.pop((cid, who), None)
         return what, float(_text(got[1])) if what in ("paused", "fast") else 0.0
 

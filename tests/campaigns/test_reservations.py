@@ -121,6 +121,35 @@ def test_an_expired_lease_returns_its_item(redis_url: str) -> None:
     asyncio.run(scenario())
 
 
+def test_an_answer_after_its_lease_ended_is_refused(redis_url: str) -> None:
+    """No other ``next`` swept the lease: the late answer is still refused (as the docs
+    say), and the task is released there, its item back in the pool."""
+
+    async def scenario() -> None:
+        redis = aredis.Redis.from_url(redis_url)
+        store = CampaignStore(redis)
+        body = pairwise_body("lease-2", n_items=1, votes_per_item=1, validation="none",
+                             min_seconds=0.0, lease_seconds=60)  # fmt: skip
+        record, images = ingest(CampaignCreate.model_validate(body), JudgeSettings())
+        assert await store.create(record, images)
+        clock, rng = Clock(), random.Random(1)
+        task = await next_task(store, record, "slow", clock, rng)
+        assert task is not None
+        clock.t += 61.0
+        with pytest.raises(InputError, match="time ran out") as refused:
+            await answer(store, record, "slow", Answer(task=task["id"], choice="a"), clock)
+        assert refused.value.field == "task"
+        assert await store.planned("lease-2") == {"p0": 0}  # back in the pool
+        assert await store.reservations("lease-2") == []
+        assert await store.stats("lease-2") == {"expired": 1}
+        assert await store.attempts("lease-2") == []  # nothing counted
+        again = await next_task(store, record, "slow", clock, rng)
+        assert again is not None and again["item"] == "p0" and again["id"] != task["id"]
+        await redis.aclose()
+
+    asyncio.run(scenario())
+
+
 def test_concurrent_calls_in_process_share_one_reservation(redis_url: str) -> None:
     """The same race without HTTP in between: 30 coroutines of one annotator."""
 
