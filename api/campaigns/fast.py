@@ -83,15 +83,15 @@ class LabelFast:
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         path: str = scope["path"] if scope["type"] == "http" else ""
         parts = path.split("/")
+        method = scope.get("method", "")
         if len(parts) == 5 and parts[1] == "v1" and parts[2] == "label":
-            method = scope["method"]
             if parts[4] == "next" and method == "GET":
                 if await self._next(scope, send, parts[3]):
                     return
             elif parts[4] == "answers" and method == "POST":
                 await self._answer(scope, receive, send, parts[3])
                 return
-        elif parts[2:3] == ["campaign-images"] and len(parts) == 5 and scope["method"] == "GET":
+        elif parts[1:3] == ["v1", "campaign-images"] and len(parts) == 5 and method == "GET":
             await self._image(scope, send, parts[3], parts[4])
             return
         await self.app(scope, receive, send)

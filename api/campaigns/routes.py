@@ -471,8 +471,14 @@ async def label_answer(token: str, body: Answer, request: Request) -> dict[str, 
 @router.post("/v1/label/{token}/profile", status_code=204, response_class=Response)
 async def label_profile(token: str, body: Profile, request: Request) -> Response:
     """What the annotator chose to say about themselves (every field optional; ``{}`` =
-    asked and nothing said), for campaigns that ask (``demographics``)."""
-    rec, who = await invitation_or_404(request, token)
+    asked and nothing said), for campaigns that ask (``demographics``). The link and the
+    campaign's status are read from Redis now, not from this process's memory (another
+    worker may have revoked the link or closed the campaign): 404 for a link that ended,
+    410 ``closed`` after the campaign closed."""
+    rec, who = await invitation_or_404(request, token, fresh=True)
+    rec = await store_of(request).record(rec.id) or rec  # its status read now
+    if rec.status == "closed":
+        raise _refusal(Ended("closed"))
     if not rec.demographics:
         raise InputError("(body)", "this campaign does not ask about its annotators")
     await store_of(request).set_profile(rec.id, who, body.model_dump(exclude_none=True))
@@ -482,8 +488,9 @@ async def label_profile(token: str, body: Profile, request: Request) -> Response
 @router.get("/v1/label/{token}/images/{key}", response_class=Response)
 async def label_image(token: str, key: str, request: Request) -> Response:
     """An image of the invitation's campaign (links served before the token-free
-    ``/v1/campaign-images/…`` URLs)."""
-    rec, _ = await invitation_or_404(request, token)
+    ``/v1/campaign-images/…`` URLs); the link is checked in Redis, so a revoked one ends
+    here whichever worker revoked it."""
+    rec, _ = await invitation_or_404(request, token, fresh=True)
     return await image_response(request, rec.id, key)
 
 

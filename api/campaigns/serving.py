@@ -11,11 +11,11 @@ when nothing is left or the campaign is closed.
 
 ``answer``: checks the answer fits the pending task, then in one atomic round trip
 (:meth:`CampaignStore.record_answer`) — answered after the task's lease ended: refused, the
-task released (its item back in the pool, as the next sweep would do); answered during a penalty pause: not accepted, the
-pause's remaining seconds returned; faster than ``min_seconds``: not accepted, a pause of
-``penalty_s`` starts (it counts as time spent looking, so an answer right after it meets the
-floor); otherwise accepted, logged and the task closed. Every attempt is logged
-(append-only).
+task released (its item back in the pool, as the next sweep would do); answered during a
+penalty pause: not accepted, the pause's remaining seconds returned; faster than
+``min_seconds``: not accepted, a pause of ``penalty_s`` starts (it counts as time spent
+looking, so an answer right after it meets the floor); otherwise accepted, logged and the
+task closed. Every attempt is logged (append-only).
 
 Example::
 

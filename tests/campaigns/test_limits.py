@@ -16,6 +16,7 @@ from pathlib import Path
 
 import httpx
 import pytest
+import redis.asyncio as aredis
 from PIL import Image
 
 from api.core.logs import JsonLines
@@ -215,3 +216,55 @@ def test_csv_cells_never_start_a_formula(admin: httpx.Client, anon: httpx.Client
         assert r["model"] == "'=cmd|' /C calc'!A0"
         assert r["reason"].startswith("'") or not r["reason"].startswith(FORMULA_START)
         assert not any(v.startswith(FORMULA_START) for v in r.values() if v)
+
+
+def test_links_ended_by_another_worker_end_every_route(
+    service: LiveService, admin: httpx.Client, anon: httpx.Client
+) -> None:
+    """This process has seen the links live (it remembers their owners); another worker —
+    a second CampaignStore on the same Redis — revokes one and closes the campaign. The
+    profile route and the old-style image route ask Redis, not the memory: the revoked
+    link is refused there too, and a profile after the close is refused (410 closed)."""
+    from api.campaigns.store import CampaignStore
+
+    body = pairwise_body("end-2", n_items=3, votes_per_item=2, validation="none",
+                         demographics=True)  # fmt: skip
+    assert admin.post("/v1/campaigns", json=body).status_code == 201
+    gone, kept = invite(admin, "end-2", 2)
+    shown = anon.get(f"/v1/label/{gone['token']}/next").json()["task"]["images"]
+    key = shown["a"].rsplit("/", 1)[-1]
+    old_style = f"/v1/label/{gone['token']}/images/{key}"
+    assert anon.get(old_style).status_code == 200
+    assert anon.post(f"/v1/label/{kept['token']}/profile", json={}).status_code == 204
+
+    async def other_worker(step: str) -> None:
+        redis = aredis.Redis.from_url(service.redis_url)
+        store = CampaignStore(redis)
+        if step == "revoke":
+            assert await store.revoke("end-2", ["a01"]) == ["a01"]
+        else:
+            await store.set_status("end-2", "closed")
+        await redis.aclose()
+
+    asyncio.run(other_worker("revoke"))
+    assert anon.get(old_style).status_code == 404
+    assert anon.post(f"/v1/label/{gone['token']}/profile", json={}).status_code == 404
+    asyncio.run(other_worker("close"))
+    late = anon.post(f"/v1/label/{kept['token']}/profile", json={"age_band": "25-34"})
+    assert_error(late, 410, "token")
+    assert late.json()["error"]["code"] == "closed"
+
+
+def test_campaign_images_are_served_only_under_their_own_path(
+    admin: httpx.Client, anon: httpx.Client
+) -> None:
+    body = pairwise_body("path-1", n_items=1, validation="none")
+    assert admin.post("/v1/campaigns", json=body).status_code == 201
+    (link,) = invite(admin, "path-1", 1)
+    url = anon.get(f"/v1/label/{link['token']}/next").json()["task"]["images"]["a"]
+    assert anon.get(url).status_code == 200
+    for prefix in ("/anything", "/v2", "/ui"):
+        other = anon.get(url.replace("/v1", prefix, 1))
+        assert other.status_code == 404 and other.headers["content-type"].startswith(
+            "application/json"
+        ), prefix
