@@ -28,7 +28,14 @@ from fastapi import APIRouter, HTTPException, Query, Request
 from fastapi.responses import Response, StreamingResponse
 from pydantic import BaseModel, ConfigDict, Field
 
-from api.campaigns.serving import Ended, Limited, answer, next_task, public_task
+from api.campaigns.serving import (
+    Ended,
+    Limited,
+    answer,
+    current_record,
+    next_task,
+    public_task,
+)
 from api.campaigns.store import CampaignStore, Limits
 from api.campaigns.streams import attempt_lines, excluded_annotators, table_parts
 from api.campaigns.translations import Translations
@@ -423,6 +430,7 @@ async def next_payload(
         raise _refusal(exc) from None
     if task is None:
         return None
+    rec = await current_record(store_of(request), rec, task["item"])
     cid = rec.id
     shown = public_task(rec, task, lambda key: image_url(cid, key))
     if lang:

@@ -109,6 +109,18 @@ def expand(record: CampaignRecord, stored: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+async def current_record(store: Any, record: CampaignRecord, item_id: str) -> CampaignRecord:
+    """``record``, or the record as stored now when ``record`` has no item ``item_id``: the
+    campaign was created again under its id since this process read it (after a Redis
+    loss, say). :class:`Ended` when the campaign is gone or still lacks the item."""
+    if record.find(item_id) is not None:
+        return record
+    fresh = await store.record(record.id)
+    if fresh is None or fresh.find(item_id) is None:
+        raise Ended("revoked")
+    return fresh
+
+
 def _validation_pool(record: CampaignRecord, rng: random.Random) -> list[str]:
     """Up to 16 of the campaign's validation items (generated and admin gold alike), in
     random order: the candidates of a validation turn, which the serving script draws."""
@@ -161,7 +173,9 @@ async def next_task(
                 seed=rng.randrange(2**31), start=0.0, item=item_id, **common,
             )  # fmt: skip
     _raise_for(what)
-    return expand(record, task) if task is not None else None
+    if task is None:
+        return None
+    return expand(await current_record(store, record, task["item"]), task)
 
 
 def public_task(
@@ -243,6 +257,7 @@ async def answer(
     stored = await store.pending(cid, who, body.task)
     if stored is None:
         raise InputError("task", "this task is not open for this invitation; load the next task")
+    record = await current_record(store, record, stored["item"])
     task = expand(record, stored)
     item = record.item(task["item"])
     decoded = _decode(record, item, task, body)

@@ -1,7 +1,9 @@
 """The Redis layout of campaigns.
 
 Keys under ``judge:campaign:<id>:``: ``meta`` (JSON record, items included, images as keys),
-``status``, ``img`` (hash key → bytes), ``mime`` (hash key → type), ``annotators`` (hash name
+``created`` (a random mark written with ``meta``: a process that remembers the record
+checks it to notice the campaign was created again), ``status``, ``img`` (hash key →
+bytes), ``mime`` (hash key → type), ``annotators`` (hash name
 → JSON), ``queue`` (sorted set item → votes answered or in progress: the next item is read
 off its low end, O(log n)), ``leases`` (sorted set annotator → end of the lease on their
 pending task), ``outcomes`` (hash item → JSON list of accepted answers, for extra votes where
@@ -32,6 +34,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import secrets
 import time
 from collections import OrderedDict
 from dataclasses import dataclass
@@ -56,6 +59,9 @@ SCRIPTS = {
 functions of ``lua/shared.lua`` in front of those that use them."""
 _CACHE_TASKS = 50_000  # pending tasks remembered per process (answers skip one read)
 _CACHE_TOKENS = 100_000  # live tokens remembered per process (label calls skip one read)
+REVALIDATE_S = 1.0
+"""How long a process serves label calls from a remembered campaign record before checking,
+in one round trip, that the campaign was not created again under its id."""
 IMAGE_CACHE_BYTES = 64 * 2**20
 """Campaign images kept in each service process (they never change), least recently used
 out first."""
@@ -110,6 +116,8 @@ class CampaignStore:
         self._revoke = redis.register_script(SCRIPTS["revoke"])
         self._records: dict[str, CampaignRecord] = {}  # parsed records (immutable but status)
         self._status: dict[str, str] = {}  # status as last written or read by this process
+        self._marks: dict[str, bytes | None] = {}  # creation mark of each remembered record
+        self._checked: dict[str, float] = {}  # when each record was last revalidated
         self._tasks: OrderedDict[tuple[str, str], dict[str, Any]] = OrderedDict()
         self._owners: OrderedDict[str, TokenOwner] = OrderedDict()
         self._images: OrderedDict[tuple[str, str], tuple[bytes, str]] = OrderedDict()
@@ -121,6 +129,7 @@ class CampaignStore:
 
         def write(pipe: Any) -> None:
             pipe.set(_key(cid, "meta"), record.dumps())
+            pipe.set(_key(cid, "created"), secrets.token_hex(8))
             pipe.set(_key(cid, "status"), record.status)
             if images:
                 pipe.hset(_key(cid, "img"), mapping={k: v[0] for k, v in images.items()})
@@ -130,22 +139,49 @@ class CampaignStore:
         return await create_if_absent(self.redis, _key(cid, "meta"), write)
 
     async def record(self, cid: str, fresh_status: bool = True) -> CampaignRecord | None:
-        """The campaign record with its ``status``, or None. The record is read once per
-        process (it never changes); the status is read again unless ``fresh_status`` is
-        False (the label routes: their scripts read the status themselves)."""
+        """The campaign record with its ``status``, or None. The record is parsed once per
+        process (it never changes while the campaign exists) and revalidated against the
+        campaign's creation mark — on every call with ``fresh_status``, else at most every
+        :data:`REVALIDATE_S` (the label routes: their scripts read the status themselves) —
+        so a campaign created again under its id (after a Redis loss, say) is read anew
+        instead of served from the old record."""
         rec = self._records.get(cid)
+        now = time.monotonic()
+        if rec is not None and (fresh_status or now - self._checked.get(cid, 0) > REVALIDATE_S):
+            async with self.redis.pipeline(transaction=False) as pipe:
+                pipe.get(_key(cid, "status"))
+                pipe.get(_key(cid, "created"))
+                pipe.exists(_key(cid, "meta"))
+                status, mark, exists = await pipe.execute()
+            self._checked[cid] = now
+            if not exists or mark != self._marks.get(cid):
+                self.forget(cid)
+                rec = None
+            else:
+                self._status[cid] = status.decode() if status else "open"
         if rec is None:
-            raw = await self.redis.get(_key(cid, "meta"))
+            async with self.redis.pipeline(transaction=False) as pipe:
+                pipe.get(_key(cid, "meta"))
+                pipe.get(_key(cid, "status"))
+                pipe.get(_key(cid, "created"))
+                raw, status, mark = await pipe.execute()
             if raw is None:
                 return None
             rec = CampaignRecord.loads(raw)
             await self._migrate(cid)
-            rec = self._records.setdefault(cid, rec)
-        status = self._status.get(cid)
-        if fresh_status or status is None:
-            got = await self.redis.get(_key(cid, "status"))
-            status = self._status[cid] = got.decode() if got else "open"
-        return rec.with_status(status)
+            self._records[cid], self._marks[cid], self._checked[cid] = rec, mark, now
+            self._status[cid] = status.decode() if status else "open"
+        return rec.with_status(self._status.get(cid, "open"))
+
+    def forget(self, cid: str) -> None:
+        """Drop what this process remembers of campaign ``cid`` (its record, status, pending
+        tasks and images): the next read takes them from Redis."""
+        for cache in (self._records, self._status, self._marks, self._checked):
+            cache.pop(cid, None)
+        for key in [k for k in self._tasks if k[0] == cid]:
+            del self._tasks[key]
+        for key in [k for k in self._images if k[0] == cid]:
+            self._image_bytes -= len(self._images.pop(key)[0])
 
     async def _migrate(self, cid: str) -> None:
         """A campaign stored before the ``queue`` sorted set kept its counts in a ``planned``

@@ -268,3 +268,47 @@ def test_campaign_images_are_served_only_under_their_own_path(
         assert other.status_code == 404 and other.headers["content-type"].startswith(
             "application/json"
         ), prefix
+
+
+def test_a_campaign_created_again_after_a_redis_loss_is_served_anew(
+    service: LiveService, admin: httpx.Client, anon: httpx.Client
+) -> None:
+    """This process remembers the campaign's record; Redis loses the campaign and another
+    worker creates it again under the same id with other items and invites someone: their
+    ``next`` serves the new items (it answered 500, KeyError, from the old record)."""
+    from api.campaigns.store import CampaignStore
+    from eval.campaigns.ingest import ingest
+    from eval.campaigns.models import CampaignCreate
+    from judge.config import JudgeSettings
+
+    first = pairwise_body("again-1", n_items=2, votes_per_item=1, validation="none")
+    assert admin.post("/v1/campaigns", json=first).status_code == 201
+    (link,) = invite(admin, "again-1", 1)
+    assert anon.get(f"/v1/label/{link['token']}/next").status_code == 200
+    second = pairwise_body("again-1", n_items=3, votes_per_item=1, validation="none",
+                           min_seconds=0.0)  # fmt: skip
+    for item in second["items"]:
+        item["id"] = item["id"].replace("p", "q")
+    record, images = ingest(CampaignCreate.model_validate(second), JudgeSettings())
+
+    async def lose_and_create_again() -> None:
+        redis = aredis.Redis.from_url(service.redis_url)
+        lost = [k async for k in redis.scan_iter("judge:campaign*")]
+        await redis.delete(*lost)
+        other = CampaignStore(redis)
+        assert await other.create(record, images)
+        assert await other.invite("again-1", {"b01": "N" * 32}) == []
+        await redis.aclose()
+
+    asyncio.run(lose_and_create_again())
+    for _ in range(3):  # every item of the new campaign, none of the old
+        got = anon.get(f"/v1/label/{'N' * 32}/next")
+        assert got.status_code == 200, got.text
+        task = got.json()["task"]
+        images_shown = set(task["images"].values())
+        assert all(anon.get(u).status_code == 200 for u in images_shown)
+        done = anon.post(f"/v1/label/{'N' * 32}/answers", json={"task": task["id"], "choice": "a"})
+        assert done.status_code == 200 and done.json()["accepted"], done.text
+    assert anon.get(f"/v1/label/{'N' * 32}/next").status_code == 204
+    status = admin.get("/v1/campaigns/again-1").json()
+    assert status["n_items"] == 3 and status["labels"] == 3
