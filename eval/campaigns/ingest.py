@@ -30,7 +30,7 @@ from eval.campaigns.record import CampaignRecord, Card, StoredItem, StoredOutput
 from eval.campaigns.validation import admin_rule, auto_items
 from judge.config import JudgeSettings
 from judge.errors import InputError
-from judge.io.images import decode_image, read_image_bytes
+from judge.io.images import bare, decode_image, read_image_bytes
 from judge.io.pixel_budget import PixelBudget, pixel_ledger
 from skills.registry import default_registry
 
@@ -75,7 +75,7 @@ def stored_form(img: Image.Image) -> bytes:
     """The one encoding every stored campaign image goes through — the admin's items and the
     generated validation images alike, so neither format, size class nor metadata tells them
     apart: RGB, longer side at most :data:`STORED_MAX_SIDE`, baseline JPEG, no metadata."""
-    rgb = img.convert("RGB")
+    rgb = bare(img.convert("RGB"))
     if max(rgb.size) > STORED_MAX_SIDE:
         rgb.thumbnail((STORED_MAX_SIDE, STORED_MAX_SIDE), Image.Resampling.LANCZOS)
     buf = io.BytesIO()

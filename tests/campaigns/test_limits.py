@@ -24,7 +24,16 @@ from eval.campaigns.cli import main
 from eval.campaigns.exports import FORMULA_START, RATING_FIELDS, VOTE_FIELDS, to_csv
 from eval.campaigns.sources import SourceError, campaign_items
 from tests.api.conftest import LiveService, assert_error, live_service
-from tests.campaigns.helpers import data_url, invite, pairwise_body, png, rating_body
+from tests.campaigns.helpers import (
+    COLOURS,
+    data_url,
+    invite,
+    metadata_of,
+    pairwise_body,
+    png,
+    rating_body,
+    with_metadata,
+)
 
 
 def test_rate_limits_per_link_and_per_address(tmp_path: Path) -> None:
@@ -312,3 +321,34 @@ def test_a_campaign_created_again_after_a_redis_loss_is_served_anew(
     assert anon.get(f"/v1/label/{'N' * 32}/next").status_code == 204
     status = admin.get("/v1/campaigns/again-1").json()
     assert status["n_items"] == 3 and status["labels"] == 3
+
+
+def test_stored_images_carry_no_metadata(admin: httpx.Client, anon: httpx.Client) -> None:
+    """Items sent as PNG and JPEG with a comment, text chunks, EXIF, XMP and a resolution:
+    every image a link is shown — the items' and the validation spoilers' alike — has none
+    of it, and all share one JFIF header (no resolution tells a spoiler)."""
+    body = pairwise_body("meta-1", n_items=8, votes_per_item=1, validation_every=2,
+                         min_seconds=0.0)  # fmt: skip
+    for n, item in enumerate(body["items"]):
+        for side in ("a", "b"):
+            raw = png(COLOURS[(n + (side == "b")) % 8], n + (side == "b"))
+            fmt = "PNG" if (n + (side == "b")) % 2 else "JPEG"
+            mime = "image/png" if fmt == "PNG" else "image/jpeg"
+            item[side]["image"] = data_url(with_metadata(raw, fmt)).replace("image/png", mime)
+    assert admin.post("/v1/campaigns", json=body).status_code == 201
+    (link,) = invite(admin, "meta-1", 1)
+    seen, headers, validation = set(), set(), 0
+    while (got := anon.get(f"/v1/label/{link['token']}/next")).status_code == 200:
+        task = got.json()["task"]
+        for url in task["images"].values():
+            raw = anon.get(url).content
+            assert metadata_of(raw) == {}, url
+            info = Image.open(io.BytesIO(raw)).info
+            headers.add((info["jfif_version"], info["jfif_unit"], info["jfif_density"]))
+            seen.add(url)
+        answer = anon.post(f"/v1/label/{link['token']}/answers",
+                           json={"task": task["id"], "choice": "a"})  # fmt: skip
+        assert answer.json()["accepted"]
+    attempts = admin.get("/v1/campaigns/meta-1/attempts").text.splitlines()
+    validation = sum(json.loads(a)["validation"] for a in attempts)
+    assert len(seen) > 16 and validation >= 2 and len(headers) == 1
