@@ -25,7 +25,7 @@ from typing import Any
 
 from PIL import Image
 
-from eval.campaigns.models import CampaignCreate, JudgeAnswer
+from eval.campaigns.models import STORED_WHEN_GIVEN, CampaignCreate, JudgeAnswer
 from eval.campaigns.record import CampaignRecord, Card, StoredItem, StoredOutput
 from eval.campaigns.validation import admin_rule, auto_items
 from judge.config import JudgeSettings
@@ -177,7 +177,8 @@ def ingest(
             count=count,
             seed=body.seed,
         )
-    settings_of = body.model_dump(exclude={"items"})
+    unset = STORED_WHEN_GIVEN - body.model_fields_set
+    settings_of = body.model_dump(exclude={"items", *unset})
     ext = {k: mime.split("/")[-1].replace("jpeg", "jpg") for k, (_, mime) in images.data.items()}
     record = CampaignRecord(
         **settings_of, card=Card(**card), items=items, status="open", image_ext=ext

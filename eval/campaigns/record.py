@@ -109,6 +109,8 @@ class CampaignRecord(_Stored):
     lease_seconds: float = 600.0
     translate_prompts: bool = False
     prompt_language: str = "en"
+    translate_into: list[str] | None = None
+    translation_budget: int | None = None
     demographics: bool = False
     demographics_reference: Reference | None = None
     compared: str = ""
