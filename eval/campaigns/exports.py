@@ -6,8 +6,9 @@
       {"prompt_id", "model_a", "model_b", "winner", "criterion", "annotator", "shown_left",
        "seconds", "excluded", "item", "prompt", "image_a", "image_b", "at"}
 
-  the §13 fields plus ``item``, ``prompt``, ``image_a``/``image_b`` (paths
-  ``images/<key>.<ext>``, written next to the file by ``judge campaign votes``) and ``at``.
+  the §13 fields (``prompt_id`` names the prompt, :func:`prompt_id`) plus ``item``,
+  ``prompt``, ``image_a``/``image_b`` (paths ``images/<key>.<ext>``, written next to the
+  file by ``judge campaign votes``) and ``at``.
   ``judge leaderboard`` and ``meta-eval --dataset votes`` read it and skip ``excluded``
   rows. Validation tasks never appear.
   ``shown_left`` is the item side (``a``/``b``) shown on the left (rankings: null).
@@ -32,6 +33,7 @@ Example:
 from __future__ import annotations
 
 import csv
+import hashlib
 import io
 import itertools
 import json
@@ -84,6 +86,21 @@ def image_path(record: CampaignRecord, key: str | None) -> str | None:
     return f"images/{key}.{record.image_ext.get(key, 'png')}"
 
 
+def prompt_id(item: StoredItem) -> str:
+    """Which prompt a vote is on: items with the same prompt text share it (``prompt-`` and
+    12 hex digits of the text's SHA-256), an item without a prompt is its own. Boards count
+    and resample prompts by it, so several pairs of one prompt count once.
+
+    >>> a, b = StoredItem(id="t1:x-vs-y", prompt="a red kite"), StoredItem(id="t1:x-vs-z",
+    ...     prompt="a red kite")
+    >>> prompt_id(a) == prompt_id(b) != prompt_id(StoredItem(id="i9"))
+    True
+    """
+    if not item.prompt:
+        return item.id
+    return "prompt-" + hashlib.sha256(item.prompt.encode()).hexdigest()[:12]
+
+
 def _kept_answers(answers: Iterable[Mapping[str, Any]]) -> Iterable[Mapping[str, Any]]:
     return (a for a in answers if a.get("accepted") and not a.get("validation"))
 
@@ -99,7 +116,7 @@ def _vote(
     """One vote row, its keys in :data:`VOTE_FIELDS` order. ``pair``: model a, model b,
     winner, image a, image b."""
     return {
-        "prompt_id": item.id,
+        "prompt_id": prompt_id(item),
         "model_a": pair[0],
         "model_b": pair[1],
         "winner": pair[2],
@@ -232,11 +249,13 @@ def to_csv(rows: Iterable[Mapping[str, Any]], fields: Iterable[str], header: boo
 
 
 def vote_units(rows: Iterable[Mapping[str, Any]]) -> dict[str, dict[str, str]]:
-    """Kept votes as agreement units: ``{prompt_id|model_a|model_b: {annotator: winner}}``."""
+    """Kept votes as agreement units: ``{item|model_a|model_b: {annotator: winner}}`` (the
+    item, where a row names it, else its ``prompt_id``: one unit per pair shown)."""
     units: dict[str, dict[str, str]] = {}
     for r in rows:
         if not r.get("excluded"):
-            units.setdefault(f"{r['prompt_id']}|{r['model_a']}|{r['model_b']}", {})[
+            unit = r.get("item") or r["prompt_id"]
+            units.setdefault(f"{unit}|{r['model_a']}|{r['model_b']}", {})[
                 r["annotator"]
             ] = r["winner"]
     return units

@@ -52,7 +52,9 @@ def hybrid_section(
     if record.kind != "pairwise":
         return None
     human_votes = [
-        Vote(r["prompt_id"], r["model_a"], r["model_b"], r["winner"], r["criterion"]) for r in kept
+        Vote(r.get("item") or r["prompt_id"], r["model_a"], r["model_b"], r["winner"],
+             r["criterion"])
+        for r in kept
     ]
     judge_votes = []
     for unit, winner in judged.items():
