@@ -1,5 +1,5 @@
 """The annotator's hot routes on a lean ASGI path: ``GET /v1/label/{token}/next``, ``POST
-/v1/label/{token}/answers`` and ``GET /v1/campaign-images/{cid}/{key}``.
+/v1/label/{token}/answers`` and ``GET /v1/campaign-images/{cid}/{alias}``.
 
 A campaign at crowd scale spends most of its service CPU on these three. Through FastAPI each
 pays for matching the path against every route, resolving dependencies and encoding the

@@ -1,8 +1,9 @@
 """Campaign routes (docs/design.md#human-label-campaigns): the admin's (``/v1/campaigns``,
 admin key), the annotator's (``/v1/label/{token}``, authorised by the invitation token alone)
-and the images' (``/v1/campaign-images/{id}/{key}``, no credential: the key is an HMAC nobody
-can derive). The annotator's hot routes also run on a lean path (:mod:`api.campaigns.fast`)
-through :func:`next_payload`, :func:`answer_payload` and :func:`image_parts`.
+and the images' (``/v1/campaign-images/{id}/{alias}``, no credential: an alias of the image
+in one served task, :mod:`api.campaigns.aliases`, that nobody can derive). The annotator's
+hot routes also run on a lean path (:mod:`api.campaigns.fast`) through :func:`next_payload`,
+:func:`answer_payload` and :func:`image_parts`.
 
 Example::
 
@@ -28,6 +29,7 @@ from fastapi import APIRouter, HTTPException, Query, Request
 from fastapi.responses import Response, StreamingResponse
 from pydantic import BaseModel, ConfigDict, Field
 
+from api.campaigns.aliases import ALIAS
 from api.campaigns.serving import (
     Ended,
     Limited,
@@ -351,19 +353,26 @@ NO_IMAGE = error_body("not_found", "no such image in this campaign", "image")
 async def image_parts(
     request: Request, cid: str, key: str, public: bool = False
 ) -> tuple[int, dict[str, str], bytes]:
-    """``(status, headers, body)`` of an image by its key: immutable content, so a strong
-    ``ETag`` (the key), a year of ``Cache-Control`` (``public`` when the URL carries no
-    credential) and ``304`` when the client already has it (no read at all); 404 with
-    :data:`NO_IMAGE` when the campaign has no such image."""
-    if not (_IMAGE.fullmatch(key) and _ID.fullmatch(cid)):
+    """``(status, headers, body)`` of an image by its alias (or key): immutable content, so
+    a strong ``ETag`` (the URL's name: an alias never reveals the key), a year of
+    ``Cache-Control`` (``public`` when the URL carries no credential) and ``304`` when the
+    client already has it (no read at all); 404 with :data:`NO_IMAGE` when the campaign has
+    no such image."""
+    if not _ID.fullmatch(cid):
+        return 404, {}, b""
+    name = key  # what the URL says: an alias (served tasks) or the key itself (admin, old)
+    if ALIAS.fullmatch(name):
+        aliases = await store_of(request).aliases(cid)
+        key = (aliases.key_of(name) if aliases else None) or ""
+    if not _IMAGE.fullmatch(key):
         return 404, {}, b""
     headers = {
-        "ETag": f'"{key}"',
+        "ETag": f'"{name}"',
         "Cache-Control": f"{'public' if public else 'private'}, max-age=31536000, immutable",
         "X-Content-Type-Options": "nosniff",
     }
     tags = request.headers.get("if-none-match", "")
-    matches = f'"{key}"' in tags or tags.strip() == "*"
+    matches = f'"{name}"' in tags or tags.strip() == "*"
     if matches and await store_of(request).image_exists(cid, key):
         return 304, headers, b""
     got = await store_of(request).image(cid, key)
@@ -413,10 +422,11 @@ def translations_of(request: Request) -> Translations:
 LANG = re.compile(r"^[a-z]{2,3}(_[A-Z]{2})?$")
 
 
-def image_url(cid: str, key: str) -> str:
-    """The token-free URL of a campaign image (the same shape for item and validation
-    images: the key is an HMAC nobody outside the service can derive)."""
-    return f"/v1/campaign-images/{cid}/{key}"
+def image_url(cid: str, name: str) -> str:
+    """The token-free URL of a campaign image: ``name`` is the image's alias in the task
+    it is shown in (:mod:`api.campaigns.aliases`), so item and validation images look
+    alike and no URL recurs from one task to another."""
+    return f"/v1/campaign-images/{cid}/{name}"
 
 
 async def next_payload(
@@ -430,9 +440,12 @@ async def next_payload(
         raise _refusal(exc) from None
     if task is None:
         return None
-    rec = await current_record(store_of(request), rec, task["item"])
-    cid = rec.id
-    shown = public_task(rec, task, lambda key: image_url(cid, key))
+    store = store_of(request)
+    rec = await current_record(store, rec, task["item"])
+    cid, aliases = rec.id, await store.aliases(rec.id)
+    if aliases is None:  # the campaign went away since the task was served
+        raise _refusal(Ended("revoked"))
+    shown = public_task(rec, task, lambda key: image_url(cid, aliases.alias(task["id"], key)))
     if lang:
         await translations_of(request).localise(rec, shown, lang)
     return {"task": shown}
@@ -504,7 +517,9 @@ async def label_image(token: str, key: str, request: Request) -> Response:
 
 @router.get("/v1/campaign-images/{cid}/{key}", response_class=Response)
 async def campaign_image(cid: str, key: str, request: Request) -> Response:
-    """An image of a campaign, without a credential: its key is an HMAC under the campaign's
-    secret, so only someone the service showed it to knows the URL. The same URL for every
-    annotator, ``Cache-Control: public``: a CDN in front of the service can share it."""
+    """An image of a campaign, without a credential: the URL names it by its alias in one
+    served task (sealed with the campaign's secret), so only someone the service showed it
+    to knows the URL, and the same image has another URL in every task (a validation task's
+    images look like any other's). ``Cache-Control: public``: a cache in front of the
+    service can keep it, though each task's URLs are its own."""
     return await image_response(request, cid, key, public=True)

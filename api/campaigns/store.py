@@ -2,7 +2,8 @@
 
 Keys under ``judge:campaign:<id>:``: ``meta`` (JSON record, items included, images as keys),
 ``created`` (a random mark written with ``meta``: a process that remembers the record
-checks it to notice the campaign was created again), ``status``, ``img`` (hash key →
+checks it to notice the campaign was created again), ``url-secret`` (what per-task image
+URLs are sealed with: :mod:`api.campaigns.aliases`), ``status``, ``img`` (hash key →
 bytes), ``mime`` (hash key → type), ``annotators`` (hash name
 → JSON), ``queue`` (sorted set item → votes answered or in progress: the next item is read
 off its low end, O(log n)), ``leases`` (sorted set annotator → end of the lease on their
@@ -43,6 +44,7 @@ from typing import Any
 
 import redis.asyncio as aredis
 
+from api.campaigns.aliases import Aliases
 from api.core.redis_create import create_if_absent
 from eval.campaigns.record import CampaignRecord, TokenOwner
 
@@ -118,6 +120,7 @@ class CampaignStore:
         self._status: dict[str, str] = {}  # status as last written or read by this process
         self._marks: dict[str, bytes | None] = {}  # creation mark of each remembered record
         self._checked: dict[str, float] = {}  # when each record was last revalidated
+        self._aliases: dict[str, Aliases] = {}  # each campaign's per-task image URLs
         self._tasks: OrderedDict[tuple[str, str], dict[str, Any]] = OrderedDict()
         self._owners: OrderedDict[str, TokenOwner] = OrderedDict()
         self._images: OrderedDict[tuple[str, str], tuple[bytes, str]] = OrderedDict()
@@ -130,6 +133,7 @@ class CampaignStore:
         def write(pipe: Any) -> None:
             pipe.set(_key(cid, "meta"), record.dumps())
             pipe.set(_key(cid, "created"), secrets.token_hex(8))
+            pipe.set(_key(cid, "url-secret"), secrets.token_bytes(32))
             pipe.set(_key(cid, "status"), record.status)
             if images:
                 pipe.hset(_key(cid, "img"), mapping={k: v[0] for k, v in images.items()})
@@ -173,10 +177,23 @@ class CampaignStore:
             self._status[cid] = status.decode() if status else "open"
         return rec.with_status(self._status.get(cid, "open"))
 
+    async def aliases(self, cid: str) -> Aliases | None:
+        """The campaign's per-task image URLs (:mod:`api.campaigns.aliases`): its URL secret,
+        read once per process (drawn now for a campaign stored before it had one); None
+        when there is no such campaign."""
+        got = self._aliases.get(cid)
+        if got is None:
+            if not await self.redis.exists(_key(cid, "meta")):
+                return None
+            await self.redis.set(_key(cid, "url-secret"), secrets.token_bytes(32), nx=True)
+            secret = await self.redis.get(_key(cid, "url-secret"))
+            got = self._aliases[cid] = Aliases(secret)
+        return got
+
     def forget(self, cid: str) -> None:
         """Drop what this process remembers of campaign ``cid`` (its record, status, pending
         tasks and images): the next read takes them from Redis."""
-        for cache in (self._records, self._status, self._marks, self._checked):
+        for cache in (self._records, self._status, self._marks, self._checked, self._aliases):
             cache.pop(cid, None)
         for key in [k for k in self._tasks if k[0] == cid]:
             del self._tasks[key]

@@ -176,6 +176,7 @@ def ingest(
             images.add_image,
             count=count,
             seed=body.seed,
+            encode=stored_form,
         )
     unset = STORED_WHEN_GIVEN - body.model_fields_set
     settings_of = body.model_dump(exclude={"items", *unset})

@@ -48,10 +48,25 @@ def _rounded(x: Any) -> Any:
     return x
 
 
+def _without_validation(raw: str) -> str:
+    """The stored JSON without the generated validation items and their images' entries
+    (since issue 48 those are copies and disguised spoilers, not the earlier ones)."""
+    rec = json.loads(raw)
+    rec["items"] = [i for i in rec["items"] if not i["id"].startswith("~val-")]
+    real = {json.dumps(i) for i in rec["items"]}
+    rec["image_ext"] = {k: v for k, v in rec["image_ext"].items() if any(k in i for i in real)}
+    return json.dumps(rec)
+
+
 @pytest.mark.parametrize("cid", CASES)
 def test_a_new_campaign_is_stored_as_before(cid: str) -> None:
+    """Byte for byte, but for the generated validation items (whole for a campaign
+    without them)."""
     pinned = (PINNED / f"{cid}.meta.json").read_text(encoding="utf-8")
-    assert _built(cid).dumps() == pinned
+    built = _built(cid).dumps()
+    assert _without_validation(built) == _without_validation(pinned)
+    if bodies()[cid].get("validation") == "none":
+        assert built == pinned
 
 
 @pytest.mark.parametrize("cid", CASES)
@@ -79,7 +94,6 @@ def test_a_record_stored_before_newer_settings_keeps_its_bytes() -> None:
 def test_what_is_served_from_a_record_is_as_before(cid: str) -> None:
     wire = json.loads((PINNED / f"{cid}.wire.json").read_text(encoding="utf-8"))
     record = CampaignRecord.loads((PINNED / f"{cid}.meta.json").read_bytes())
-    assert _built(cid) == record
     items = json.loads(record.dumps())["items"]
     tasks = []
     for n, item in enumerate(record.items):
