@@ -18,6 +18,7 @@ from api.core.redis_embedded import EmbeddedRedis
 from eval.campaigns.cli import main
 from eval.campaigns.ingest import ingest
 from eval.campaigns.models import Answer, CampaignCreate
+from eval.campaigns.record import CampaignRecord
 from judge.config import JudgeSettings
 from judge.errors import InputError
 from tests.api.conftest import LiveService, assert_error
@@ -91,15 +92,22 @@ class Clock:
         return self.t
 
 
+async def _one_item_campaign(
+    redis_url: str, cid: str
+) -> tuple[aredis.Redis, CampaignStore, CampaignRecord]:
+    """A campaign of one item, one vote, no validation and a 60 s lease, created."""
+    redis = aredis.Redis.from_url(redis_url)
+    store = CampaignStore(redis)
+    body = pairwise_body(cid, n_items=1, votes_per_item=1, validation="none",
+                         min_seconds=0.0, lease_seconds=60)  # fmt: skip
+    record, images = ingest(CampaignCreate.model_validate(body), JudgeSettings())
+    assert await store.create(record, images)
+    return redis, store, record
+
+
 def test_an_expired_lease_returns_its_item(redis_url: str) -> None:
     async def scenario() -> None:
-        redis = aredis.Redis.from_url(redis_url)
-        store = CampaignStore(redis)
-        body = pairwise_body("lease-1", n_items=1, votes_per_item=1, validation="none",
-                             min_seconds=0.0, lease_seconds=60)  # fmt: skip
-        record, images = ingest(CampaignCreate.model_validate(body), JudgeSettings())
-        assert await store.create(record, images)
-        record = await store.record("lease-1")
+        redis, store, record = await _one_item_campaign(redis_url, "lease-1")
         clock, rng = Clock(), random.Random(1)
         gone = await next_task(store, record, "gone", clock, rng)
         assert gone is not None and gone["item"] == "p0"
@@ -126,12 +134,7 @@ def test_an_answer_after_its_lease_ended_is_refused(redis_url: str) -> None:
     say), and the task is released there, its item back in the pool."""
 
     async def scenario() -> None:
-        redis = aredis.Redis.from_url(redis_url)
-        store = CampaignStore(redis)
-        body = pairwise_body("lease-2", n_items=1, votes_per_item=1, validation="none",
-                             min_seconds=0.0, lease_seconds=60)  # fmt: skip
-        record, images = ingest(CampaignCreate.model_validate(body), JudgeSettings())
-        assert await store.create(record, images)
+        redis, store, record = await _one_item_campaign(redis_url, "lease-2")
         clock, rng = Clock(), random.Random(1)
         task = await next_task(store, record, "slow", clock, rng)
         assert task is not None
