@@ -6,8 +6,8 @@ no single pixel statistic, nor the file size, says which side of a validation ta
 spoiled one.
 
 A spoiled image that stores too large is blurred, one too small gets fine grain, by the
-amount a bisection finds; each candidate's grey levels are mapped onto the original's
-(quantile to quantile) and its chroma scaled to the original's, then brightness, contrast
+amount a bisection finds (on crops); each candidate's grey levels are mapped onto the
+original's (quantile to quantile) and its chroma scaled to the original's, then brightness, contrast
 and colourfulness jittered.
 
 Example:
@@ -28,7 +28,9 @@ from PIL import Image, ImageFilter
 
 JITTER = 0.12
 """How far each statistic lands from the original's, either way."""
-_STEPS = 12  # bisection steps of the detail search
+_STEPS = 9  # bisection steps of the detail search
+WORKING_SIDE = 512
+"""The longest side of the copies the blur or grain amount is searched on."""
 
 
 def _grey(x: np.ndarray) -> np.ndarray:
@@ -45,11 +47,13 @@ def _matched(out: np.ndarray, src: np.ndarray) -> np.ndarray:
     """``out`` with ``src``'s grey-level distribution (quantile to quantile over 1,024
     levels: linear time at any size) and ``src``'s mean colourfulness (chroma scaled around
     the grey)."""
-    levels = np.linspace(0, 255, 1024)
     grey_o, grey_s = src.mean(axis=2), out.mean(axis=2)
-    have = np.histogram(grey_s, bins=1024, range=(0, 255))[0].cumsum()
-    want = np.histogram(grey_o, bins=1024, range=(0, 255))[0].cumsum()
-    grey = np.interp(np.interp(grey_s, levels, have / have[-1]), want / want[-1], levels)
+    bins_s = np.minimum((grey_s * 4).astype(np.int32), 1023)
+    have = np.bincount(bins_s.ravel(), minlength=1024).cumsum()
+    want = np.bincount(np.minimum((grey_o * 4).astype(np.int32), 1023).ravel(),
+                       minlength=1024).cumsum()  # fmt: skip
+    table = np.interp(have / have[-1], want / want[-1], np.arange(1024) / 4)
+    grey = table[bins_s]
     chroma = out - grey_s[..., None]
     col_o, col_s = np.abs(src - grey_o[..., None]).mean(), np.abs(chroma).mean()
     return np.clip(grey[..., None] + chroma * (col_o / col_s if col_s > 1e-6 else 1.0), 0, 255)
@@ -73,31 +77,57 @@ def disguised(
     """``spoiled`` with ``original``'s statistics, each within :data:`JITTER` either way:
     its grey-level distribution and colourfulness (hence brightness, contrast, entropy), then
     its fine detail and its size as ``encode`` stores it (both at once: their geometric
-    mean lands within :data:`JITTER`; without ``encode``, the detail alone)."""
+    mean lands within :data:`JITTER`; without ``encode``, the detail alone). The amount of
+    blur or grain is searched on full-resolution crops (:func:`_sample`, at most
+    :data:`WORKING_SIDE` pixels on a side) and applied to the whole image (a search on the
+    whole took tens of seconds a megapixel)."""
     rng = np.random.default_rng(seed)
-    src = np.asarray(original.convert("RGB"), dtype=float)
-    base = spoiled.convert("RGB")
     jitter = 1 + rng.uniform(-JITTER, JITTER, 4)
-    grain = rng.standard_normal((base.size[1], base.size[0], 1))
+    base, src_img = spoiled.convert("RGB"), original.convert("RGB")
+    work, work_src = _sample(base), _sample(src_img)
 
-    def made(amount: float) -> Image.Image:
-        """Blurred (``amount`` < 0: radius) or grained (> 0: grain strength), then given the
-        original's distributions, jittered."""
-        if amount < 0:
-            x = np.asarray(base.filter(ImageFilter.GaussianBlur(-amount)), dtype=float)
-        else:
-            x = np.asarray(base, dtype=float) + amount * grain
-        return _image(_levels(_matched(np.clip(x, 0, 255), src), jitter))
+    def maker(img: Image.Image, src: Image.Image) -> Callable[[float], Image.Image]:
+        pixels, target_px = np.asarray(img, dtype=float), np.asarray(src, dtype=float)
+        grain = np.random.default_rng(seed).standard_normal((img.size[1], img.size[0], 1))
+
+        def made(amount: float) -> Image.Image:
+            """Blurred (``amount`` < 0: radius) or grained (> 0: strength), then given the
+            original's distributions, jittered."""
+            if amount < 0:
+                x = np.asarray(img.filter(ImageFilter.GaussianBlur(-amount)), dtype=float)
+            else:
+                x = pixels + amount * grain
+            return _image(_levels(_matched(np.clip(x, 0, 255), target_px), jitter))
+
+        return made
 
     def measure(img: Image.Image) -> float:  # both grow with fine detail
         return detail(img) * (len(encode(img)) if encode else detail(img))
 
-    target = measure(original) * jitter[3] ** 2
-    lo, hi = (-max(base.size) / 8, 0.0) if measure(made(0.0)) > target else (0.0, 80.0)
+    made = maker(work, work_src)
+    target = measure(work_src) * jitter[3] ** 2
+    lo, hi = (-max(work.size) / 8, 0.0) if measure(made(0.0)) > target else (0.0, 80.0)
     for _ in range(_STEPS):  # both measures grow with the amount (less blur, more grain)
         mid = (lo + hi) / 2
         lo, hi = (lo, mid) if measure(made(mid)) > target else (mid, hi)
-    return made((lo + hi) / 2)
+    amount = (lo + hi) / 2
+    return made(amount) if work is base else maker(base, src_img)(amount)
+
+
+def _sample(img: Image.Image) -> Image.Image:
+    """``img`` itself when small, else four full-resolution crops of it (around the
+    quarters' centres) side by side: fine detail and bytes a pixel are local, so the amount
+    of blur or grain found on them holds for the whole image."""
+    w, h = img.size
+    if max(w, h) <= WORKING_SIDE:
+        return img
+    c = WORKING_SIDE // 2
+    cw, ch = min(c, w // 2), min(c, h // 2)
+    out = Image.new("RGB", (2 * cw, 2 * ch))
+    for k, (fx, fy) in enumerate(((0.25, 0.25), (0.75, 0.25), (0.25, 0.75), (0.75, 0.75))):
+        x, y = int(fx * w) - cw // 2, int(fy * h) - ch // 2
+        out.paste(img.crop((x, y, x + cw, y + ch)), ((k % 2) * cw, (k // 2) * ch))
+    return out
 
 
 def _image(x: np.ndarray) -> Image.Image:
