@@ -57,3 +57,16 @@ def test_the_report_shows_which_validation_kinds_catch_the_bots(simulated: tuple
     assert all(k["kept"]["accuracy"] >= 0.9 for k in kinds.values() if k["kept"]["answers"])
     for name in ("scrambled", "jumbled"):  # no pixel tell
         assert kinds[name]["flagged"]["answers"] >= 30 and kinds[name]["flagged"]["accuracy"] < 0.8
+
+
+def test_the_benchmark_runs_from_the_command_line(capsys: pytest.CaptureFixture[str]) -> None:
+    """``python -m benchmarks.validation_bots`` as docs/campaigns.md shows it (small)."""
+    import json
+
+    from benchmarks.validation_bots import main
+
+    assert main(["--prompts", "3", "--votes", "2", "--json"]) == 0
+    rows = json.loads(capsys.readouterr().out)
+    assert {r["kind"] for r in rows} == {"honest", *bots()}
+    assert main(["--prompts", "3", "--votes", "2"]) == 0
+    assert "honest flagged:" in capsys.readouterr().out
