@@ -185,7 +185,7 @@ class JudgeSettings(ProjectSettings):
     confidence: str | None = Field(
         default=None,
         description="estimate each item's confidence: samples:K, swap, panel, logprobs or "
-        "annotators:K (docs/confidence.md); None: no estimate and no extra calls",
+        "annotators:K (docs/confidence.md); unset: no estimate and no extra calls",
     )
     confidence_temperature: float = Field(
         default=1.0, gt=0, le=2, description="samples:K: the temperature of the K samples"

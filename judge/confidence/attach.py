@@ -98,3 +98,27 @@ def _models(value: Any) -> Iterable[BaseModel]:
     elif isinstance(value, list):
         for v in value:
             yield from _models(v)
+
+
+def confidences(data: dict[str, Any]) -> dict[str, float | None]:
+    """Every item's confidence in a result's JSON, by its path (``subjective.prompt.DIM``,
+    ``objective.image.ID``, ``criteria.NAME``); empty for a result without confidence.
+
+    Example:
+        >>> confidences({"criteria": {"preference": {"winner": "a", "confidence": 1.0,
+        ...                                          "confidence_method": "swap"}}})
+        {'criteria.preference': 1.0}
+    """
+    out: dict[str, float | None] = {}
+    for side, dims in (data.get("subjective") or {}).items():
+        for dim, v in dims.items():
+            if v.get("confidence_method"):
+                out[f"subjective.{side}.{dim}"] = v.get("confidence")
+    for side, part in (data.get("objective") or {}).items():
+        for item in part.get("items") or []:
+            if item.get("confidence_method"):
+                out[f"objective.{side}.{item['id']}"] = item.get("confidence")
+    for name, v in (data.get("criteria") or {}).items():
+        if v.get("confidence_method"):
+            out[f"criteria.{name}"] = v.get("confidence")
+    return out

@@ -20,6 +20,9 @@ from __future__ import annotations
 
 import difflib
 from dataclasses import dataclass
+from typing import Annotated
+
+from pydantic import AfterValidator, Field
 
 #: method name → whether it takes a count ``:K``
 METHODS: dict[str, bool] = {
@@ -76,6 +79,16 @@ def parse_method(text: str, k_max: int = K_MAX) -> ConfidenceSpec:
     if not K_MIN <= k <= k_max:
         raise ValueError(f"{name}:{k}: K must be from {K_MIN} to {k_max}")
     return ConfidenceSpec(name, k)
+
+
+def _option(text: str) -> str:
+    return str(parse_method(text))
+
+
+ConfidenceOption = Annotated[str, Field(max_length=40), AfterValidator(_option)]
+"""A request option naming a method, stored normalized (``"samples:5"``)."""
+MemoryOption = Annotated[str, Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]{0,79}$")]
+"""A request option naming an exemplar memory (a name, never a path)."""
 
 
 def normalized(text: str | None) -> str | None:
