@@ -143,11 +143,17 @@ def run(args: argparse.Namespace) -> int:
     """Run and print where the report went."""
     from eval.datasets.csv_table import column_pairs
     from eval.metaeval.python_api import meta_eval
+    from judge.confidence.spec import normalized
     from judge.errors import JudgeError
     from judge.llm.batch.rounds import BatchPending
 
     settings = {k: getattr(args, k) for k in SETTINGS}
     settings["safety"] = False if args.no_safety else None
+    try:  # a bad method is said before any data is read
+        settings["confidence"] = normalized(args.confidence)
+    except ValueError as exc:
+        print(f"judge meta-eval: --confidence {args.confidence!r}: {exc}", file=sys.stderr)
+        return 2
     try:
         report = meta_eval(
             args.data,

@@ -62,8 +62,8 @@ def with_flags(settings: JudgeSettings, changes: dict[str, Any]) -> JudgeSetting
     try:
         return settings.merged(**changes)
     except ValidationError as exc:
-        problems = [f"{flag_of(str(e['loc'][0]))} {e.get('input')!r}: {e['msg']}"
-                    for e in exc.errors()]  # fmt: skip
+        problems = [f"{flag_of(str(e['loc'][0]))} {e.get('input')!r}: "
+                    f"{e['msg'].removeprefix('Value error, ')}" for e in exc.errors()]  # fmt: skip
         raise ValueError("; ".join(problems)) from None
 
 

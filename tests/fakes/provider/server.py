@@ -80,9 +80,12 @@ class FakeProvider(EditsMixin, ImagesMixin, LoopbackFake):
         return BatchDesk(self)
 
     def reset(self) -> None:
-        """Forget calls, scripts and faults, and the batch desk's files and batches."""
+        """Forget calls, scripts and faults, the batch desk's files and batches, and any
+        change to the log-probabilities served."""
         super().reset()
         self.batches.reset()
+        for name in ("serve_logprobs", "answer_probability", "token_probabilities"):
+            self.__dict__.pop(name, None)  # back to the class's default
 
     def _error(self, status: int, kind: str, message: str) -> web.Response:
         return web.json_response(error_json(message, kind), status=status)
