@@ -9,7 +9,13 @@ from pathlib import Path
 import httpx
 import pytest
 
-from tests.api.conftest import LiveService, assert_error, batch_results, live_service
+from tests.api.conftest import (
+    LiveService,
+    assert_error,
+    batch_results,
+    fake_judge_env,
+    live_service,
+)
 from tests.api.test_compare_api import comparison
 from tests.conftest import submission
 from tests.fakes.provider import FakeProvider
@@ -19,15 +25,7 @@ from tests.modes.test_compare import is_pairwise, prefers_red
 @pytest.fixture(scope="module")
 def service(module_tmp: Path, provider_session: FakeProvider) -> Iterator[LiveService]:
     provider_session.reset()
-    env = {
-        "JUDGE_MODEL": "openai/fake-judge",
-        "JUDGE_API_BASE": provider_session.base_url,
-        "JUDGE_API_KEY": "test-key",
-        "JUDGE_BACKOFF_BASE_S": "0.001",
-        "JUDGE_TIMEOUT_S": "60",  # a hang guard, not a speed check
-        "JUDGE_SERVE_INLINE_WORKERS": "1",
-        "JUDGE_SERVE_MAX_CONFIDENCE_K": "3",
-    }
+    env = fake_judge_env(provider_session, JUDGE_SERVE_MAX_CONFIDENCE_K="3")
     with live_service(env, module_tmp / "data") as svc:
         yield svc
 

@@ -24,7 +24,12 @@ def test_score_with_samples_offline_on_the_mock_model():
     assert any(c < 1 for c in got)  # the mock's samples vary: not trivially certain
     checked = [i for side in r.objective.values() for i in side.items if i.verdict is not None]
     assert r.usage.confidence_calls == 5 * (len(checked) + len(dims))  # 5 per call made
-    assert r.to_row()["status"] == r.status
+    row = r.to_row()
+    assert row["subjective.prompt.instructional_clarity.confidence"] == (
+        r.subjective["prompt"]["instructional_clarity"].confidence
+    )
+    plain = judge.score("a red cube", [], checklist=["The cube is red."], model="mock/judge")
+    assert not any(k.endswith(".confidence") for k in plain.to_row())
 
 
 def test_compare_with_swap(provider):
@@ -34,6 +39,7 @@ def test_compare_with_swap(provider):
                       api_base=provider.base_url, api_key="k", confidence="swap")  # fmt: skip
     assert r.criteria["preference"].winner == "b"
     assert r.criteria["preference"].confidence == 1.0
+    assert r.to_row()["criteria.preference.confidence"] == 1.0
 
 
 async def test_judge_object_with_logprobs(provider):
