@@ -25,7 +25,8 @@ Example:
     >>> r = {"submission_id": "s1", "provenance": {"judge_models": ["m"]},
     ...      "objective": {"image": {"items": [{"id": "c1", "verdict": True, "confidence": 0.9},
     ...                                        {"id": "c2", "verdict": False, "confidence": 0.5}]}}}
-    >>> [(i["trusted"], i.get("abstained_by")) for i in apply(r, policy)["objective"]["image"]["items"]]
+    >>> items = apply(r, policy)["objective"]["image"]["items"]
+    >>> [(i["trusted"], i.get("abstained_by")) for i in items]
     [(True, None), (False, 'm')]
 """
 

@@ -21,11 +21,11 @@ Example:
     ...                           "kept": 150, "coverage": 0.75, "agreement": 0.96}}})
     >>> p.kinds["verdict"].thresholds
     [0.8]
-    >>> parse_policy({**p.model_dump(), "kinds": {"verdict": {
+    >>> parse_policy({**p.model_dump(), "kinds": {"verdict": {  # doctest: +ELLIPSIS
     ...     "certified": True, "thresholds": [1.5], "n": 1, "kept": 1, "coverage": 1}}})
     Traceback (most recent call last):
     ...
-    judge.trust.errors.TrustError: policy: kinds.verdict.thresholds.0: a threshold is a confidence in [0, 1] (got 1.5)
+    judge.trust.errors.TrustError: policy: kinds.verdict.thresholds.0: a threshold is ...
 """
 
 from __future__ import annotations
@@ -147,7 +147,8 @@ def read_policy(path: str | Path) -> TrustPolicy:
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
-        raise TrustError(f"{path}: no such policy file (write one with `judge trust calibrate`)")
+        msg = f"{path}: no such policy file (write one with `judge trust calibrate`)"
+        raise TrustError(msg) from None
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise TrustError(f"{path}: not a JSON policy ({exc})") from None
     return parse_policy(data, str(path))
