@@ -89,7 +89,8 @@ def test_results_of_another_judge_are_refused_naming_both(change, named):
 def cascade_policy():
     cheap = {**FP, "judge_models": ["openai/cheap"]}
     return parse_policy({"target": 0.9, "delta": 0.1, "stages": [
-        {"name": "openai/cheap", "fingerprint": cheap}, {"name": "openai/judge", "fingerprint": FP}],
+        {"name": "openai/cheap", "fingerprint": cheap},
+        {"name": "openai/judge", "fingerprint": FP}],
         "kinds": {"verdict": {"certified": True, "thresholds": [0.9, 0.6], "n": 9, "kept": 9,
                               "coverage": 1.0}}})  # fmt: skip
 
