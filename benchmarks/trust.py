@@ -98,9 +98,11 @@ def main(argv: list[str] | None = None) -> int:
           f"target {TARGET}, delta {DELTA} ({r['seconds']} s)")  # fmt: skip
     print(f"one judge (0.80): target met in {r['one_judge_met_share']:.0%} of seeds (bar 90%), "
           f"kept {r['one_judge_coverage']:.1%} (bar 60%)")  # fmt: skip
-    print(f"cascade (0.75 -> 0.85): target met in {r['cascade_met_share']:.0%}, coverage "
-          f"{r['cascade_coverage']:.1%} vs strong alone {r['strong_alone_coverage']:.1%}, "
-          f"strong judge on {r['cascade_strong_call_share']:.1%} of items (bar <= 60%)")  # fmt: skip
+    print(
+        f"cascade (0.75 -> 0.85): target met in {r['cascade_met_share']:.0%}, coverage "
+        f"{r['cascade_coverage']:.1%} vs strong alone {r['strong_alone_coverage']:.1%}, "
+        f"strong judge on {r['cascade_strong_call_share']:.1%} of items (bar <= 60%)"
+    )
     print(f"rating intervals (level 0.9): hold {r['interval_coverage']:.3f} of held-out ratings "
           f"(bar 0.88-0.94; seeds {r['interval_coverage_min']:.3f}-"
           f"{r['interval_coverage_max']:.3f})")  # fmt: skip
