@@ -115,53 +115,39 @@ def run_calibrate(args: argparse.Namespace) -> int:
 
 
 def run_apply(args: argparse.Namespace) -> int:
-    from collections import Counter
-
-    from eval.trust.results_io import read_results, rewrap, write_lines
-    from judge.trust import apply_stages, read_policy, trust_items, unwrap
+    from eval.trust.marking import mark_lines
+    from eval.trust.results_io import read_results
+    from judge.trust import read_policy
     from judge.trust.errors import TrustError
 
     try:
         policy = read_policy(args.policy)
-        files = [read_results(p) for p in args.results]
-        out, counts = [], Counter()
-        by_id = [{_rid(unwrap(x)): unwrap(x) for x in lines} for lines in files[1:]]
-        for line in files[0]:
-            first = unwrap(line)
-            later = [idx.get(_rid(first)) for idx in by_id]
-            if any(r is None for r in later):
-                raise TrustError(f"{_rid(first)} is missing from a later stage's results")
-            marked = apply_stages([first, *later], policy)  # type: ignore[list-item]
-            counts.update("trusted" if i.node["trusted"] else "not trusted"
-                          for i in trust_items(marked))  # fmt: skip
-            out.append(rewrap(line, marked))
+        out, counts = mark_lines([read_results(p) for p in args.results], policy)
     except TrustError as exc:
         return _fail("apply", exc)
-    write_lines(args.out, out)
-    print(f"wrote {args.out}: {counts['trusted']} decisions trusted, "
-          f"{counts['not trusted']} not", file=sys.stderr)  # fmt: skip
+    return _written(args.out, out, f"{counts['trusted']} decisions trusted, "
+                    f"{counts['not trusted']} not")  # fmt: skip
+
+
+def _written(path: Path, lines: list, summary: str) -> int:
+    from eval.trust.results_io import write_lines
+
+    write_lines(path, lines)
+    print(f"wrote {path}: {summary}", file=sys.stderr)
     return 0
-
-
-def _rid(result: dict) -> str:
-    from judge.trust.items import result_id
-
-    return result_id(result)
 
 
 def run_merge(args: argparse.Namespace) -> int:
     from eval.trust.merge import merge
-    from eval.trust.results_io import read_results, write_lines
+    from eval.trust.results_io import read_results
     from judge.trust.errors import TrustError
 
     try:
         out, counts = merge(read_results(args.results), _rows(args))
     except TrustError as exc:
         return _fail("merge", exc)
-    write_lines(args.out, out)
-    print(f"wrote {args.out}: {counts['judge']} decided by the judge, {counts['people']} by "
-          f"people, {counts['nobody']} still open", file=sys.stderr)  # fmt: skip
-    return 0
+    return _written(args.out, out, f"{counts['judge']} decided by the judge, "
+                    f"{counts['people']} by people, {counts['nobody']} still open")  # fmt: skip
 
 
 if __name__ == "__main__":  # pragma: no cover
