@@ -107,7 +107,9 @@ def _nested(row: dict[str, Any], at: str) -> Iterator[HumanRow]:
     for side, dims in (row.get("subjective") or {}).items():
         for dim, lab in (dims or {}).items():
             raters = [r for r in (lab or {}).get("raters") or [] if r is not None]
-            values = {f"r{i}": r for i, r in enumerate(raters)} or {"mean": (lab or {}).get("mean")}
+            values = {f"r{i}": r for i, r in enumerate(raters)} or {
+                "label": (lab or {}).get("mean")
+            }
             for who, value in values.items():
                 if value is not None:
                     field = f"subjective.{side}.{dim}"

@@ -46,7 +46,8 @@ from judge.trust.recount import recount
 EPS = 1e-9
 POLICY = "policy"
 USAGE_SUMS = ("llm_calls", "prompt_tokens", "completion_tokens", "cost_usd", "cache_hits",
-              "latency_s", "retries", "reasks", "failed_calls")  # fmt: skip
+              "latency_s", "retries", "reasks", "failed_calls", "confidence_calls",
+              "confidence_cost_usd")  # fmt: skip
 
 
 def decides(item: TrustItem | None, threshold: float | None) -> bool:

@@ -174,3 +174,54 @@ def test_help_lists_the_documented_flags(capsys):
             action,
             [f for f in flags if f"`{f}" not in page],
         )
+
+
+EXPERT = Path(__file__).resolve().parents[1] / "eval" / "fixtures" / "expert"
+
+
+def expert_results(path: Path) -> None:
+    """Results of the expert fixture's items that agree with its labels, all fairly sure."""
+    out = []
+    for row in lines(EXPERT / "items.jsonl"):
+        objective = {
+            side: {"items": [{"id": cid, "verdict": v, "confidence": 0.9}
+                             for cid, v in checks.items()]}
+            for side, checks in row["objective"].items()
+        }  # fmt: skip
+        subjective = {
+            side: {dim: {"score": lab["mean"], "confidence": 0.9} for dim, lab in dims.items()}
+            for side, dims in row["subjective"].items()
+        }
+        out.append({"submission_id": row["id"], "objective": objective, "subjective": subjective,
+                    "provenance": {"judge_models": ["openai/fake-judge"],
+                                   "confidence": "samples:5"}})  # fmt: skip
+    path.write_text("".join(json.dumps(r) + "\n" for r in out))
+
+
+def test_a_meta_eval_datasets_labels_through_its_adapter(tmp_path, capsys):
+    results, a, b = tmp_path / "r.jsonl", tmp_path / "a.json", tmp_path / "b.json"
+    expert_results(results)
+    base = ["trust", "calibrate", "--results", str(results), "--target", "0.8"]
+    assert main([*base, "--human-dataset", "expert-jsonl", "--human", str(EXPERT),
+                 "--out", str(a)]) == 0  # fmt: skip
+    verdict = json.loads(a.read_text())["kinds"]["verdict"]
+    assert verdict["certified"] and verdict["agreement"] == 1.0
+    # the same file read line by line as expert-jsonl rows gives the same policy
+    assert main([*base, "--human", str(EXPERT / "items.jsonl"), "--out", str(b)]) == 0
+    assert json.loads(a.read_text())["kinds"] == json.loads(b.read_text())["kinds"]
+
+
+def test_a_campaigns_attempts_with_their_criterion(tmp_path):
+    attempts = tmp_path / "attempts.jsonl"
+    rows = []
+    for v in lines(EXAMPLES / "votes.jsonl"):
+        rows.append({"annotator": v["annotator"], "item": v["item"], "accepted": True,
+                     "validation": False, "choice": v["winner"], "seconds": 3.0})  # fmt: skip
+    rows.append({"annotator": "x", "item": "cmp-001", "accepted": False, "choice": "a"})
+    rows.append({"annotator": "x", "item": "validation-1", "accepted": True, "validation": True})
+    attempts.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    a, b = tmp_path / "a.json", tmp_path / "b.json"
+    base = ["trust", "calibrate", "--results", str(EXAMPLES / "strong.jsonl"), "--human"]
+    assert main([*base, str(attempts), "--criterion", "preference", "--out", str(a)]) == 0
+    assert main([*base, str(EXAMPLES / "votes.jsonl"), "--out", str(b)]) == 0
+    assert json.loads(a.read_text())["kinds"] == json.loads(b.read_text())["kinds"]
