@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 from scipy.stats import beta
 
 
@@ -29,6 +30,15 @@ def upper_bound(k: int, n: int, delta: float) -> float:
     if k >= n:
         return 1.0
     return float(beta.ppf(1.0 - delta, k + 1, n - k))
+
+
+def upper_bounds(k: np.ndarray, n: np.ndarray, delta: float) -> np.ndarray:
+    """:func:`upper_bound` of arrays of counts at once."""
+    k, n = np.asarray(k), np.asarray(n)
+    open_ = (n > 0) & (k < n)
+    out = np.ones(k.shape, float)
+    out[open_] = beta.ppf(1.0 - delta, k[open_] + 1, n[open_] - k[open_])
+    return out
 
 
 def min_kept(target: float, delta: float) -> int:

@@ -42,7 +42,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from eval.trust.binomial import kept_needed, min_kept, upper_bound
+from eval.trust.binomial import kept_needed, min_kept, upper_bound, upper_bounds
 
 GRID: tuple[float, ...] = tuple(round(1.0 - i / 200, 3) for i in range(201))
 """Candidate thresholds, strict to lenient (fixed before any data is seen)."""
@@ -135,6 +135,28 @@ def paths(stages: int) -> list[list[Thresholds]]:
     return out
 
 
+def evaluate_path(
+    conf: np.ndarray, agree: np.ndarray, path: list[Thresholds], delta: float
+) -> list[Tested]:
+    """:func:`evaluate` of every configuration of ``path`` at once (the same figures)."""
+    stages, n = conf.shape
+    table = np.array([[np.inf if t is None else t - EPS for t in th] for th in path])  # (P, K)
+    answered = ~np.isnan(conf)
+    hits = answered[None] & (np.nan_to_num(conf, nan=-1.0)[None] >= table[:, :, None])  # P,K,n
+    first = np.where(hits.any(axis=1), hits.argmax(axis=1), -1)  # (P, n)
+    kept = (first >= 0).sum(axis=1)
+    right = np.where(first >= 0, agree[np.clip(first, 0, None), np.arange(n)[None]], False)
+    disagree = kept - right.sum(axis=1)
+    stage_kept = np.stack([(first == k).sum(axis=1) for k in range(stages)], axis=1)
+    reach = n - np.concatenate([np.zeros((len(path), 1), int), np.cumsum(stage_kept, 1)], 1)
+    bounds = upper_bounds(disagree, kept, delta)
+    return [
+        Tested(th, n, int(kept[p]), int(disagree[p]), float(bounds[p]),
+               tuple(int(x) for x in stage_kept[p]), tuple(int(x) for x in reach[p, :stages]))
+        for p, th in enumerate(path)
+    ]  # fmt: skip
+
+
 def fixed_sequence(
     conf: np.ndarray, agree: np.ndarray, path: list[Thresholds], target: float, delta: float
 ) -> list[Tested]:
@@ -142,8 +164,7 @@ def fixed_sequence(
     first one not certified (every earlier one is certified)."""
     risk, floor = 1.0 - target, min_kept(target, delta)
     tested: list[Tested] = []
-    for thresholds in path:
-        point = evaluate(conf, agree, thresholds, delta)
+    for point in evaluate_path(conf, agree, path, delta):
         if not tested and point.kept < floor:
             continue  # passed over: too few items to certify anything (labels unseen)
         tested.append(point)
@@ -198,8 +219,7 @@ def labels_needed(conf: np.ndarray, agree: np.ndarray, target: float, level: flo
     as it does here: the fewest over the configurations, each keeping its share of items."""
     n, best = conf.shape[1], None
     for path in paths(conf.shape[0]):
-        for thresholds in path:
-            point = evaluate(conf, agree, thresholds, level)
+        for point in evaluate_path(conf, agree, path, level):
             if not point.kept or point.agreement is None:
                 continue
             need = kept_needed(target, level, point.agreement)

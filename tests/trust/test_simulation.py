@@ -11,6 +11,8 @@ exact binomial test, computed independently.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
 from scipy.stats import binomtest
@@ -18,7 +20,7 @@ from scipy.stats import binomtest
 from benchmarks.trust_sim import simulate, simulate_ratings
 from eval.trust.binomial import kept_needed, min_kept, upper_bound
 from eval.trust.conformal import rating_interval
-from eval.trust.sequence import calibrate_kind, evaluate
+from eval.trust.sequence import calibrate_kind, evaluate, evaluate_path, paths
 from judge.trust.apply import interval
 
 TARGET, DELTA = 0.9, 0.1
@@ -93,3 +95,16 @@ def test_rating_intervals_of_level_90_hold_the_human_rating_88_to_94_percent():
             held_in += lo <= rating <= hi
             total += 1
     assert 0.88 <= held_in / total <= 0.94, held_in / total
+
+
+def test_a_whole_path_at_once_gives_each_configurations_own_figures():
+    sim = simulate(300, {"cheap": 0.75, "strong": 0.85}, seed=3)
+    conf = sim.confidence.copy()
+    conf[0, :20] = np.nan  # some answers without confidence
+    for path in paths(2) + paths(1):
+        stages = len(path[0])
+        at_once = evaluate_path(conf[-stages:], sim.agree[-stages:], path, DELTA)
+        for point, thresholds in zip(at_once, path, strict=True):
+            one = evaluate(conf[-stages:], sim.agree[-stages:], thresholds, DELTA)
+            assert point.upper == pytest.approx(one.upper, abs=1e-12)
+            assert replace(point, upper=0.0) == replace(one, upper=0.0)
