@@ -181,7 +181,13 @@ def calibrate(
         conf, agree = _arrays(keys, stage_index, people, AGREE_WITHIN)
         outcome = calibrate_kind(conf, agree, target=target, delta=delta)
         entry = _entry(outcome, len(keys), target, delta)
-        notes.append(_note(kind, entry, target, delta))
+        if np.isnan(conf).all():
+            entry.reason = "no decision of this kind carries a confidence"
+            notes.append(
+                f"{kind}: not certified: {entry.reason} (score it with a confidence method)"
+            )
+        else:
+            notes.append(_note(kind, entry, target, delta))
         if kind.startswith("rating.") and alpha is not None:
             pairs = _shown_scores(keys, stage_index, people, outcome.chosen)
             spec = (

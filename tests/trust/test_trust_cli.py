@@ -225,3 +225,21 @@ def test_a_campaigns_attempts_with_their_criterion(tmp_path):
     assert main([*base, str(attempts), "--criterion", "preference", "--out", str(a)]) == 0
     assert main([*base, str(EXAMPLES / "votes.jsonl"), "--out", str(b)]) == 0
     assert json.loads(a.read_text())["kinds"] == json.loads(b.read_text())["kinds"]
+
+
+def test_results_without_confidence_or_of_other_items_are_refused(tmp_path, capsys):
+    plain = tmp_path / "plain.jsonl"
+    rows = lines(EXAMPLES / "strong.jsonl")
+    for r in rows:
+        r["criteria"]["preference"].pop("confidence")
+        r["criteria"]["preference"].pop("confidence_method")
+        r["provenance"].pop("confidence")
+    plain.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    out = tmp_path / "p.json"
+    args = ["trust", "calibrate", "--human", str(EXAMPLES / "votes.jsonl"), "--out", str(out)]
+    assert main([*args, "--results", str(plain)]) == 2
+    assert "no decision carries a confidence" in capsys.readouterr().err
+    fewer = tmp_path / "fewer.jsonl"
+    fewer.write_text("".join(json.dumps(r) + "\n" for r in lines(EXAMPLES / "strong.jsonl")[:-1]))
+    assert main([*args, "--results", str(EXAMPLES / "cheap.jsonl"), "--results", str(fewer)]) == 2
+    assert "not of the same items" in capsys.readouterr().err and not out.exists()
