@@ -25,7 +25,6 @@ import numpy as np
 from eval.kit.stats.resample import resample_counts
 from eval.leaderboards.tally import Tally
 
-
 BOOT_CELLS = 4_000_000
 """The most cells of a block of bootstrap win matrices (32 MB): ``k`` resamples of ``M x M``
 with ``k = BOOT_CELLS // M**2`` (at least 1). The draws do not depend on it."""
