@@ -34,6 +34,7 @@ Example:
 
 from __future__ import annotations
 
+import io
 import struct
 
 import pyspng
@@ -61,13 +62,12 @@ def decode_plain_png(data: bytes) -> Image.Image | None:
         found = _image_data(memoryview(data))
         if found is None:
             return None
-        (w, h), mode, channels, compressed = found
-        expected = h * (1 + w * channels)
-        inflater = isal_zlib.decompressobj()
-        filtered = inflater.decompress(compressed, expected + 1)
-        if len(filtered) != expected or not inflater.eof or inflater.unused_data:
+        (w, h), mode, channels, parts = found
+        stored = _stored_png(data[8:33], parts, h * (1 + w * channels))
+        if stored is None:
             return None
-        pixels = pyspng.load(_stored_png(data[8:33], filtered), mode)
+        pixels = pyspng.load(stored, mode)
+        del stored  # before Pillow's copy of the pixels: the two never coexist
     except (isal_zlib.error, RuntimeError, ValueError, struct.error, IndexError):
         return None
     if pixels.shape != (h, w, channels):
@@ -75,8 +75,8 @@ def decode_plain_png(data: bytes) -> Image.Image | None:
     return Image.fromarray(pixels, mode)
 
 
-def _image_data(view: memoryview) -> tuple[tuple[int, int], str, int, bytes] | None:
-    """Size, mode, channels and the joined ``IDAT`` data of a plain file, else ``None``."""
+def _image_data(view: memoryview) -> tuple[tuple[int, int], str, int, list[memoryview]] | None:
+    """Size, mode, channels and the ``IDAT`` chunks' data of a plain file, else ``None``."""
     if view[:8] != PNG_SIGNATURE:
         return None
     length, kind = struct.unpack_from(">I4s", view, 8)
@@ -105,31 +105,52 @@ def _image_data(view: memoryview) -> tuple[tuple[int, int], str, int, bytes] | N
     if view[pos:] != IEND_CHUNK:
         return None
     mode, channels = _MODES[colour]
-    return (w, h), mode, channels, b"".join(parts)
+    return (w, h), mode, channels, parts
 
 
-def _stored_png(ihdr: memoryview | bytes, filtered: bytes) -> bytes:
-    """A PNG of the header ``ihdr`` (its chunk, CRC included) whose image data is
-    ``filtered`` in stored deflate blocks: the decoder copies it instead of inflating."""
-    n = len(filtered)
+def _stored_png(ihdr: memoryview | bytes, parts: list[memoryview], n: int) -> bytes | None:
+    """A PNG of the header ``ihdr`` (its chunk, CRC included) whose image data is the
+    inflated ``parts``, which must be exactly ``n`` bytes, in stored deflate blocks (the
+    decoder copies it instead of inflating); ``None`` when the stream is not that.
+
+    The data is inflated a slice at a time straight into the file being built, whose buffer
+    becomes the ``bytes`` returned without a copy: the inflated data is held once.
+    """
     blocks = max(1, -(-n // _STORED_BLOCK))
     zlen = 2 + n + 5 * blocks + 4
-    out = bytearray(8 + 25 + 8 + zlen + 4 + 12)
-    out[:8] = PNG_SIGNATURE
-    out[8:33] = ihdr
-    out[33:41] = struct.pack(">I4s", zlen, b"IDAT")
-    pos = 41
-    out[pos : pos + 2] = b"\x78\x01"
-    pos += 2
-    src = memoryview(filtered)
-    for start in range(0, max(n, 1), _STORED_BLOCK):
-        size = min(_STORED_BLOCK, n - start)
-        last = start + size >= n
-        struct.pack_into("<BHH", out, pos, last, size, size ^ 0xFFFF)
-        out[pos + 5 : pos + 5 + size] = src[start : start + size]
-        pos += 5 + size
-    struct.pack_into(">I", out, pos, isal_zlib.adler32(filtered))
-    pos += 4
-    struct.pack_into(">I", out, pos, isal_zlib.crc32(memoryview(out)[37:pos]))
-    out[pos + 4 :] = IEND_CHUNK
-    return bytes(out)
+    out = io.BytesIO()
+    out.write(PNG_SIGNATURE)
+    out.write(ihdr)
+    out.write(struct.pack(">I4s", zlen, b"IDAT"))
+    out.write(b"\x78\x01")
+    inflater = isal_zlib.decompressobj()
+    done, adler = 0, 1
+    for part in [*parts, b""]:  # the empty one: what the inflater still holds
+        tail: bytes | memoryview = part
+        while True:
+            # at most the rest of this stored block (one byte more at the end: too long)
+            room = min(_STORED_BLOCK - done % _STORED_BLOCK, n - done) or 1
+            piece = inflater.decompress(tail, room)
+            stuck = not piece and len(inflater.unconsumed_tail) == len(tail)
+            tail = inflater.unconsumed_tail
+            if stuck or (not piece and not tail):
+                break
+            if not piece:
+                continue
+            if done + len(piece) > n:
+                return None  # more data than the header declares
+            if done % _STORED_BLOCK == 0:  # a new block starts
+                size = min(_STORED_BLOCK, n - done)
+                out.write(struct.pack("<BHH", done + size >= n, size, size ^ 0xFFFF))
+            out.write(piece)
+            adler = isal_zlib.adler32(piece, adler)
+            done += len(piece)
+    if n == 0:
+        out.write(struct.pack("<BHH", 1, 0, 0xFFFF))
+    if done != n or not inflater.eof or inflater.unused_data or inflater.unconsumed_tail:
+        return None
+    out.write(struct.pack(">I", adler))
+    crc = isal_zlib.crc32(out.getbuffer()[37:])
+    out.write(struct.pack(">I", crc))
+    out.write(IEND_CHUNK)
+    return out.getvalue()

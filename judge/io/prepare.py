@@ -126,6 +126,8 @@ def sendable_as_is(data: bytes, settings: JudgeSettings) -> Sniffed | None:
     bomb = Image.MAX_IMAGE_PIXELS is not None and w * h > Image.MAX_IMAGE_PIXELS
     if bomb or w * h > settings.image_max_pixels or max(w, h) > settings.image_max_side:
         return None
+    if max(w, h) > settings.image_max_aspect * min(w, h):
+        return None  # the decode path refuses it, with its size
     return found if send_size(found.size, settings) == found.size else None
 
 

@@ -101,8 +101,8 @@ PLAIN = {
     "photo with text and dpi": saved(photo((40, 40)), dpi=(300, 300)),
     "every filter, rgb": png(33, 17, 2, RGB_ROWS),
     "every filter, rgba": png(31, 19, 6, rows(31, 19, 4, seed=1)),
-    "one column": png(1, 40, 2, rows(1, 40, 3, seed=2)),
-    "one row": png(300, 1, 6, rows(300, 1, 4, seed=3)),
+    "one column": png(1, 20, 2, rows(1, 20, 3, seed=2)),  # the longest JUDGE_IMAGE_MAX_ASPECT
+    "one row": png(20, 1, 6, rows(20, 1, 4, seed=3)),
     "many IDAT chunks": png(33, 17, 2, RGB_ROWS, split=7),
     "large, several stored blocks": png(200, 120, 6, rows(200, 120, 4, seed=4)),
     "text before the data": png(33, 17, 2, RGB_ROWS, before=chunk(b"tEXt", b"k\x00v")),
