@@ -42,6 +42,7 @@ from isal import isal_zlib
 from PIL import Image
 
 from judge.io.as_sent import PNG_SIGNATURE
+from judge.io.inflate import inflate_exactly
 
 IEND_CHUNK = b"\x00\x00\x00\x00IEND\xaeB`\x82"
 """The only chunk the fast path accepts after the image data (empty, its CRC right)."""
@@ -64,8 +65,6 @@ def decode_plain_png(data: bytes) -> Image.Image | None:
             return None
         (w, h), mode, channels, parts = found
         stored = _stored_png(data[8:33], parts, h * (1 + w * channels))
-        if stored is None:
-            return None
         pixels = pyspng.load(stored, mode)
         del stored  # before Pillow's copy of the pixels: the two never coexist
     except (isal_zlib.error, RuntimeError, ValueError, struct.error, IndexError):
@@ -108,10 +107,10 @@ def _image_data(view: memoryview) -> tuple[tuple[int, int], str, int, list[memor
     return (w, h), mode, channels, parts
 
 
-def _stored_png(ihdr: memoryview | bytes, parts: list[memoryview], n: int) -> bytes | None:
+def _stored_png(ihdr: memoryview | bytes, parts: list[memoryview], n: int) -> bytes:
     """A PNG of the header ``ihdr`` (its chunk, CRC included) whose image data is the
-    inflated ``parts``, which must be exactly ``n`` bytes, in stored deflate blocks (the
-    decoder copies it instead of inflating); ``None`` when the stream is not that.
+    inflated ``parts``, which must be exactly ``n`` bytes (else :class:`ValueError`), in
+    stored deflate blocks (the decoder copies it instead of inflating).
 
     The data is inflated a slice at a time straight into the file being built, whose buffer
     becomes the ``bytes`` returned without a copy: the inflated data is held once.
@@ -123,32 +122,17 @@ def _stored_png(ihdr: memoryview | bytes, parts: list[memoryview], n: int) -> by
     out.write(ihdr)
     out.write(struct.pack(">I4s", zlen, b"IDAT"))
     out.write(b"\x78\x01")
-    inflater = isal_zlib.decompressobj()
     done, adler = 0, 1
-    for part in [*parts, b""]:  # the empty one: what the inflater still holds
-        tail: bytes | memoryview = part
-        while True:
-            # at most the rest of this stored block (one byte more at the end: too long)
-            room = min(_STORED_BLOCK - done % _STORED_BLOCK, n - done) or 1
-            piece = inflater.decompress(tail, room)
-            stuck = not piece and len(inflater.unconsumed_tail) == len(tail)
-            tail = inflater.unconsumed_tail
-            if stuck or (not piece and not tail):
-                break
-            if not piece:
-                continue
-            if done + len(piece) > n:
-                return None  # more data than the header declares
-            if done % _STORED_BLOCK == 0:  # a new block starts
-                size = min(_STORED_BLOCK, n - done)
-                out.write(struct.pack("<BHH", done + size >= n, size, size ^ 0xFFFF))
-            out.write(piece)
-            adler = isal_zlib.adler32(piece, adler)
-            done += len(piece)
+    # at most the rest of the stored block being written (one byte more at the end: too long)
+    for piece in inflate_exactly(parts, n, lambda done: _STORED_BLOCK - done % _STORED_BLOCK):
+        if done % _STORED_BLOCK == 0:  # a new block starts
+            size = min(_STORED_BLOCK, n - done)
+            out.write(struct.pack("<BHH", done + size >= n, size, size ^ 0xFFFF))
+        out.write(piece)
+        adler = isal_zlib.adler32(piece, adler)
+        done += len(piece)
     if n == 0:
         out.write(struct.pack("<BHH", 1, 0, 0xFFFF))
-    if done != n or not inflater.eof or inflater.unused_data or inflater.unconsumed_tail:
-        return None
     out.write(struct.pack(">I", adler))
     crc = isal_zlib.crc32(out.getbuffer()[37:])
     out.write(struct.pack(">I", crc))
