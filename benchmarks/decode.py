@@ -5,9 +5,9 @@ Each decode runs in a fresh process that reads the file first, so the figure is 
 decode itself adds: the peak resident set (``VmHWM``, Linux) above the process's peak before it
 (the decoders' pixel buffers are C allocations, which ``tracemalloc`` does not see), and its
 CPU seconds. The image is a photograph-like gradient with noise, saved by Pillow as 8-bit RGB.
-A decoded RGB image costs Pillow 4 bytes a pixel; the fast path's extra is its inflated rows
-(3 bytes a pixel plus a filter byte a row, as a PNG of stored blocks for libspng) and
-libspng's output (3 bytes a pixel), which Pillow then copies.
+A decoded RGB image costs Pillow 4 bytes a pixel; the fast path's extra is one strip of rows
+(``judge.io.png_fast.STRIP_BYTES``) held a few times: inflated, in libspng's buffers, as an
+array, as the strip image pasted into the whole.
 
 Example:
     >>> out = run_bench(side=64)
