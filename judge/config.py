@@ -212,7 +212,7 @@ class JudgeSettings(ProjectSettings):
         default=False,
         description="score mode with a model: send a plain PNG or JPEG the provider takes as "
         "it is without decoding and re-encoding it (docs/throughput.md); the model then sees "
-        "the file itself, not the judge's JPEG of it",
+        "the file's own image data (its metadata dropped), not the judge's JPEG of it",
     )
     allow_local_paths: bool = Field(default=True, description="off in the HTTP service")
     allow_remote_images: bool = Field(
