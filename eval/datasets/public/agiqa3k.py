@@ -22,6 +22,7 @@ Example::
 from __future__ import annotations
 
 import csv
+import math
 from pathlib import Path
 
 from eval.datasets.base import EvalItem
@@ -55,11 +56,13 @@ class Agiqa3k(PublicSet, name="agiqa-3k"):
                     try:
                         labels[target] = float(row[col])
                     except (TypeError, ValueError):
+                        labels[target] = math.nan
+                    if not math.isfinite(labels[target]):
                         raise LayoutError(
-                            f"{at}: column {col!r}: expected a number, got {row[col]!r}"
-                        ) from None
+                            f"{at}: column {col!r}: expected a finite number, got {row[col]!r}"
+                        )
                 name = row["name"]
-                image = self.find_image(data, name)
+                image = self.find_image(data, name, f"{at}: column 'name'") if name else None
                 if not name or image is None:
                     raise LayoutError(
                         f"{at}: column 'name': image {name!r} not found (nor images/)"
@@ -68,7 +71,7 @@ class Agiqa3k(PublicSet, name="agiqa-3k"):
                     EvalItem(
                         id=name,
                         submission=image_submission(
-                            name, name, row["prompt"], str(image.resolve()), name.split("_")[0]
+                            name, name, row["prompt"], str(image), name.split("_")[0]
                         ),
                         base_dir=data,
                         labels=labels,
