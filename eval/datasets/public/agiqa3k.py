@@ -22,12 +22,14 @@ Example::
 from __future__ import annotations
 
 import csv
+import io
 import math
 from pathlib import Path
 
 from eval.datasets.base import EvalItem
 from eval.datasets.public.base import LayoutError, PublicSet
 from eval.datasets.public.items import image_submission
+from memory.io.utf8 import read_utf8
 
 COLUMNS = ("name", "prompt", "style", "mos_quality", "mos_align")
 TARGETS = {"quality": "mos_quality", "alignment": "mos_align"}
@@ -41,7 +43,7 @@ class Agiqa3k(PublicSet, name="agiqa-3k"):
         self.check_files(data)
         path = self.labels_path(data)
         items = []
-        with open(path, newline="", encoding="utf-8") as fh:
+        with io.StringIO(read_utf8(path), newline="") as fh:
             reader = csv.DictReader(fh)
             header = reader.fieldnames or []
             for col in COLUMNS:

@@ -37,6 +37,8 @@ from typing import Any, ClassVar
 from eval.datasets.base import EvalItem, Target
 from judge.io.confine import PathEscape, inside
 from memory.exemplar import ExemplarRecord
+from memory.io.jsonl import TOO_DEEP
+from memory.io.utf8 import NotUtf8, read_utf8
 
 BASELINES = Path(__file__).with_name("baselines.json")
 SETS = Path(__file__).with_name("sets.toml")
@@ -147,9 +149,14 @@ class JsonPath:
 
 
 def load_json(path: Path) -> Any:
-    """A JSON file; a syntax error names the file and line."""
+    """A JSON file; a syntax error names the file and line, as does text that is not UTF-8,
+    and JSON nested too deeply to read names the file."""
     try:
-        return json.loads(path.read_text(encoding="utf-8"))
+        return json.loads(read_utf8(path))
+    except NotUtf8 as exc:
+        raise LayoutError(str(exc)) from None
+    except RecursionError:
+        raise LayoutError(f"{path}: {TOO_DEEP}") from None
     except json.JSONDecodeError as exc:
         raise LayoutError(f"{path}:{exc.lineno}: not valid JSON ({exc.msg})") from None
 

@@ -26,6 +26,7 @@ Example::
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 
 from eval.datasets.base import EvalItem
@@ -89,5 +90,7 @@ class Tifa(PublicSet, name="tifa"):
                 if metric in NOT_METRICS:
                     continue
                 at = JsonPath(path) / key / metric
+                if isinstance(value, float) and not math.isfinite(value):
+                    continue  # the metric gave no score for this image
                 out.setdefault(metric, {})[key] = float(expect(value, (int, float), at, "a score"))
         return out
