@@ -17,7 +17,6 @@ import json
 import tarfile
 import tomllib
 import zipfile
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -30,23 +29,6 @@ from tests.eval.public_sets import miniatures
 from tests.fakes.hf_hub import FakeHub
 
 CATALOG = tomllib.loads(SOURCES.read_text(encoding="utf-8"))
-
-
-@pytest.fixture
-def hub(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeHub]:
-    """The stand-in, with the Hub reachable (offline mode off) for this test only."""
-    from huggingface_hub import constants
-
-    with FakeHub() as server:
-        monkeypatch.setenv("HF_ENDPOINT", server.url)
-        monkeypatch.setenv("HF_HUB_OFFLINE", "0")
-        monkeypatch.setattr(constants, "HF_HUB_OFFLINE", False)
-        # whatever the library would send on its own goes to the stand-in too
-        template = server.url + "/{repo_id}/resolve/{revision}/{filename}"
-        monkeypatch.setattr(constants, "ENDPOINT", server.url)
-        monkeypatch.setattr(constants, "HUGGINGFACE_CO_URL_TEMPLATE", template)
-        monkeypatch.setattr(constants, "HF_HUB_DISABLE_TELEMETRY", True)
-        yield server
 
 
 def fetch(*args: str | Path) -> list[str]:
