@@ -8,9 +8,10 @@ where, or done from the archive given with ``archives``.
 
 Example::
 
-    outcome = fetch("hpdv2", Path("data/HPDv2"))
-    outcome.items      # 1,600-odd... prompts' image pairs, read by the hpdv2 adapter
-    outcome.complete   # True
+    outcome = fetch("tifa", Path("data/tifa"))
+    outcome.manual_left[0].url    # the drive link of the images: a person downloads it
+    outcome = fetch("tifa", Path("data/tifa"), archives=[Path("tifa_images.zip")])
+    outcome.complete, outcome.items   # (True, 800): read back by the tifa adapter
 """
 
 from __future__ import annotations
