@@ -168,7 +168,7 @@ def _read_back(name: str, to: Path) -> int:
 
     try:
         return len(get_dataset(name).load(to))
-    except (LayoutError, ValueError) as exc:
+    except (LayoutError, ValueError, OSError) as exc:
         raise FetchError(
             f"the files are fetched, but the {name} adapter cannot read {to}: {exc}"
         ) from None

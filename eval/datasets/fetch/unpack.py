@@ -47,6 +47,7 @@ class Joined(io.RawIOBase):
         self.sizes = [p.stat().st_size for p in parts]
         self.total = sum(self.sizes)
         self.pos = 0
+        self.current: tuple[int, IO[bytes]] | None = None  # the part open now
 
     def readable(self) -> bool:
         return True
@@ -64,15 +65,27 @@ class Joined(io.RawIOBase):
 
     def readinto(self, buffer: memoryview) -> int:  # type: ignore[override]
         start, view = 0, memoryview(buffer)
-        for part, size in zip(self.parts, self.sizes, strict=True):
+        for k, (part, size) in enumerate(zip(self.parts, self.sizes, strict=True)):
             if self.pos < start + size:
-                with part.open("rb") as f:
-                    f.seek(self.pos - start)
-                    n = f.readinto(view[: min(len(view), start + size - self.pos)])
+                if self.current is None or self.current[0] != k:
+                    self._close_current()
+                    self.current = (k, part.open("rb"))
+                f = self.current[1]
+                f.seek(self.pos - start)
+                n = f.readinto(view[: min(len(view), start + size - self.pos)]) or 0
                 self.pos += n
                 return n
             start += size
         return 0
+
+    def _close_current(self) -> None:
+        if self.current is not None:
+            self.current[1].close()
+            self.current = None
+
+    def close(self) -> None:
+        self._close_current()
+        super().close()
 
 
 def joined(parts: list[Path]) -> IO[bytes]:
