@@ -46,10 +46,15 @@ def offline() -> bool:
 
 
 def _hub_errors() -> tuple[type[BaseException], ...]:
-    import httpx2
+    """What listing a repository can raise: the library's HTTP errors, its HTTP client's
+    (``httpx2`` in 2.x, reached only through the library), and the operating system's."""
     from huggingface_hub.errors import HfHubHTTPError
 
-    return (HfHubHTTPError, httpx2.HTTPError, OSError)
+    try:
+        from httpx2 import HTTPError as ClientError
+    except ImportError:  # another huggingface_hub release, another client
+        ClientError = OSError
+    return (HfHubHTTPError, ClientError, OSError)
 
 
 def listing(spec: HubFiles) -> list[Any]:
