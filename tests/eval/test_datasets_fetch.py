@@ -154,7 +154,10 @@ def manual_set(hub: FakeHub, tmp: Path, name: str) -> tuple[Path, bytes]:
     mini = (miniatures.tifa if name == "tifa" else miniatures.agiqa3k)(tmp / f"{name}-published")
     for entry in CATALOG[name]["url"]:
         hub.raw[raw_path(entry["url"])] = (mini / entry["path"]).read_bytes()
-    images = {f"inner/folder/{p.name}": p.read_bytes() for p in mini.glob("*.jpg")}
+    images = {  # some under a folder, some as a zip made on Windows names them
+        (f"inner/folder/{p.name}" if k % 2 else f"win\\dir\\{p.name}"): p.read_bytes()
+        for k, p in enumerate(sorted(mini.glob("*.jpg")))
+    }
     images["__MACOSX/inner/._x.jpg"] = b"resource fork"
     return mini, zipped(images)
 

@@ -144,7 +144,7 @@ def place_by_name(archive: Path, folder: Path, pattern: str, *, progress: bool) 
         else:
             entries = [(i.filename, i) for i in arc.infolist() if not i.is_dir()]
         for name, member in tqdm(entries, desc=f"placing {archive.name}", disable=not progress):
-            base = PurePosixPath(name).name
+            base = PurePosixPath(name.replace("\\", "/")).name  # zips made on Windows too
             if not fnmatch.fnmatch(base, pattern) or base.startswith("._"):
                 continue  # not a set file, or a macOS resource fork
             src = arc.extractfile(member) if isinstance(arc, tarfile.TarFile) else arc.open(member)
