@@ -68,6 +68,8 @@ VERBS: tuple[Verb, ...] = (
          "eval.probing.cli:register"),
     Verb("campaign", "collect human labels in the browser, with quality control",
          "eval.campaigns.cli:register"),
+    Verb("trust", "trust the judge where it has earned it: calibrate from people, apply, merge",
+         "eval.trust.cli:register"),
     Verb("serve", "run the HTTP service (embedded Redis unless REDIS_URL)",
          "api.cli:register_serve"),
     Verb("worker", "run a job worker (needs the service's REDIS_URL)",
