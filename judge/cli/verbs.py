@@ -13,7 +13,7 @@ the verb and sets ``handler``), then add one :class:`Verb` line here.
 Example:
     >>> [v.name for v in VERBS][:3]
     ['score', 'compare', 'skills']
-    >>> len(VERBS) <= 13
+    >>> len(VERBS) <= 14
     True
     >>> find("probe").target
     'eval.probing.cli:register'
