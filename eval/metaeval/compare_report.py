@@ -157,6 +157,7 @@ def system_plots(report: dict[str, Any], out: Path) -> list[Path]:
             xs = [fig_m["means"][s] for s in sysd["systems"]]
             ys = [human[s] for s in sysd["systems"]]
             ax.scatter(xs, ys, s=28)
+            ax.margins(0.2)
             for s, x, y in zip(sysd["systems"], xs, ys, strict=True):
                 ax.annotate(s, (x, y), fontsize=7, xytext=(3, 3), textcoords="offset points")
             ax.set_title(
