@@ -42,6 +42,7 @@ AS_NAMED = (
     "dry_run",
     "scores_only",
     "n_perm",
+    "correction",
 )
 """Flags that reach :func:`eval.metaeval.python_api.meta_eval` as keywords of their own name."""
 SETTINGS = ("api_base", "api_key", "calibration", "retrieval", "retrieval_k")
@@ -138,6 +139,13 @@ def register(sub: argparse._SubParsersAction) -> None:
         type=int,
         default=1000,
         help="permutation resamples of the significance tests (default 1000)",
+    )
+    c.add_argument(
+        "--correction",
+        choices=["bh", "holm", "none"],
+        default="bh",
+        help="multiple-comparison correction over the pairs of metrics: bh (Benjamini-Hochberg, "
+        "default), holm, or none (as mt-metrics-eval)",
     )
     b = p.add_argument_group(
         "provider batch",

@@ -9,8 +9,9 @@ Per target (a rating the humans gave), on the items **every** metric scored:
   metric's system means against the humans' (:mod:`eval.metaeval.system_level`);
 * significance — every two metrics tested by paired permutation over items
   (:mod:`eval.kit.stats.permutation`; statistic: difference of Spearman ρ at item level, of
-  Pearson r of system means at system level), Holm-corrected over all pairs of a level, with
-  wins/losses and significance clusters (:mod:`eval.kit.stats.sig_clusters`).
+  Pearson r of system means at system level), corrected over all pairs of a level
+  (Benjamini–Hochberg by default, or Holm), with wins/losses and significance clusters
+  (:mod:`eval.kit.stats.sig_clusters`).
 
 Example::
 
@@ -28,7 +29,14 @@ import numpy as np
 
 from eval.datasets.base import Dataset, EvalItem
 from eval.kit.stats import permutation
-from eval.kit.stats.sig_clusters import ALPHA, clusters, holm_matrix, wins_losses
+from eval.kit.stats.sig_clusters import (
+    ALPHA,
+    CORRECTIONS,
+    adjust_matrix,
+    clusters,
+    resolution_note,
+    wins_losses,
+)
 from eval.metaeval.public_sets import rating_figures
 from eval.metaeval.system_level import system_agreement
 
@@ -36,7 +44,6 @@ __all__ = ["ITEM_STATISTIC", "SYSTEM_STATISTIC", "comparable_targets", "compare_
 
 ITEM_STATISTIC = "difference of Spearman ρ with the human mean, over items"
 SYSTEM_STATISTIC = "difference of Pearson r between system means and the humans' system means"
-CORRECTION = "Holm (step-down), over all pairs of metrics at the level"
 SYSTEM_KEY = "model"
 
 
@@ -79,8 +86,9 @@ def _significance(
     names: list[str],
     result: permutation.PermutationResult,
     statistic: str,
+    correction: str,
 ) -> dict[str, Any]:
-    adjusted = holm_matrix(result.p)
+    adjusted = adjust_matrix(result.p, correction)
 
     def as_dict(p: np.ndarray) -> dict[str, dict[str, float | None]]:
         return {
@@ -97,8 +105,10 @@ def _significance(
         "test": "paired permutation: each resample swaps the two metrics' standardised "
         "scores on a random half of the items; two-sided p",
         "n_resamples": result.n_resamples,
-        "correction": CORRECTION,
+        "correction": CORRECTIONS[correction],
+        "correction_method": correction,
         "alpha": ALPHA,
+        "resolution": resolution_note(len(names), result.n_resamples, correction),
         "correlation": {
             n: (float(c) if np.isfinite(c) else None)
             for n, c in zip(names, result.corr, strict=True)
@@ -119,6 +129,7 @@ def _one_target(
     n_boot: int,
     n_perm: int,
     seed: int,
+    correction: str,
 ) -> dict[str, Any]:
     labelled = [i for i in items if target in i.labels]
     names = list(table)
@@ -161,7 +172,7 @@ def _one_target(
         res = permutation.item_level(
             ranks, permutation.rank_transform(human), n_resamples=n_perm, seed=seed
         )
-        out["significance"]["item"] = _significance(names, res, ITEM_STATISTIC)
+        out["significance"]["item"] = _significance(names, res, ITEM_STATISTIC, correction)
         sys_info = out["system"]
         if sys_info is not None and sys_info["n_systems"] >= 3:
             keep = np.array(with_system)
@@ -172,7 +183,7 @@ def _one_target(
                 n_resamples=n_perm,
                 seed=seed + 1,
             )
-            out["significance"]["system"] = _significance(names, res, SYSTEM_STATISTIC)
+            out["significance"]["system"] = _significance(names, res, SYSTEM_STATISTIC, correction)
     return out
 
 
@@ -186,6 +197,7 @@ def compare_metrics(
     n_boot: int,
     n_perm: int,
     seed: int,
+    correction: str = "bh",
 ) -> dict[str, Any] | None:
     """The comparison section (``None`` when there is nothing to compare: one metric and no
     systems)."""
@@ -197,13 +209,21 @@ def compare_metrics(
         if len(table) < 2 and not (table and has_systems):
             continue
         targets[target] = _one_target(
-            table, source, items, target, n_boot=n_boot, n_perm=n_perm, seed=seed
+            table,
+            source,
+            items,
+            target,
+            n_boot=n_boot,
+            n_perm=n_perm,
+            seed=seed,
+            correction=correction,
         )
     if not targets:
         return None
     return {
         "system_key": SYSTEM_KEY,
         "n_permutations": n_perm,
+        "correction": correction,
         "n_boot": n_boot,
         "seed": seed,
         "targets": targets,

@@ -57,11 +57,14 @@ def _sig_cells(sig: dict | None, name: str) -> list[str]:
 
 
 def _sig_note(sig: dict, level: str) -> str:
-    return (
+    note = (
         f"Rank: significance cluster at {level} level; wins/losses: metrics this one beats "
         f"(is beaten by) significantly. Test: {sig['test']}, {sig['n_resamples']} resamples; "
-        f"statistic: {sig['statistic']}; {sig['correction']}; α = {sig['alpha']}."
+        f"statistic: {sig['statistic']}; correction: {sig['correction']}; α = {sig['alpha']}."
     )
+    if sig.get("resolution"):
+        note += f" **Too few resamples:** {sig['resolution']}."
+    return note
 
 
 def _target_lines(target: str, sec: dict, n_perm: int) -> list[str]:
@@ -160,9 +163,7 @@ def system_plots(report: dict[str, Any], out: Path) -> list[Path]:
             ax.margins(0.2)
             for s, x, y in zip(sysd["systems"], xs, ys, strict=True):
                 ax.annotate(s, (x, y), fontsize=7, xytext=(3, 3), textcoords="offset points")
-            ax.set_title(
-                f"{m}\nτ={_f(fig_m['kendall'])}  r={_f(fig_m['pearson'])}", fontsize=9
-            )
+            ax.set_title(f"{m}\nτ={_f(fig_m['kendall'])}  r={_f(fig_m['pearson'])}", fontsize=9)
             ax.set_xlabel(f"{m}: system mean", fontsize=8)
             ax.set_ylabel("human mean", fontsize=8)
         for ax in list(axes.flat)[len(names) :]:

@@ -60,6 +60,7 @@ class MetaEvalConfig:
     scores: list[Path] = field(default_factory=list)
     scores_only: bool = False
     n_perm: int = 1000
+    correction: str = "bh"
 
     def __post_init__(self) -> None:
         check(self)
@@ -123,6 +124,8 @@ def _check_comparison(cfg: MetaEvalConfig) -> None:
     no judge option."""
     if not 1 <= cfg.n_perm <= MAX_PERMUTATIONS:
         raise ValueError(f"--n-perm must be 1 to {MAX_PERMUTATIONS:,}, got {cfg.n_perm}")
+    if cfg.correction not in ("bh", "holm", "none"):
+        raise ValueError(f"unknown --correction {cfg.correction!r}; use bh, holm or none")
     if not cfg.scores_only:
         return
     judge_options = {

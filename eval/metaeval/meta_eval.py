@@ -274,6 +274,7 @@ def run_meta_eval(cfg: MetaEvalConfig) -> dict[str, Any]:
         n_boot=cfg.n_boot,
         n_perm=cfg.n_perm,
         seed=cfg.seed,
+        correction=cfg.correction,
     )
     if comparison is not None:
         report["comparison"] = comparison
@@ -343,7 +344,7 @@ def _scores_only(
     call and no image opened."""
     comparison = compare_metrics(
         dataset, items, [], given=given, data=cfg.data, n_boot=cfg.n_boot,
-        n_perm=cfg.n_perm, seed=cfg.seed,
+        n_perm=cfg.n_perm, seed=cfg.seed, correction=cfg.correction,
     )  # fmt: skip
     if comparison is None:
         raise ValueError(

@@ -58,6 +58,7 @@ def meta_eval(
     scores: list[str | Path] | str | Path | None = None,
     scores_only: bool = False,
     n_perm: int = 1000,
+    correction: str = "bh",
     **settings: Any,
 ) -> dict[str, Any]:
     """Score a labelled dataset and compare the judge with the labels.
@@ -83,6 +84,8 @@ def meta_eval(
             judge and the set's published metrics on the same items (docs/compare-metrics.md).
         scores_only: compare the given and published metrics without any judge call.
         n_perm: permutation resamples of the significance tests between metrics.
+        correction: the multiple-comparison correction over the pairs of metrics: ``bh``
+            (Benjamini–Hochberg, the default), ``holm`` or ``none``.
         ablation, encoders, fit_calibration, provider_batch, batch_poll_s, batch_wait,
             batch_fallback: as ``--ablation``, ``--encoders``, ``--fit-calibration``,
             ``--provider-batch``, ``--batch-poll-s``, ``--wait``,
@@ -135,5 +138,6 @@ def meta_eval(
         scores=[Path(s) for s in ([scores] if isinstance(scores, (str, Path)) else scores or [])],
         scores_only=scores_only,
         n_perm=n_perm,
+        correction=correction,
     )
     return run_meta_eval(cfg)

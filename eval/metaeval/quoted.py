@@ -131,9 +131,7 @@ def baseline_lines(report: dict[str, Any]) -> list[str]:
             "|---" * (len(metrics) + 1) + "|",
         ]
         for system in systems:
-            cells = [
-                _quoted(value[(system, m)]) if (system, m) in value else "" for m in metrics
-            ]
+            cells = [_quoted(value[(system, m)]) if (system, m) in value else "" for m in metrics]
             out.append(f"| {_cell(system)} | " + " | ".join(cells) + " |")
         if on_the_sources_items(report, rows[0]):
             judge_shown = True

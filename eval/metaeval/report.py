@@ -262,9 +262,11 @@ def write_report(
 ) -> None:
     """report.json, report.md and PNG plots."""
     pairs = pairs_by_target(dataset, items, {p["id"]: p for p in predictions})
-    made = [] if report.get("scores_only") else [
-        plots.scatter(pairs, out / "scatter.png", report["targets"])
-    ]
+    made = (
+        []
+        if report.get("scores_only")
+        else [plots.scatter(pairs, out / "scatter.png", report["targets"])]
+    )
     made += compare_report.system_plots(report, out)
     if report.get("objective"):
         made.append(plots.confusion(report["objective"], out / "objective_confusion.png"))

@@ -62,9 +62,7 @@ def system_stats(metric: np.ndarray, human: np.ndarray) -> dict[str, np.ndarray]
     sm, sh = _signs(m), _signs(h)
     n0 = k * (k - 1) / 2
     with np.errstate(invalid="ignore", divide="ignore"):
-        tau = (sm * sh).sum(-1) / np.sqrt(
-            (n0 - (sm == 0).sum(-1)) * (n0 - (sh == 0).sum(-1))
-        )
+        tau = (sm * sh).sum(-1) / np.sqrt((n0 - (sm == 0).sum(-1)) * (n0 - (sh == 0).sum(-1)))
         mc = m - m.mean(-1, keepdims=True)
         hc = h - h.mean(-1, keepdims=True)
         r = (mc * hc).sum(-1) / np.sqrt((mc * mc).sum(-1) * (hc * hc).sum(-1))
@@ -82,9 +80,7 @@ def _value(x: Any) -> float | None:
     return x if np.isfinite(x) else None
 
 
-def _bootstrap(
-    data: np.ndarray, members: list[np.ndarray], n_boot: int, seed: int
-) -> np.ndarray:
+def _bootstrap(data: np.ndarray, members: list[np.ndarray], n_boot: int, seed: int) -> np.ndarray:
     """(n_boot, rows, systems) means of ``data`` (rows × items) over items drawn with
     replacement within each system."""
     rng = np.random.default_rng(seed)
@@ -149,5 +145,7 @@ def system_agreement(
         "metrics": metrics,
         "note": note,
         "resampling": "items resampled with replacement within each system (percentile, "
-        f"{n_boot} resamples)" if n_boot > 0 and k >= FEW_SYSTEMS else None,
+        f"{n_boot} resamples)"
+        if n_boot > 0 and k >= FEW_SYSTEMS
+        else None,
     }

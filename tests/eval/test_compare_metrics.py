@@ -19,7 +19,7 @@ from scipy import stats
 
 import judge
 from judge.cli.main import main
-from tests.eval.kit.test_permutation import brute_holm, brute_ranks
+from tests.eval.kit.test_permutation import brute_bh, brute_holm, brute_ranks
 from tests.eval.public_sets.miniatures import tifa, tiny_image
 from tests.eval.public_sets.test_genai import brute_pairwise
 from tests.fakes.provider import FakeProvider
@@ -164,7 +164,7 @@ def test_significance_agrees_with_scipy_and_holm_and_the_cluster_rule(
         ("system", sys_stat, z),
     ):
         sig = sec["significance"][level]
-        assert sig["n_resamples"] == N_PERM and "Holm" in sig["correction"]
+        assert sig["n_resamples"] == N_PERM and "Benjamini–Hochberg" in sig["correction"]
         for a, b in itertools.combinations(names, 2):
             p = sig["p"][a][b]
             ref = stats.permutation_test(
@@ -182,9 +182,9 @@ def test_significance_agrees_with_scipy_and_holm_and_the_cluster_rule(
                 continue
             se = np.sqrt(ref * (1 - ref) / N_PERM) + np.sqrt(ref * (1 - ref) / 20000)
             assert abs(p - ref) < 8 * se + 2 / N_PERM, (level, a, b, p, ref)
-        # Holm over the pairs, then the clusters and wins/losses from the adjusted values
+        # BH over the pairs, then the clusters and wins/losses from the adjusted values
         pairs = list(itertools.combinations(names, 2))
-        adjusted = brute_holm([sig["p"][a][b] for a, b in pairs])
+        adjusted = brute_bh([sig["p"][a][b] for a, b in pairs])
         for (a, b), q in zip(pairs, adjusted, strict=True):
             assert sig["p_adjusted"][a][b] == pytest.approx(q)
         corr = [sig["correlation"][n] for n in names]
@@ -365,11 +365,16 @@ def test_scores_join_the_judge_on_the_judges_items(example: Path, tmp_path: Path
     args = ["meta-eval", "--dataset", "tifa", "--data", str(example / "tifa-mini")]
     args += ["--scores", str(example / "my_metric.csv"), "--out", str(tmp_path / "o")]
     args += ["--model", "mock/judge", "--no-safety", "--limit", "10", "--n-boot", "20"]
-    assert main([*args, "--n-perm", "200"]) == 0
+    assert main([*args, "--n-perm", "200", "--correction", "holm"]) == 0
     report = json.loads((tmp_path / "o" / "report.json").read_text())
     sec = report["comparison"]["targets"]["faithfulness"]
     assert sec["n_items"] == 10 and sec["coverage"]["my_metric"] == 10
     assert sec["metrics"]["judge"]["source"] == "judge"
+    assert report["comparison"]["correction"] == "holm"  # --correction holm
+    sig = sec["significance"]["item"]
+    pairs = list(itertools.combinations(sec["metrics"], 2))
+    adjusted = brute_holm([sig["p"][a][b] for a, b in pairs])
+    assert [sig["p_adjusted"][a][b] for a, b in pairs] == pytest.approx(adjusted)
     assert set(sec["significance"]["item"]["clusters"]) == set(sec["metrics"])
     assert sec["metrics"]["judge"]["spearman"] == pytest.approx(
         report["public_set"]["figures"]["faithfulness"]["spearman"]
@@ -382,13 +387,18 @@ def test_scores_join_the_judge_on_the_judges_items(example: Path, tmp_path: Path
     [
         (["--scores-only", "--model", "mock/judge"], "without any judge call; drop --model"),
         (["--n-perm", "0"], "--n-perm must be 1 to 100,000, got 0"),
+        (["--correction", "bonferroni"], "--correction: invalid choice: 'bonferroni'"),
     ],
 )  # fmt: skip
 def test_options_that_cannot_go_together_are_refused(
     example: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], extra, expected
 ) -> None:
     args = ["meta-eval", "--dataset", "tifa", "--data", str(example / "tifa-mini")]
-    assert main([*args, "--out", str(tmp_path / "o"), *extra]) == 2
+    try:
+        code = main([*args, "--out", str(tmp_path / "o"), *extra])
+    except SystemExit as exc:  # argparse refuses a value outside the choices
+        code = exc.code
+    assert code == 2
     assert expected in capsys.readouterr().err
 
 

@@ -155,9 +155,7 @@ def _test(
 
         def sys_corr(mean: np.ndarray) -> np.ndarray:  # (..., k) → Pearson with hs
             kk = float(len(hs))
-            return _pearson_from_sums(
-                mean.sum(-1), (mean * mean).sum(-1), mean @ hc, kk, hh
-            )
+            return _pearson_from_sums(mean.sum(-1), (mean * mean).sum(-1), mean @ hc, kk, hh)
 
         def resampled(s: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
             # per system, the swapped items' sums of each metric: (k_res, m, systems)

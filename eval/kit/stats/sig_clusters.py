@@ -1,9 +1,16 @@
-"""From pairwise p-values to the field's summary: Holm-corrected significance, a wins/losses
-table and significance clusters (ranks).
+"""From pairwise p-values to the field's summary: corrected significance, a wins/losses table
+and significance clusters (ranks).
 
-* :func:`holm` — Holm's step-down adjustment of a family of p-values (strong control of the
-  family-wise error rate under any dependence between the tests). The family is every pair of
-  metrics at one level, ``m (m − 1) / 2`` tests.
+The family of a correction is every pair of metrics at one level, ``P = m (m − 1) / 2`` tests:
+
+* :func:`bh` — Benjamini–Hochberg's step-up adjustment (the default): the expected share of
+  false separations among the separations declared is at most ``alpha`` (for tests that are
+  independent or positively dependent, as tests sharing the same items and swaps are expected
+  to be);
+* :func:`holm` — Holm's step-down adjustment: the chance of even one false separation is at most
+  ``alpha``, under any dependence. Stricter: a permutation p-value is at least ``2 / (R + 1)``
+  with ``R`` resamples, so Holm can separate nothing unless ``2 P / (R + 1) <= alpha`` (20
+  metrics, 190 pairs: ``R >= 7,600``); :func:`resolution_note` says so.
 * :func:`clusters` — ranks as Google's mt-metrics-eval assigns them (``AssignRanks``): the
   metrics sorted by correlation, best first; walking down the list, a metric opens a new rank
   when some metric of the current rank (from the rank's first metric up to the one just above
@@ -18,9 +25,9 @@ Example:
     >>> corr = np.array([0.60, 0.58, 0.30, 0.29])
     >>> p = np.array([[1, .5, .001, .001], [.5, 1, .002, .002], [.001, .002, 1, .9],
     ...               [.001, .002, .9, 1]])
-    >>> clusters(corr, holm_matrix(p), ["a", "b", "c", "d"])
+    >>> clusters(corr, adjust_matrix(p, "holm"), ["a", "b", "c", "d"])
     {'a': 1, 'b': 1, 'c': 2, 'd': 2}
-    >>> wins_losses(corr, holm_matrix(p), ["a", "b", "c", "d"])["c"]
+    >>> wins_losses(corr, adjust_matrix(p, "bh"), ["a", "b", "c", "d"])["c"]
     {'wins': 0, 'losses': 2}
 """
 
@@ -30,9 +37,24 @@ from collections.abc import Sequence
 
 import numpy as np
 
-__all__ = ["ALPHA", "clusters", "holm", "holm_matrix", "order", "wins_losses"]
+__all__ = [
+    "ALPHA",
+    "CORRECTIONS",
+    "adjust_matrix",
+    "bh",
+    "clusters",
+    "holm",
+    "order",
+    "resolution_note",
+    "wins_losses",
+]
 
 ALPHA = 0.05
+CORRECTIONS = {
+    "bh": "Benjamini–Hochberg (false discovery rate), over all pairs of metrics at the level",
+    "holm": "Holm (family-wise error rate), over all pairs of metrics at the level",
+    "none": "none (each pair tested at α on its own, as mt-metrics-eval does)",
+}
 
 
 def holm(p: Sequence[float] | np.ndarray) -> np.ndarray:
@@ -54,16 +76,60 @@ def holm(p: Sequence[float] | np.ndarray) -> np.ndarray:
     return out
 
 
-def holm_matrix(p: np.ndarray) -> np.ndarray:
-    """:func:`holm` over the pairs of a symmetric p-value matrix (upper triangle), returned
-    symmetric with ones on the diagonal."""
+def bh(p: Sequence[float] | np.ndarray) -> np.ndarray:
+    """Benjamini–Hochberg-adjusted p-values (q-values), in the input's order (``nan`` stays
+    ``nan`` and is left out of the family).
+
+    >>> bh([0.01, 0.04, 0.03]).round(3).tolist()
+    [0.03, 0.04, 0.04]
+    """
+    p = np.asarray(p, dtype=float)
+    out = np.full(p.shape, np.nan)
+    ok = np.flatnonzero(np.isfinite(p))
+    if not len(ok):
+        return out
+    sorted_idx = ok[np.argsort(p[ok], kind="stable")]
+    k = len(ok)
+    scaled = k * p[sorted_idx] / np.arange(1, k + 1)
+    out[sorted_idx] = np.minimum(np.minimum.accumulate(scaled[::-1])[::-1], 1.0)
+    return out
+
+
+def adjust_matrix(p: np.ndarray, method: str = "bh") -> np.ndarray:
+    """The correction ``method`` (``bh``, ``holm`` or ``none``) over the pairs of a symmetric
+    p-value matrix (upper triangle), returned symmetric with ones on the diagonal."""
+    if method not in CORRECTIONS:
+        raise ValueError(f"unknown correction {method!r}; use one of {', '.join(CORRECTIONS)}")
     p = np.asarray(p, dtype=float)
     m = p.shape[0]
     iu = np.triu_indices(m, 1)
     adj = np.ones_like(p)
-    adj[iu] = holm(p[iu])
+    adj[iu] = {"bh": bh, "holm": holm, "none": np.asarray}[method](p[iu])
     adj[(iu[1], iu[0])] = adj[iu]
     return adj
+
+
+def resolution_note(
+    n_metrics: int, n_resamples: int, method: str, alpha: float = ALPHA
+) -> str | None:
+    """Why no pair can be separated with so few resamples (``None`` when some can).
+
+    >>> resolution_note(20, 1000, "holm")[:45]
+    'with 1000 resamples no p-value is below 0.002'
+    >>> resolution_note(20, 1000, "bh") is None
+    True
+    """
+    pairs = n_metrics * (n_metrics - 1) // 2
+    smallest = 2 / (n_resamples + 1)
+    needed = {"holm": smallest * pairs, "bh": smallest, "none": smallest}[method]
+    if pairs == 0 or needed <= alpha:
+        return None
+    least = (2 * pairs if method == "holm" else 2) / alpha - 1
+    return (
+        f"with {n_resamples} resamples no p-value is below {smallest:.2g}, so the "
+        f"{method} correction over {pairs} pair(s) can separate no metric: give --n-perm "
+        f"{int(np.ceil(least))} or more"
+    )
 
 
 def order(corr: np.ndarray, names: Sequence[str]) -> list[int]:

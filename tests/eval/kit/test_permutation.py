@@ -12,7 +12,14 @@ import pytest
 from scipy import stats
 
 from eval.kit.stats.permutation import item_level, rank_transform, standardise, system_level
-from eval.kit.stats.sig_clusters import clusters, holm, holm_matrix, wins_losses
+from eval.kit.stats.sig_clusters import (
+    adjust_matrix,
+    bh,
+    clusters,
+    holm,
+    resolution_note,
+    wins_losses,
+)
 
 N = 10
 ALL_SWAPS = np.array(list(itertools.product([0, 1], repeat=N)), dtype=float)
@@ -122,7 +129,7 @@ def test_two_metrics_that_tie_are_never_separated() -> None:
     res = item_level(rank_transform(tied), rank_transform(h), n_resamples=300, seed=0)
     assert res.diff[0, 1] == 0 and res.p[0, 1] == 1.0
     names = ["a", "a3", "c"]
-    adj = holm_matrix(res.p)
+    adj = adjust_matrix(res.p, "bh")
     ranks = clusters(res.corr, adj, names)
     assert ranks["a"] == ranks["a3"]
     wl = wins_losses(res.corr, adj, names)
@@ -133,7 +140,7 @@ def test_a_constant_metric_has_no_correlation_and_no_rank() -> None:
     scores, h = data()
     res = item_level(np.vstack([scores[0], np.ones(N)]), h, n_resamples=50, seed=0)
     assert np.isnan(res.corr[1]) and np.isnan(res.p[0, 1])
-    assert clusters(res.corr, holm_matrix(res.p), ["a", "flat"]) == {"a": 1}
+    assert clusters(res.corr, adjust_matrix(res.p), ["a", "flat"]) == {"a": 1}
 
 
 def brute_holm(p: list[float]) -> list[float]:
@@ -148,11 +155,35 @@ def brute_holm(p: list[float]) -> list[float]:
     return out
 
 
-def test_holm_matches_its_definition() -> None:
+def brute_bh(p: list[float]) -> list[float]:
+    """Benjamini–Hochberg by its definition: p_(i) gets min_{j≥i} min(1, m p_(j) / j)."""
+    m = len(p)
+    order = sorted(range(m), key=lambda i: p[i])
+    out = [0.0] * m
+    for rank, i in enumerate(order):
+        out[i] = min(min(1.0, m * p[order[j]] / (j + 1)) for j in range(rank, m))
+    return out
+
+
+def test_holm_and_bh_match_their_definitions() -> None:
     rng = np.random.default_rng(0)
     for _ in range(20):
         p = list(rng.uniform(0, 0.2, rng.integers(1, 12)))
         assert holm(p) == pytest.approx(brute_holm(p))
+        assert bh(p) == pytest.approx(brute_bh(p))
+    q = np.array([[1, 0.01, 0.04], [0.01, 1, 0.03], [0.04, 0.03, 1]])
+    assert adjust_matrix(q, "none").tolist() == q.tolist()
+    assert adjust_matrix(q, "holm")[0, 2] == pytest.approx(0.06)
+    with pytest.raises(ValueError, match="unknown correction 'bonf'"):
+        adjust_matrix(q, "bonf")
+
+
+def test_too_few_resamples_for_the_correction_are_named() -> None:
+    """A permutation p-value is at least 2 / (R + 1): Holm over 190 pairs needs R ≥ 7,599."""
+    assert "give --n-perm 7599 or more" in resolution_note(20, 1000, "holm")
+    assert resolution_note(20, 7599, "holm") is None
+    assert resolution_note(20, 1000, "bh") is None
+    assert "give --n-perm 39 or more" in resolution_note(3, 20, "bh")
 
 
 def brute_ranks(corr: list[float], p: np.ndarray, alpha: float = 0.05) -> list[int]:
