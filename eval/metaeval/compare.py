@@ -37,7 +37,8 @@ from eval.kit.stats.sig_clusters import (
     resolution_note,
     wins_losses,
 )
-from eval.metaeval.public_sets import rating_figures
+from eval.metaeval.public_sets import MANY_VALUES, rating_figures
+from eval.metaeval.stats import regression_metrics
 from eval.metaeval.system_level import system_agreement
 
 __all__ = ["ITEM_STATISTIC", "SYSTEM_STATISTIC", "comparable_targets", "compare_metrics"]
@@ -45,6 +46,9 @@ __all__ = ["ITEM_STATISTIC", "SYSTEM_STATISTIC", "comparable_targets", "compare_
 ITEM_STATISTIC = "difference of Spearman ρ with the human mean, over items"
 SYSTEM_STATISTIC = "difference of Pearson r between system means and the humans' system means"
 SYSTEM_KEY = "model"
+PAIRWISE_MAX_ITEMS = 10_000
+"""Above this many items, a metric with many distinct values gets no tie-calibrated pairwise
+accuracy (its search visits every pair of items: about 70 s of CPU per metric at 40,000)."""
 
 
 def comparable_targets(dataset: Dataset) -> list[str]:
@@ -145,7 +149,16 @@ def _one_target(
         "significance": {},
     }
     for row, m in enumerate(names):
-        fig = rating_figures(list(scores[row]), list(human), n_boot=0, seed=seed)
+        slow = len(common) > PAIRWISE_MAX_ITEMS and len(np.unique(scores[row])) > MANY_VALUES
+        if slow:
+            fig = regression_metrics(list(scores[row]), list(human), n_boot=0)
+            fig["pairwise_accuracy"] = None
+            out["pairwise_note"] = (
+                f"pairwise accuracy left out for metrics with many distinct values on more "
+                f"than {PAIRWISE_MAX_ITEMS:,} items (it visits every pair of items)"
+            )
+        else:
+            fig = rating_figures(list(scores[row]), list(human), n_boot=0, seed=seed)
         out["metrics"][m] = {"source": source[m]} | {
             k: fig[k] for k in ("spearman", "kendall", "pearson", "pairwise_accuracy", "n")
         }

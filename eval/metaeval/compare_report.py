@@ -92,6 +92,8 @@ def _target_lines(target: str, sec: dict, n_perm: int) -> list[str]:
         fig = sec["metrics"][m]
         cells = [_f(fig.get(c)) for c in ITEM_COLS] + _sig_cells(item_sig, m)
         out.append(f"| {_cell(m)} | {fig['source']} | " + " | ".join(cells) + " |")
+    if sec.get("pairwise_note"):
+        out += ["", f"Note: {sec['pairwise_note']}."]
     if item_sig:
         out += ["", _sig_note(item_sig, "item")]
     sysd = sec.get("system")

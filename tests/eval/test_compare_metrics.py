@@ -442,3 +442,24 @@ def test_own_data_with_a_model_column_gets_the_system_level(tmp_path: Path) -> N
                          list(sec["system"]["human_means"].values())).statistic
     )  # fmt: skip
     assert set(sec["significance"]) == {"item", "system"}
+
+
+def test_no_pairwise_accuracy_for_continuous_metrics_on_very_many_items(
+    example: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The tie-calibrated pairwise accuracy visits every pair of items: above
+    PAIRWISE_MAX_ITEMS (10,000) a metric of many distinct values gets none, and the report
+    says why; here the limits are lowered to the example's size."""
+    from eval.metaeval import compare
+
+    monkeypatch.setattr(compare, "PAIRWISE_MAX_ITEMS", 20)
+    monkeypatch.setattr(compare, "MANY_VALUES", 10)
+    report = judge.meta_eval(
+        example / "tifa-mini", dataset="tifa", scores=example / "my_metric.csv",
+        scores_only=True, out=tmp_path / "o", n_boot=0, n_perm=100,
+    )  # fmt: skip
+    sec = report["comparison"]["targets"]["faithfulness"]
+    assert sec["metrics"]["my_metric"]["pairwise_accuracy"] is None
+    assert sec["metrics"]["my_metric"]["spearman"] is not None
+    assert sec["metrics"]["tifa_mplug-large"]["pairwise_accuracy"] is not None  # 5 values
+    assert "more than 20 items" in (tmp_path / "o" / "report.md").read_text()
