@@ -37,7 +37,7 @@ def _cell(v: Any) -> str:
     return str(v).replace("|", "\\|").replace("\n", " ")
 
 
-def _ranked(names: list[str], sig: dict | None, key: str) -> list[str]:
+def _ranked(names: list[str], sig: dict | None) -> list[str]:
     """Metrics in cluster order (then by the level's correlation), the rest after."""
     if not sig:
         return names
@@ -47,6 +47,13 @@ def _ranked(names: list[str], sig: dict | None, key: str) -> list[str]:
         names,
         key=lambda n: (ranks.get(n, 10**6), -(corr.get(n) if corr.get(n) is not None else -9), n),
     )
+
+
+def _head(first: list[str], stats: tuple[str, ...], sig: dict | None) -> list[str]:
+    """A table's header and rule: the first columns, the statistics, then rank, wins and
+    losses when the level has significance tests."""
+    cols = [*first, *stats, *(["rank", "wins", "losses"] if sig else [])]
+    return ["| " + " | ".join(cols) + " |", "|---" * len(cols) + "|"]
 
 
 def _sig_cells(sig: dict | None, name: str) -> list[str]:
@@ -67,7 +74,7 @@ def _sig_note(sig: dict, level: str) -> str:
     return note
 
 
-def _target_lines(target: str, sec: dict, n_perm: int) -> list[str]:
+def _target_lines(target: str, sec: dict) -> list[str]:
     names = list(sec["metrics"])
     cov = ", ".join(f"{m} {n}" for m, n in sec["coverage"].items())
     out = [
@@ -80,15 +87,9 @@ def _target_lines(target: str, sec: dict, n_perm: int) -> list[str]:
     if sec.get("note"):
         return [*out, "", sec["note"]]
     item_sig = sec["significance"].get("item")
-    head = ["rank", "wins", "losses"] if item_sig else []
-    out += [
-        "",
-        "### Item level (each metric against the human mean)",
-        "",
-        "| metric | source | " + " | ".join([*ITEM_COLS, *head]) + " |",
-        "|---" * (2 + len(ITEM_COLS) + len(head)) + "|",
-    ]
-    for m in _ranked(names, item_sig, "item"):
+    out += ["", "### Item level (each metric against the human mean)", ""]
+    out += _head(["metric", "source"], ITEM_COLS, item_sig)
+    for m in _ranked(names, item_sig):
         fig = sec["metrics"][m]
         cells = [_f(fig.get(c)) for c in ITEM_COLS] + _sig_cells(item_sig, m)
         out.append(f"| {_cell(m)} | {fig['source']} | " + " | ".join(cells) + " |")
@@ -99,7 +100,6 @@ def _target_lines(target: str, sec: dict, n_perm: int) -> list[str]:
     sysd = sec.get("system")
     if sysd:
         sys_sig = sec["significance"].get("system")
-        head = ["rank", "wins", "losses"] if sys_sig else []
         out += [
             "",
             "### System level (each generator's mean score against its mean human rating)",
@@ -110,12 +110,8 @@ def _target_lines(target: str, sec: dict, n_perm: int) -> list[str]:
         ]
         if sysd.get("note"):
             out += ["", f"**Few systems:** {sysd['note']}."]
-        out += [
-            "",
-            "| metric | " + " | ".join([*SYSTEM_COLS, *head]) + " |",
-            "|---" * (1 + len(SYSTEM_COLS) + len(head)) + "|",
-        ]
-        for m in _ranked(names, sys_sig, "system"):
+        out += ["", *_head(["metric"], SYSTEM_COLS, sys_sig)]
+        for m in _ranked(names, sys_sig):
             fig = sysd["metrics"][m]
             cells = [_ci(fig.get(c), fig["ci95"].get(c)) for c in SYSTEM_COLS]
             out.append(f"| {_cell(m)} | " + " | ".join(cells + _sig_cells(sys_sig, m)) + " |")
@@ -136,7 +132,7 @@ def markdown_lines(report: dict[str, Any]) -> list[str]:
         return []
     out: list[str] = []
     for target, sec in comp["targets"].items():
-        out += _target_lines(target, sec, comp["n_permutations"])
+        out += _target_lines(target, sec)
     return out
 
 

@@ -184,6 +184,24 @@ def _test(
     )
 
 
+def _run(
+    scores: np.ndarray,
+    human: np.ndarray,
+    n_resamples: int,
+    seed: int | None,
+    patterns: np.ndarray | None,
+    members: list[np.ndarray] | None = None,
+) -> PermutationResult:
+    x = standardise(np.atleast_2d(scores))
+    n = x.shape[1]
+    if patterns is not None:
+        blocks: Iterator[np.ndarray] = iter([np.asarray(patterns, float)])
+    else:
+        blocks = swap_patterns(n, n_resamples, seed)
+    exact = patterns is not None and len(patterns) == 2**n
+    return _test(x, np.asarray(human, dtype=float), blocks, exact, members)
+
+
 def item_level(
     scores: np.ndarray,
     human: np.ndarray,
@@ -196,15 +214,7 @@ def item_level(
     with ``human`` over the items. Give ranks (:func:`rank_transform`, of the humans too) to
     test Spearman's ρ. ``patterns`` (``(R, n)`` of 0/1) replaces the random swaps: all
     ``2**n`` of them make the test exact, as scipy's for small ``n``."""
-    x = standardise(np.atleast_2d(scores))
-    h = np.asarray(human, dtype=float)
-    blocks = iter([np.asarray(patterns, float)]) if patterns is not None else None
-    return _test(
-        x,
-        h,
-        blocks or swap_patterns(x.shape[1], n_resamples, seed),
-        exact=patterns is not None and len(patterns) == 2 ** x.shape[1],
-    )
+    return _run(scores, human, n_resamples, seed, patterns)
 
 
 def system_level(
@@ -219,15 +229,6 @@ def system_level(
     """Every pair of metrics tested on ``corr`` = Pearson's r between the systems' mean scores
     and the systems' mean human ratings; swaps over items, as at item level. ``systems`` gives
     each item's system (any labels)."""
-    x = standardise(np.atleast_2d(scores))
-    h = np.asarray(human, dtype=float)
     labels = np.asarray(systems)
     members = [np.flatnonzero(labels == s) for s in np.unique(labels)]
-    blocks = iter([np.asarray(patterns, float)]) if patterns is not None else None
-    return _test(
-        x,
-        h,
-        blocks or swap_patterns(x.shape[1], n_resamples, seed),
-        exact=patterns is not None and len(patterns) == 2 ** x.shape[1],
-        members=members,
-    )
+    return _run(scores, human, n_resamples, seed, patterns, members)

@@ -57,13 +57,9 @@ CORRECTIONS = {
 }
 
 
-def holm(p: Sequence[float] | np.ndarray) -> np.ndarray:
-    """Holm-adjusted p-values, in the input's order (``nan`` stays ``nan`` and is left out of
-    the family).
-
-    >>> holm([0.01, 0.04, 0.03]).round(3).tolist()
-    [0.03, 0.06, 0.06]
-    """
+def _stepwise(p: Sequence[float] | np.ndarray, step: str) -> np.ndarray:
+    """The finite p-values sorted ascending, scaled and made monotone (``step``: ``holm`` or
+    ``bh``), put back in the input's order; ``nan`` stays ``nan`` and is not counted."""
     p = np.asarray(p, dtype=float)
     out = np.full(p.shape, np.nan)
     ok = np.flatnonzero(np.isfinite(p))
@@ -71,9 +67,23 @@ def holm(p: Sequence[float] | np.ndarray) -> np.ndarray:
         return out
     sorted_idx = ok[np.argsort(p[ok], kind="stable")]
     k = len(ok)
-    stepped = np.maximum.accumulate((k - np.arange(k)) * p[sorted_idx])
-    out[sorted_idx] = np.minimum(stepped, 1.0)
+    ps = p[sorted_idx]
+    if step == "holm":  # step-down: (k − i) p_(i), running maximum
+        adjusted = np.maximum.accumulate((k - np.arange(k)) * ps)
+    else:  # step-up: k p_(i) / i, running minimum from the largest
+        adjusted = np.minimum.accumulate((k * ps / np.arange(1, k + 1))[::-1])[::-1]
+    out[sorted_idx] = np.minimum(adjusted, 1.0)
     return out
+
+
+def holm(p: Sequence[float] | np.ndarray) -> np.ndarray:
+    """Holm-adjusted p-values, in the input's order (``nan`` stays ``nan`` and is left out of
+    the family).
+
+    >>> holm([0.01, 0.04, 0.03]).round(3).tolist()
+    [0.03, 0.06, 0.06]
+    """
+    return _stepwise(p, "holm")
 
 
 def bh(p: Sequence[float] | np.ndarray) -> np.ndarray:
@@ -83,16 +93,7 @@ def bh(p: Sequence[float] | np.ndarray) -> np.ndarray:
     >>> bh([0.01, 0.04, 0.03]).round(3).tolist()
     [0.03, 0.04, 0.04]
     """
-    p = np.asarray(p, dtype=float)
-    out = np.full(p.shape, np.nan)
-    ok = np.flatnonzero(np.isfinite(p))
-    if not len(ok):
-        return out
-    sorted_idx = ok[np.argsort(p[ok], kind="stable")]
-    k = len(ok)
-    scaled = k * p[sorted_idx] / np.arange(1, k + 1)
-    out[sorted_idx] = np.minimum(np.minimum.accumulate(scaled[::-1])[::-1], 1.0)
-    return out
+    return _stepwise(p, "bh")
 
 
 def adjust_matrix(p: np.ndarray, method: str = "bh") -> np.ndarray:
