@@ -27,6 +27,7 @@ Example:
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Mapping
 from typing import Any
 
@@ -126,8 +127,10 @@ def system_agreement(
     if n_boot > 0 and k >= FEW_SYSTEMS:
         boot = _bootstrap(data, members, n_boot, seed)
         stats = system_stats(boot[:, 1:, :], boot[:, :1, :])  # (n_boot, metrics) each
-        for s, name in enumerate(STATS):
-            ci[:, s, :] = percentile_ci(stats[name])
+        with warnings.catch_warnings():  # a constant metric: every resample undefined
+            warnings.simplefilter("ignore", RuntimeWarning)
+            for s, name in enumerate(STATS):
+                ci[:, s, :] = percentile_ci(stats[name])
     metrics = {}
     for row, metric in enumerate(scores):
         metrics[metric] = {

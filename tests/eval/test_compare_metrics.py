@@ -463,3 +463,22 @@ def test_no_pairwise_accuracy_for_continuous_metrics_on_very_many_items(
     assert sec["metrics"]["my_metric"]["spearman"] is not None
     assert sec["metrics"]["tifa_mplug-large"]["pairwise_accuracy"] is not None  # 5 values
     assert "more than 20 items" in (tmp_path / "o" / "report.md").read_text()
+
+
+@pytest.mark.filterwarnings("error")
+def test_a_constant_metric_gets_no_correlation_and_no_rank(example: Path, tmp_path: Path) -> None:
+    keys = json.loads((example / "tifa-mini" / "human_annotations.json").read_text())
+    flat = tmp_path / "flat.csv"
+    flat.write_text("id,flat\n" + "".join(f"{k},1\n" for k in keys))
+    report = judge.meta_eval(
+        example / "tifa-mini", dataset="tifa", scores=flat, scores_only=True,
+        out=tmp_path / "o", n_boot=100, n_perm=100,
+    )  # fmt: skip
+    sec = report["comparison"]["targets"]["faithfulness"]
+    assert sec["metrics"]["flat"]["spearman"] is None
+    assert sec["system"]["metrics"]["flat"]["kendall"] is None
+    assert sec["system"]["metrics"]["flat"]["ci95"]["kendall"] == [None, None]
+    for level in ("item", "system"):
+        assert "flat" not in sec["significance"][level]["clusters"]
+        assert sec["significance"][level]["p"]["flat"]["clipscore_vitb32"] is None
+    json.loads((tmp_path / "o" / "report.json").read_text())  # strict JSON: no NaN
