@@ -262,14 +262,16 @@ def test_scores_only_on_the_800_image_shape_calls_no_model_and_takes_seconds(
     monkeypatch.setenv("JUDGE_API_KEY", "test-key")
     args = ["meta-eval", "--dataset", "tifa", "--data", str(folder), "--scores-only"]
     args += ["--scores", str(tmp_path / "my_metric.csv"), "--out", str(tmp_path / "out")]
-    start = time.perf_counter()
+    start, cpu = time.perf_counter(), time.process_time()
     assert main(args) == 0
-    took = time.perf_counter() - start
+    took, cpu = time.perf_counter() - start, time.process_time() - cpu
     assert provider.calls == 0
     sec = json.loads((tmp_path / "out" / "report.json").read_text())["comparison"]
     assert len(sec["targets"]["faithfulness"]["metrics"]) == 11
     assert sec["targets"]["faithfulness"]["n_items"] == 800
-    assert took < 30, f"--scores-only on 800 images took {took:.1f} s"  # ~4 s measured
+    # CPU is the figure to trust on the shared 2-core machine: about 1.2 s measured (3.6 s
+    # wall under a load average of 13); the wall bound only catches a hang
+    assert cpu < 15 and took < 120, f"--scores-only on 800 images: {cpu:.1f} s CPU, {took:.1f} s"
 
 
 A, B = "coco_100_mini_dalle", "coco_100_vq_diffusion"
