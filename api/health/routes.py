@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import uuid
 
 from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse, Response
 
 from api.core.deps import check_key
 from api.core.prometheus import QUEUE_DEPTH, render
-from api.core.redis_persistence import data_lost
+from api.core.redis_persistence import data_lost, mark
 from api.health.models import Health
 
 router = APIRouter(tags=["health"])
@@ -33,19 +34,21 @@ async def healthz(request: Request) -> JSONResponse:
 @router.get("/readyz", response_model=Health)
 async def readyz(request: Request) -> JSONResponse:
     """Ready to take work: Redis answers and the engine is warm (graph compiled, model
-    gateway loaded); 503 with the failing check otherwise."""
+    gateway loaded); 503 with the failing check otherwise. A Redis that lost its data since
+    start (its marker key gone) is logged as an error."""
     checks = {}
     try:
         await request.app.state.redis.ping()
         checks["redis"] = "ok"
         if not getattr(request.app.state, "redis_volatile_ok", True) and await data_lost(
             request.app.state.redis
-        ):
-            checks["redis"] = (
-                "error: Redis lost its data since the service started (restarted without "
-                "its append-only file, or flushed); see docs/security.md#redis"
+        ):  # logged once per loss: the marker is put back
+            log.error(
+                "Redis lost its data since the service started or the last such message "
+                "(restarted without its append-only file, or flushed): campaigns, links, votes "
+                "and batches written before are gone; see docs/security.md#redis"
             )
-            log.error("readyz: %s", checks["redis"])
+            await mark(request.app.state.redis, uuid.uuid4().hex)
     except Exception as exc:  # any connection problem means not ready
         checks["redis"] = f"error: {type(exc).__name__}"
     ready = getattr(request.app.state, "engine_ready", False)
