@@ -68,7 +68,7 @@ def check_confidence(mode: str, settings: JudgeSettings) -> None:
         Traceback (most recent call last):
         judge.errors.InputError: confidence: swap compares the two orders of a comparison; ...
     """
-    from judge.confidence.base import method_for
+    from judge.confidence.registry import method_for
     from judge.confidence.spec import parse_method
     from judge.errors import InputError
 
