@@ -16,7 +16,7 @@ import json
 from collections.abc import Iterable
 from typing import Any, Literal
 
-from pydantic import Field, PrivateAttr, SecretStr
+from pydantic import Field, PrivateAttr, SecretStr, field_validator
 from pydantic_settings import SettingsConfigDict
 
 from judge.config_env import CommaList, ProjectSettings, read_below, renamed
@@ -215,6 +215,17 @@ class JudgeSettings(ProjectSettings):
     remote_image_timeout_s: float = Field(
         default=10.0, gt=0, description="one remote image's download, at most"
     )
+
+    @field_validator("model", "panel")
+    @classmethod
+    def _only_the_mock_is_mock(cls, value: str | list[str] | None) -> str | list[str] | None:
+        """``mock/judge`` is the mock model; another ``mock/...`` name is refused."""
+        from judge.llm.mock import refusal
+
+        for name in [value] if isinstance(value, str) else value or []:
+            if problem := refusal(name):
+                raise ValueError(problem)
+        return value
 
     def resolved_backend(self) -> str:
         """``llm`` or ``local``: ``auto`` picks the LLM backend when a model is configured."""

@@ -22,7 +22,7 @@ from collections.abc import Sequence
 # can read it in time), so that no price map is fetched over the network
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
-from judge.cli.verbs import VERBS
+from judge.cli.verbs import VERBS, known_variables
 
 EXIT_INPUT = 2
 EXIT_CONFIG = 3
@@ -88,6 +88,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         stream=sys.stderr,
         format="%(levelname)s %(name)s: %(message)s",
     )
+    from judge.env_check import warn_unknown_variables
+
+    warn_unknown_variables(known_variables)  # a misspelt JUDGE_* name, once per process
     try:
         return int(args.handler(args) or 0)
     except BrokenPipeError:  # `judge skills | head`: the reader left; not an error of ours
