@@ -53,6 +53,12 @@ ERROR_RESPONSES: dict[int | str, dict] = {
 """The error answers every route documents; a route that can refuse a valid request by a
 limit adds :data:`LIMIT_RESPONSE`."""
 
+CONFIG_RESPONSE: dict[int | str, dict] = {
+    409: {"model": ErrorBody, "description": "the service is not set up to do this (e.g. "
+          "no_judge_model: a request for the judge model of a service without one)"}
+}  # fmt: skip
+"""The answer of the routes that judge when the service cannot do what a valid request asks."""
+
 LIMIT_RESPONSE: dict[int | str, dict] = {
     422: {"model": ErrorBody, "description": "a valid request refused by a limit (bounds, budget)"}
 }
@@ -125,7 +131,9 @@ def install(app: FastAPI) -> None:
 
     @app.exception_handler(ConfigError)
     async def _config(request: Request, exc: ConfigError) -> JSONResponse:
-        return JSONResponse(error_body("not_configured", str(exc)), 400)
+        # the request is fine; the service is not set up to do it: 409, nothing to retry
+        code = getattr(exc, "code", "not_configured")
+        return JSONResponse(error_body(code, str(exc), getattr(exc, "field", None)), 409)
 
     @app.exception_handler(DecodeBusy)
     async def _busy(request: Request, exc: DecodeBusy) -> JSONResponse:

@@ -102,7 +102,7 @@ def _checked(
     judge: Any,
     policy: ServiceSettings,
 ) -> CheckedRequest:
-    check_overrides(overrides, policy)
+    check_overrides(overrides, policy, judge.settings)
     try:
         return check_request(mode, request, overrides, judge.settings, judge.registry)
     except InputError as exc:

@@ -18,7 +18,7 @@ from fastapi.responses import JSONResponse
 from pydantic import BaseModel
 
 from api.core.deps import JudgeDep, KeyDep, SettingsDep
-from api.core.errors import ERROR_RESPONSES, error_body
+from api.core.errors import CONFIG_RESPONSE, ERROR_RESPONSES, error_body
 from api.core.prometheus import record_result
 from api.core.settings import ServiceSettings
 from api.judging.requests import body_schema, check_body
@@ -85,6 +85,6 @@ def judging_router(
         operation_id=f"{mode}_v1_{mode}_post",
         name=mode,  # the endpoint's name, as when each route was its own function
         openapi_extra=body_schema(*body_models),
-        responses=ERROR_RESPONSES,
+        responses={**ERROR_RESPONSES, **CONFIG_RESPONSE},
     )
     return router
