@@ -12,7 +12,7 @@ Example:
     ('llm', ['mock/judge'], True)
     >>> judged_by_text(judged_by(JudgeSettings(model="openai/gpt-4o")))
     'the judge model openai/gpt-4o'
-    >>> print(markdown_lines(info)[2])  # doctest: +ELLIPSIS
+    >>> print(markdown_lines(info)[3])  # doctest: +ELLIPSIS
     > **Made-up numbers:** mock/judge is the mock model: ...
 """
 
@@ -83,11 +83,11 @@ def judged_by_text(info: dict[str, Any]) -> str:
 
 
 def markdown_lines(info: dict[str, Any] | None) -> list[str]:
-    """The report's lines: who judged, and a warning when the numbers are made up; nothing for
-    a report that does not know (an older run)."""
+    """The report's lines (a paragraph of their own): who judged, and a warning when the
+    numbers are made up; nothing for a report that does not know (an older run)."""
     if not info:
         return []
-    out = [f"Judged by {judged_by_text(info)}."]
+    out = ["", f"Judged by {judged_by_text(info)}."]
     if info.get("made_up"):
         out += ["", f"> **Made-up numbers:** {MADE_UP}."]
     return out

@@ -152,6 +152,12 @@ class CampaignCreate(_Strict):
         max_length=200,
         description="what the items' model names stand for (the report says so)",
     )
+    judged_by: str = Field(
+        default="",
+        max_length=600,
+        description="who gave the items' judge answers (a model, the local backend, the mock "
+        "with its made-up numbers); the report says so beside the judge–human agreement",
+    )
     title: str = Field(default="", max_length=200)
     instructions: str = Field(default="", max_length=MAX_TEXT)
     qc: QualityBars = Field(default_factory=QualityBars)

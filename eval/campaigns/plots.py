@@ -106,7 +106,10 @@ def markdown(report: dict[str, Any]) -> str:
         lines += demographics.markdown_lines(report["demographics"])
     if "judge_agreement" in report:
         ja = report["judge_agreement"]
-        lines += ["", "## Judge and humans", "", f"Rule: {ja['rule']}.", ""]
+        lines += ["", "## Judge and humans", ""]
+        if report.get("judged_by"):
+            lines += [f"Judged by {report['judged_by']}.", ""]
+        lines += [f"Rule: {ja['rule']}.", ""]
         for name in ("judge_human", "human_human"):
             r = ja[name]
             lines.append(

@@ -38,6 +38,7 @@ from eval.metaeval.report import write_report
 from eval.metaeval.runner import read_predictions, run_items
 from eval.metaeval.subsets import stratified
 from judge.config import JudgeSettings
+from judge.judged_by import at_service, judged_by
 from memory.io.atomic import write_atomic
 from memory.store import MemoryStore
 
@@ -243,6 +244,9 @@ def run_meta_eval(cfg: MetaEvalConfig) -> dict[str, Any]:
             "url": cfg.url,
             "memories": memories,
             "settings": {k: v for k, v in overrides.items() if k != "api_key"},
+            "judged_by": (
+                at_service(cfg.url) if cfg.url else judged_by(JudgeSettings().merged(**overrides))
+            ),
         },
         **evaluate(dataset, items, predictions, n_boot=cfg.n_boot, seed=cfg.seed),
         "skipped": sorted(skipped.values()),
