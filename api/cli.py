@@ -121,6 +121,15 @@ def start_problem(engine: JudgeSettings, settings: ServiceSettings) -> str | Non
     return settings.check_bind()
 
 
+def _redis_busy(settings: ServiceSettings) -> str | None:
+    """Another ``judge serve`` runs the embedded Redis of this data folder (one line)."""
+    if settings.redis_url:
+        return None
+    from api.core.redis_embedded import busy
+
+    return busy(settings.data_dir / "redis")
+
+
 def serve(args: argparse.Namespace) -> int:
     """Start uvicorn with the app; refuses an open public bind without keys."""
     import uvicorn
@@ -131,7 +140,7 @@ def serve(args: argparse.Namespace) -> int:
 
     process = ServiceProcessSettings()  # every section now: a bad variable is named
     settings = serve_settings(args)
-    problem = start_problem(process.engine, settings)
+    problem = start_problem(process.engine, settings) or _redis_busy(settings)
     if problem:
         print(f"judge serve: {problem}", file=sys.stderr)
         return 2

@@ -51,7 +51,7 @@ from api.core.settings import ServiceSettings
 from api.jobs.store import JOB_FUNCTION, QUEUE_NAME, BatchStore
 from api.jobs.tuning import WorkerTuning
 from api.judging.factory import build_judge
-from api.judging.requests import OuterOptions, check_body
+from api.judging.requests import OuterOptions, check_body, named_as_sent
 from judge.engine import Judge
 from judge.errors import ConfigError, InputError
 from judge.io.pixel_budget import PixelBudget, pixel_ledger
@@ -143,6 +143,7 @@ async def _score_item(ctx: dict[str, Any], batch_id: str, index: int) -> str:
             f"no result after {ITEM_MAX_TRIES} attempts "
             "(the worker stopped or timed out each time)",
         )
+    checked: CheckedRequest | None = None
     try:
         checked = _item_request(item_json, options_json, judge, settings)
         with pixel_ledger(settings.max_request_pixels, ctx.get("pixel_budget")):
@@ -150,7 +151,8 @@ async def _score_item(ctx: dict[str, Any], batch_id: str, index: int) -> str:
                 judge.arun_checked(checked), timeout=scoring_timeout(settings, ctx["tuning"])
             )
     except InputError as exc:
-        named = exc.under(f"items[{index}]")
+        as_sent = named_as_sent(exc, checked) if checked is not None else exc
+        named = as_sent.under(f"items[{index}]")
         return await fail("invalid_input", str(named), named.field)
     except ConfigError as exc:
         return await fail("not_configured", str(exc))

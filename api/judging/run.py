@@ -21,7 +21,8 @@ from api.core.deps import JudgeDep, KeyDep, SettingsDep
 from api.core.errors import CONFIG_RESPONSE, ERROR_RESPONSES, error_body
 from api.core.prometheus import record_result
 from api.core.settings import ServiceSettings
-from api.judging.requests import body_schema, check_body
+from api.judging.requests import body_schema, check_body, named_as_sent
+from judge.errors import InputError
 
 
 async def judge_body(
@@ -34,6 +35,8 @@ async def judge_body(
         result = await asyncio.wait_for(
             judge.arun_checked(checked), timeout=settings.score_timeout_s
         )
+    except InputError as exc:
+        raise named_as_sent(exc, checked) from None
     except TimeoutError:
         raise HTTPException(
             504, error_body("timeout", f"judging took longer than {settings.score_timeout_s} s")

@@ -28,6 +28,22 @@ EXIT_INPUT = 2
 EXIT_CONFIG = 3
 
 
+def installed_version() -> str:
+    """The installed distribution's version (``t2i-judge``), or ``unknown`` when the code runs
+    from a checkout that was never installed.
+
+    Example:
+        >>> installed_version().count(".") >= 1 or installed_version() == "unknown"
+        True
+    """
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("t2i-judge")
+    except PackageNotFoundError:
+        return "unknown"
+
+
 def build_parser(verb: str | None = None) -> argparse.ArgumentParser:
     """The argument parser: every verb listed, only ``verb`` (if any) fully registered."""
     parser = argparse.ArgumentParser(
@@ -36,6 +52,7 @@ def build_parser(verb: str | None = None) -> argparse.ArgumentParser:
         epilog="Run `judge COMMAND --help` for a command's options.",
     )
     parser.add_argument("--log-level", default="WARNING", help="DEBUG, INFO, WARNING, ERROR")
+    parser.add_argument("--version", action="version", version=f"judge {installed_version()}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for entry in VERBS:
         if entry.name == verb:
