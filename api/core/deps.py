@@ -57,16 +57,16 @@ def app_store(request: Request, name: str, build: Callable[[aredis.Redis], S]) -
     return store
 
 
-def keys_hint(settings: ServiceSettings) -> str:
-    """Which keys this service takes, as the 401 says it (only what is set).
+def key_variables(settings: ServiceSettings) -> str:
+    """The variables that hold this service's keys, as a 401 says them (only what is set).
 
     Example:
-        >>> keys_hint(ServiceSettings(admin_keys="a" * 16))
-        'an admin key from JUDGE_SERVE_ADMIN_KEYS (this service sets no JUDGE_SERVE_API_KEYS)'
+        >>> key_variables(ServiceSettings(admin_keys="a" * 16))
+        'JUDGE_SERVE_ADMIN_KEYS; this service sets no JUDGE_SERVE_API_KEYS'
     """
     if settings.api_keys:
-        return "a key from JUDGE_SERVE_API_KEYS (or JUDGE_SERVE_ADMIN_KEYS)"
-    return "an admin key from JUDGE_SERVE_ADMIN_KEYS (this service sets no JUDGE_SERVE_API_KEYS)"
+        return "JUDGE_SERVE_API_KEYS or JUDGE_SERVE_ADMIN_KEYS"
+    return "JUDGE_SERVE_ADMIN_KEYS; this service sets no JUDGE_SERVE_API_KEYS"
 
 
 async def _identify(request: Request) -> str:
@@ -84,7 +84,7 @@ async def _identify(request: Request) -> str:
             401,
             error_body(
                 "unauthorized",
-                f"send 'Authorization: Bearer <key>' with {keys_hint(settings)}",
+                f"send 'Authorization: Bearer <key>' with a key from {key_variables(settings)}",
                 "Authorization",
             ),
             headers={"WWW-Authenticate": "Bearer"},
