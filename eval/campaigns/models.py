@@ -32,7 +32,7 @@ LANG = r"^[a-z]{2,3}(_[A-Z]{2})?$"
 MAX_ITEMS = 5_000
 MAX_TEXT = 4_000
 Kind = Literal["pairwise", "rating", "ranking"]
-STORED_WHEN_GIVEN = frozenset({"translate_into", "translation_budget"})
+STORED_WHEN_GIVEN = frozenset({"translate_into", "translation_budget", "judged_by"})
 """Settings added after campaigns were first stored: kept in the record only when the admin
 gave them (a record without them reads their defaults), so other campaigns' stored JSON
 stays as it was."""
@@ -169,6 +169,12 @@ class CampaignCreate(_Strict):
         default="",
         max_length=200,
         description="what the items' model names stand for (the report says so)",
+    )
+    judged_by: str = Field(
+        default="",
+        max_length=600,
+        description="who gave the items' judge answers (a model, the local backend, the mock "
+        "with its made-up numbers); the report says so beside the judge–human agreement",
     )
     title: str = Field(default="", max_length=200)
     instructions: str = Field(default="", max_length=MAX_TEXT)

@@ -180,7 +180,10 @@ def markdown(report: dict[str, Any], figures: dict[str, str] | None = None) -> s
         lines += demographics.markdown_lines(report["demographics"])
     if "judge_agreement" in report:
         ja = report["judge_agreement"]
-        lines += ["", "## Judge and humans", "", f"Rule: {ja['rule']}.", ""]
+        lines += ["", "## Judge and humans", ""]
+        if report.get("judged_by"):
+            lines += [f"Judged by {report['judged_by']}.", ""]
+        lines += [f"Rule: {ja['rule']}.", ""]
         for name in ("judge_human", "human_human"):
             lines.append(_rate_line(name.replace("_", "–"), ja[name]))
         lines += _figure(figs, "judge_agreement", "Judge–human and human–human agreement")

@@ -114,6 +114,7 @@ class CampaignRecord(_Stored):
     demographics: bool = False
     demographics_reference: Reference | None = None
     compared: str = ""
+    judged_by: str = ""
     title: str = ""
     instructions: str = ""
     qc: QualityBars = Field(default_factory=QualityBars)

@@ -219,6 +219,7 @@ def build_report(
         report["judge_agreement"] = judge_vs_humans(
             units, judged, numeric=numeric, n_boot=n_boot, seed=seed
         )
+        report["judged_by"] = record.judged_by or None  # None: the source did not say
         hybrid = hybrid_section(record, rows, judged)
         if hybrid is not None:
             report["hybrid"] = hybrid

@@ -40,6 +40,7 @@ from eval.metaeval.report import write_report
 from eval.metaeval.runner import read_predictions, run_items
 from eval.metaeval.subsets import stratified
 from judge.config import JudgeSettings
+from judge.judged_by import at_service, judged_by
 from memory.io.atomic import write_atomic
 from memory.store import MemoryStore
 
@@ -249,6 +250,9 @@ def run_meta_eval(cfg: MetaEvalConfig) -> dict[str, Any]:
             "memories": memories,
             "scores": [str(p) for p in cfg.scores],
             "settings": {k: v for k, v in overrides.items() if k != "api_key"},
+            "judged_by": (
+                at_service(cfg.url) if cfg.url else judged_by(JudgeSettings().merged(**overrides))
+            ),
         },
         **evaluate(dataset, items, predictions, n_boot=cfg.n_boot, seed=cfg.seed),
         "n_set_items": len(every_item),

@@ -17,6 +17,8 @@ from eval.metaeval import compare_report, plots
 from eval.metaeval.evaluate import pairs_by_target
 from eval.metaeval.public_sets import markdown_lines
 from eval.metaeval.quoted import baseline_lines
+from judge.judged_by import MADE_UP
+from judge.judged_by import markdown_lines as judge_lines
 
 COLS = ("spearman", "kendall", "pearson", "mae", "within1", "n")
 
@@ -86,6 +88,13 @@ def memory_line(config: dict) -> str:
     return "No memory: zero-shot (give --cv lopo or --memory-from to calibrate on labels)."
 
 
+def made_up_note(report: dict) -> list[str]:
+    """Said again beside published figures when the mock judged (its numbers are made up)."""
+    if not (report["config"].get("judged_by") or {}).get("made_up"):
+        return []
+    return [f"> **Made-up numbers:** {MADE_UP}.", ""]
+
+
 def unscored_lines(unscored: dict) -> list[str]:
     """Why some labelled items have no prediction, per target."""
     if not unscored:
@@ -133,6 +142,7 @@ def markdown(report: dict) -> str:
         "",
         f"Data: `{report['data']}` — {report['n_items']} items, {report['n_predicted']} "
         f"predicted, {report['n_errors']} errors. {memory_line(report['config'])}",
+        *judge_lines(report["config"].get("judged_by")),
         "",
         "## Agreement with human labels (95% bootstrap CI; n = scored/total items)",
         "",
@@ -164,6 +174,7 @@ def markdown(report: dict) -> str:
             "",
             "## Against published IQA models (Spearman)",
             "",
+            *made_up_note(report),
             "Judge with its coverage (scored/total); best IQA model on all items; then, on the "
             "items the judge scored, the best IQA model there and the paired-bootstrap margin "
             "(judge − that model).",
@@ -219,9 +230,11 @@ def markdown(report: dict) -> str:
         out += _section(f"Ablation: {abl['kind']}", ["variant", "mae", "within1", "spearman"])
         for name, r in abl["rows"].items():
             out.append(f"| {name} | {_f(r['mae'])} | {_f(r['within1'])} | {_f(r['spearman'])} |")
-    out += markdown_lines(report)
+    published = markdown_lines(report)  # ["", "## <the set's title>", "", ...]
+    out += published[:3] + made_up_note(report) + published[3:] if published else []
     out += compare_report.markdown_lines(report)
-    out += baseline_lines(report)
+    quoted = baseline_lines(report)  # ["", "### Published baselines ...", "", ...]
+    out += quoted[:3] + made_up_note(report) + quoted[3:] if quoted else []
     out += _slices(report.get("slices") or {})
     if report.get("pairwise"):
         from eval.leaderboards.meta import metrics_markdown

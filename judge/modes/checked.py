@@ -40,6 +40,9 @@ class CheckedRequest:
     request: BaseModel
     settings: JudgeSettings
     overrides: dict[str, Any]
+    wrapper: str | None = None
+    """the key the request came under (``submission``), or None when it came bare: a fault
+    found while judging (an unreadable image) is named under it, as the client wrote it"""
 
 
 def check_request(
