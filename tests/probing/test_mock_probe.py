@@ -5,12 +5,10 @@ nothing says why (the nodes' notes) in its exit message."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 from judge.cli.main import main
 from tests.fakes.probing_script import schema_name
-from tests.fakes.provider import FakeProvider
 
 
 def run(out: Path, *extra: str) -> int:
@@ -20,10 +18,12 @@ def run(out: Path, *extra: str) -> int:
 
 def test_a_run_that_labels_nothing_prints_the_nodes_notes(env, probe_fake, tmp_path, capsys):
     probe_fake.responder.reset()
-    probe_fake.responder.on(lambda body: schema_name(body) == "ReviewBatch",
-                            {"results": [{"index": 0, "relevant": False, "checks": []}]})  # fmt: skip
-    probe_fake.responder.on(lambda body: schema_name(body) == "InputBatch",
-                            lambda body: {"inputs": [f"a cat number {len(body['messages'][1]['content'])}"]})  # fmt: skip
+    rejected = {"results": [{"index": 0, "relevant": False, "checks": []}]}
+    probe_fake.responder.on(lambda body: schema_name(body) == "ReviewBatch", rejected)
+    probe_fake.responder.on(
+        lambda body: schema_name(body) == "InputBatch",
+        lambda body: {"inputs": [f"a cat number {len(str(body['messages']))}"]},
+    )
     args = ["--topic", "cats", "--backend", "builtin/renderer", "--model", "openai/fake",
             "--api-base", env]  # fmt: skip
     assert run(tmp_path / "run", *args) == 1
