@@ -124,7 +124,7 @@ CHAINS: dict[str, list[str]] = {
         "edit.md", "skills.md", "local-backend.md", "providers.md", "confidence.md",
     ],
     "evaluate": [
-        "memories.md", "meta-eval.md", "public-sets.md", "leaderboards.md",
+        "memories.md", "meta-eval.md", "public-sets.md", "compare-metrics.md", "leaderboards.md",
         "hybrid-leaderboards.md", "trust.md", "tasks.md",
         "probing.md",
     ],

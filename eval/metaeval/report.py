@@ -13,9 +13,10 @@ from typing import Any
 
 from eval.datasets.base import Dataset, EvalItem
 from eval.kit.stats import ci_text
-from eval.metaeval import plots
+from eval.metaeval import compare_report, plots
 from eval.metaeval.evaluate import pairs_by_target
 from eval.metaeval.public_sets import markdown_lines
+from eval.metaeval.quoted import baseline_lines
 
 COLS = ("spearman", "kendall", "pearson", "mae", "within1", "n")
 
@@ -107,8 +108,26 @@ def skipped_lines(report: dict) -> list[str]:
     return out
 
 
+def scores_only_markdown(report: dict) -> str:
+    """The report of a ``--scores-only`` run: the comparison, the quoted baselines, plots."""
+    files = ", ".join(f"`{f}`" for f in report.get("scores_files") or []) or "none"
+    out = [
+        f"# Metric comparison: {report['dataset']}",
+        "",
+        f"Data: `{report['data']}` — {report['n_items']} items. No judge ran (--scores-only): "
+        f"the set's published metrics and the metrics of --scores ({files}).",
+    ]
+    out += compare_report.markdown_lines(report)
+    out += baseline_lines(report)
+    if report.get("plots"):
+        out += ["", "## Plots", ""] + [f"![{p}]({p})" for p in report["plots"]]
+    return "\n".join(out) + "\n"
+
+
 def markdown(report: dict) -> str:
     """The report as Markdown tables."""
+    if report.get("scores_only"):
+        return scores_only_markdown(report)
     out = [
         f"# Meta-evaluation: {report['dataset']}",
         "",
@@ -201,6 +220,8 @@ def markdown(report: dict) -> str:
         for name, r in abl["rows"].items():
             out.append(f"| {name} | {_f(r['mae'])} | {_f(r['within1'])} | {_f(r['spearman'])} |")
     out += markdown_lines(report)
+    out += compare_report.markdown_lines(report)
+    out += baseline_lines(report)
     out += _slices(report.get("slices") or {})
     if report.get("pairwise"):
         from eval.leaderboards.meta import metrics_markdown
@@ -241,7 +262,12 @@ def write_report(
 ) -> None:
     """report.json, report.md and PNG plots."""
     pairs = pairs_by_target(dataset, items, {p["id"]: p for p in predictions})
-    made = [plots.scatter(pairs, out / "scatter.png", report["targets"])]
+    made = (
+        []
+        if report.get("scores_only")
+        else [plots.scatter(pairs, out / "scatter.png", report["targets"])]
+    )
+    made += compare_report.system_plots(report, out)
     if report.get("objective"):
         made.append(plots.confusion(report["objective"], out / "objective_confusion.png"))
     if report.get("ablation"):

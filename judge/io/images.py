@@ -158,7 +158,24 @@ def decode_image(
     if img.mode not in ("RGB", "RGBA"):
         alpha = "A" in img.getbands() or "transparency" in img.info
         img = img.convert("RGBA" if alpha else "RGB")
+    img.info = {}  # comments, text chunks, EXIF, XMP, ICC, resolution: pixels only from here
     return img
+
+
+def bare(img: Image.Image) -> Image.Image:
+    """``img`` without the metadata Pillow's encoders copy from an image's ``info``
+    (comments, PNG text chunks, EXIF, XMP, ICC profile, resolution): what the service
+    encodes carries pixels only. A copy when there is something to drop.
+
+    >>> img = Image.new("RGB", (2, 2)); img.info["comment"] = b"seed 315"
+    >>> bare(img).info, img.info
+    ({}, {'comment': b'seed 315'})
+    """
+    if not img.info:
+        return img
+    out = img.copy()
+    out.info = {}
+    return out
 
 
 def check_aspect(w: int, h: int, field: str, settings: JudgeSettings) -> None:
@@ -178,7 +195,9 @@ def check_aspect(w: int, h: int, field: str, settings: JudgeSettings) -> None:
 
 
 def to_payload(img: Image.Image, max_side: int) -> ImagePayload:
-    """Downscale to ``max_side`` and encode as a data URL (PNG with alpha, else JPEG)."""
+    """Downscale to ``max_side`` and encode as a data URL (PNG with alpha, else JPEG), with
+    no metadata (:func:`bare`)."""
+    img = bare(img)
     if max(img.size) > max_side:
         img = img.copy()
         img.thumbnail((max_side, max_side), Image.Resampling.LANCZOS)

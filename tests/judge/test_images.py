@@ -440,3 +440,21 @@ def test_base64_payloads_are_judged_as_strict_binascii_judges_them() -> None:
             assert "not valid base64" in str(exc)
             got = None
         assert got == expected, repr(text)
+
+
+@pytest.mark.parametrize("fmt", ["PNG", "JPEG"])
+def test_images_sent_to_the_model_carry_no_metadata(fmt):
+    """A comment, text chunks, EXIF, XMP or a resolution in the submitted file never reach
+    the model: the payload has pixels only (and so does an image handed over with info)."""
+    from tests.campaigns.helpers import metadata_of, png, with_metadata
+
+    raw = with_metadata(png("#3a3", 2), fmt)
+    url = f"data:image/{fmt.lower()};base64," + base64.b64encode(raw).decode()
+    assert metadata_of(raw)  # the source carries it
+    sent = load_image(url, field="image")
+    out = base64.b64decode(sent.data_url.split(",", 1)[1])
+    assert metadata_of(out) == {}
+    img = Image.open(io.BytesIO(raw))
+    img.load()
+    direct = base64.b64decode(to_payload(img.convert("RGB"), 1024).data_url.split(",", 1)[1])
+    assert metadata_of(direct) == {}
