@@ -378,6 +378,9 @@ def check_output(body: str, out: str, err: str, env: dict[str, str]) -> None:
         result = json_values(out)[-1]
         assert all("skill" in d for d in result["subjective"]["image"].values())
         assert "coverage" in result["objective"]["prompt"]
+    if "judge probe run" in body:  # the offline probes grow their trees (docs/probing.md)
+        grown = re.findall(r"^3 nodes, 6 inputs, 6 images: ", out, flags=re.M)
+        assert len(grown) == body.count("judge probe run"), out
     if "--ablation retrieval" in body:
         runs = Path(env["HOME"]) / ".local" / "share" / "t2i-judge" / "runs"
         (run,) = runs.glob("expert-jsonl-*")

@@ -24,6 +24,7 @@ from pydantic import ValidationError
 
 EXIT_INPUT = 2
 EXIT_CONFIG = 3
+MAX_NOTES = 12
 PARAM_FLAGS = {
     "topic": "topic",
     "backend": "backend",
@@ -207,5 +208,30 @@ def run_probe_cli(args: argparse.Namespace) -> int:
             f"then run the same command again to resume",
             file=sys.stderr,
         )
+        notes = node_notes(tree["root"])
+        if notes:
+            print("what the nodes noted:", *(f"  {n}" for n in notes), sep="\n", file=sys.stderr)
         return 1
     return 0
+
+
+def node_notes(root: dict[str, Any], limit: int = MAX_NOTES) -> list[str]:
+    """The notes of every node of a stored tree (``tree.json``'s ``root``) as ``id: note``,
+    repeated notes once, at most ``limit`` (the rest counted on a last line).
+
+    Example:
+        >>> node_notes({"id": "n0", "notes": ["a", "a", "b"], "children": []}, limit=1)
+        ['n0: a', '(1 more note in tree.json)']
+    """
+    found: list[str] = []
+    stack = [root]
+    while stack:
+        node = stack.pop(0)
+        for note in node.get("notes") or []:
+            line = f"{node.get('id')}: {note}"
+            if line not in found:
+                found.append(line)
+        stack += node.get("children") or []
+    rest = len(found) - limit
+    tail = [f"({rest} more note{'s' if rest > 1 else ''} in tree.json)"] if rest > 0 else []
+    return found[:limit] + tail

@@ -20,6 +20,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from eval.probing import mock_answers  # noqa: F401  (how mock/judge answers these questions)
 from eval.probing.scene_graph import SceneGraph
 from skills.rendering import data_block
 

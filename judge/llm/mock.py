@@ -17,7 +17,10 @@ How a value is made from a JSON Schema (pydantic v2 output: ``$defs``/``$ref``,
   and the field path; number → likewise, rounded to 2 decimals;
 - boolean → ``true``, except properties whose name starts with ``flag`` (safety screens) →
   ``false``; null → ``null``; string → the answerer's text (a few ``format`` values honoured);
-- enum → first value; const → the constant; ``anyOf`` → first non-null branch;
+- enum → a value picked from a hash of the request and the field path, except a choice
+  between ``first`` and ``second`` (a comparison by position), which prefers one of the
+  request's last two images by its content, so both orders of a pair mostly agree
+  (:mod:`judge.llm.mock_material`); const → the constant; ``anyOf`` → first non-null branch;
 - objects → every declared property; arrays → ``minItems`` items, except that an array of
   objects with an enum-valued property (``id`` first) gets one item per enum value, so a
   batched checklist answer covers every checkpoint;
@@ -26,6 +29,9 @@ How a value is made from a JSON Schema (pydantic v2 output: ``$defs``/``$ref``,
   integer field has a made-up difficulty (0 to 0.5, from the request and the field) and is
   changed with that probability (a boolean flipped, an enum moved to another value, an
   integer moved by one), drawn from the seed; safety ``flag`` fields never change;
+- an answer that must follow the request's material (a review of listed candidates, the
+  shift metrics an edit instruction calls for) is rewritten by the shaper registered for its
+  schema's name (:func:`judge.llm.mock_material.shaper`);
 - bounds stated only in words (``minimum value: 1`` in a ``description``, as litellm writes
   them for some providers) are honoured.
 
@@ -51,6 +57,8 @@ import re
 from typing import Any
 
 from judge.json_digest import json_sha256
+from judge.llm import mock_shapes  # noqa: F401  (registers the judge's own shapers)
+from judge.llm.mock_material import Material, shaped
 
 PREFIX = "mock/"
 NAME = "mock/judge"
@@ -110,7 +118,11 @@ def answer(
     if schema is None:
         return json.dumps(FALLBACK_ANSWER)
     seed = json_sha256(messages, sort_keys=True, default=str)
-    return json.dumps(SchemaAnswerer(schema, seed, text, sample).value(schema, "$"))
+    material = Material.of(messages)
+    answerer = SchemaAnswerer(schema, seed, text, sample, material)
+    value = answerer.value(schema, "$")
+    name = str((fmt or {}).get("json_schema", {}).get("name", ""))
+    return json.dumps(shaped(name, material, value, answerer.pick))
 
 
 def sample_of(params: dict[str, Any]) -> int | None:
@@ -165,8 +177,10 @@ class SchemaAnswerer:
         seed: str | Any,
         text: str = MOCK_TEXT,
         sample: int | None = None,
+        material: Material | None = None,
     ) -> None:
         self.root = root
+        self.material = material or Material()
         # each pick hashes seed|path: the seed's part is hashed once and copied per pick
         self._seed = hashlib.sha256(seed.encode()) if isinstance(seed, str) else seed
         self.text = text
@@ -206,10 +220,14 @@ class SchemaAnswerer:
         if "const" in schema:
             return schema["const"]
         if schema.get("enum"):
-            values = schema["enum"]
+            values = list(schema["enum"])
+            chosen = self.material.positional(values, path)
+            if chosen is None:
+                chosen = values[self.pick(f"{path}|enum", 0, len(values) - 1)]
             if len(values) > 1 and self.varied(path):
-                return values[1 + self.pick(f"{path}|other", 0, len(values) - 2)]
-            return values[0]
+                others = [v for v in values if v != chosen]
+                return others[self.pick(f"{path}|other", 0, len(others) - 1)]
+            return chosen
         for key in ("anyOf", "oneOf"):
             if schema.get(key):
                 branches = [self.resolve(b) for b in schema[key]]

@@ -25,6 +25,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from eval.probing import mock_answers  # noqa: F401  (the probe's questions, as the mock answers them)
 from judge.llm.mock import answer, sample_of, schema_of
 
 Body = dict[str, Any]

@@ -134,6 +134,8 @@ def render(report: dict[str, Any]) -> str:
     pw = report["pairwise"]
     if pw["records"]:
         lines += [f"Votes: {pw['label']}.", ""]
+        if (flips := pw.get("position_inconsistent")) is not None:
+            lines += [_positions(flips), ""]
         lines += _pair_table(pw["records"])
         lines += ["", "Leaderboard (Bradley–Terry on the same votes, 95% bootstrap CI):", "",
                   "| rank | editor | score | 95% CI |", "|---:|---|---:|---|"]  # fmt: skip
@@ -169,3 +171,11 @@ def render(report: dict[str, Any]) -> str:
     if report["notes"]:
         lines += ["", "## Notes", "", *(f"- {n}" for n in report["notes"])]
     return "\n".join(lines).rstrip() + "\n"
+
+
+def _positions(flips: dict[str, int]) -> str:
+    """The position-consistency line under the pairwise votes."""
+    return (f"Position consistency: {flips['criteria']} of {flips['of_criteria']} criterion "
+            f"verdicts (in {flips['comparisons']} of {flips['of_comparisons']} comparisons) "
+            "changed when the two edits were swapped; each counts as a tie. Many of them mean "
+            "the judge favours a position rather than an edit.")  # fmt: skip

@@ -196,11 +196,36 @@ def pairwise(
         "source": "compare",
         "label": COMPARED,
         "n_comparisons": len(comparisons or []),
+        "position_inconsistent": position_inconsistent(comparisons or []),
         **_board(overall_votes, n_boot, seed),
         "by_criterion": {
             k: _board([v for v in compared if v.criterion == k], n_boot, seed) for k in criteria
         },
     }
+
+
+def position_inconsistent(comparisons: list[dict[str, Any]]) -> dict[str, int]:
+    """How many decided criterion verdicts came out differently in the two orders (the judge
+    named different images, so the criterion is a tie), and in how many comparisons.
+
+    Example:
+        >>> position_inconsistent([{"criteria": {"q": "tie", "r": "a"},
+        ...                         "position_consistent": {"q": False, "r": True}}])
+        {'criteria': 1, 'of_criteria': 2, 'comparisons': 1, 'of_comparisons': 1}
+    """
+    flips = total = hit = decided = 0
+    for c in comparisons:
+        winners = c.get("criteria") or {}
+        known = {k: v for k, v in (c.get("position_consistent") or {}).items()
+                 if isinstance(v, bool) and winners.get(k) is not None}  # fmt: skip
+        if not known:
+            continue
+        decided += 1
+        total += len(known)
+        bad = sum(not v for v in known.values())
+        flips += bad
+        hit += bad > 0
+    return {"criteria": flips, "of_criteria": total, "comparisons": hit, "of_comparisons": decided}
 
 
 def _criterion_order(name: str) -> tuple[int, str]:
