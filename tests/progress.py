@@ -147,7 +147,8 @@ class ProgressPlugin:
         for path, secs in seconds[:SLOWEST_FILES]:
             terminalreporter.write_line(f"{secs:8.1f}s  {path}")
         wall = clock_text(time.monotonic() - self.progress.start)
-        terminalreporter.write_line(f"wall time {wall}")
+        spent = clock_text(sum(self.progress.file_seconds.values()))
+        terminalreporter.write_line(f"wall time {wall}; the tests' own time {spent} (summed)")
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:

@@ -118,6 +118,7 @@ def test_admin_chosen_codes_need_entropy(fresh: LiveService) -> None:
         assert r.status_code == 201, r.text
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(480)
 def test_forwarded_for_is_ignored_without_a_trusted_proxy(tmp_path: Path) -> None:
     env = {"JUDGE_SERVE_API_KEYS": "key-one", "JUDGE_SERVE_AUTH_FAILURES_PER_MINUTE": str(LIMIT)}

@@ -585,6 +585,7 @@ def test_serve_open_public_notice_does_not_claim_loopback(
     assert "loopback only" not in err
 
 
+@pytest.mark.slow
 def test_serve_without_keys_on_loopback_says_so(tmp_path: Path) -> None:
     port = free_port()
     env = {
