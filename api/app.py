@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import uuid
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
@@ -27,6 +28,7 @@ from api.core.json_body import SafeJSONResponse
 from api.core.limits import BodyLimit
 from api.core.observe import Observe
 from api.core.redis_embedded import EmbeddedRedis
+from api.core.redis_persistence import ALLOW_VARIABLE, check_async, mark, redact
 from api.core.request_guard import RequestGuard
 from api.core.settings import ServiceSettings
 from api.health import routes as health
@@ -80,6 +82,22 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         log.info("started a private redis-server at %s (data in %s)", url, embedded.data_dir)
     app.state.redis_url = url
     app.state.redis = aredis.Redis.from_url(url)
+    if embedded is None:  # an external Redis: refuse one that forgets everything on restart
+        try:
+            found = await check_async(app.state.redis, url, settings.redis_may_lose_data)
+        except BaseException:
+            await app.state.redis.aclose()
+            raise
+        log.info("external Redis at %s: %s", redact(url), found.summary())
+        if not found.durable:
+            log.warning(
+                "the Redis at %s keeps nothing across a restart; accepted because %s is set",
+                redact(url),
+                ALLOW_VARIABLE,
+            )
+    app.state.embedded_redis = embedded
+    app.state.redis_volatile_ok = settings.redis_may_lose_data
+    await mark(app.state.redis, uuid.uuid4().hex)
     app.state.judge = build_judge(settings, app.state.redis)
     app.state.pixel_budget = PixelBudget(
         max(settings.decode_budget_pixels, settings.max_request_pixels)

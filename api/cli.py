@@ -44,12 +44,25 @@ def register_serve(sub: argparse._SubParsersAction) -> None:
         help="batch workers to run inside this process (0 = none; run `judge worker` "
         "elsewhere; default: JUDGE_SERVE_INLINE_WORKERS, else 1)",
     )
+    _may_lose_data_flag(p)
     p.set_defaults(handler=serve)
+
+
+def _may_lose_data_flag(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--redis-may-lose-data",
+        action="store_true",
+        default=argparse.SUPPRESS,
+        help="accept an external Redis with neither an append-only file nor snapshots: "
+        "every campaign, vote and batch is lost when it restarts (default: "
+        "JUDGE_SERVE_REDIS_MAY_LOSE_DATA, else refuse such a Redis)",
+    )
 
 
 def register_worker(sub: argparse._SubParsersAction) -> None:
     """Add the ``worker`` verb."""
     w = sub.add_parser("worker", help="run a batch worker (needs the service's REDIS_URL)")
+    _may_lose_data_flag(w)
     w.set_defaults(handler=worker)
 
 
@@ -66,7 +79,12 @@ def serve_settings(args: argparse.Namespace) -> ServiceSettings:
     """
     from api.core.settings import ServiceSettings
 
-    flags = {"host": "host", "port": "port", "workers_inline": "inline_workers"}
+    flags = {
+        "host": "host",
+        "port": "port",
+        "workers_inline": "inline_workers",
+        "redis_may_lose_data": "redis_may_lose_data",
+    }
     given = {field: getattr(args, flag) for flag, field in flags.items() if hasattr(args, flag)}
     settings = ServiceSettings(**given)
     if "inline_workers" not in settings.model_fields_set:  # neither the flag nor the variable
@@ -110,6 +128,10 @@ def serve(args: argparse.Namespace) -> int:
             f"{settings.host}:{settings.port} (loopback only)",
             file=sys.stderr,
         )
+    problem = external_redis_problem(settings)
+    if problem:
+        print(f"judge serve: {problem}", file=sys.stderr)
+        return 2
     if args.workers > 1:
         return _serve_processes(settings, args.workers)
     app = create_app(settings)
@@ -167,6 +189,7 @@ def _serve_processes(settings: ServiceSettings, workers: int) -> int:
     from api.core.logs import log_config
     from api.core.prometheus import use_multiprocess_dir
     from api.core.redis_embedded import EmbeddedRedis
+    from api.core.redis_persistence import ALLOW_VARIABLE
 
     use_multiprocess_dir(settings.data_dir)  # /metrics sums every worker process
     embedded = None
@@ -176,6 +199,8 @@ def _serve_processes(settings: ServiceSettings, workers: int) -> int:
     # the processes uvicorn starts build their ServiceSettings from the environment: hand them
     # the --workers-inline choice (and the private REDIS_URL above) there
     os.environ["JUDGE_SERVE_INLINE_WORKERS"] = str(settings.inline_workers)
+    if settings.redis_may_lose_data:  # the flag reaches the processes as its variable
+        os.environ[ALLOW_VARIABLE] = "true"
     try:
         uvicorn.run(
             "api.app:create_app",
@@ -192,10 +217,42 @@ def _serve_processes(settings: ServiceSettings, workers: int) -> int:
     return 0
 
 
+def external_redis_problem(settings: ServiceSettings) -> str | None:
+    """Why the external Redis of ``settings`` cannot be used, or None (no external Redis,
+    or one that keeps its data, or ``redis_may_lose_data``): unreachable, or volatile
+    (:mod:`api.core.redis_persistence`)."""
+    if not settings.redis_url:
+        return None
+    import redis
+
+    from api.core.redis_persistence import VolatileRedis, check, redact
+
+    try:
+        check(settings.redis_url, settings.redis_may_lose_data)
+    except VolatileRedis as exc:
+        return str(exc)
+    except redis.RedisError as exc:
+        return (
+            f"cannot reach the Redis at {redact(settings.redis_url)} ({type(exc).__name__}: "
+            f"{exc}); is it running, and does REDIS_URL carry its password?"
+        )
+    return None
+
+
 def worker(args: argparse.Namespace) -> int:
     """Run an arq worker until interrupted."""
     from api.configuration import ServiceProcessSettings
-    from api.jobs.worker import run_worker
+    from api.core.settings import ServiceSettings
+    from api.jobs.worker import NO_REDIS, run_worker
 
     ServiceProcessSettings()  # every section now: a bad variable is named (judge.cli.main)
+    given = {"redis_may_lose_data": True} if getattr(args, "redis_may_lose_data", False) else {}
+    settings = ServiceSettings(**given)
+    if not settings.redis_url:
+        print(NO_REDIS, file=sys.stderr)
+        return 2
+    problem = external_redis_problem(settings)
+    if problem:
+        print(f"judge worker: {problem}", file=sys.stderr)
+        return 2
     return run_worker()

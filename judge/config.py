@@ -195,6 +195,13 @@ class JudgeSettings(ProjectSettings):
         description="largest decoded image accepted, in pixels (also the service's cap)",
         json_schema_extra=renamed("JUDGE_MAX_IMAGE_PIXELS"),
     )
+    image_max_aspect: float = Field(
+        default=20.0,
+        ge=1,
+        le=1_000_000,
+        description="largest ratio of an image's long side to its short side, read from its "
+        "header before decoding (a 1x40000000 strip costs seconds of CPU to decode)",
+    )
     image_max_side: int = Field(default=1536, ge=64, description="downscale before sending")
     provider_image_size: bool = Field(
         default=True,
@@ -205,7 +212,7 @@ class JudgeSettings(ProjectSettings):
         default=False,
         description="score mode with a model: send a plain PNG or JPEG the provider takes as "
         "it is without decoding and re-encoding it (docs/throughput.md); the model then sees "
-        "the file itself, not the judge's JPEG of it",
+        "the file's own image data (its metadata dropped), not the judge's JPEG of it",
     )
     allow_local_paths: bool = Field(default=True, description="off in the HTTP service")
     allow_remote_images: bool = Field(

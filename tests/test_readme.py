@@ -125,7 +125,7 @@ CHAINS: dict[str, list[str]] = {
     ],
     "evaluate": [
         "memories.md", "meta-eval.md", "public-sets.md", "leaderboards.md",
-        "hybrid-leaderboards.md", "tasks.md",
+        "hybrid-leaderboards.md", "trust.md", "tasks.md",
         "probing.md",
     ],
     "service": [

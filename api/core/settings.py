@@ -80,6 +80,12 @@ class ServiceSettings(ProjectSettings):
         "unset: judge serve runs a private redis-server under data_dir",
         json_schema_extra=renamed("JUDGE_REDIS_URL"),
     )
+    redis_may_lose_data: bool = Field(
+        default=False,
+        description="accept an external Redis with neither an append-only file nor snapshots "
+        "(every campaign, vote and batch is lost when it restarts); without it judge serve "
+        "and judge worker refuse such a Redis",
+    )
     data_dir: Path = Field(
         default_factory=lambda: user_data_dir("service"),
         description="private Redis and uploaded exemplar images (default: "

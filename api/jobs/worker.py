@@ -33,6 +33,7 @@ import json
 import logging
 import logging.config
 import sys
+from collections.abc import Callable
 from typing import Any
 
 import uvloop
@@ -325,18 +326,44 @@ def run_worker() -> int:
     logging.config.dictConfig(config)
     options = worker_options(settings, settings.redis_url)
     # the loop `judge serve` runs on (api.cli.SERVER_LOOP); arq takes the thread's loop
-    asyncio.set_event_loop(uvloop.new_event_loop())
+    loop = uvloop.new_event_loop()
+    asyncio.set_event_loop(loop)
     log.info("batch worker: %d concurrent items, queue %s", options["max_jobs"], QUEUE_NAME)
-    BatchWorker(**options).run()
+    # SIGINT/SIGTERM cancel the running worker (arq's handler), which ends the loop
+    with contextlib.suppress(asyncio.CancelledError):
+        loop.run_until_complete(supervised(lambda: BatchWorker(**options), "batch worker"))
     return 0
 
 
-async def _run_inline(worker: Worker) -> None:
-    try:
-        await worker.async_run()
-    finally:
-        with contextlib.suppress(Exception, asyncio.CancelledError):
-            await worker.close()
+#: how long a worker that lost Redis waits before it starts again: doubled up to the cap
+RESTART_DELAY_S, RESTART_DELAY_MAX_S = 0.5, 5.0
+
+
+async def supervised(make: Callable[[], Worker], name: str) -> None:
+    """Run the worker ``make()`` builds; when it stops because Redis went away (a restart of
+    Redis, a network cut), build a new one and run it again, after a growing pause. Items in
+    flight then are re-queued by arq once their lease ends; nothing is run twice
+    (:func:`score_item` writes each result once). Returns when the worker ends normally;
+    cancelling the task (or a signal) stops it."""
+    delay = RESTART_DELAY_S
+    while True:
+        worker = make()
+        try:
+            await worker.async_run()
+            return
+        except (RedisError, OSError) as exc:
+            log.warning(
+                "%s lost Redis (%s: %s); starting again in %.1f s",
+                name,
+                type(exc).__name__,
+                exc,
+                delay,
+            )
+        finally:
+            with contextlib.suppress(Exception, asyncio.CancelledError):
+                await worker.close()
+        await asyncio.sleep(delay)
+        delay = min(2 * delay, RESTART_DELAY_MAX_S)
 
 
 async def start_inline_workers(app: FastAPI) -> list[asyncio.Task[None]]:
@@ -364,8 +391,15 @@ async def start_inline_workers(app: FastAPI) -> list[asyncio.Task[None]]:
             options["ctx"]["probe_budget"] = app.state.probe_budget
         if getattr(app.state, "pixel_budget", None) is not None:
             options["ctx"]["pixel_budget"] = app.state.pixel_budget
-        worker = BatchWorker(**options, handle_signals=False)
-        tasks.append(asyncio.create_task(_run_inline(worker), name=f"batch-worker-{n}"))
+        tasks.append(
+            asyncio.create_task(
+                supervised(
+                    lambda options=options: BatchWorker(**options, handle_signals=False),
+                    f"inline batch worker {n}",
+                ),
+                name=f"batch-worker-{n}",
+            )
+        )
     log.info("started %d inline batch worker(s)", count)
     return tasks
 

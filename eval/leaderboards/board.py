@@ -34,6 +34,9 @@ from eval.leaderboards.resample import rank_probabilities
 from eval.leaderboards.tally import Tally
 from eval.leaderboards.votes import Vote
 
+MAX_PRIOR = 1e6
+"""The most pseudo-games per model (``--prior``): more would drown any number of votes."""
+
 
 def criteria_of(votes: Sequence[Vote]) -> list[str]:
     """The criteria present, in order of first appearance."""
@@ -69,6 +72,8 @@ def build_leaderboard(
     """The leaderboard of one criterion (``criterion=None``: votes must hold only one)."""
     if method not in METHODS:
         raise ValueError(f"unknown method {method!r}; available: {sorted(METHODS)}")
+    if prior is not None and not (isinstance(prior, int | float) and 0 <= prior <= MAX_PRIOR):
+        raise ValueError(f"--prior must be a number between 0 and {MAX_PRIOR:g}, got {prior}")
     present = criteria_of(votes)
     if criterion is None:
         if len(present) > 1:

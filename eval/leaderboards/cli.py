@@ -159,8 +159,6 @@ def run_leaderboard(args: argparse.Namespace) -> int:
         return _fail("leaderboard rank", ValueError("--selection needs --judge-votes"))
     if args.bootstrap < 0:
         return _fail("leaderboard rank", ValueError("--bootstrap must be 0 or more"))
-    if args.prior is not None and args.prior < 0:
-        return _fail("leaderboard rank", ValueError("--prior must be 0 or more"))
 
     def build() -> list[dict[str, Any]]:
         boards = build_leaderboards(

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from eval.leaderboards.tally import check_models
 from eval.leaderboards.votes import Vote
 
 Key = tuple[str, str, str]  # (prompt, first model, second model) for one criterion
@@ -91,6 +92,7 @@ def pair_items(human: Sequence[Vote], judge: Sequence[Vote], criterion: str | No
     h, j = _labels(human), _labels(judge)
     keys = sorted(j)
     models = sorted({k[1] for k in keys} | {k[2] for k in keys})
+    check_models(len(models), criterion)
     index = {m: i for i, m in enumerate(models)}
     nan = float("nan")
     return Items(

@@ -25,14 +25,23 @@ import numpy as np
 from eval.kit.stats.resample import resample_counts
 from eval.leaderboards.tally import Tally
 
+BOOT_CELLS = 4_000_000
+"""The most cells of a block of bootstrap win matrices (32 MB): ``k`` resamples of ``M x M``
+with ``k = BOOT_CELLS // M**2`` (at least 1). The draws do not depend on it."""
 
-def boot_wins(tally: Tally, n_boot: int, seed: int | None) -> Iterator[np.ndarray]:
-    """Blocks of (k, M, M) win matrices, one per resample of the prompts."""
+
+def boot_wins(
+    tally: Tally, n_boot: int, seed: int | None, *, cells: int = BOOT_CELLS
+) -> Iterator[np.ndarray]:
+    """Blocks of (k, M, M) win matrices, one per resample of the prompts, each block at most
+    ``cells`` cells (one matrix when a single one is larger)."""
     per_prompt = tally.prompt_matrix().T.tocsr()  # (M*M, P)
     m = tally.n_models
+    k = max(1, cells // max(m * m, 1))
     for counts in resample_counts(len(tally.prompts), n_boot, seed):
-        flat = per_prompt @ counts.T.astype(float)  # (M*M, k)
-        yield np.ascontiguousarray(flat.T).reshape(-1, m, m)
+        for start in range(0, counts.shape[0], k):
+            flat = per_prompt @ counts[start : start + k].T.astype(float)  # (M*M, k)
+            yield np.ascontiguousarray(flat.T).reshape(-1, m, m)
 
 
 def boot_votes(tally: Tally, n_boot: int, seed: int | None) -> Iterator[np.ndarray]:

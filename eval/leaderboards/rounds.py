@@ -41,7 +41,11 @@ from eval.kit.stats.clusters import cluster_ids, shares_clusters
 from eval.leaderboards.contested import unresolved_from_fit
 from eval.leaderboards.hybrid_bt import fit_hybrid_bt
 from eval.leaderboards.pairing import Key, attach_probabilities, item_key, pair_items
-from eval.leaderboards.selection import PAIR_BOOST, selection_probabilities
+from eval.leaderboards.selection import (
+    PAIR_BOOST,
+    check_selection_options,
+    selection_probabilities,
+)
 from eval.leaderboards.votes import Vote
 
 __all__ = ["inverse_weight", "select_round"]
@@ -125,10 +129,7 @@ def select_round(
             f"items are not in it and it has {len(prev)} items for {len(keys)} judged; pass "
             "the judge votes the first round was drawn from"
         )
-    if not 0 < budget <= len(keys):
-        raise ValueError(
-            f"--budget must be between 1 and the {len(keys)} judged items, got {budget}"
-        )
+    check_selection_options(budget, floor, pair_boost, len(keys))
     yhat = np.array([np.mean(labels[k]) for k in keys])
     pi_prev = {k: float(prev[k]["probability"]) for k in keys}
     r = _unresolved_hybrid(keys, human, judge, pi_prev) if pair_boost else None

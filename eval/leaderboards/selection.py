@@ -51,9 +51,13 @@ import numpy as np
 from eval.kit.stats.clusters import cluster_ids, shares_clusters
 from eval.leaderboards.contested import pair_unresolved
 from eval.leaderboards.pairing import Key, item_key
+from eval.leaderboards.tally import check_models
 from eval.leaderboards.votes import Vote, VotesError
 
 PAIR_BOOST = 2.0  # weight x (1 + PAIR_BOOST * r): an unresolved pair's items up to 3x
+MAX_PAIR_BOOST = 1000.0
+"""The largest ``pair_boost``: an unresolved pair's items at most 1,001 times the weight
+(beyond it the judge's uncertainty no longer counts, and the weights overflow)."""
 DEFAULT_FLOOR_SHARE = 0.25  # floor = this share of the average probability budget / N
 
 
@@ -86,17 +90,43 @@ def selection_probabilities(
     the average probability ``budget / N``."""
     yhat = np.asarray(yhat, float)
     n = yhat.size
-    if not 0 < budget <= n:
-        raise ValueError(f"--budget must be between 1 and the {n} judged items, got {budget}")
-    floor = DEFAULT_FLOOR_SHARE * budget / n if floor is None else floor
-    if not 0 < floor <= budget / n:
-        raise ValueError(f"the floor probability must be in (0, budget/N = {budget / n:.4g}]")
+    floor = check_selection_options(budget, floor, boost, n)
     weight = np.sqrt(0.25 + (1 - np.abs(2 * yhat - 1)))
     if unresolved is not None:
-        if boost < 0:
-            raise ValueError(f"the pair boost must be 0 or more, got {boost}")
         weight = weight * (1 + boost * np.clip(np.asarray(unresolved, float), 0, 1))
-    return _scale(weight, float(budget), floor)
+    pi = _scale(weight, float(budget), floor)
+    if not np.all(np.isfinite(pi)) or pi.sum() > budget * (1 + 1e-6):
+        raise ValueError(f"the selection probabilities do not sum to the budget {budget}")
+    return pi
+
+
+def check_selection_options(budget: float, floor: float | None, boost: float, n: int) -> float:
+    """Check the numeric options of a selection of ``n`` items (each finite and in its range,
+    the error naming its flag); the floor to use (its default when ``None``).
+
+    >>> check_selection_options(30, None, 2.0, 300)
+    0.025
+    """
+    if not _finite(budget) or not 0 < budget <= n:
+        raise ValueError(f"--budget must be between 1 and the {n} judged items, got {budget}")
+    if not _finite(boost):
+        raise ValueError(f"--pair-boost must be a finite number, got {boost}")
+    if not 0 <= boost <= MAX_PAIR_BOOST:
+        raise ValueError(f"--pair-boost must be between 0 and {MAX_PAIR_BOOST:g}, got {boost}")
+    if floor is None:
+        return DEFAULT_FLOOR_SHARE * budget / n
+    if not _finite(floor):
+        raise ValueError(f"--floor must be a finite number, got {floor}")
+    if not 0 < floor <= budget / n:
+        raise ValueError(
+            f"--floor must be in (0, budget/N = {budget / n:.4g}] (a probability no item "
+            f"goes below, at most the average), got {floor}"
+        )
+    return floor
+
+
+def _finite(x: object) -> bool:
+    return isinstance(x, int | float) and not isinstance(x, bool) and bool(np.isfinite(x))
 
 
 def _unresolved(keys: list[tuple[str, Key]], yhat: np.ndarray, widen: float) -> np.ndarray:
@@ -107,6 +137,7 @@ def _unresolved(keys: list[tuple[str, Key]], yhat: np.ndarray, widen: float) -> 
     for c in np.unique(crit):
         rows = np.flatnonzero(crit == c)
         models = sorted({keys[i][1][j] for i in rows for j in (1, 2)})
+        check_models(len(models), str(c))
         index = {m: i for i, m in enumerate(models)}
         a = np.array([index[keys[i][1][1]] for i in rows])
         b = np.array([index[keys[i][1][2]] for i in rows])
@@ -135,10 +166,7 @@ def select_items(
         raise ValueError("no judge votes to select from")
     keys = sorted(labels)
     yhat = np.array([np.mean(labels[k]) for k in keys])
-    if not 0 < budget <= len(keys):
-        raise ValueError(
-            f"--budget must be between 1 and the {len(keys)} judged items, got {budget}"
-        )
+    check_selection_options(budget, floor, pair_boost, len(keys))
     r = _unresolved(keys, yhat, float(np.sqrt(len(keys) / budget))) if pair_boost else None
     pi = selection_probabilities(yhat, budget, floor, unresolved=r, boost=pair_boost)
     pi = np.maximum(np.round(pi, 6), 1e-6)  # the draw uses exactly the stored probability

@@ -24,6 +24,25 @@ from eval.leaderboards.votes import Vote
 
 _OUTCOME = {"a": 1.0, "b": 0.0, "tie": 0.5}
 
+MAX_MODELS = 2000
+"""The most models one criterion's board ranks. The methods hold (models x models) matrices
+(win counts, rank probabilities, the hybrid fit's covariance) and the JSON board a win-rate
+table of that size: 2,000 models are 4 million cells a matrix (32 MB); 20,000 would be 3.2 GB
+each. More models are refused before any matrix is built (:func:`check_models`)."""
+
+
+def check_models(n_models: int, criterion: str | None) -> None:
+    """Refuse a board of more than :data:`MAX_MODELS` models, naming the count and what to do.
+
+    >>> check_models(3, "preference")
+    """
+    if n_models > MAX_MODELS:
+        raise ValueError(
+            f"the votes for criterion {criterion!r} name {n_models} models; a board ranks at "
+            f"most {MAX_MODELS} (its matrices grow with the square of the models): rank a "
+            "subset of the models, or fix the model names if they were not meant to differ"
+        )
+
 
 @dataclass
 class Tally:
@@ -40,6 +59,7 @@ class Tally:
     def from_votes(cls, votes: Sequence[Vote]) -> Tally:
         """Index the votes; models and prompts in sorted order."""
         models = sorted({v.model_a for v in votes} | {v.model_b for v in votes})
+        check_models(len(models), votes[0].criterion if votes else None)
         prompts = sorted({v.prompt_id for v in votes})
         mi = {m: i for i, m in enumerate(models)}
         pi = {p: i for i, p in enumerate(prompts)}

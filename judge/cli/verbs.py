@@ -13,7 +13,7 @@ the verb and sets ``handler``), then add one :class:`Verb` line here.
 Example:
     >>> [v.name for v in VERBS][:3]
     ['score', 'compare', 'skills']
-    >>> len(VERBS) <= 12
+    >>> len(VERBS) <= 13
     True
     >>> find("probe").target
     'eval.probing.cli:register'
@@ -66,6 +66,8 @@ VERBS: tuple[Verb, ...] = (
          "eval.probing.cli:register"),
     Verb("campaign", "collect human labels in the browser, with quality control",
          "eval.campaigns.cli:register"),
+    Verb("trust", "trust the judge where it has earned it: calibrate from people, apply, merge",
+         "eval.trust.cli:register"),
     Verb("serve", "run the HTTP service (embedded Redis unless REDIS_URL)",
          "api.cli:register_serve"),
     Verb("worker", "run a job worker (needs the service's REDIS_URL)",

@@ -21,11 +21,11 @@ it is plain enough to send as it is:
   Adobe ``APP14`` block is not plain.
 
 What this does not check: that the compressed data inside the ``IDAT`` chunks or the scans
-inflates to the declared pixels. A file whose checksums and structure are intact but whose
-compressed stream is damaged goes to the provider, which refuses it (the call fails with the
-provider's error), where decoding it would have refused it at once. Every file that fails a
-check, and every other format, is decoded as before, so the errors of damaged, truncated,
-oversized and foreign files are exactly the decoder's.
+decodes. Before a file that passes is sent, :mod:`judge.io.as_sent_png` inflates a PNG's image
+data and :mod:`judge.io.as_sent_jpeg` checks a JPEG's tables and scans as libjpeg does, and
+both drop the metadata; every file that fails a check, and every other format, is decoded as
+before, so the errors of damaged, truncated, oversized and foreign files are exactly the
+decoder's.
 
 Example:
     >>> import io

@@ -137,6 +137,7 @@ def decode_image(
                 raise InputError(
                     field, f"image is {w}x{h} = {w * h} pixels, over the {s.image_max_pixels} limit"
                 )
+            check_aspect(w, h, field, s)
             if charge:
                 charge_pixels(w * h, field)  # the request's pixel ledger, when one is open
             # one decode; truncated or corrupt data raises here
@@ -158,6 +159,22 @@ def decode_image(
         alpha = "A" in img.getbands() or "transparency" in img.info
         img = img.convert("RGBA" if alpha else "RGB")
     return img
+
+
+def check_aspect(w: int, h: int, field: str, settings: JudgeSettings) -> None:
+    """Refuse an image whose long side is more than ``image_max_aspect`` times its short side
+    (read from the header: before any pixel is decoded).
+
+    >>> check_aspect(3000, 200, "images[0]", JudgeSettings())
+    """
+    if max(w, h) > settings.image_max_aspect * max(min(w, h), 1):
+        ratio = f"{max(w, h) / max(min(w, h), 1):.1f}".removesuffix(".0")
+        raise InputError(
+            field,
+            f"image is {w}x{h} pixels, {ratio} times longer than "
+            f"wide, over the {settings.image_max_aspect:g}:1 limit (JUDGE_IMAGE_MAX_ASPECT "
+            "raises it); crop or pad it",
+        )
 
 
 def to_payload(img: Image.Image, max_side: int) -> ImagePayload:

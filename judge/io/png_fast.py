@@ -10,7 +10,9 @@ steps faster:
    Adler-32 checked) with exactly the bytes the header declares (a filter byte and the
    row's samples for every row), nothing more;
 2. the rows are unfiltered by libspng (``pyspng``), which is given those bytes again as a
-   PNG of stored (uncompressed) deflate blocks, so its own zlib copies instead of inflating.
+   PNG of stored (uncompressed) deflate blocks, so its own zlib copies instead of inflating;
+   at most :data:`STRIP_BYTES` of rows at a time, each strip after the row above it
+   (unfiltered), pasted into the image: the memory beside the image is a strip's.
 
 Inflating and unfiltering are pure functions of valid data: the pixels are Pillow's, bit
 for bit. Everything else returns ``None`` and the caller decodes with Pillow as before, so
@@ -34,6 +36,7 @@ Example:
 
 from __future__ import annotations
 
+import io
 import struct
 
 import pyspng
@@ -41,6 +44,7 @@ from isal import isal_zlib
 from PIL import Image
 
 from judge.io.as_sent import PNG_SIGNATURE
+from judge.io.inflate import inflate_exactly
 
 IEND_CHUNK = b"\x00\x00\x00\x00IEND\xaeB`\x82"
 """The only chunk the fast path accepts after the image data (empty, its CRC right)."""
@@ -50,8 +54,12 @@ _MODES = {2: ("RGB", 3), 6: ("RGBA", 4)}
 _REFUSED_BEFORE_DATA = {b"PLTE", b"tRNS", b"acTL"}
 """Chunks before the image data that send the file to Pillow: a palette or transparency key
 (which Pillow reports in ``info``) or an animation."""
+_CHANNELS = {2: 3, 6: 4}
 _STORED_BLOCK = 65535
 """The largest stored deflate block."""
+STRIP_BYTES = 1 << 20
+"""The most inflated rows given to libspng at once: a larger image is decoded in strips of
+rows pasted into it, so that beside the image only a strip's few copies are held."""
 
 
 def decode_plain_png(data: bytes) -> Image.Image | None:
@@ -61,22 +69,51 @@ def decode_plain_png(data: bytes) -> Image.Image | None:
         found = _image_data(memoryview(data))
         if found is None:
             return None
-        (w, h), mode, channels, compressed = found
-        expected = h * (1 + w * channels)
-        inflater = isal_zlib.decompressobj()
-        filtered = inflater.decompress(compressed, expected + 1)
-        if len(filtered) != expected or not inflater.eof or inflater.unused_data:
-            return None
-        pixels = pyspng.load(_stored_png(data[8:33], filtered), mode)
+        (w, h), mode, channels, parts = found
+        stride = 1 + w * channels
+        per = max(1, STRIP_BYTES // stride)
+        if per >= h:  # one strip: libspng's array is the image
+            pixels = pyspng.load(_stored_png(data[16:29], [inflate_exactly(parts, h * stride,
+                                                           _in_block)], h), mode)  # fmt: skip
+            return Image.fromarray(pixels, mode) if pixels.shape == (h, w, channels) else None
+        return _in_strips(data[16:29], parts, (w, h), mode, per)
     except (isal_zlib.error, RuntimeError, ValueError, struct.error, IndexError):
         return None
-    if pixels.shape != (h, w, channels):
-        return None
-    return Image.fromarray(pixels, mode)
 
 
-def _image_data(view: memoryview) -> tuple[tuple[int, int], str, int, bytes] | None:
-    """Size, mode, channels and the joined ``IDAT`` data of a plain file, else ``None``."""
+def _in_strips(
+    ihdr: memoryview, parts: list[memoryview], size: tuple[int, int], mode: str, per: int
+) -> Image.Image | None:
+    """Decode ``per`` rows at a time into the image: each strip is a PNG of its rows after
+    the row above them, unfiltered (filter type None), which the rows' filters refer to."""
+    (w, h), channels = size, len(mode)
+    stride = 1 + w * channels
+    img = Image.new(mode, size)
+    strip, y, above = bytearray(), 0, b""
+    for piece in inflate_exactly(
+        parts, h * stride, lambda done: per * stride - done % (per * stride)
+    ):
+        strip += piece
+        if len(strip) < min(per, h - y) * stride:
+            continue
+        rows = len(strip) // stride
+        pixels = pyspng.load(_stored_png(ihdr, [[above, strip]], rows + bool(above)), mode)
+        if pixels.shape != (rows + bool(above), w, channels):
+            return None
+        img.paste(Image.fromarray(pixels[1:] if above else pixels, mode), (0, y))
+        above = b"\x00" + pixels[-1].tobytes()
+        y += rows
+        strip = bytearray()
+    return img if y == h else None
+
+
+def _in_block(done: int) -> int:
+    """Inflate at most the rest of the stored block being written."""
+    return _STORED_BLOCK - done % _STORED_BLOCK
+
+
+def _image_data(view: memoryview) -> tuple[tuple[int, int], str, int, list[memoryview]] | None:
+    """Size, mode, channels and the ``IDAT`` chunks' data of a plain file, else ``None``."""
     if view[:8] != PNG_SIGNATURE:
         return None
     length, kind = struct.unpack_from(">I4s", view, 8)
@@ -105,31 +142,47 @@ def _image_data(view: memoryview) -> tuple[tuple[int, int], str, int, bytes] | N
     if view[pos:] != IEND_CHUNK:
         return None
     mode, channels = _MODES[colour]
-    return (w, h), mode, channels, b"".join(parts)
+    return (w, h), mode, channels, parts
 
 
-def _stored_png(ihdr: memoryview | bytes, filtered: bytes) -> bytes:
-    """A PNG of the header ``ihdr`` (its chunk, CRC included) whose image data is
-    ``filtered`` in stored deflate blocks: the decoder copies it instead of inflating."""
-    n = len(filtered)
+def _stored_png(ihdr: memoryview | bytes, sources: list, rows: int) -> bytes:
+    """A PNG of the header fields ``ihdr`` (width to interlace) with ``rows`` rows whose
+    image data is the bytes of ``sources`` (each an iterable of byte strings: the inflated
+    stream, or rows held already), in stored deflate blocks: the decoder copies it instead of
+    inflating. The file is written straight into a buffer that becomes the ``bytes``
+    returned without a copy, so the rows are held once more at most.
+    """
+    header = bytearray(ihdr)
+    header[4:8] = struct.pack(">I", rows)
+    stride = 1 + struct.unpack_from(">I", header)[0] * _CHANNELS[header[9]]
+    n = rows * stride
     blocks = max(1, -(-n // _STORED_BLOCK))
     zlen = 2 + n + 5 * blocks + 4
-    out = bytearray(8 + 25 + 8 + zlen + 4 + 12)
-    out[:8] = PNG_SIGNATURE
-    out[8:33] = ihdr
-    out[33:41] = struct.pack(">I4s", zlen, b"IDAT")
-    pos = 41
-    out[pos : pos + 2] = b"\x78\x01"
-    pos += 2
-    src = memoryview(filtered)
-    for start in range(0, max(n, 1), _STORED_BLOCK):
-        size = min(_STORED_BLOCK, n - start)
-        last = start + size >= n
-        struct.pack_into("<BHH", out, pos, last, size, size ^ 0xFFFF)
-        out[pos + 5 : pos + 5 + size] = src[start : start + size]
-        pos += 5 + size
-    struct.pack_into(">I", out, pos, isal_zlib.adler32(filtered))
-    pos += 4
-    struct.pack_into(">I", out, pos, isal_zlib.crc32(memoryview(out)[37:pos]))
-    out[pos + 4 :] = IEND_CHUNK
-    return bytes(out)
+    out = io.BytesIO()
+    out.write(PNG_SIGNATURE)
+    out.write(struct.pack(">I4s", 13, b"IHDR") + header)
+    out.write(struct.pack(">I", isal_zlib.crc32(b"IHDR" + header)))
+    out.write(struct.pack(">I4s", zlen, b"IDAT"))
+    out.write(b"\x78\x01")
+    done, adler = 0, 1
+    for source in sources:
+        for chunk in source:
+            view = memoryview(chunk)
+            while view:  # split at the stored blocks' bounds
+                if done % _STORED_BLOCK == 0:  # a new block starts
+                    size = min(_STORED_BLOCK, n - done)
+                    out.write(struct.pack("<BHH", done + size >= n, size, size ^ 0xFFFF))
+                piece = view[: _in_block(done)]
+                out.write(piece)
+                adler = isal_zlib.adler32(piece, adler)
+                done += len(piece)
+                view = view[len(piece) :]
+    if n == 0:
+        out.write(struct.pack("<BHH", 1, 0, 0xFFFF))
+    if done != n:
+        raise ValueError(f"{done} bytes of rows, not {n}")
+    out.write(struct.pack(">I", adler))
+    crc = isal_zlib.crc32(out.getbuffer()[37:])
+    out.write(struct.pack(">I", crc))
+    out.write(IEND_CHUNK)
+    return out.getvalue()

@@ -13,8 +13,11 @@ to the judge models (``as_sent``) skips the decode and the encode of an image th
 take as it is: a plain PNG or JPEG (:func:`judge.io.as_sent.sniff`, which checks its structure
 without inflating it), kept at its size by the provider's rule and ``image_max_side``, within
 the byte and pixel limits, :data:`AS_SENT_MAX_BASE64` and
-:data:`AS_SENT_MAX_BYTES_PER_PIXEL`. The file goes out as the client sent it, and its pixels
-are decoded only if a step asks for them (:class:`LazyImages`). The request's pixel ledger is
+:data:`AS_SENT_MAX_BYTES_PER_PIXEL`, that the decoder would take (a PNG's image data inflated
+and checked, a JPEG's tables and scans checked: :mod:`judge.io.as_sent_png`,
+:mod:`judge.io.as_sent_jpeg`). The file goes out with its image data as the client sent it,
+without its metadata (text and private chunks, comments, XMP), and its pixels are decoded
+only if a step asks for them (:class:`LazyImages`). The request's pixel ledger is
 charged as for a decode. Anything else is decoded as before.
 
 Example:
@@ -42,6 +45,8 @@ from PIL import Image
 from judge.config import JudgeSettings
 from judge.io import images
 from judge.io.as_sent import Sniffed, sniff
+from judge.io.as_sent_jpeg import clean_jpeg
+from judge.io.as_sent_png import clean_png
 from judge.io.data_urls import data_url
 from judge.io.pixel_budget import charge_pixels
 from judge.io.provider_size import send_size
@@ -112,9 +117,11 @@ def payload_for_models(img: Image.Image, settings: JudgeSettings) -> ImagePayloa
     return images.to_payload(img, settings.image_max_side)
 
 
-def sendable_as_is(data: bytes, settings: JudgeSettings) -> Sniffed | None:
+def sendable_as_is(data: bytes, settings: JudgeSettings) -> tuple[Sniffed, bytes] | None:
     """What :func:`sniff` finds when ``data`` can go to the judge models as it is (its size
-    kept by the provider's rule and ``image_max_side``, within the byte and pixel limits)."""
+    kept by the provider's rule and ``image_max_side``, within the byte and pixel limits, and
+    the decoder would take it), and the bytes to send: ``data`` without its metadata
+    (:func:`~judge.io.as_sent_png.clean_png`, :func:`~judge.io.as_sent_jpeg.clean_jpeg`)."""
     if len(data) > settings.image_max_bytes or (len(data) + 2) // 3 * 4 > AS_SENT_MAX_BASE64:
         return None
     found = sniff(data)
@@ -126,13 +133,19 @@ def sendable_as_is(data: bytes, settings: JudgeSettings) -> Sniffed | None:
     bomb = Image.MAX_IMAGE_PIXELS is not None and w * h > Image.MAX_IMAGE_PIXELS
     if bomb or w * h > settings.image_max_pixels or max(w, h) > settings.image_max_side:
         return None
-    return found if send_size(found.size, settings) == found.size else None
+    if max(w, h) > settings.image_max_aspect * min(w, h):
+        return None  # the decode path refuses it, with its size
+    if send_size(found.size, settings) != found.size:
+        return None
+    sent = clean_png(data) if found.format == "PNG" else clean_jpeg(data)
+    return None if sent is None else (found, sent)
 
 
-def _as_sent(ref: str, data: bytes, found: Sniffed) -> ImagePayload:
-    """The payload of a file sent as it is: the client's own data URL when it is one."""
+def _as_sent(ref: str, data: bytes, found: Sniffed, original: bool) -> ImagePayload:
+    """The payload of a file sent as it is: the client's own data URL when it is one and
+    nothing was taken out of it (``original``)."""
     prefix = f"data:{found.mime};base64,"
-    url = ref if ref.startswith(prefix) else data_url(data, found.mime)
+    url = ref if original and ref.startswith(prefix) else data_url(data, found.mime)
     w, h = found.size
     return ImagePayload(DataURL(url), hashlib.sha256(data).hexdigest(), w, h)
 
@@ -158,10 +171,11 @@ def prepare_views(
         keep = keep_pil is None or name in keep_pil
         if direct:
             data = images.read_image_bytes(ref, field=name, settings=settings, base_dir=base_dir)
-            found = sendable_as_is(data, settings)
-            if found is not None:
+            sendable = sendable_as_is(data, settings)
+            if sendable is not None:
+                found, sent = sendable
                 charge_pixels(found.size[0] * found.size[1], name)
-                payloads[name] = _as_sent(ref, data, found)
+                payloads[name] = _as_sent(ref, sent, found, sent is data)
                 if keep:
                     pil.defer(name, data, settings)
                 continue

@@ -78,7 +78,7 @@ class Cluster:
         binds = list(dict.fromkeys(["127.0.0.1", *(h.gateway for h in clients)]))
         cmd = [
             redis_binary(), "--port", str(self.redis_port), "--bind", *binds,
-            "--requirepass", self.password, "--save", "", "--appendonly", "no",
+            "--requirepass", self.password, "--appendonly", "yes",
             "--dir", str(self.tmp),
         ]  # fmt: skip
         self._spawn(host, cmd, "redis", {"PATH": "/usr/bin:/bin"})

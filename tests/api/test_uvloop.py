@@ -50,6 +50,8 @@ def test_serve_several_processes_ask_for_uvloop_and_httptools(
     ran = _recording_run(monkeypatch)
     monkeypatch.setenv("JUDGE_DATA_DIR", str(tmp_path))
     monkeypatch.setenv("REDIS_URL", "redis://127.0.0.1:1/0")  # no embedded Redis is started
+    # nothing listens there: the start-up check of that Redis is not this test's subject
+    monkeypatch.setattr("api.cli.external_redis_problem", lambda settings: None)
     monkeypatch.setenv("PROMETHEUS_MULTIPROC_DIR", str(tmp_path / "restored-after-the-test"))
     monkeypatch.setenv("JUDGE_SERVE_INLINE_WORKERS", "0")
     assert judge_main(["serve", "--port", "18080", "--workers", "2"]) == 0
@@ -87,7 +89,10 @@ def test_judge_worker_runs_on_uvloop(monkeypatch: pytest.MonkeyPatch) -> None:
 
     seen: list[asyncio.AbstractEventLoop] = []
     monkeypatch.setenv("REDIS_URL", "redis://127.0.0.1:1/0")  # never connected: run is replaced
-    monkeypatch.setattr(worker_module.BatchWorker, "run", lambda self: seen.append(self.loop))
+    async def run(self: worker_module.BatchWorker) -> None:
+        seen.append(asyncio.get_running_loop())
+
+    monkeypatch.setattr(worker_module.BatchWorker, "async_run", run)
     # the worker's logging set-up would outlive the test in this process
     monkeypatch.setattr(worker_module.logging.config, "dictConfig", lambda config: None)
     try:

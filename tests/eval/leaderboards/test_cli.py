@@ -86,7 +86,7 @@ def test_bootstrap_zero_and_prior(tmp_path, capsys, strengths):
     assert shrunk["prior"] == 30 and shrunk["regularised"] is True
     assert shrunk["models"][0]["score"] < plain["models"][0]["score"]
     assert main(["leaderboard", "rank", str(path), "--prior", "-1"]) == 2
-    assert "--prior must be 0 or more" in capsys.readouterr().err
+    assert "--prior must be a number between 0 and" in capsys.readouterr().err
     assert main(["leaderboard", "rank", str(path), "--bootstrap", "-5"]) == 2
 
 

@@ -80,4 +80,4 @@ def test_select_writes_how_unresolved_each_pair_is(tmp_path, capsys):
     bad = ["leaderboard", "select", str(tmp_path / "judge.jsonl"), "--budget", "60",
            "--pair-boost", "-1", "--out", str(tmp_path / "x.jsonl")]  # fmt: skip
     assert main(bad) == 2
-    assert "pair boost must be 0 or more" in capsys.readouterr().err
+    assert "--pair-boost must be between 0 and 1000" in capsys.readouterr().err
