@@ -14,7 +14,7 @@ export TRANSFORMERS_OFFLINE := 1
 CHROMIUM := /usr/bin/chromium
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: setup run test lint bench clean chromium
+.PHONY: setup run test test-fast lint bench clean chromium
 
 setup: $(STAMP)
 
@@ -35,15 +35,24 @@ chromium:
 	  $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y chromium \
 	  || { $(SUDO) apt-get update && $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y chromium; }; }
 
-# The suite runs on every core (pytest-xdist): each worker takes whole test files (so a file's
-# module fixtures are built once), the slowest first (tests/slow_first.txt, ordered by
-# tests/conftest.py); it names its slowest tests at the end, so one that grows slow shows in
-# CI's log. (--dist loadgroup would not do: with pytest 9 its group marks are ignored.)
+# The suite runs on every core (pytest-xdist); tests/progress.py prints a line of tests done of
+# the total every 30 s and names the slowest files at the end (with --durations, the slowest
+# tests), so one that grows slow shows in CI's log. `make test` runs everything (CI);
+# `make test-fast` leaves out the tests marked `slow` (docs/testing.md lists them and says
+# how the lanes and their order were chosen). TEST_ARGS adds pytest options (-x, -k ...).
 TEST_WORKERS ?= auto
+TEST_DIST ?= --dist loadfile --no-loadscope-reorder
+TEST_ARGS ?=
+PYTEST := $(BIN)/python -m pytest -p tests.progress -n $(TEST_WORKERS) $(TEST_DIST) --durations=30
+FAST_LANE := -m "not slow"
 
 test: setup chromium
 	$(BIN)/ruff check judge skills memory api eval tests benchmarks
-	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadfile --no-loadscope-reorder --durations=30
+	$(PYTEST) $(TEST_ARGS)
+
+test-fast: setup chromium
+	$(BIN)/ruff check judge skills memory api eval tests benchmarks
+	$(PYTEST) $(FAST_LANE) $(TEST_ARGS)
 
 bench: setup
 	$(BIN)/python -m benchmarks.score

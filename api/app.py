@@ -23,6 +23,7 @@ from api.campaigns import pages as campaign_pages
 from api.campaigns import routes as campaign_routes
 from api.campaigns.fast import LabelFast
 from api.core import errors
+from api.core.clock import WALL_CLOCK, Clock
 from api.core.json_body import SafeJSONResponse
 from api.core.limits import BodyLimit
 from api.core.observe import Observe
@@ -139,8 +140,8 @@ async def _requeue_probes(app: FastAPI) -> None:
         await asyncio.sleep(app.state.settings.reconcile_interval_s)
 
 
-def create_app(settings: ServiceSettings | None = None) -> FastAPI:
-    """The service, ready for uvicorn."""
+def create_app(settings: ServiceSettings | None = None, *, clock: Clock = WALL_CLOCK) -> FastAPI:
+    """The service, ready for uvicorn; its rate limits read ``clock`` (:mod:`api.core.clock`)."""
     app = FastAPI(
         title="t2i-judge",
         version="0.1.0",
@@ -152,6 +153,7 @@ def create_app(settings: ServiceSettings | None = None) -> FastAPI:
         "retrieval-calibrated subjective scores and paired checklist checks.",
     )
     app.state.settings = settings or ServiceSettings()
+    app.state.clock = clock
     app.state.inline_workers = app.state.settings.inline_workers
     # T2I backends for /v1/probes, read once here (never on a request's event loop)
     from api.probes.budget import ProbeBudget

@@ -20,20 +20,17 @@ from PIL import Image
 from judge.config import JudgeSettings
 from judge.engine import Judge
 from tests.fakes.provider import FakeProvider
-from tests.ordering import SLOW_FIRST, slow_first, slow_prefixes
 
 REPO = Path(__file__).resolve().parents[1]
 EXAMPLE = REPO / "examples" / "co_106" / "submission.json"
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Order the run for its parallel workers (``make test`` runs pytest-xdist with
-    ``--dist loadfile --no-loadscope-reorder``: a worker takes a whole test file, so the
-    file's module fixtures are built once): the slowest files, listed in
-    ``tests/slow_first.txt``, come first (a stable sort: the rest keep their order), so a
-    long file never starts last and leaves the other workers idle at the end."""
-    slow = slow_prefixes(SLOW_FIRST)
-    items.sort(key=lambda item: slow_first(item.nodeid, slow))
+    """Run the tests marked ``slow`` first (a stable sort: otherwise collection order), so
+    that under ``make test`` (pytest-xdist, ``--dist loadfile``: a worker takes a whole file,
+    so its module fixtures are built once) no file of minutes starts last and leaves the
+    other worker idle at the end. The mark is the only list: no order to keep by hand."""
+    items.sort(key=lambda item: item.get_closest_marker("slow") is None)
 
 
 @pytest.fixture(scope="session", autouse=True)

@@ -108,6 +108,7 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> Installed:
     return Installed(py, venv / "bin" / "judge", source, env, tmp_path)
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(900)
 def test_pip_install_gives_the_command_and_the_package(installed: Installed) -> None:
     where = subprocess.run(
@@ -126,6 +127,7 @@ def test_pip_install_gives_the_command_and_the_package(installed: Installed) -> 
     assert listed.returncode == 0 and "avt_quality" in listed.stdout, listed.stderr[-2000:]
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(900)
 def test_the_fresh_environment_is_the_lock_and_scores_a_face(installed: Installed) -> None:
     """Issue 38 item 4: every distribution the lock pins is installed at its pin (OpenCV

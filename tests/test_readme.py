@@ -130,7 +130,7 @@ CHAINS: dict[str, list[str]] = {
     ],
     "service": [
         "studies.md", "edit-studies.md", "service.md", "study-ui.md", "openapi.md", "reference.md",
-        "benchmarks.md", "design.md", "research-notes.md", "configuration.md",
+        "benchmarks.md", "design.md", "research-notes.md", "configuration.md", "testing.md",
     ],
 }  # fmt: skip
 """The walk's chains: independent groups of pages (a page builds only on earlier pages of its

@@ -14,6 +14,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 REPO = Path(__file__).resolve().parents[1]
 NAMES = ("eval", "api", "memory", "skills")
 SCRIPT = """
@@ -34,6 +36,7 @@ def _run(folder: Path, script: str) -> subprocess.CompletedProcess[str]:
                           capture_output=True, text=True, timeout=300)
 
 
+@pytest.mark.slow
 def test_modules_beside_the_script_do_not_shadow_the_packages(tmp_path: Path) -> None:
     done = _run(tmp_path, SCRIPT)
     assert done.returncode == 0, done.stderr[-2000:]

@@ -41,6 +41,7 @@ from api.campaigns.serving import (
 from api.campaigns.store import CampaignStore, Limits
 from api.campaigns.streams import attempt_lines, excluded_annotators, table_parts
 from api.campaigns.translations import Translations
+from api.core.clock import clock_of, seconds_left
 from api.core.deps import AdminKeyDep, app_store
 from api.core.errors import ERROR_RESPONSES, error_body
 from api.core.limits import client_address
@@ -402,14 +403,16 @@ def _limits(request: Request) -> Limits:
         per_token=settings.label_per_token_per_minute,
         per_address=settings.label_per_address_per_minute,
         address=client_address(request),
+        clock=clock_of(request.app),
     )
 
 
-def _refusal(exc: Ended | Limited) -> HTTPException:
+def _refusal(exc: Ended | Limited, limits: Limits) -> HTTPException:
     """410 ``closed``/``revoked`` for a link that ended; 429 over a budget."""
     if isinstance(exc, Ended):
         return HTTPException(410, error_body(exc.why, str(exc), "token"))
-    headers = {} if exc.what == "cap" else {"Retry-After": str(60 - int(time.time()) % 60)}
+    retry = {"Retry-After": str(seconds_left(limits.clock, 60))}
+    headers = {} if exc.what == "cap" else retry
     return HTTPException(429, error_body("rate_limited", str(exc), "token"), headers=headers)
 
 
@@ -434,10 +437,11 @@ async def next_payload(
 ) -> dict[str, Any] | None:
     """The body of ``GET /v1/label/{token}/next`` (None: nothing left), shared by the route
     and the lean path (:mod:`api.campaigns.fast`); :class:`HTTPException` when refused."""
+    limits = _limits(request)
     try:
-        task = await next_task(store_of(request), rec, who, token=token, limits=_limits(request))
+        task = await next_task(store_of(request), rec, who, token=token, limits=limits)
     except (Ended, Limited) as exc:
-        raise _refusal(exc) from None
+        raise _refusal(exc, limits) from None
     if task is None:
         return None
     store = store_of(request)
@@ -455,10 +459,11 @@ async def answer_payload(
     request: Request, rec: CampaignRecord, who: str, token: str, body: Answer
 ) -> dict[str, Any]:
     """The body of ``POST /v1/label/{token}/answers``, shared as :func:`next_payload` is."""
+    limits = _limits(request)
     try:
-        return await answer(store_of(request), rec, who, body, token=token, limits=_limits(request))
+        return await answer(store_of(request), rec, who, body, token=token, limits=limits)
     except (Ended, Limited) as exc:
-        raise _refusal(exc) from None
+        raise _refusal(exc, limits) from None
 
 
 @router.get("/v1/label/{token}/next", responses={204: {"description": "nothing left"}})

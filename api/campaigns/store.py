@@ -45,6 +45,7 @@ from typing import Any
 import redis.asyncio as aredis
 
 from api.campaigns.aliases import Aliases
+from api.core.clock import WALL_CLOCK, Clock, window
 from api.core.redis_create import create_if_absent
 from eval.campaigns.record import CampaignRecord, TokenOwner
 
@@ -80,7 +81,8 @@ def token_hash(token: str) -> str:
 @dataclass(frozen=True)
 class Limits:
     """Per-minute request budgets of label calls, counted inside the serving scripts: the
-    invitation's (``per_token``) and the caller address's (``per_address``); 0 = no limit.
+    invitation's (``per_token``) and the caller address's (``per_address``), in the minutes of
+    ``clock``; 0 = no limit.
 
     Example::
 
@@ -90,10 +92,11 @@ class Limits:
     per_token: int = 0
     per_address: int = 0
     address: str = ""
+    clock: Clock = WALL_CLOCK
 
     def keys(self, token: str | None) -> list[str]:
         """This minute's counters of ``token`` and of the address."""
-        minute = int(time.time() // 60)
+        minute = window(self.clock, 60)
         tok = token_hash(token or "")[:16]
         addr = hashlib.sha256(self.address.encode()).hexdigest()[:16]
         return [f"judge:rate:label-token:{tok}:{minute}", f"judge:rate:label-addr:{addr}:{minute}"]

@@ -16,6 +16,7 @@ from typing import Annotated, TypeVar
 import redis.asyncio as aredis
 from fastapi import Depends, HTTPException, Request
 
+from api.core.clock import clock_of
 from api.core.errors import error_body
 from api.core.limits import charge
 from api.core.secret_throttle import check_secret
@@ -101,7 +102,8 @@ async def require_key(request: Request) -> str:
     """The caller's key; one unit of the per-key rate limit (429 when over)."""
     key = await _identify(request)
     settings: ServiceSettings = request.app.state.settings
-    await charge(request.app.state.redis, key, settings.rate_limit_per_minute)
+    clock = clock_of(request.app)
+    await charge(request.app.state.redis, key, settings.rate_limit_per_minute, clock=clock)
     return key
 
 
@@ -109,7 +111,8 @@ async def require_poll_key(request: Request) -> str:
     """The caller's key, charged to the separate (larger) budget of batch polling."""
     key = await _identify(request)
     settings: ServiceSettings = request.app.state.settings
-    await charge(request.app.state.redis, key, settings.poll_limit, bucket="poll")
+    clock = clock_of(request.app)
+    await charge(request.app.state.redis, key, settings.poll_limit, bucket="poll", clock=clock)
     return key
 
 

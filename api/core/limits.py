@@ -10,13 +10,13 @@ from __future__ import annotations
 import hashlib
 import ipaddress
 import json
-import time
 
 import redis.asyncio as aredis
 from fastapi import HTTPException, Request
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from api.core.asgi import HttpMiddleware
+from api.core.clock import WALL_CLOCK, Clock, seconds_left, window
 from api.core.errors import TooLarge, error_body
 
 
@@ -70,25 +70,31 @@ async def send_json(send: Send, status: int, body: dict) -> None:
     await send({"type": "http.response.body", "body": data})
 
 
-def _over(limit: int, what: str) -> HTTPException:
+def _over(limit: int, what: str, clock: Clock) -> HTTPException:
     return HTTPException(
         429,
         error_body("rate_limited", f"over {limit} {what} per minute; retry after the minute"),
-        headers={"Retry-After": str(60 - int(time.time()) % 60)},
+        headers={"Retry-After": str(seconds_left(clock, 60))},
     )
 
 
-def _window_key(kind: str, ident: str) -> str:
-    window = int(time.time() // 60)
-    return f"judge:rate:{kind}:{hashlib.sha256(ident.encode()).hexdigest()[:16]}:{window}"
+def _window_key(kind: str, ident: str, clock: Clock) -> str:
+    digest = hashlib.sha256(ident.encode()).hexdigest()[:16]
+    return f"judge:rate:{kind}:{digest}:{window(clock, 60)}"
 
 
 async def charge(
-    client: aredis.Redis, key: str, per_minute: int, cost: int = 1, bucket: str = "req"
+    client: aredis.Redis,
+    key: str,
+    per_minute: int,
+    cost: int = 1,
+    bucket: str = "req",
+    *,
+    clock: Clock = WALL_CLOCK,
 ) -> None:
-    """Spend ``cost`` units of ``key``'s budget in this one-minute window (counted in Redis,
-    shared by all API processes); 429 when that goes over ``per_minute`` (the units are then
-    given back, so a refused request costs nothing). ``per_minute`` 0 = no limit.
+    """Spend ``cost`` units of ``key``'s budget in this one-minute window of ``clock`` (counted
+    in Redis, shared by all API processes); 429 when that goes over ``per_minute`` (the units
+    are then given back, so a refused request costs nothing). ``per_minute`` 0 = no limit.
 
     Example::
 
@@ -96,14 +102,14 @@ async def charge(
     """
     if per_minute <= 0 or cost <= 0:
         return
-    name = _window_key(bucket, key)
+    name = _window_key(bucket, key, clock)
     count = await client.incrby(name, cost)
     if count == cost:
         await client.expire(name, 120)
     if count > per_minute:
         if cost > 1:
             await client.decrby(name, cost)
-        raise _over(per_minute, "requests (batch items count one each)")
+        raise _over(per_minute, "requests (batch items count one each)", clock)
 
 
 def client_address(request: Request) -> str:
@@ -127,7 +133,7 @@ def network_prefix(address: str) -> str:
 
 
 async def check_auth_failures(
-    client: aredis.Redis, address: str, per_minute: int, *, count: bool
+    client: aredis.Redis, address: str, per_minute: int, *, count: bool, clock: Clock = WALL_CLOCK
 ) -> None:
     """429 once ``address``, or its network (:func:`network_prefix`: neighbours cannot each
     get a fresh allowance), sent more than ``per_minute`` wrong or missing keys this minute;
@@ -136,7 +142,7 @@ async def check_auth_failures(
         return
     over = []
     for ident, what in ((address, "this address"), (network_prefix(address), "its network")):
-        name = _window_key("authfail", ident)
+        name = _window_key("authfail", ident, clock)
         if count:
             seen = await client.incr(name)
             if seen == 1:
@@ -146,4 +152,4 @@ async def check_auth_failures(
         if seen > per_minute:
             over.append(what)
     if over:
-        raise _over(per_minute, f"failed authentications from {over[0]}")
+        raise _over(per_minute, f"failed authentications from {over[0]}", clock)

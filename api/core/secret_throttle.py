@@ -22,6 +22,7 @@ from collections.abc import Awaitable, Callable
 
 from fastapi import HTTPException, Request
 
+from api.core.clock import clock_of
 from api.core.limits import check_auth_failures, client_address
 
 PROVEN_TTL_S = 3600
@@ -52,13 +53,14 @@ async def check_secret(
     redis = request.app.state.redis
     limit = settings.auth_failures_per_minute
     address = client_address(request)
+    clock = clock_of(request.app)
     if not secret:
         if count_missing:
-            await check_auth_failures(redis, address, limit, count=True)
+            await check_auth_failures(redis, address, limit, count=True, clock=clock)
         return False
     proven = _proven_key(kind, address, secret)
     try:
-        await check_auth_failures(redis, address, limit, count=False)
+        await check_auth_failures(redis, address, limit, count=False, clock=clock)
     except HTTPException:
         if await redis.exists(proven) and await _valid(check, secret):
             return True
@@ -66,5 +68,5 @@ async def check_secret(
     if await _valid(check, secret):
         await redis.set(proven, b"1", ex=PROVEN_TTL_S)
         return True
-    await check_auth_failures(redis, address, limit, count=True)
+    await check_auth_failures(redis, address, limit, count=True, clock=clock)
     return False

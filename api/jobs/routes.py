@@ -33,6 +33,7 @@ from typing import Annotated, Any
 from fastapi import APIRouter, HTTPException, Query, Request, Response
 from fastapi.responses import JSONResponse, StreamingResponse
 
+from api.core.clock import clock_of
 from api.core.deps import JudgeDep, KeyDep, PollKeyDep, RedisDep, SettingsDep
 from api.core.errors import CONFIG_RESPONSE, error_body
 from api.core.limits import charge
@@ -110,7 +111,8 @@ async def create_batch(
         validate_batch, items, options, judge, settings.max_batch_items, settings
     )
     # a batch of N items costs N units of the key's rate limit (one was spent on the request)
-    await charge(redis, key, settings.rate_limit_per_minute, cost=len(compact) - 1)
+    cost = len(compact) - 1
+    await charge(redis, key, settings.rate_limit_per_minute, cost, clock=clock_of(request.app))
     store = _store(request, redis)
     batch_id = await store.create(compact, batch_options, owner_tag(key))
     await store.enqueue(queue, batch_id, len(compact))

@@ -11,13 +11,13 @@ Example (inside ``POST /v1/probes``)::
 from __future__ import annotations
 
 import asyncio
-import time
 from dataclasses import dataclass
 from typing import Any
 
 import redis.asyncio as aredis
 from fastapi import FastAPI, HTTPException
 
+from api.core.clock import Clock, clock_of, seconds_left, window
 from api.core.errors import error_body
 from api.core.limits import charge
 from api.core.settings import ServiceSettings
@@ -100,8 +100,9 @@ async def admit(
     if await store.running(owner) >= cap:
         raise _too_many(cap)
     # a probe costs its planned nodes in rate-limit units (one was spent on the request)
-    await charge(redis, key, settings.rate_limit_per_minute, cost=plan.nodes - 1)
-    await _count_start(redis, owner, budget.max_starts_per_key_per_hour)
+    clock = clock_of(app)
+    await charge(redis, key, settings.rate_limit_per_minute, plan.nodes - 1, clock=clock)
+    await _count_start(redis, owner, budget.max_starts_per_key_per_hour, clock)
     stored = {"plan": plan.as_dict(), "limits": budget.limits()}
     probe_id = await store.create(params.model_dump(), params.backend, owner, cap=cap, plan=stored)
     if probe_id is None:
@@ -109,10 +110,10 @@ async def admit(
     return Admitted(probe_id, stored)
 
 
-async def _count_start(redis: aredis.Redis, owner: str, limit: int) -> None:
-    """One more probe start of ``owner`` this clock hour; 429 past ``limit`` (a start that
-    is cancelled at once still counts: starting and cancelling cannot run without bound)."""
-    name = f"judge:rate:probestarts:{owner}:{int(time.time() // 3600)}"
+async def _count_start(redis: aredis.Redis, owner: str, limit: int, clock: Clock) -> None:
+    """One more probe start of ``owner`` this hour of ``clock``; 429 past ``limit`` (a start
+    that is cancelled at once still counts: starting and cancelling cannot run without bound)."""
+    name = f"judge:rate:probestarts:{owner}:{window(clock, 3600)}"
     started = await redis.incr(name)
     if started == 1:
         await redis.expire(name, 7200)
@@ -124,7 +125,7 @@ async def _count_start(redis: aredis.Redis, owner: str, limit: int) -> None:
                 f"this key started {limit} probes this hour "
                 "(JUDGE_PROBE_MAX_STARTS_PER_KEY_PER_HOUR); start the next one after the hour",
             ),
-            headers={"Retry-After": str(3600 - int(time.time()) % 3600)},
+            headers={"Retry-After": str(seconds_left(clock, 3600))},
         )
 
 

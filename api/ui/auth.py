@@ -24,6 +24,7 @@ from urllib.parse import quote
 from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
+from api.core.clock import clock_of
 from api.core.deps import ANONYMOUS, key_variables, known_key
 from api.core.limits import charge
 from api.core.request_guard import host_allowed
@@ -56,10 +57,11 @@ async def spend(request: Request, key: str, *, poll: bool = False) -> None:
     ``poll`` uses the larger polling budget (page views, status polls)."""
     settings: ServiceSettings = request.app.state.settings
     redis = request.app.state.redis
+    clock = clock_of(request.app)
     if poll:
-        await charge(redis, key, settings.poll_limit, bucket="poll")
+        await charge(redis, key, settings.poll_limit, bucket="poll", clock=clock)
     else:
-        await charge(redis, key, settings.rate_limit_per_minute)
+        await charge(redis, key, settings.rate_limit_per_minute, clock=clock)
 
 
 def same_origin(request: Request) -> bool:

@@ -25,6 +25,7 @@ import pytest
 import uvicorn
 
 from api.cli import server_options
+from api.core.clock import WALL_CLOCK, Clock
 from api.core.settings import ServiceSettings
 from api.jobs.worker import WorkerTuning
 from judge.config import JudgeSettings
@@ -99,10 +100,11 @@ class LiveService:
 
 @contextmanager
 def live_service(
-    env: dict[str, str], data_dir: Path, *, wait_warm: bool = True
+    env: dict[str, str], data_dir: Path, *, wait_warm: bool = True, clock: Clock = WALL_CLOCK
 ) -> Iterator[LiveService]:
     """Run the app under uvicorn on a free loopback port until the block ends (by default
-    once the engine has warmed up, i.e. when ``/readyz`` can be 200)."""
+    once the engine has warmed up, i.e. when ``/readyz`` can be 200); its rate limits read
+    ``clock`` (a :class:`tests.fakes.clock.FakeClock` puts them anywhere in a minute or hour)."""
     env = {"JUDGE_DATA_DIR": str(data_dir), **env}
     if "JUDGE_MEMORY_DIR" not in env:
         # never let a test write into the repository's memory store
@@ -111,7 +113,7 @@ def live_service(
         from api.app import create_app
 
         settings = ServiceSettings()
-        app = create_app(settings)
+        app = create_app(settings, clock=clock)
         port = free_port()
         config = uvicorn.Config(  # loop, parser and proxy options as `judge serve` sets them
             app,

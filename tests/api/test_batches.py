@@ -34,6 +34,8 @@ from tests.api.hosts import stop_all
 from tests.conftest import png_data_url, submission
 from tests.fakes.provider import spawn_fake_provider, stop_process
 
+pytestmark = pytest.mark.slow  # minutes of work: make test-fast leaves it out (docs/testing.md)
+
 REPO = Path(__file__).resolve().parents[2]
 KEY = "batch-key"
 OTHER_KEY = "other-key"

@@ -20,6 +20,8 @@ import pytest
 
 from tests.api.conftest import free_port
 
+pytestmark = pytest.mark.slow  # minutes of work: make test-fast leaves it out (docs/testing.md)
+
 REPO = Path(__file__).resolve().parents[2]
 DOC = REPO / "docs" / "probing-service.md"
 BLOCK = re.compile(r"<!-- docs-test: (\w+) -->\n```bash\n(.*?)```", re.S)

@@ -26,6 +26,8 @@ from api.judging.models import ScoreRequest
 from judge.domain.submission import Submission
 from tests.api.conftest import LiveService, copy_shipped_memory, live_service
 
+pytestmark = pytest.mark.slow  # minutes of work: make test-fast leaves it out (docs/testing.md)
+
 MAX_EXAMPLES = 50
 
 

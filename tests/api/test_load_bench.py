@@ -11,6 +11,8 @@ import pytest
 from benchmarks.load import main, render
 from tests.docs.pages import shell_commands
 
+pytestmark = pytest.mark.slow  # minutes of work: make test-fast leaves it out (docs/testing.md)
+
 
 def test_the_documented_command_reports_the_default_configuration_first_and_tuned_runs_labelled(
     tmp_path: Path, capsys

@@ -9,14 +9,15 @@ and an unknown price is counted at ``JUDGE_PROBE_USD_PER_MODEL_CALL_UNKNOWN`` (i
 
 from __future__ import annotations
 
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
+import httpx
 import pytest
 
 from tests.api.conftest import LiveService, assert_error, live_service
 from tests.api.test_probes_api import SMALL, fakes, service_env
+from tests.fakes.clock import FakeClock
 
 __all__ = ["fakes"]
 
@@ -28,29 +29,39 @@ LIMITS = {
 
 
 @pytest.fixture(scope="module")
-def service(module_tmp: Path, fakes) -> Iterator[LiveService]:
-    with live_service({**service_env(*fakes, module_tmp), **LIMITS}, module_tmp / "d") as svc:
+def clock() -> FakeClock:
+    """The service's clock, ten minutes into an hour: the starts are counted per clock hour."""
+    return FakeClock.at(hour_second=600)
+
+
+@pytest.fixture(scope="module")
+def service(module_tmp: Path, fakes, clock: FakeClock) -> Iterator[LiveService]:
+    env = {**service_env(*fakes, module_tmp), **LIMITS}
+    with live_service(env, module_tmp / "d", clock=clock) as svc:
         yield svc
 
 
-def _not_near_an_hour_boundary() -> None:
-    if time.time() % 3600 > 3600 - 30:
-        time.sleep(3600 - time.time() % 3600 + 0.5)
+def _start_and_cancel(client: httpx.Client, topic: str) -> None:
+    r = client.post("/v1/probes", json={"topic": topic, "backend": "card", **SMALL})
+    assert r.status_code == 202, r.text
+    assert r.json()["plan"]["plan"]["usd"] == 1.05
+    assert client.delete(f"/v1/probes/{r.json()['id']}").status_code == 200
 
 
-def test_unknown_prices_count_and_starts_are_bounded_per_hour(service: LiveService) -> None:
-    _not_near_an_hour_boundary()
+def test_unknown_prices_count_and_starts_are_bounded_per_hour(
+    service: LiveService, clock: FakeClock
+) -> None:
     with service.client() as client:
         bigger = {"topic": "t", "backend": "card", **SMALL, "inputs": 4, "images": 2}
         err = assert_error(client.post("/v1/probes", json=bigger), 422, "(body)")
         assert err["code"] == "over_budget" and "$3.45" in err["message"]
         for n in range(2):  # start and cancel at once, twice: both count
-            r = client.post("/v1/probes", json={"topic": f"t{n}", "backend": "card", **SMALL})
-            assert r.status_code == 202, r.text
-            assert r.json()["plan"]["plan"]["usd"] == 1.05
-            assert client.delete(f"/v1/probes/{r.json()['id']}").status_code == 200
+            _start_and_cancel(client, f"t{n}")
+        clock.advance(3000 - 1)  # the last second of the hour
         r = client.post("/v1/probes", json={"topic": "t3", "backend": "card", **SMALL})
         err = assert_error(r, 429, None)
         assert err["code"] == "too_many_probe_starts"
         assert "JUDGE_PROBE_MAX_STARTS_PER_KEY_PER_HOUR" in err["message"]
-        assert 0 < int(r.headers["retry-after"]) <= 3600
+        assert r.headers["retry-after"] == "1"
+        clock.advance(1)  # the next hour: a new allowance
+        _start_and_cancel(client, "t4")

@@ -30,6 +30,8 @@ from tests.api.conftest import free_port
 from tests.api.hosts import Host, Hosts, stop_all
 from tests.api.test_batches import check_results, make_items, tail
 
+pytestmark = pytest.mark.slow  # minutes of work: make test-fast leaves it out (docs/testing.md)
+
 REPO = Path(__file__).resolve().parents[2]
 KEY = "scale-out-test-key-7f3b9c"  # a key strong enough for a non-loopback bind
 AUTH = {"Authorization": f"Bearer {KEY}"}

@@ -59,6 +59,7 @@ def env(tmp_path: Path) -> Iterator[dict[str, str]]:
     yield base
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(900)
 def test_the_security_page_examples_run_as_written(tmp_path: Path, env: dict[str, str]) -> None:
     ports = {p: str(free_port()) for p in PORTS}

@@ -19,6 +19,8 @@ import pytest
 from api.core.redis_embedded import PIDFILE, EmbeddedRedis, redis_binary
 from tests.api.conftest import REPO, free_port, metric_value
 
+pytestmark = pytest.mark.slow  # minutes of work: make test-fast leaves it out (docs/testing.md)
+
 
 def alive(pid: int) -> bool:
     """True while ``pid`` runs (a zombie counts as gone)."""

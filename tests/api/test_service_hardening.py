@@ -25,6 +25,7 @@ from tests.api.conftest import LiveService, assert_error, live_service, metric_v
 from tests.api.test_batches import make_items
 from tests.api.test_service import fake_model_env
 from tests.conftest import submission
+from tests.fakes.clock import FakeClock
 from tests.fakes.provider import FakeProvider
 
 
@@ -158,11 +159,6 @@ def test_readyz_waits_for_the_engine_warm_up(
 # -- rate limits -----------------------------------------------------------------------------
 
 
-def _not_near_a_minute_boundary(margin: float = 20) -> None:
-    if time.time() % 60 > 60 - margin:
-        time.sleep(60 - time.time() % 60 + 0.2)
-
-
 def test_batches_cost_their_items_polling_has_its_own_budget_and_wrong_keys_are_throttled(
     tmp_path: Path, provider_session: FakeProvider
 ) -> None:
@@ -173,8 +169,8 @@ def test_batches_cost_their_items_polling_has_its_own_budget_and_wrong_keys_are_
         "JUDGE_SERVE_POLL_RATE_LIMIT_PER_MINUTE": "30",
         "JUDGE_SERVE_AUTH_FAILURES_PER_MINUTE": "3",
     }
-    with live_service(env, tmp_path) as s:
-        _not_near_a_minute_boundary()
+    clock = FakeClock.at(minute_second=5)  # the budgets are the clock's whole minutes
+    with live_service(env, tmp_path, clock=clock) as s:
         with s.client(headers={"Authorization": "Bearer a"}) as a:
             r = a.post("/v1/batches", json=make_items(10))
             assert r.status_code == 429, r.text  # 10 items > 5 per minute
@@ -192,6 +188,8 @@ def test_batches_cost_their_items_polling_has_its_own_budget_and_wrong_keys_are_
             codes = [bad.get("/v1/skills").status_code for _ in range(5)]
             assert codes == [401, 401, 401, 429, 429]
             assert bad.get("/healthz").status_code == 200
+            clock.advance(60)  # the next minute: wrong keys are checked (and refused) again
+            assert bad.get("/v1/skills").status_code == 401
 
 
 def test_a_full_decoding_budget_answers_503_with_retry_after(svc: LiveService) -> None:

@@ -34,12 +34,14 @@ from tests.campaigns.helpers import (
     rating_body,
     with_metadata,
 )
+from tests.fakes.clock import FakeClock
 
 
 def test_rate_limits_per_link_and_per_address(tmp_path: Path) -> None:
     env = {"JUDGE_SERVE_ADMIN_KEYS": "admin", "JUDGE_SERVE_LABEL_PER_TOKEN_PER_MINUTE": "5",
            "JUDGE_SERVE_LABEL_PER_ADDRESS_PER_MINUTE": "6"}  # fmt: skip
-    with live_service(env, tmp_path) as svc, svc.client() as anon:
+    clock = FakeClock.at(minute_second=20)  # the budgets are the clock's whole minutes
+    with live_service(env, tmp_path, clock=clock) as svc, svc.client() as anon:
         with svc.client(headers={"Authorization": "Bearer admin"}) as admin:
             assert admin.post("/v1/campaigns", json=pairwise_body("rl-1")).status_code == 201
             one, two = invite(admin, "rl-1", 2)
@@ -47,12 +49,14 @@ def test_rate_limits_per_link_and_per_address(tmp_path: Path) -> None:
         assert codes == [200] * 5 + [429]
         limited = anon.get(f"/v1/label/{one['token']}/next")
         assert "this link" in assert_error(limited, 429, "token")["message"]
-        assert limited.headers["retry-after"]
+        assert limited.headers["retry-after"] == "40"
         # the other link has its own budget, but the address's (6: the calls that passed the
         # link's check) is spent after one more
         assert anon.get(f"/v1/label/{two['token']}/next").status_code == 200
         refused = anon.get(f"/v1/label/{two['token']}/next")
         assert "this address" in assert_error(refused, 429, "token")["message"]
+        clock.advance(40)  # the next minute: both budgets are new
+        assert anon.get(f"/v1/label/{one['token']}/next").status_code == 200
 
 
 def test_answers_per_link_are_capped(admin: httpx.Client, anon: httpx.Client) -> None:

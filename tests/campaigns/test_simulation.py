@@ -119,6 +119,7 @@ def simulated(redis_url: str) -> tuple[dict, list[dict], dict]:
     return record, attempts, build_report(record, attempts, n_boot=400, seed=5)
 
 
+@pytest.mark.slow
 def test_bad_annotators_are_flagged_and_only_they(simulated: tuple) -> None:
     record, attempts, report = simulated
     kind_of = {f"s{n:02d}": kind for n, kind in enumerate(KINDS)}

@@ -10,6 +10,8 @@ import pytest
 
 from tests.test_readme import walk, walk_env
 
+pytestmark = pytest.mark.slow  # minutes of work: make test-fast leaves it out (docs/testing.md)
+
 
 @pytest.mark.timeout(3600)  # every docs command in its own process: minutes, not seconds
 def test_the_evaluate_pages_run_as_written(tmp_path: Path) -> None:

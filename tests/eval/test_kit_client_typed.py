@@ -7,6 +7,7 @@ import asyncio
 import json
 from pathlib import Path
 
+import pytest
 from PIL import Image
 
 from eval.kit.client import LocalJudge
@@ -35,6 +36,7 @@ def timeless(result: object) -> dict:
     return data
 
 
+@pytest.mark.slow
 def test_a_score_submission_comes_back_as_a_result() -> None:
     submission = json.loads((EXAMPLE / "submission.json").read_text(encoding="utf-8"))
     kit, engine = score_twice(submission, EXAMPLE)

@@ -35,6 +35,8 @@ from tests.eval.conftest import (
 )
 from tests.fakes.provider import FakeProvider
 
+pytestmark = pytest.mark.slow  # minutes of work: make test-fast leaves it out (docs/testing.md)
+
 AVT_TARGETS = ["prompt_matching", "appeal", "realism", "quality", "appeal2"]
 METRIC_KEYS = {"spearman", "kendall", "pearson", "mae", "within1", "n", "ci95"}
 CALLS_PER_AVT_ITEM = 4  # one call per AVT card, safety off

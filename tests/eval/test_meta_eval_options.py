@@ -26,6 +26,7 @@ def example_store(root: Path) -> Path:
     return root
 
 
+@pytest.mark.slow
 def test_memory_dir_scores_with_that_store(provider: FakeProvider, tmp_path: Path) -> None:
     store = example_store(tmp_path / "store")
     out = tmp_path / "out"

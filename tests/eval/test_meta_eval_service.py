@@ -107,6 +107,7 @@ def test_exclude_exemplars_over_http_leaves_the_items_prompt_out(
     assert exemplar_ids(without_own) and not exemplar_ids(without_own) & own
 
 
+@pytest.mark.slow
 def test_lopo_through_the_service_leaves_each_group_out_and_a_leak_is_reported(
     service: LiveService, split_a: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys
 ) -> None:

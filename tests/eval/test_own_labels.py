@@ -18,6 +18,8 @@ import pytest
 
 from judge.cli.main import main
 
+pytestmark = pytest.mark.slow  # minutes of work: make test-fast leaves it out (docs/testing.md)
+
 REPO = Path(__file__).resolve().parents[2]
 COLUMNS = "image=file,group=source,target.quality=quality"
 

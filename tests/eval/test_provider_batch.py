@@ -19,6 +19,8 @@ from judge.llm.batch import EXIT_BATCH_PENDING
 from tests.eval.conftest import EXPERT, cli_args
 from tests.fakes.provider import FakeProvider, OllamaFake
 
+pytestmark = pytest.mark.slow  # minutes of work: make test-fast leaves it out (docs/testing.md)
+
 REPO = Path(__file__).resolve().parents[2]
 # safety first, and nothing else until it has passed: two rounds of batches
 TWO_ROUNDS = {"safety": True, "speculative_safety": False, "safety_on_error": "block"}

@@ -40,6 +40,7 @@ def lines_of(folder: Path) -> tuple[int, int]:
     return rows.index("gone.png,lost,3") + 1, rows.index("broken.png,lost,4") + 1
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(600)
 def test_bad_rows_are_named_left_out_and_the_run_goes_on(tmp_path: Path, capsys) -> None:
     data = with_bad_rows(tmp_path / "mine", ("astronaut", "coffee", "rocket", "camera"))
@@ -66,6 +67,7 @@ def test_bad_rows_are_named_left_out_and_the_run_goes_on(tmp_path: Path, capsys)
     assert f"line {broken}" in (out / "report.md").read_text()
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(600)
 def test_bad_rows_of_the_memory_split_are_left_out_from_python(tmp_path: Path) -> None:
     other = with_bad_rows(tmp_path / "other", ("astronaut", "coffee", "rocket", "camera"))

@@ -19,6 +19,8 @@ from judge.cli.main import main
 from tests.evidence.export import Truth
 from tests.fakes.provider import FakeProvider
 
+pytestmark = pytest.mark.slow  # minutes of work: make test-fast leaves it out (docs/testing.md)
+
 REPO = Path(__file__).resolve().parents[2]
 
 

@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from benchmarks.score import main
 from benchmarks.support.cold_start import summarize
 
 
+@pytest.mark.slow
 def test_cold_start_only_runs_fresh_processes(tmp_path, capsys):
     out = tmp_path / "bench.json"
     args = ["--cold-start-only", "--cold-start", "1", "--latency", "0.05"]

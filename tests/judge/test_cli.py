@@ -99,6 +99,7 @@ def models_seen(provider) -> set[str]:
 # --------------------------------------------------------------------------- subprocess: score
 
 
+@pytest.mark.slow
 def test_score_prints_result_and_resolves_relative_images(provider, tmp_path):
     """Relative image paths resolve against the submission's folder, not the cwd."""
     path = write_submission(tmp_path / "sub")
@@ -124,6 +125,7 @@ def test_score_prints_result_and_resolves_relative_images(provider, tmp_path):
     assert any("data:image/jpeg;base64," in json.dumps(r) for r in provider.requests)
 
 
+@pytest.mark.slow
 def test_score_configured_by_env_only(provider, tmp_path):
     """JUDGE_MODEL / JUDGE_API_BASE / JUDGE_API_KEY are enough."""
     path = write_submission(tmp_path)
@@ -136,6 +138,7 @@ def test_score_configured_by_env_only(provider, tmp_path):
     assert models_seen(provider) == {"env-model"}
 
 
+@pytest.mark.slow
 def test_score_flags_beat_env(provider, tmp_path):
     """--model and --api-base win over JUDGE_MODEL and a dead JUDGE_API_BASE."""
     path = write_submission(tmp_path)
@@ -165,6 +168,7 @@ def test_llm_backend_without_model_exits_3(tmp_path):
     assert "Traceback" not in proc.stderr
 
 
+@pytest.mark.slow
 def test_score_bad_image_exits_2_in_a_real_process(provider, tmp_path):
     """Bad input through the real entry point: exit 2, a one-line message, no traceback."""
     path = write_submission(tmp_path)

@@ -16,6 +16,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from benchmarks.score import bench_submission
 from tests.fakes.provider import FakeProvider
 
@@ -48,6 +50,7 @@ print("ON-LOOP " + json.dumps({"rc": rc, "modules": on_loop}), file=sys.stderr)
 """
 
 
+@pytest.mark.slow
 def test_a_cold_score_imports_nothing_on_its_event_loop(
     provider: FakeProvider, tmp_path: Path
 ) -> None:

@@ -108,6 +108,7 @@ def test_unknown_host_is_fatal_and_server_errors_are_not():
     assert fatal_cause(refused) == "connection refused" and not is_transient(refused)
 
 
+@pytest.mark.slow
 def test_cli_exits_4_fast_when_nothing_could_be_scored(tmp_path):
     """The README's wrong set-up (a closed port) ends quickly, says why once, exits 4."""
     path = write_submission(tmp_path)

@@ -85,6 +85,7 @@ def test_call_bench_refuses_zero_calls() -> None:
     assert exc.value.code == 2
 
 
+@pytest.mark.slow
 def test_any_litellm_import_through_the_judge_is_offline_first() -> None:
     """Whichever module of ``judge.llm`` imports litellm first (here the image path, before the
     gateway), litellm's bundled price map is used, never a fetch from GitHub."""

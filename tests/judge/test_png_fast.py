@@ -165,6 +165,7 @@ def test_damaged_data_is_left_to_pillow(name: str) -> None:
     assert decode_plain_png(OTHER[name]) is None
 
 
+@pytest.mark.slow
 def test_every_cut_of_a_plain_file_gets_pillows_outcome(monkeypatch) -> None:
     data = PLAIN["many IDAT chunks"]
     for cut in range(0, len(data), 5):

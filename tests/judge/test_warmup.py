@@ -122,6 +122,7 @@ async def test_warm_up_runs_once_per_provider_and_starts_without_work_on_the_cal
     assert all(name.startswith("judge-warmup") for _, _, name in seen)
 
 
+@pytest.mark.slow
 def test_a_local_score_never_imports_litellm(tmp_path) -> None:
     """The local backend calls no model: a whole ``judge score`` leaves litellm unimported
     (its import costs seconds of CPU)."""

@@ -600,6 +600,7 @@ print("RESULT", a.verdict, b.verdict, first is not second, first.closed, second.
 """
 
 
+@pytest.mark.slow
 def test_the_session_closes_with_its_loop(provider):
     env = {**os.environ, "PYTHONPATH": str(ROOT), "LITELLM_LOCAL_MODEL_COST_MAP": "True"}
     code = textwrap.dedent(_LOOPS.format(base=provider.base_url))

@@ -562,6 +562,7 @@ asyncio.run(main())
 """
 
 
+@pytest.mark.slow
 def test_an_https_endpoint_follows_litellms_tls_settings(tmp_path):
     """The same server with litellm's ``ssl_verify`` off (in a fresh interpreter: litellm
     caches its clients): both routes are answered, once each."""
@@ -670,6 +671,7 @@ def lives(provider_session: Any) -> tuple[dict[str, str], dict[str, str], int]:
     return results, errs, calls
 
 
+@pytest.mark.slow
 def test_sessions_of_many_asyncio_runs_are_closed_and_forgotten(lives):
     results, errs, calls = lives
     assert results["runs"] == "0 True 30", results  # none left, all closed, one per loop

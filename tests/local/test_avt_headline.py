@@ -21,6 +21,8 @@ import pytest
 from eval.metaeval.meta_eval import MetaEvalConfig, run_meta_eval
 from tests.eval.conftest import require_dev
 
+pytestmark = pytest.mark.slow  # minutes of work: make test-fast leaves it out (docs/testing.md)
+
 #: scale -> (judge ρ, best IQA model, its ρ, paired CI excludes zero or None if not pinned)
 DOCUMENTED = {
     "prompt_matching": (0.493, "MANIQA", 0.245, None),

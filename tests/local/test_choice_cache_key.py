@@ -69,6 +69,7 @@ def test_a_code_change_changes_the_key_and_a_comment_does_not(package_copy: Path
     assert code_key(CHOICE_CODE) == before
 
 
+@pytest.mark.slow
 def test_choices_cached_under_another_code_key_are_not_read(memory, tmp_path: Path) -> None:
     from skills.local import predictor as predictor_mod
     from skills.local.predictor import MemoryModel

@@ -144,6 +144,7 @@ def memory(store_dir: Path):
 # ------------------------------------------------------------------------ through the engine
 
 
+@pytest.mark.slow
 def test_high_scoring_look_gets_a_higher_estimate(judge, offline):
     est = {
         fam: score_image(judge, family_image(fam, 101)).subjective["image"]["appeal"].score

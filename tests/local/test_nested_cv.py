@@ -19,6 +19,8 @@ from skills.local.selection import exclusion_key
 from tests.eval.conftest import avt_pool, read_csv, write_csv  # noqa: F401 - fixture
 from tests.local.test_local_subjective import records
 
+pytestmark = pytest.mark.slow  # minutes of work: make test-fast leaves it out (docs/testing.md)
+
 MEAN_COLS = ("prompt_matching_mean", "appeal_mean", "realism_mean", "quality_mean")
 
 

@@ -296,6 +296,7 @@ def test_real_photo_set_decides_with_high_precision(tmp_path, capsys):
     assert (overall["checks"], overall["decided"], overall["correct"]) == (48, 11, 11)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("labels", "checks", "decided", "correct"),
     [("labels.jsonl", 71, 32, 31), ("heldout.jsonl", 48, 3, 3)],

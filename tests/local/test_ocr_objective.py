@@ -103,6 +103,7 @@ def test_prompt_check_local_decides_from_the_prompt():
     assert NEEDS_VLM in out.verdicts["s"].reason
 
 
+@pytest.mark.slow
 def test_words_on_one_slightly_tilted_line_are_read_left_to_right():
     # two words of one banner, detected as separate boxes; the right one sits 6 px higher
     # (a slight tilt, common in generated images). Reading order must still be left to right.

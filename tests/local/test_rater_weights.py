@@ -153,6 +153,7 @@ def test_predictor_uses_rater_spread_and_ignores_it_when_absent(tmp_path: Path, 
     assert off.weights == pytest.approx(plain.choices()["appeal"].weights)
 
 
+@pytest.mark.slow
 def test_excluded_items_rater_spread_does_not_move_their_choice(tmp_path: Path, monkeypatch):
     monkeypatch.setenv("JUDGE_LOCAL_WEIGHTS", "agreement")
     a = MemoryModel(_memory(tmp_path / "a", {"p0": 0.1}))

@@ -32,6 +32,7 @@ STORE = REPO / "memory" / "shipped" / "avt-image"
 pytestmark = pytest.mark.usefixtures("predictor_defaults")
 
 
+@pytest.mark.slow
 def test_shipped_choices_match_a_recomputation(tmp_path: Path):
     version = STORE / (STORE / "CURRENT").read_text().strip()
     shipped_memory = Memory.open(version)

@@ -101,6 +101,7 @@ def test_a_one_scale_memory_has_no_sibling_member(tmp_path: Path):
     assert "sibling" not in MemoryModel(mem).members
 
 
+@pytest.mark.slow
 def test_excluded_group_reaches_neither_the_sibling_nor_its_fit(tmp_path: Path):
     realism = {r.id: follows_appeal(r.id) for r in records(tmp_path / "r")}
     a = MemoryModel(two_scale_memory(tmp_path / "a", realism))

@@ -23,6 +23,7 @@ def test_avt_records_are_real_crowd_means_without_invented_rationales():
     assert all((base / r.image).is_file() for r in recs)
 
 
+@pytest.mark.slow
 def test_shipped_avt_memory_loads_and_finds_its_images():
     store = MemoryStore(SHIPPED_DIR)
     mem = store.load("avt-image")

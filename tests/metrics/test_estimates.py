@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from PIL import Image, ImageFilter
 
 from skills.metrics import compute_all
@@ -14,6 +15,7 @@ from skills.metrics.types import MetricValue
 from tests.metrics.conftest import jpeg, overlay_text, photo, swap_face, yellow_tint
 
 
+@pytest.mark.slow
 def test_consistency_follows_the_shift_metrics(astronaut: Image.Image) -> None:
     instruction = "Add a small badge to the suit."
     metrics = ["color_shift", "structure_distance", "face_identity"]

@@ -13,6 +13,8 @@ from skills.metrics import compute_all
 from skills.metrics.faces import SAME_PERSON_COSINE, find_faces
 from tests.metrics.conftest import hopper, jpeg
 
+pytestmark = pytest.mark.slow  # minutes of work: make test-fast leaves it out (docs/testing.md)
+
 INSTRUCTION = "Put a bowl of fruit on the table."
 
 

@@ -19,6 +19,8 @@ import pytest
 from benchmarks.faces_eval import BAR, auc, iou, meets_bar
 from benchmarks.faces_recipes import LABELS_FILE, make_entries, read_labels
 
+pytestmark = pytest.mark.slow  # minutes of work: make test-fast leaves it out (docs/testing.md)
+
 REPO = Path(__file__).resolve().parents[2]
 
 

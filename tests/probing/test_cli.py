@@ -244,6 +244,7 @@ def test_backend_from_judge_backends_file(env, tmp_path: Path, monkeypatch) -> N
     assert json.loads((out / "probe.json").read_text())["backend"]["id"] == "card"
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(300)
 def test_sigkill_mid_probe_resumes_without_repeating(tmp_path: Path, script) -> None:
     with FakeProvider(latency=0.05) as fake:

@@ -142,6 +142,7 @@ def test_edit_study_compares_editors_and_the_report_uses_the_comparisons(
     )
 
 
+@pytest.mark.slow
 def test_sigkill_mid_comparisons_then_resume_asks_no_comparison_twice(tmp_path: Path) -> None:
     write_tasks(tmp_path)
     env = {**os.environ, "FAKE_EDIT_KEY": "fake-key", "PYTHONPATH": str(REPO)}

@@ -24,6 +24,8 @@ from tests.fakes.provider import FakeProvider
 from tests.studies.edit_helpers import calls, edit_study_file, script_writer, write_tasks
 from tests.studies.runner_helpers import REPO, kill_after_items, read_jsonl, stable
 
+pytestmark = pytest.mark.slow  # minutes of work: make test-fast leaves it out (docs/testing.md)
+
 
 @pytest.fixture(autouse=True)
 def _fresh(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:

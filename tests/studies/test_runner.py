@@ -149,6 +149,7 @@ def _journal_kinds(out: Path) -> dict[str, set[tuple[str, ...]]]:
     return kinds
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(400)
 def test_sigkill_mid_run_then_resume_repeats_nothing(tmp_path: Path) -> None:
     tasks = subset(tmp_path, copy_suite(tmp_path), ("oe_1", "oe_2", "co_1", "co_2", "im_1", "im_2"))

@@ -11,6 +11,7 @@ the items as independent cover at most 0.90 and at least 3 points less.
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from benchmarks.hybrid_sim import M, simulate_prompts, true_pair_wins
 from eval.leaderboards.hybrid import build_hybrid_leaderboard
@@ -22,6 +23,7 @@ Z = 1.959964
 SD = 1.5
 
 
+@pytest.mark.slow
 def test_clustered_bt_intervals_keep_coverage_where_independent_ones_do_not():
     a0, b0 = np.triu_indices(M, 1)
     wins = true_pair_wins(prompt_sd=SD)

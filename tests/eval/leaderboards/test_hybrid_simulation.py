@@ -15,6 +15,7 @@ Over repeated seeds, with 300 human labels among 4000 judged items:
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from benchmarks.hybrid_sim import M, simulate, true_scores, true_winrates
 from eval.leaderboards.hybrid_bt import fit_hybrid_bt, fit_judge_bt
@@ -30,6 +31,7 @@ def covered(scores: np.ndarray, se: np.ndarray, truth: np.ndarray) -> np.ndarray
     return np.abs(scores - truth) <= Z * se
 
 
+@pytest.mark.slow
 def test_bradley_terry_hybrid_covers_and_is_narrower_than_humans_alone():
     truth = true_scores()
     cover = {"hybrid": [], "human": [], "judge": [], "active": []}
