@@ -308,6 +308,14 @@ def run_report(args: argparse.Namespace) -> int:
     def work(client: AdminClient) -> int:
         report = client.campaign_report(args.campaign, bootstrap=args.bootstrap)
         loop_cli.before_after(client, args, report)
+        if args.trust_results is not None:
+            from eval.campaigns.trust_section import campaign_trust, export_of
+
+            rows = client.campaign_rows(args.campaign, export_of(report["kind"]))
+            record = {"id": args.campaign, "criterion": report["criterion"]}
+            section = campaign_trust(record, rows, args.trust_results, args.trust_policy)
+            if section:
+                report["trust"] = section
         paths = write_report(report, args.out)
         flagged = sum(1 for a in report["annotators"] if a["flagged"])
         print(

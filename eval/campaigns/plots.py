@@ -120,6 +120,10 @@ def markdown(report: dict[str, Any]) -> str:
         for name in ("before", "after"):
             r = ma[name]["judge_human"]
             lines.append(f"- {name}: {r['rate']} (95% CI {r['ci95']}, n={r['pairs']})")
+    if report.get("trust"):
+        from eval.trust.report import trust_lines
+
+        lines += trust_lines(report["trust"])
     return "\n".join(lines) + "\n"
 
 
@@ -136,4 +140,8 @@ def write_report(report: dict[str, Any], folder: Path) -> list[Path]:
         paths += write_plots(board, folder)
     if "judge_agreement" in report:
         paths.append(agreement_plot(report, folder / "judge_agreement.png"))
+    if report.get("trust"):
+        from eval.trust.report import trust_plot
+
+        paths.append(trust_plot(report["trust"], folder / "trust.png"))
     return paths

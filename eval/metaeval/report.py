@@ -16,6 +16,8 @@ from eval.kit.stats import ci_text
 from eval.metaeval import plots
 from eval.metaeval.evaluate import pairs_by_target
 from eval.metaeval.public_sets import markdown_lines
+from eval.metaeval.trust_report import add_trust
+from eval.trust.report import trust_lines
 
 COLS = ("spearman", "kendall", "pearson", "mae", "within1", "n")
 
@@ -231,6 +233,7 @@ def markdown(report: dict) -> str:
                 for c, v in ref["judge_vs_human_spearman"].items()
             ],
         ]
+    out += trust_lines(report.get("trust") or {})
     if report.get("plots"):
         out += ["", "## Plots", ""] + [f"![{p}]({p})" for p in report["plots"]]
     return "\n".join(out) + "\n"
@@ -250,6 +253,7 @@ def write_report(
         made.append(
             plots.calibration_curve(pairs, report["calibration"]["maps"], out / "calibration.png")
         )
+    made.append(add_trust(report, items, predictions, dataset, out))
     report["plots"] = [p.name for p in made if p is not None]
     (out / "report.json").write_text(json.dumps(report, indent=2, allow_nan=False))
     (out / "report.md").write_text(markdown(report))

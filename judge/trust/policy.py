@@ -118,6 +118,8 @@ class TrustPolicy(BaseModel):
     stages: list[Stage] = Field(min_length=1)
     kinds: dict[str, KindPolicy] = Field(default_factory=dict)
     n_items: int = Field(default=0, ge=0)
+    calibrated_on: list[str] | None = None
+    """the result ids of the calibration items (reports measure agreement on the others)"""
 
     @model_validator(mode="after")
     def _one_threshold_per_stage(self) -> TrustPolicy:

@@ -13,6 +13,7 @@ import pytest
 from eval.campaigns.abstained import abstained_for_campaign
 from eval.campaigns.cli import main
 from eval.campaigns.sources import campaign_body
+from eval.leaderboards.votes import majority
 from eval.trust.human import read_human
 from eval.trust.labels import match
 from judge.cli.main import main as judge_main
@@ -124,6 +125,22 @@ def test_untrusted_pairs_to_people_and_back(
     by_people = [r for r in merged if r["criteria"]["preference"]["decided_by"] == "people"]
     assert {r["prompt_id"] for r in by_people} == {"oe_2", "oe_3"}
     assert all(r["criteria"]["preference"]["people"] == 2 for r in by_people)
+    # the campaign report sets the judge's confidence against the campaign's labels
+    report_dir = tmp_path / "report"
+    code, _, err = run(capsys, "report", "abst-1", "--url", url, "--out", str(report_dir),
+                       "--bootstrap", "20", "--trust-results", str(raw),
+                       "--trust-policy", str(tmp_path / "p.json"))  # fmt: skip
+    assert code == 0, err
+    section = json.loads((report_dir / "report.json").read_text())["trust"]
+    pref = section["kinds"]["winner.preference"]
+    said: dict[str, list[str]] = {}
+    for r in rows:
+        said.setdefault(r["item"], []).append(r["winner"])
+    agreed = sum(majority(w) == "a" for w in said.values())  # the judge said a everywhere
+    assert pref["n"] == 6 and pref["curve"][-1]["agreement"] == round(agreed / 6, 4)
+    assert pref["operating_point"]["kept"] == 0  # every labelled pair was one it did not trust
+    assert (report_dir / "trust.png").is_file()
+    assert "## Trust: agreement against coverage" in (report_dir / "report.md").read_text()
     # the same export is a calibration label file for these results
     matched = match(
         read_human(votes / "votes.jsonl"), [json.loads(x) for x in raw.read_text().splitlines()]
