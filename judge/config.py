@@ -16,7 +16,7 @@ import json
 from collections.abc import Iterable
 from typing import Any, Literal
 
-from pydantic import Field, PrivateAttr, SecretStr
+from pydantic import Field, PrivateAttr, SecretStr, field_validator
 from pydantic_settings import SettingsConfigDict
 
 from judge.config_env import CommaList, ProjectSettings, read_below, renamed
@@ -182,6 +182,29 @@ class JudgeSettings(ProjectSettings):
         default=False,
         description="compare mode: let the judge answer 'tie' (else it must pick an image)",
     )
+    confidence: str | None = Field(
+        default=None,
+        description="estimate each item's confidence: samples:K, swap, panel, logprobs or "
+        "annotators:K (docs/confidence.md); unset: no estimate and no extra calls",
+    )
+    confidence_temperature: float = Field(
+        default=1.0, gt=0, le=2, description="samples:K: the temperature of the K samples"
+    )
+    confidence_memory: str | None = Field(
+        default=None,
+        description="annotators:K: the exemplar memory whose human labels the simulated "
+        "annotators are shown (default: the memory of the item's subjective card)",
+    )
+    confidence_shots: int = Field(
+        default=3, ge=1, le=8, description="annotators:K: labelled examples per simulated annotator"
+    )
+
+    @field_validator("confidence")
+    @classmethod
+    def _known_method(cls, value: str | None) -> str | None:
+        from judge.confidence.spec import normalized
+
+        return normalized(value)
 
     image_max_bytes: int = Field(
         default=20 * 1024 * 1024,
@@ -258,7 +281,29 @@ class JudgeSettings(ProjectSettings):
         return out
 
     def public_options(self) -> dict[str, str | int | float | bool | None]:
-        """The options that change results, recorded in provenance."""
+        """The options that change results, recorded in provenance (the confidence options
+        only when a method is asked for, so results without one read as before)."""
+        return {**self._result_options(), **self.confidence_options()}
+
+    def confidence_options(self) -> dict[str, str | int | float | bool | None]:
+        """The options that change a confidence estimate (none without a method).
+
+        Example:
+            >>> JudgeSettings(confidence="samples:4").confidence_options()
+            {'confidence': 'samples:4', 'confidence_temperature': 1.0}
+        """
+        if self.confidence is None:
+            return {}
+        name = self.confidence.partition(":")[0]
+        out: dict[str, str | int | float | bool | None] = {"confidence": self.confidence}
+        if name == "samples":
+            out["confidence_temperature"] = self.confidence_temperature
+        if name == "annotators":
+            out["confidence_memory"] = self.confidence_memory
+            out["confidence_shots"] = self.confidence_shots
+        return out
+
+    def _result_options(self) -> dict[str, str | int | float | bool | None]:
         return {
             "backend": self.resolved_backend(),
             "checkpoint_batching": self.checkpoint_batching,

@@ -26,6 +26,8 @@ from judge.agent.context import RunContext
 from judge.agent.exemplars import ExemplarProvider
 from judge.agent.graph import compiled_graph
 from judge.calibration import load_calibration
+from judge.confidence.attach import stamp
+from judge.confidence.calls import open_confidence_usage
 from judge.config import JudgeSettings, check_setting_names
 from judge.domain.result import Result
 from judge.domain.submission import Submission
@@ -176,10 +178,14 @@ class Judge:
     async def arun(self, ctx: RunContext) -> Any:
         """Run the graph on a prepared context; returns the mode's result model."""
         start = time.perf_counter()
+        if ctx.settings.confidence is not None:
+            open_confidence_usage(ctx.meter)
         state = await compiled_graph().ainvoke(
             {}, context=ctx, config={"max_concurrency": ctx.settings.graph_concurrency}
         )
         result = state["result"]
+        if ctx.settings.confidence is not None:
+            stamp(result, ctx.settings.confidence)
         result.usage = result.usage.model_copy(
             update={**ctx.meter.snapshot(), "latency_s": round(time.perf_counter() - start, 4)}
         )

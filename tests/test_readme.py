@@ -121,7 +121,7 @@ fake): each is run by the test named here instead of by this walk."""
 CHAINS: dict[str, list[str]] = {
     "start": [
         "README.md", "index.md", "quickstart.md", "python.md", "scoring.md", "compare.md",
-        "edit.md", "skills.md", "local-backend.md", "providers.md",
+        "edit.md", "skills.md", "local-backend.md", "providers.md", "confidence.md",
     ],
     "evaluate": [
         "memories.md", "meta-eval.md", "public-sets.md", "leaderboards.md",

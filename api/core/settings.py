@@ -99,6 +99,14 @@ class ServiceSettings(ProjectSettings):
         description="largest request body, in bytes",
         json_schema_extra=renamed("JUDGE_MAX_BODY_BYTES"),
     )
+    max_confidence_k: int = Field(
+        default=5,
+        ge=0,
+        le=20,
+        description="the largest K a client may ask in options.confidence (samples:K, "
+        "annotators:K): each of the K is one more model call per item, paid by the operator; "
+        "0: no method that adds calls",
+    )
     max_batch_items: int = Field(
         default=10_000,
         ge=1,

@@ -107,7 +107,7 @@ def _checked(
         return check_request(mode, request, overrides, judge.settings, judge.registry)
     except InputError as exc:
         setting = exc.field.split(".")[0]
-        if setting in ("skills", "memories"):  # settings the options changed
+        if setting in ("skills", "memories", "confidence"):  # settings the options changed
             named = InputError(f"options.{exc.field}", exc.message) if setting in overrides else exc
             raise named from None
         raise (exc.under(mode.wrapper_key) if wrapped else exc) from None

@@ -41,7 +41,7 @@ def record_call_spans() -> Iterator[list[tuple[float, float]]]:
     spans: list[tuple[float, float]] = []
     original = LLMGateway._send
 
-    async def timed(self: LLMGateway, *args: Any, **kwargs: Any) -> str:
+    async def timed(self: LLMGateway, *args: Any, **kwargs: Any) -> Any:
         start = time.perf_counter()
         try:
             return await original(self, *args, **kwargs)

@@ -27,6 +27,7 @@ from typing import Any
 
 from eval.campaigns.planning import pair_plan
 from judge.config import JudgeSettings
+from judge.io.confine import PathEscape, inside
 from judge.io.data_urls import file_data_url
 from memory.io.jsonl import read_jsonl
 
@@ -44,8 +45,8 @@ def data_url(path: Path, where: str, root: Path | None = None) -> str:
     the service's image byte limit — each refused before a byte is read."""
     try:
         real = path.resolve(strict=True)
-        if root is not None and not real.is_relative_to(root.resolve()):
-            raise SourceError(f"{where}: image {path} is outside the source folder {root}")
+        if root is not None:
+            inside(root, path, where=f"{where}: image", folder="the source folder")
         info = real.stat()
         if not stat.S_ISREG(info.st_mode):
             raise SourceError(f"{where}: image {path} is not a regular file")
@@ -53,6 +54,8 @@ def data_url(path: Path, where: str, root: Path | None = None) -> str:
         if info.st_size > limit:
             raise SourceError(f"{where}: image {path} is {info.st_size} bytes, over {limit}")
         return file_data_url(real)
+    except PathEscape as exc:
+        raise SourceError(str(exc)) from None
     except OSError as exc:
         raise SourceError(f"{where}: cannot read image {path} ({exc.strerror})") from None
 

@@ -14,12 +14,14 @@ Example::
 from __future__ import annotations
 
 import csv
+import io
 from collections import defaultdict
 from pathlib import Path
 from typing import ClassVar
 
 from eval.datasets.base import EvalItem, Target
 from memory.exemplar import ExemplarRecord
+from memory.io.utf8 import read_utf8
 from memory.sources.avt import records as avt_records
 
 TARGETS = ["prompt_matching", "appeal", "realism", "quality", "appeal2"]
@@ -61,7 +63,7 @@ class AvtDataset:
             )
         ratings = self._ratings(data_dir / "ratings.csv")
         items = []
-        with open(labels, newline="", encoding="utf-8") as fh:
+        with io.StringIO(read_utf8(labels), newline="") as fh:
             for row in csv.DictReader(fh):
                 image = row["image"]
                 if not (data_dir / image).is_file():
@@ -106,7 +108,7 @@ class AvtDataset:
         )
         if not path.is_file():
             return {}
-        with open(path, newline="", encoding="utf-8") as fh:
+        with io.StringIO(read_utf8(path), newline="") as fh:
             for row in csv.DictReader(fh):
                 value = _float(row.get("rating"))
                 if value is not None:

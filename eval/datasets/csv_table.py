@@ -23,6 +23,7 @@ Example:
 from __future__ import annotations
 
 import csv
+import io
 from collections.abc import Mapping
 from pathlib import Path
 from typing import ClassVar
@@ -30,6 +31,7 @@ from typing import ClassVar
 from eval.datasets.base import EvalItem, Target
 from memory.exemplar import ExemplarRecord
 from memory.io.jsonl import read_jsonl, where
+from memory.io.utf8 import read_utf8
 
 FILE = "labels.csv"
 JSONL_FILE = "labels.jsonl"
@@ -202,7 +204,7 @@ class Row(dict):
 
 def _csv_rows(path: Path) -> list[dict[str, str]]:
     rows = []
-    with open(path, newline="", encoding="utf-8") as fh:
+    with io.StringIO(read_utf8(path), newline="") as fh:
         reader = csv.DictReader(fh)
         start = 2  # the header is line 1
         for raw in reader:

@@ -24,6 +24,7 @@ Example::
 from __future__ import annotations
 
 import csv
+import io
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -32,6 +33,7 @@ from eval.leaderboards.votes import Vote, VotesError, excluded, majority, make_v
 from memory.exemplar import ExemplarRecord
 from memory.io.jsonl import read_jsonl
 from memory.io.jsonl import where as line_of
+from memory.io.utf8 import read_utf8
 
 FILES = ("votes.csv", "votes.jsonl")
 COLUMNS = ("prompt_id", "prompt", "image_a", "image_b", "model_a", "model_b", "winner", "criterion")
@@ -73,7 +75,7 @@ class VotesDataset:
         if path.suffix == ".jsonl":
             raw.extend((row, line_of(path, n)) for n, row in read_jsonl(path, error=VotesError))
         else:
-            with open(path, newline="", encoding="utf-8") as fh:
+            with io.StringIO(read_utf8(path), newline="") as fh:
                 reader = csv.DictReader(fh)
                 header = reader.fieldnames or []
                 missing = [c for c in COLUMNS if c not in header]

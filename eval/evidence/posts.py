@@ -30,6 +30,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from judge.config import JudgeSettings
 from judge.errors import InputError
+from judge.io.confine import PathEscape, inside
 from judge.io.images import decode_image, read_image_bytes
 
 MAX_LINE_BYTES = 256 * 1024
@@ -157,9 +158,10 @@ def image_bytes(ref: str, base_dir: Path, settings: JudgeSettings) -> bytes:
     """The bytes of one attached image (a path inside the export's folder, or an allowed
     URL); raises :class:`InputError`."""
     if not ref.startswith(("http://", "https://")):
-        resolved = (base_dir / ref).resolve()
-        if not resolved.is_relative_to(base_dir.resolve()):
-            raise InputError("images", "the path leaves the export's folder")
+        try:
+            inside(base_dir, ref, folder="the export's folder")
+        except PathEscape as exc:
+            raise InputError("images", str(exc)) from None
     return read_image_bytes(ref, field="images", settings=settings, base_dir=base_dir)
 
 

@@ -21,6 +21,7 @@ import argparse
 import sys
 from pathlib import Path
 
+from judge.cli.judging import CONFIDENCE_HELP
 from judge.llm.batch.rounds import EXIT_BATCH_PENDING
 
 EXIT_NOTHING_SCORED = 4
@@ -42,7 +43,7 @@ AS_NAMED = (
     "dry_run",
 )
 """Flags that reach :func:`eval.metaeval.python_api.meta_eval` as keywords of their own name."""
-SETTINGS = ("api_base", "api_key", "calibration", "retrieval", "retrieval_k")
+SETTINGS = ("api_base", "api_key", "calibration", "retrieval", "retrieval_k", "confidence")
 """Flags that are judge settings: passed to ``meta_eval`` (as overrides) only when given."""
 
 
@@ -92,6 +93,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="fit per-target calibration on this run; saved as calibration.json",
     )
     p.add_argument("--calibration", help="apply a calibration JSON at scoring time")
+    p.add_argument("--confidence", metavar="METHOD", help=CONFIDENCE_HELP)
     p.add_argument("--columns", default="", help="csv dataset: key=COLUMN pairs")
     p.add_argument("--skills", help="subjective cards to run (default: the dataset's)")
     p.add_argument("--retrieval", choices=["similarity", "random", "fixed", "none"])
@@ -141,11 +143,17 @@ def run(args: argparse.Namespace) -> int:
     """Run and print where the report went."""
     from eval.datasets.csv_table import column_pairs
     from eval.metaeval.python_api import meta_eval
+    from judge.confidence.spec import normalized
     from judge.errors import JudgeError
     from judge.llm.batch.rounds import BatchPending
 
     settings = {k: getattr(args, k) for k in SETTINGS}
     settings["safety"] = False if args.no_safety else None
+    try:  # a bad method is said before any data is read
+        settings["confidence"] = normalized(args.confidence)
+    except ValueError as exc:
+        print(f"judge meta-eval: --confidence {args.confidence!r}: {exc}", file=sys.stderr)
+        return 2
     try:
         report = meta_eval(
             args.data,

@@ -25,6 +25,7 @@ from tqdm import tqdm
 
 from eval.datasets.base import Dataset, EvalItem
 from eval.kit.client import JudgeCallError, JudgeClient, Scored
+from judge.confidence.attach import confidences
 from judge.errors import JudgeError
 from judge.llm.batch.deferral import ItemWaiting
 from memory.io.atomic import write_atomic
@@ -37,14 +38,14 @@ def prediction_of(item: EvalItem, dataset: Dataset, result: Scored) -> dict:
     objective = getattr(result, "objective", {})  # score results only
     subjective = getattr(result, "subjective", {})
     extra = getattr(dataset, "prediction_extra", None)  # e.g. a compare-mode summary
+    method = (data.get("provenance") or {}).get("confidence")
+    sure = {"confidence_method": method, "confidence": confidences(data)} if method else {}
     return {
         **(extra(data) if extra else {}),
         **item.key,
         "id": item.id,
         "scores": {t.name: t.read(data) for t in dataset.targets},
-        "unscored": {
-            t.name: why for t in dataset.targets if (why := t.reason(data)) is not None
-        },
+        "unscored": {t.name: why for t in dataset.targets if (why := t.reason(data)) is not None},
         "objective": {
             side: {i.id: i.verdict for i in objective[side].items} if side in objective else {}
             for side in ("prompt", "image")
@@ -54,6 +55,7 @@ def prediction_of(item: EvalItem, dataset: Dataset, result: Scored) -> dict:
             {e.id for side in subjective.values() for d in side.values() for e in d.exemplars}
         ),
         "usage": {"llm_calls": result.usage.llm_calls, "cache_hits": result.usage.cache_hits},
+        **sure,
     }
 
 

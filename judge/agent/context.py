@@ -15,6 +15,7 @@ from PIL import Image
 
 from judge.agent.exemplars import ExemplarProvider
 from judge.calibration import Calibration
+from judge.confidence.base import Method
 from judge.config import JudgeSettings
 from judge.llm.gateway import LLMGateway
 from judge.llm.usage import UsageMeter
@@ -61,6 +62,16 @@ class RunContext:
         fingerprint), computed once per request: a fingerprint hashes the whole request,
         images included, and every work item's input carries it."""
         return str(getattr(self.request, self.mode.id_field))
+
+    @cached_property
+    def confidence(self) -> Method | None:
+        """The confidence method the settings ask for (None: no estimate, no extra calls)."""
+        if self.settings.confidence is None:
+            return None
+        from judge.confidence.base import method_for
+        from judge.confidence.spec import parse_method
+
+        return method_for(parse_method(self.settings.confidence))
 
     @property
     def backend(self) -> str:

@@ -23,7 +23,7 @@ from PIL import Image
 
 from judge.config import JudgeSettings
 from judge.io.images import to_payload
-from memory.exemplar import ExemplarError
+from memory.exemplar import ExemplarError, ExemplarRecord
 from memory.memory import Hit, Memory, open_image
 from memory.retrieval import retrieve
 from memory.store import MemoryStore
@@ -63,6 +63,20 @@ class ExemplarProvider:
         self.used: dict[str, str] = {}
         self._vectors: dict[tuple, asyncio.Task[np.ndarray]] = {}
         self._loads: dict[str, asyncio.Task[Memory | None]] = {}
+
+    async def memory(self, name: str) -> Memory | None:
+        """Memory ``name`` (loaded once per request; None when there is none), recorded in
+        provenance like the memories retrieval reads."""
+        return await self._memory(name)
+
+    def excluded(self, mem: Memory) -> set[str]:
+        """The ids of ``mem`` that ``exclude_exemplars`` keeps out (leave-one-out runs)."""
+        return self._excluded(mem)
+
+    def record_exemplar(self, mem: Memory, rec: ExemplarRecord) -> Exemplar:
+        """A memory record as an exemplar with every score it has (its image read and sized
+        like retrieved exemplars' images); blocking (it may read the image file)."""
+        return self._exemplar(mem, Hit(record=rec, similarity=None, row=-1), list(rec.scores))
 
     def _load(self, name: str) -> Memory | None:
         if not self.store.exists(name):

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from judge.confidence.ballot import Ballot
 from skills.types import SafetyValue, SkillOutput
 
 
@@ -58,6 +59,8 @@ class WorkOutcome:
     votes_verdicts: dict[str, dict[str, bool | None]] = field(default_factory=dict)
     votes_choices: dict[str, dict[str, str | None]] = field(default_factory=dict)
     agreement: dict[str, float] = field(default_factory=dict)
+    ballots: dict[str, Ballot] = field(default_factory=dict)
+    """per key, the votes a confidence method collected (empty without one)"""
 
 
 @dataclass

@@ -21,7 +21,14 @@ from pathlib import Path
 from typing import Any
 
 from judge import event_loop
-from judge.cli.judging import ERRORS, add_model_flags, exit_code, shared_overrides, with_flags
+from judge.cli.judging import (
+    ERRORS,
+    add_confidence_flags,
+    add_model_flags,
+    exit_code,
+    shared_overrides,
+    with_flags,
+)
 from judge.errors import InputError
 from memory.io.jsonl import JsonlError, parse_jsonl, where
 
@@ -52,6 +59,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--sequential-safety", action="store_true", help="screen before judging, not alongside"
     )
+    add_confidence_flags(p)
     p.add_argument("--no-cache", action="store_true", help="do not reuse cached answers")
     p.add_argument("--timeout", type=float, help="per-call timeout in seconds")
     p.add_argument(

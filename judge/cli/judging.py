@@ -62,8 +62,8 @@ def with_flags(settings: JudgeSettings, changes: dict[str, Any]) -> JudgeSetting
     try:
         return settings.merged(**changes)
     except ValidationError as exc:
-        problems = [f"{flag_of(str(e['loc'][0]))} {e.get('input')!r}: {e['msg']}"
-                    for e in exc.errors()]  # fmt: skip
+        problems = [f"{flag_of(str(e['loc'][0]))} {e.get('input')!r}: "
+                    f"{e['msg'].removeprefix('Value error, ')}" for e in exc.errors()]  # fmt: skip
         raise ValueError("; ".join(problems)) from None
 
 
@@ -76,6 +76,25 @@ def add_model_flags(p: argparse.ArgumentParser, panel_help: str) -> None:
     p.add_argument("--panel", help=panel_help)
 
 
+CONFIDENCE_HELP = (
+    "estimate each item's confidence (0-1) with METHOD: samples:K (K more answers at a "
+    "temperature), swap (a comparison's two orders), panel (the --panel models), logprobs (the "
+    "answer token's probability), annotators:K (simulated annotators from a memory's human "
+    "labels); see docs/confidence.md (env JUDGE_CONFIDENCE; default: none, no extra calls)"
+)
+
+
+def add_confidence_flags(p: argparse.ArgumentParser) -> None:
+    """``--confidence`` and ``--confidence-memory`` (read back by :func:`shared_overrides`)."""
+    p.add_argument("--confidence", metavar="METHOD", help=CONFIDENCE_HELP)
+    p.add_argument(
+        "--confidence-memory",
+        metavar="MEMORY",
+        help="annotators:K: the exemplar memory whose human labels the simulated annotators "
+        "see (env JUDGE_CONFIDENCE_MEMORY; default: the memory of the item's card)",
+    )
+
+
 def shared_overrides(args: argparse.Namespace) -> dict[str, Any]:
     """The given ones of the flags both verbs take, as settings overrides."""
     out: dict[str, Any] = {
@@ -85,6 +104,8 @@ def shared_overrides(args: argparse.Namespace) -> dict[str, Any]:
         "api_key": args.api_key,
         "panel": args.panel,
         "timeout_s": args.timeout,
+        "confidence": getattr(args, "confidence", None),
+        "confidence_memory": getattr(args, "confidence_memory", None),
     }
     if args.sequential_safety:
         out["speculative_safety"] = False

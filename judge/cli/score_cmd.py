@@ -14,7 +14,14 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from judge.cli.judging import ERRORS, add_model_flags, exit_code, shared_overrides, with_flags
+from judge.cli.judging import (
+    ERRORS,
+    add_confidence_flags,
+    add_model_flags,
+    exit_code,
+    shared_overrides,
+    with_flags,
+)
 
 if TYPE_CHECKING:
     from judge.domain.result import Result
@@ -83,6 +90,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         "--calibration",
         help="calibration JSON from `judge meta-eval --fit-calibration` (env JUDGE_CALIBRATION)",
     )
+    add_confidence_flags(p)
     p.add_argument("--no-cache", action="store_true", help="do not reuse cached answers")
     p.add_argument("--timeout", type=float, help="per-call timeout in seconds")
     p.add_argument("--compact", action="store_true", help="one-line JSON")

@@ -13,7 +13,7 @@ the verb and sets ``handler``), then add one :class:`Verb` line here.
 Example:
     >>> [v.name for v in VERBS][:3]
     ['score', 'compare', 'skills']
-    >>> len(VERBS) <= 13
+    >>> len(VERBS) <= 14
     True
     >>> find("probe").target
     'eval.probing.cli:register'
@@ -55,6 +55,8 @@ VERBS: tuple[Verb, ...] = (
          "judge.cli.memory_cmd:register"),
     Verb("meta-eval", "score a labelled dataset and report agreement with its labels",
          "eval.metaeval.cli:register"),
+    Verb("datasets", "list the public human-judgment sets; fetch one (fetch)",
+         "eval.datasets.fetch.cli:register"),
     Verb("leaderboard", "rank models from pairwise votes (rank); pick items for humans "
          "(select); make votes files (votes)",
          "eval.leaderboards.cli:register"),

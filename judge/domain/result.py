@@ -30,6 +30,9 @@ Cause = Literal["no_model", "no_memory", "failed", "not_applicable", "blocked"]
 """Why a value is unscored; only ``not_applicable`` is by design (skills.types.Cause)."""
 
 
+CONFIDENCE_FIELDS = ("confidence", "confidence_method", "confidence_reason")
+
+
 class ResultModel(BaseModel):
     # the base of every result model (score, edit, compare): unknown keys are refused
     model_config = ConfigDict(extra="forbid")
@@ -42,6 +45,8 @@ class ResultModel(BaseModel):
         if isinstance(data, dict):
             for key in self._always:
                 data.setdefault(key, getattr(self, key))
+            if data.get("confidence_method") is not None:  # asked for: null is information
+                data.setdefault("confidence", None)
         return data
 
     def to_dict(self) -> dict[str, Any]:
@@ -70,6 +75,13 @@ class DimensionScore(ResultModel):
     skill: str | None = None
     votes: dict[str, int | None] | None = None
     agreement: float | None = None
+    confidence: float | None = None
+    """0–1: how sure the judge is of this answer (docs/confidence.md); null when it could not
+    be had (``confidence_reason``, or the item's own ``reason``); absent unless asked for"""
+    confidence_method: str | None = None
+    """the method that estimated ``confidence`` (``samples:5``, ``swap``, ...)"""
+    confidence_reason: str | None = None
+    """why an answered item has no confidence (every sample failed, no log-probabilities)"""
 
 
 class CheckItem(ResultModel):
@@ -85,6 +97,13 @@ class CheckItem(ResultModel):
     primitive: str | None = None
     votes: dict[str, bool | None] | None = None
     agreement: float | None = None
+    confidence: float | None = None
+    """0–1: how sure the judge is of this answer (docs/confidence.md); null when it could not
+    be had (``confidence_reason``, or the item's own ``reason``); absent unless asked for"""
+    confidence_method: str | None = None
+    """the method that estimated ``confidence`` (``samples:5``, ``swap``, ...)"""
+    confidence_reason: str | None = None
+    """why an answered item has no confidence (every sample failed, no log-probabilities)"""
 
 
 class Coverage(ResultModel):
@@ -187,6 +206,9 @@ class Provenance(ResultModel):
     skills: dict[str, str] = Field(default_factory=dict)
     memories: dict[str, str] = Field(default_factory=dict)
     options: dict[str, str | int | float | bool | None] = Field(default_factory=dict)
+    confidence: str | None = None
+    """the confidence method every item's ``confidence`` comes from (``samples:5``); its
+    options are in ``options``; absent when no confidence was asked for"""
 
 
 class Usage(ResultModel):
@@ -201,6 +223,10 @@ class Usage(ResultModel):
     retries: int = 0
     reasks: int = 0
     failed_calls: int = 0
+    confidence_calls: int | None = None
+    """the calls a confidence method added (counted in ``llm_calls`` too); absent without one"""
+    confidence_cost_usd: float | None = None
+    """their cost (part of ``cost_usd``); absent without a confidence method"""
 
 
 class Result(ResultModel):

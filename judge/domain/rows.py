@@ -45,7 +45,14 @@ def result_row(result: Any) -> dict[str, Any]:
     for side, dims in result.subjective.items():
         for name, dim in dims.items():
             row[f"subjective.{side}.{name}"] = dim.score
+            _confidence(row, f"subjective.{side}.{name}", dim)
     return _usage(row, result)
+
+
+def _confidence(row: dict[str, Any], column: str, item: Any) -> None:
+    """``<column>.confidence`` when the item has a confidence method (else no column)."""
+    if getattr(item, "confidence_method", None):
+        row[f"{column}.confidence"] = item.confidence
 
 
 def comparison_row(result: Any) -> dict[str, Any]:
@@ -61,6 +68,7 @@ def comparison_row(result: Any) -> dict[str, Any]:
     for name, crit in result.criteria.items():
         row[f"criteria.{name}.winner"] = crit.winner
         row[f"criteria.{name}.position_consistent"] = crit.position_consistent
+        _confidence(row, f"criteria.{name}", crit)
     return _usage(row, result)
 
 
@@ -76,6 +84,7 @@ def edit_row(result: Any) -> dict[str, Any]:
     }
     for name, crit in result.criteria.items():
         row[f"criteria.{name}"] = crit.score
+        _confidence(row, f"criteria.{name}", crit)
     for name, metric in result.metrics.items():
         row[f"metrics.{name}"] = metric.value if metric.applicable else None
     return _usage(row, result)

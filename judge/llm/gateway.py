@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Callable
 from functools import lru_cache
 from typing import Any, Protocol, TypeVar
 
@@ -117,33 +118,48 @@ class LLMGateway:
         return BoundClient(self, model, meter, settings or self.settings)
 
     @staticmethod
-    def _params(s: JudgeSettings) -> dict[str, Any]:
-        return {"temperature": s.temperature, "max_tokens": s.max_tokens}
+    def _params(s: JudgeSettings, extra: dict[str, Any] | None = None) -> dict[str, Any]:
+        params = {"temperature": s.temperature, "max_tokens": s.max_tokens}
+        return {**params, **extra} if extra else params
 
     async def _send(
-        self, model: str, messages: list[dict], fmt: dict, meter: UsageMeter, s: JudgeSettings
-    ) -> str:
-        """One provider round trip (or, in provider-batch mode, its stored batch answer);
-        returns the text."""
+        self,
+        model: str,
+        messages: list[dict],
+        fmt: dict,
+        meter: UsageMeter,
+        s: JudgeSettings,
+        extra: dict[str, Any] | None = None,
+    ) -> Reply:
+        """One provider round trip (or, in provider-batch mode, its stored batch answer)."""
         if self.deferrer is None:
-            return await self._call(model, messages, fmt, meter, s)
-        text, key = await self.deferrer.take(model, messages, fmt, self._params(s), meter)
+            return await self._call(model, messages, fmt, meter, s, extra)
+        text, key = await self.deferrer.take(model, messages, fmt, self._params(s, extra), meter)
         if text is not None:
-            return text
+            return Reply(text, 0, 0, 0.0)
         before = (meter.prompt_tokens, meter.completion_tokens, meter.cost_usd)
-        text = await self._call(model, messages, fmt, meter, s)  # a failed line, sent directly
+        # a failed line, sent directly
+        reply = await self._call(model, messages, fmt, meter, s, extra)
         usage = (meter.prompt_tokens - before[0], meter.completion_tokens - before[1])
-        self.deferrer.answered_direct(key, text, usage, meter.cost_usd - before[2])
-        return text
+        self.deferrer.answered_direct(key, reply.text, usage, meter.cost_usd - before[2])
+        return reply
 
     async def _call(
-        self, model: str, messages: list[dict], fmt: dict, meter: UsageMeter, s: JudgeSettings
-    ) -> str:
-        """One provider round trip with retries on transient errors; returns the text."""
-        kwargs: dict[str, Any] = dict(self._params(s), timeout=s.timeout_s, max_retries=0)
+        self,
+        model: str,
+        messages: list[dict],
+        fmt: dict,
+        meter: UsageMeter,
+        s: JudgeSettings,
+        extra: dict[str, Any] | None = None,
+    ) -> Reply:
+        """One provider round trip with retries on transient errors. ``extra`` call
+        parameters (a sample's temperature and seed, ``logprobs``) join the settings' own."""
+        params = self._params(s, extra)
+        kwargs: dict[str, Any] = dict(params, timeout=s.timeout_s, max_retries=0)
         target = model
         if mock.is_mock(model):  # answered in process: no server, no key (judge.llm.mock)
-            kwargs.update(mock.litellm_kwargs(messages, fmt))
+            kwargs.update(mock.litellm_kwargs(messages, fmt, mock.sample_of(params)))
             target = kwargs.pop("model")
         elif s.api_base:
             kwargs["api_base"] = s.api_base
@@ -151,7 +167,10 @@ class LLMGateway:
         elif s.api_key:
             kwargs["api_key"] = s.api_key.get_secret_value()
         await warmup.ready((model,))  # provider imports happen off the event loop
-        direct = await self.direct.route(model, kwargs, messages, s)  # None: litellm's
+        # None: litellm's (log-probabilities are read from litellm's reply only)
+        direct = (
+            None if "logprobs" in kwargs else await self.direct.route(model, kwargs, messages, s)
+        )
         last: BaseException | None = None
         for attempt in range(s.max_retries + 1):
             if attempt:
@@ -183,7 +202,7 @@ class LLMGateway:
                 raise
             limit.release(ticket, ok=True, headers=reply.headers)
             meter.record_call(reply.prompt_tokens, reply.completion_tokens, reply.cost)
-            return reply.text
+            return reply
         meter.failed_calls += 1
         raise ModelCallError(
             f"gave up after {s.max_retries + 1} attempts: {describe(last) if last else '?'}"
@@ -227,12 +246,19 @@ class LLMGateway:
         tag: str,
         meter: UsageMeter,
         settings: JudgeSettings | None = None,
+        extra: dict[str, Any] | None = None,
+        on_reply: Callable[[Reply], None] | None = None,
     ) -> T:
-        """Ask ``model`` for an answer matching ``schema``; re-ask on unparsable output."""
+        """Ask ``model`` for an answer matching ``schema``; re-ask on unparsable output.
+
+        ``extra`` call parameters join the settings' (and the cache key); ``on_reply`` sees
+        the reply whose answer is returned (its log-probabilities among others). A call that
+        asks for ``logprobs`` is never answered from the cache, which keeps answers only."""
         s = settings or self.settings
         fmt = response_format(schema)
-        use_cache = self.cache is not None and s.cache
-        key = cache_key(model, messages, fmt, self._params(s), tag) if use_cache else None
+        use_cache = self.cache is not None and s.cache and not (extra and "logprobs" in extra)
+        params = self._params(s, extra)
+        key = cache_key(model, messages, fmt, params, tag) if use_cache else None
         # in provider-batch mode the journal is the cache: every pass replays the item's calls
         # from it, so the final pass's usage holds all of them at the batch price
         if key is not None and self.cache is not None and self.deferrer is None:
@@ -247,7 +273,8 @@ class LLMGateway:
                     return answer
         convo = list(messages)
         for reask in range(s.max_reasks + 1):
-            text = await self._send(model, convo, fmt, meter, s)
+            reply = await self._send(model, convo, fmt, meter, s, extra)
+            text = reply.text
             try:
                 answer = parse_reply(text, schema)
             except ReplyError as err:
@@ -265,21 +292,49 @@ class LLMGateway:
                 continue
             if key is not None and self.cache is not None:
                 await self.cache.set(key, answer.model_dump_json())
+            if on_reply is not None:
+                on_reply(reply)
             return answer
         raise AssertionError("unreachable")  # pragma: no cover
 
 
 class BoundClient:
-    """A gateway bound to one model and one request's usage meter."""
+    """A gateway bound to one model and one request's usage meter (and, for confidence
+    estimates, extra call parameters and a listener of replies)."""
 
-    def __init__(self, gateway: LLMGateway, model: str, meter: UsageMeter, settings: JudgeSettings):
+    def __init__(
+        self,
+        gateway: LLMGateway,
+        model: str,
+        meter: UsageMeter,
+        settings: JudgeSettings,
+        extra: dict[str, Any] | None = None,
+        on_reply: Callable[[Reply], None] | None = None,
+    ):
         self.gateway = gateway
         self.model = model
         self.meter = meter
         self.settings = settings
+        self.extra = extra
+        self.on_reply = on_reply
+
+    def with_call_options(
+        self,
+        extra: dict[str, Any] | None = None,
+        on_reply: Callable[[Reply], None] | None = None,
+    ) -> BoundClient:
+        """The same client with extra call parameters and a reply listener."""
+        return BoundClient(self.gateway, self.model, self.meter, self.settings, extra, on_reply)
 
     async def structured(self, messages: list[dict], schema: type[T], *, tag: str) -> T:
         """See :meth:`LLMGateway.structured`."""
         return await self.gateway.structured(
-            self.model, messages, schema, tag=tag, meter=self.meter, settings=self.settings
+            self.model,
+            messages,
+            schema,
+            tag=tag,
+            meter=self.meter,
+            settings=self.settings,
+            extra=self.extra,
+            on_reply=self.on_reply,
         )

@@ -20,6 +20,11 @@ How a value is made from a JSON Schema (pydantic v2 output: ``$defs``/``$ref``,
 - objects → every declared property; arrays → ``minItems`` items, except that an array of
   objects with an enum-valued property (``id`` first) gets one item per enum value, so a
   batched checklist answer covers every checkpoint;
+- a *sample* (a call at a temperature above 0 with a ``seed``, as ``samples:K`` confidence
+  makes) starts from the same answer and changes some of its choices: each yes/no, enum or
+  integer field has a made-up difficulty (0 to 0.5, from the request and the field) and is
+  changed with that probability (a boolean flipped, an enum moved to another value, an
+  integer moved by one), drawn from the seed; safety ``flag`` fields never change;
 - bounds stated only in words (``minimum value: 1`` in a ``description``, as litellm writes
   them for some providers) are honoured.
 
@@ -75,18 +80,38 @@ def schema_of(fmt: dict[str, Any] | None) -> dict[str, Any] | None:
     return schema if isinstance(schema, dict) else None
 
 
-def answer(messages: list[dict], fmt: dict[str, Any] | None, text: str = MOCK_TEXT) -> str:
-    """A deterministic answer (JSON text) valid against ``fmt``'s schema."""
+def answer(
+    messages: list[dict],
+    fmt: dict[str, Any] | None,
+    text: str = MOCK_TEXT,
+    sample: int | None = None,
+) -> str:
+    """A deterministic answer (JSON text) valid against ``fmt``'s schema; ``sample`` (a
+    seed) varies some of its choices as a sampled answer would."""
     schema = schema_of(fmt)
     if schema is None:
         return json.dumps(FALLBACK_ANSWER)
     seed = json_sha256(messages, sort_keys=True, default=str)
-    return json.dumps(SchemaAnswerer(schema, seed, text).value(schema, "$"))
+    return json.dumps(SchemaAnswerer(schema, seed, text, sample).value(schema, "$"))
 
 
-def litellm_kwargs(messages: list[dict], fmt: dict[str, Any] | None) -> dict[str, Any]:
+def sample_of(params: dict[str, Any]) -> int | None:
+    """The sample a call's parameters ask for: its ``seed`` when the temperature is above 0.
+
+    Example:
+        >>> sample_of({"temperature": 1.0, "seed": 3}), sample_of({"temperature": 0.0, "seed": 3})
+        (3, None)
+    """
+    seed = params.get("seed")
+    warm = (params.get("temperature") or 0) > 0
+    return int(seed) if warm and isinstance(seed, int) and not isinstance(seed, bool) else None
+
+
+def litellm_kwargs(
+    messages: list[dict], fmt: dict[str, Any] | None, sample: int | None = None
+) -> dict[str, Any]:
     """What the gateway passes to litellm instead of a provider's model, base and key."""
-    return {"model": LITELLM_MODEL, "mock_response": answer(messages, fmt)}
+    return {"model": LITELLM_MODEL, "mock_response": answer(messages, fmt, sample=sample)}
 
 
 _STATED = {
@@ -116,11 +141,25 @@ class SchemaAnswerer:
     """Walks one JSON Schema and produces a value for it (deterministic in ``seed``: a string,
     or a ``hashlib.sha256`` object that has already hashed it)."""
 
-    def __init__(self, root: dict[str, Any], seed: str | Any, text: str = MOCK_TEXT) -> None:
+    def __init__(
+        self,
+        root: dict[str, Any],
+        seed: str | Any,
+        text: str = MOCK_TEXT,
+        sample: int | None = None,
+    ) -> None:
         self.root = root
         # each pick hashes seed|path: the seed's part is hashed once and copied per pick
         self._seed = hashlib.sha256(seed.encode()) if isinstance(seed, str) else seed
         self.text = text
+        self.sample = sample
+
+    def varied(self, path: str) -> bool:
+        """Whether a sample changes the choice at ``path`` (never without a sample)."""
+        if self.sample is None or path.rsplit(".", 1)[-1].startswith("flag"):
+            return False
+        difficulty = self.pick(f"{path}|difficulty", 0, 50)
+        return self.pick(f"{path}|sample{self.sample}", 0, 99) < difficulty
 
     def resolve(self, schema: dict[str, Any]) -> dict[str, Any]:
         """Follow local ``$ref`` pointers (``#/$defs/X``, or ``/$defs/X`` as litellm writes them
@@ -149,7 +188,10 @@ class SchemaAnswerer:
         if "const" in schema:
             return schema["const"]
         if schema.get("enum"):
-            return schema["enum"][0]
+            values = schema["enum"]
+            if len(values) > 1 and self.varied(path):
+                return values[1 + self.pick(f"{path}|other", 0, len(values) - 2)]
+            return values[0]
         for key in ("anyOf", "oneOf"):
             if schema.get(key):
                 branches = [self.resolve(b) for b in schema[key]]
@@ -183,7 +225,12 @@ class SchemaAnswerer:
 
     def _integer(self, schema: dict[str, Any], path: str) -> int:
         low, high = self._bounds(schema, 1)
-        return self.pick(path, int(-(-low // 1)), int(high // 1))
+        lo, hi = int(-(-low // 1)), int(high // 1)
+        value = self.pick(path, lo, hi)
+        if hi > lo and self.varied(path):
+            step = 1 if self.pick(f"{path}|up", 0, 1) else -1
+            value = value + step if lo <= value + step <= hi else value - step
+        return value
 
     def _number(self, schema: dict[str, Any], path: str) -> float:
         low, high = self._bounds(schema, 0.01)
@@ -192,7 +239,8 @@ class SchemaAnswerer:
 
     def _boolean(self, schema: dict[str, Any], path: str) -> bool:
         # Safety screens answer ``flagged``; a fake that flags everything blocks every test.
-        return not path.rsplit(".", 1)[-1].startswith("flag")
+        base = not path.rsplit(".", 1)[-1].startswith("flag")
+        return not base if self.varied(path) else base
 
     def _null(self, schema: dict[str, Any], path: str) -> None:
         return None

@@ -19,13 +19,48 @@ _UNPRICED: set[str] = set()
 
 @dataclass(frozen=True)
 class Reply:
-    """The text, the tokens and cost to account, and the provider's rate-limit headers."""
+    """The text, the tokens and cost to account, the provider's rate-limit headers and,
+    when they were asked for and given, the answer's tokens with their log-probabilities."""
 
     text: str
     prompt_tokens: int
     completion_tokens: int
     cost: float
     headers: RateHeaders | None = None
+    logprobs: tuple[TokenLogprob, ...] | None = None
+
+
+@dataclass(frozen=True)
+class TokenLogprob:
+    """One answer token, its log-probability and the most likely alternatives there."""
+
+    token: str
+    logprob: float
+    top: tuple[tuple[str, float], ...] = ()
+
+
+def _get(obj: Any, name: str) -> Any:
+    return obj.get(name) if isinstance(obj, dict) else getattr(obj, name, None)
+
+
+def logprobs_of(choice: Any) -> tuple[TokenLogprob, ...] | None:
+    """The tokens of a chat choice's ``logprobs.content`` (OpenAI's shape, as litellm keeps
+    it), or None when the provider gave none."""
+    content = _get(_get(choice, "logprobs"), "content")
+    if not content:
+        return None
+    out = []
+    for t in content:
+        token, lp = _get(t, "token"), _get(t, "logprob")
+        if not isinstance(token, str) or not isinstance(lp, int | float):
+            return None
+        top = tuple(
+            (str(_get(a, "token")), float(_get(a, "logprob")))
+            for a in (_get(t, "top_logprobs") or [])
+            if isinstance(_get(a, "logprob"), int | float)
+        )
+        out.append(TokenLogprob(token, float(lp), top))
+    return tuple(out)
 
 
 def litellm_cost(model: str, resp: Any) -> float:
@@ -56,4 +91,5 @@ def from_litellm(model: str, resp: Any) -> Reply:
         completion_tokens=getattr(usage, "completion_tokens", 0) or 0,
         cost=litellm_cost(model, resp),
         headers=headers_of(resp),
+        logprobs=logprobs_of(resp.choices[0]),
     )

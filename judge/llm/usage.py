@@ -27,4 +27,6 @@ class UsageMeter(Usage):
         """The counts as a plain dict (cost rounded to micro-dollars)."""
         out = self.model_dump(exclude={"latency_s"})
         out["cost_usd"] = round(self.cost_usd, 6)
+        if self.confidence_cost_usd is not None:
+            out["confidence_cost_usd"] = round(self.confidence_cost_usd, 6)
         return out

@@ -149,6 +149,7 @@ class Mode(ABC, Generic[RequestT, ResultT]):
             err = exc.errors()[0]
             loc = ".".join(str(p) for p in err["loc"])
             msg = "unknown option" if err["type"] == "extra_forbidden" else err["msg"]
+            msg = msg.removeprefix("Value error, ")
             raise InputError(f"{field}.{loc}" if loc else field, msg) from None
         return parsed.overrides()  # type: ignore[attr-defined]
 

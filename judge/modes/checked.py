@@ -53,4 +53,27 @@ def check_request(
     raise :class:`~judge.errors.InputError` naming the field as the mode knows it."""
     settings = base.merged(**overrides) if overrides else base
     mode.check(request, registry, settings)
+    if settings.confidence is not None:
+        check_confidence(mode.name, settings)
     return CheckedRequest(mode, request, settings, dict(overrides))
+
+
+def check_confidence(mode: str, settings: JudgeSettings) -> None:
+    """Refuse a confidence method that cannot run for ``mode`` under ``settings``
+    (``InputError`` on the field ``confidence``, saying what to do instead).
+
+    Example:
+        >>> from judge.config import JudgeSettings
+        >>> check_confidence("score", JudgeSettings(confidence="swap"))  # doctest: +ELLIPSIS
+        Traceback (most recent call last):
+        judge.errors.InputError: confidence: swap compares the two orders of a comparison; ...
+    """
+    from judge.confidence.base import method_for
+    from judge.confidence.spec import parse_method
+    from judge.errors import InputError
+
+    assert settings.confidence is not None
+    try:
+        method_for(parse_method(settings.confidence)).check(mode, settings)
+    except ValueError as exc:
+        raise InputError("confidence", str(exc)) from None

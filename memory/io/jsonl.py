@@ -39,10 +39,14 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Callable, Sequence
-from pathlib import Path
+from pathlib import Path  # noqa: F401 (the doctests use it)
 from typing import Any
 
-__all__ = ["JsonLines", "JsonlError", "parse_jsonl", "read_jsonl", "where"]
+from memory.io.utf8 import NotUtf8, read_utf8
+
+__all__ = ["TOO_DEEP", "JsonLines", "JsonlError", "parse_jsonl", "read_jsonl", "where"]
+
+TOO_DEEP = "JSON nested too deeply to read (thousands of levels of [ or {); not a data file"
 
 
 def where(source: str | os.PathLike[str], line: int) -> str:
@@ -111,6 +115,8 @@ def _parse(
             continue
         try:
             value = json.loads(line)
+        except RecursionError:
+            raise JsonlError(source, n, TOO_DEEP) from None
         except json.JSONDecodeError as exc:
             if torn_tail and n == len(lines) and not ends_whole:
                 out.torn = n
@@ -129,6 +135,12 @@ def read_jsonl(
     torn_tail: bool = False,
     error: Callable[[str], Exception] | None = None,
 ) -> JsonLines:
-    """:func:`parse_jsonl` of a UTF-8 file (``OSError`` when it cannot be read)."""
-    text = Path(path).read_text(encoding="utf-8")
+    """:func:`parse_jsonl` of a UTF-8 file (``OSError`` when it cannot be read; a file that
+    is not UTF-8 is an error naming it and the line, as a bad line is)."""
+    try:
+        text = read_utf8(path)
+    except NotUtf8 as exc:
+        if error is not None:
+            raise error(str(exc)) from None
+        raise JsonlError(path, exc.line, exc.problem) from None
     return parse_jsonl(text, path, objects=objects, torn_tail=torn_tail, error=error)

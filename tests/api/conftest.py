@@ -29,6 +29,7 @@ from api.core.settings import ServiceSettings
 from api.jobs.worker import WorkerTuning
 from judge.config import JudgeSettings
 from judge.config_env import deprecated_names, env_names
+from tests.fakes.provider import FakeProvider
 
 REPO = Path(__file__).resolve().parents[2]
 SHIPPED_MEMORIES = REPO / "memory" / "shipped"
@@ -220,3 +221,17 @@ def anon(service: LiveService) -> Iterator[httpx.Client]:
     """A client of the module's ``service`` fixture without a key."""
     with service.client() as c:
         yield c
+
+
+def fake_judge_env(provider: FakeProvider, **extra: str) -> dict[str, str]:
+    """A service's environment judging with the fake provider (fast retries, one inline
+    worker), plus ``extra`` variables."""
+    return {
+        "JUDGE_MODEL": "openai/fake-judge",
+        "JUDGE_API_BASE": provider.base_url,
+        "JUDGE_API_KEY": "test-key",
+        "JUDGE_BACKOFF_BASE_S": "0.001",
+        "JUDGE_TIMEOUT_S": "60",  # a hang guard, not a speed check
+        "JUDGE_SERVE_INLINE_WORKERS": "1",
+        **extra,
+    }

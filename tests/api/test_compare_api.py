@@ -10,7 +10,13 @@ import httpx
 import pytest
 
 from judge.modes.compare.result import ComparisonResult
-from tests.api.conftest import LiveService, assert_error, batch_results, live_service
+from tests.api.conftest import (
+    LiveService,
+    assert_error,
+    batch_results,
+    fake_judge_env,
+    live_service,
+)
 from tests.conftest import png_data_url, submission
 from tests.fakes.provider import FakeProvider
 from tests.modes.test_compare import is_pairwise, prefers_red
@@ -33,15 +39,7 @@ def comparison(prompt: str = "a red kite", **over: object) -> dict:
 @pytest.fixture(scope="module")
 def service(module_tmp: Path, provider_session: FakeProvider) -> Iterator[LiveService]:
     provider_session.reset()
-    env = {
-        "JUDGE_MODEL": "openai/fake-judge",
-        "JUDGE_API_BASE": provider_session.base_url,
-        "JUDGE_API_KEY": "test-key",
-        "JUDGE_BACKOFF_BASE_S": "0.001",
-        "JUDGE_TIMEOUT_S": "60",  # a hang guard, not a speed check
-        "JUDGE_SERVE_INLINE_WORKERS": "1",
-    }
-    with live_service(env, module_tmp / "data") as svc:
+    with live_service(fake_judge_env(provider_session), module_tmp / "data") as svc:
         yield svc
 
 

@@ -173,10 +173,10 @@ def test_the_source_folder_confines_image_paths(tmp_path: Path) -> None:
     (tmp_path / "outside.png").write_bytes(png("#222", 2))
     os.symlink(tmp_path / "outside.png", run / "img" / "link.png")
     cases = {
-        str(tmp_path / "outside.png"): "outside the source folder",
-        "../outside.png": "outside the source folder",
-        "img/link.png": "outside the source folder",
-        "/dev/zero": "outside the source folder",
+        str(tmp_path / "outside.png"): "leaves the source folder",
+        "../outside.png": "leaves the source folder",
+        "img/link.png": "leaves the source folder",
+        "/dev/zero": "leaves the source folder",
         "img": "not a regular file",
     }
     for image, reason in cases.items():

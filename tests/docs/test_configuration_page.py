@@ -135,6 +135,8 @@ RAW_READERS: dict[str, str] = {
     "eval/studies/edits/writers.py": "a writer's key from the variable api_key_env names",
     "eval/t2i/litellm_backend.py": "a backend's key from the variable api_key_env names",
     "eval/tasks/models.py": "a model's key from the variable --api-key-env names",
+    "eval/datasets/fetch/hub.py": "huggingface_hub's HF_ENDPOINT and HF_HUB_OFFLINE, read when "
+    "a fetch runs (the library reads them once, at import)",
 }
 """Product files that read the environment outside a settings model, each with its reason."""
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import csv
 import shutil
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -17,6 +17,7 @@ import pytest
 from PIL import Image
 
 from eval.metaeval.meta_eval import MetaEvalConfig, run_meta_eval
+from tests.fakes.hf_hub import FakeHub
 from tests.fakes.provider import FakeProvider
 
 AVT_DEV = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "avt-dev"
@@ -150,3 +151,20 @@ def cli_args(provider: FakeProvider, *args: str | Path) -> list[str]:
         "--n-boot",
         "50",
     ]
+
+
+@pytest.fixture
+def hub(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeHub]:
+    """The stand-in, with the Hub reachable (offline mode off) for this test only."""
+    from huggingface_hub import constants
+
+    with FakeHub() as server:
+        monkeypatch.setenv("HF_ENDPOINT", server.url)
+        monkeypatch.setenv("HF_HUB_OFFLINE", "0")
+        monkeypatch.setattr(constants, "HF_HUB_OFFLINE", False)
+        # whatever the library would send on its own goes to the stand-in too
+        template = server.url + "/{repo_id}/resolve/{revision}/{filename}"
+        monkeypatch.setattr(constants, "ENDPOINT", server.url)
+        monkeypatch.setattr(constants, "HUGGINGFACE_CO_URL_TEMPLATE", template)
+        monkeypatch.setattr(constants, "HF_HUB_DISABLE_TELEMETRY", True)
+        yield server

@@ -70,7 +70,7 @@ def test_the_frame_is_the_reader_s(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("damage", "expected"),
     [
-        (lambda b: b[:-2], r"record 1 \(byte \d+\): truncated, \d+ bytes announced"),
+        (lambda b: b[:-2], r"record 1 \(byte \d+\): announces \d+ bytes of data"),
         (lambda b: b + b"\x01\x02", r"record 2 \(byte \d+\): truncated length header"),
         (lambda b: b[:20] + bytes([b[20] ^ 1]) + b[21:], r"record 0 \(byte 0\): data CRC does not"),
         (lambda b: b"\x09" + b[1:], r"record 0 \(byte 0\): length CRC does not match"),

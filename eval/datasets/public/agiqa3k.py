@@ -22,11 +22,14 @@ Example::
 from __future__ import annotations
 
 import csv
+import io
+import math
 from pathlib import Path
 
 from eval.datasets.base import EvalItem
 from eval.datasets.public.base import LayoutError, PublicSet
 from eval.datasets.public.items import image_submission
+from memory.io.utf8 import read_utf8
 
 COLUMNS = ("name", "prompt", "style", "mos_quality", "mos_align")
 TARGETS = {"quality": "mos_quality", "alignment": "mos_align"}
@@ -40,7 +43,7 @@ class Agiqa3k(PublicSet, name="agiqa-3k"):
         self.check_files(data)
         path = self.labels_path(data)
         items = []
-        with open(path, newline="", encoding="utf-8") as fh:
+        with io.StringIO(read_utf8(path), newline="") as fh:
             reader = csv.DictReader(fh)
             header = reader.fieldnames or []
             for col in COLUMNS:
@@ -55,11 +58,13 @@ class Agiqa3k(PublicSet, name="agiqa-3k"):
                     try:
                         labels[target] = float(row[col])
                     except (TypeError, ValueError):
+                        labels[target] = math.nan
+                    if not math.isfinite(labels[target]):
                         raise LayoutError(
-                            f"{at}: column {col!r}: expected a number, got {row[col]!r}"
-                        ) from None
+                            f"{at}: column {col!r}: expected a finite number, got {row[col]!r}"
+                        )
                 name = row["name"]
-                image = self.find_image(data, name)
+                image = self.find_image(data, name, f"{at}: column 'name'") if name else None
                 if not name or image is None:
                     raise LayoutError(
                         f"{at}: column 'name': image {name!r} not found (nor images/)"
@@ -68,7 +73,7 @@ class Agiqa3k(PublicSet, name="agiqa-3k"):
                     EvalItem(
                         id=name,
                         submission=image_submission(
-                            name, name, row["prompt"], str(image.resolve()), name.split("_")[0]
+                            name, name, row["prompt"], str(image), name.split("_")[0]
                         ),
                         base_dir=data,
                         labels=labels,

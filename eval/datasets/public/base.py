@@ -27,6 +27,7 @@ Example:
 from __future__ import annotations
 
 import json
+import math
 import tomllib
 from dataclasses import dataclass, field
 from functools import cache
@@ -34,7 +35,10 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from eval.datasets.base import EvalItem, Target
+from judge.io.confine import PathEscape, inside
 from memory.exemplar import ExemplarRecord
+from memory.io.jsonl import TOO_DEEP
+from memory.io.utf8 import NotUtf8, read_utf8
 
 BASELINES = Path(__file__).with_name("baselines.json")
 SETS = Path(__file__).with_name("sets.toml")
@@ -145,9 +149,14 @@ class JsonPath:
 
 
 def load_json(path: Path) -> Any:
-    """A JSON file; a syntax error names the file and line."""
+    """A JSON file; a syntax error names the file and line, as does text that is not UTF-8,
+    and JSON nested too deeply to read names the file."""
     try:
-        return json.loads(path.read_text(encoding="utf-8"))
+        return json.loads(read_utf8(path))
+    except NotUtf8 as exc:
+        raise LayoutError(str(exc)) from None
+    except RecursionError:
+        raise LayoutError(f"{path}: {TOO_DEEP}") from None
     except json.JSONDecodeError as exc:
         raise LayoutError(f"{path}:{exc.lineno}: not valid JSON ({exc.msg})") from None
 
@@ -157,6 +166,8 @@ def expect(value: Any, kind: type | tuple[type, ...], at: JsonPath, what: str) -
     if isinstance(value, bool) or not isinstance(value, kind):
         got = type(value).__name__ if value is not None else "null"
         raise at.error(f"expected {what}, got {got} {json.dumps(value)[:40]}")
+    if isinstance(value, float) and not math.isfinite(value):
+        raise at.error(f"expected {what}, got {value} (NaN and infinities are not ratings)")
     return value
 
 
@@ -214,19 +225,44 @@ class PublicSet:
         self.targets = [Target(**t) for t in self.declared_targets]
 
     def check_files(self, data: Path) -> None:
-        """Raise :class:`LayoutError` for the first expected file that is missing."""
+        """Raise :class:`LayoutError` for the first expected file that is missing (or that
+        is a symlink leading out of the folder)."""
         if not data.is_dir():
             raise LayoutError.missing(data, "", self.files)
         for f in self.files:
             if f.per_item:
                 continue  # named by the data (one folder per model): checked per item
-            if not (data / f.path).is_file():
+            if not self.data_path(data, f.path, data / f.path).is_file():
                 raise LayoutError.missing(data, f.path, self.files)
 
     @staticmethod
-    def find_image(data: Path, name: str) -> Path | None:
-        """The image file ``name`` beside the set's files or in its ``images/`` folder."""
-        return next((p for p in (data / name, data / "images" / name) if p.is_file()), None)
+    def data_path(data: Path, name: str, at: object) -> Path:
+        """``name`` (a path the set's files give) under ``data``, resolved; a
+        :class:`LayoutError` naming ``at`` (the record) when it is absolute, climbs out with
+        ``..`` or is a symlink pointing out of the folder — nothing outside ``--data`` is
+        read, let alone sent to a model.
+
+        Example:
+            >>> PublicSet.data_path(Path("/data/tifa"), "/etc/hostname", "tifa.json: key x")
+            Traceback (most recent call last):
+            eval.datasets.public.base.LayoutError: tifa.json: key x: path '/etc/hostname' leaves \
+the data folder (--data) /data/tifa and is refused (it resolves to /etc/hostname); \
+name files relative to that folder, inside it
+        """
+        try:
+            return inside(data, name, where=str(at), folder="the data folder (--data)")
+        except PathEscape as exc:
+            raise LayoutError(str(exc)) from None
+
+    @classmethod
+    def find_image(cls, data: Path, name: str, at: object) -> Path | None:
+        """The image file ``name`` beside the set's files or in its ``images/`` folder
+        (resolved); a name leading out of the folder is refused, naming ``at``."""
+        for candidate in (name, f"images/{name}"):
+            path = cls.data_path(data, candidate, at)
+            if path.is_file():
+                return path
+        return None
 
     def labels_path(self, data: Path) -> Path:
         """The first expected file: the one holding the human judgments."""

@@ -84,7 +84,8 @@ class EvalMuse(PublicSet, name="evalmuse"):
             at.fields(entry, FIELDS, "an object")
             prompt = expect(entry["prompt"], str, at / "prompt", "the prompt text")
             img = expect(entry["img_path"], str, at / "img_path", "an image path")
-            if not (data / img).is_file():
+            image = self.data_path(data, img, at / "img_path")
+            if not image.is_file():
                 raise (at / "img_path").error(f"image {img} not found under {data}")
             totals = _ratings(entry["total_score"], at / "total_score")
             elements = expect(entry["element_score"], dict, at / "element_score", "an object")
@@ -110,7 +111,7 @@ class EvalMuse(PublicSet, name="evalmuse"):
                 EvalItem(
                     id=item_id,
                     submission=image_submission(
-                        item_id, pid, prompt, str((data / img).resolve()), checklist=checklist
+                        item_id, pid, prompt, str(image), checklist=checklist
                     ),
                     base_dir=data,
                     labels={"alignment": sum(totals) / len(totals)},

@@ -49,16 +49,16 @@ class GenAIBench(PublicSet, name="genai-bench"):
         for pid, (prompt, models) in prompts.items():
             level = "advanced" if any(pid in tags.get(t, ()) for t in ADVANCED) else "basic"
             for model, ratings in models.items():
-                image = data / model / f"{pid}.jpeg"
+                at = JsonPath(data / "genai_image.json") / pid / "models" / model
+                image = self.data_path(data, f"{model}/{pid}.jpeg", at)
                 if not image.is_file():
-                    at = JsonPath(data / "genai_image.json") / pid / "models" / model
                     raise at.error(f"image {model}/{pid}.jpeg not found next to genai_image.json")
                 item_id = f"{model}/{pid}"
                 items.append(
                     EvalItem(
                         id=item_id,
                         submission=image_submission(
-                            item_id, pid, prompt, str(image.resolve()), model
+                            item_id, pid, prompt, str(image), model
                         ),
                         base_dir=data,
                         labels={"alignment": sum(ratings) / len(ratings)},

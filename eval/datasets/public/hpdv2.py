@@ -63,9 +63,11 @@ class HPDv2(PublicSet, name="hpdv2"):
             for k, (name, rank) in enumerate(zip(images, ranks, strict=True)):
                 expect(name, str, at / "image_path" / k, "an image file name")
                 expect(rank, (int, float), at / "rank" / k, "a rank (a number)")
-                if not (data / "test" / name).is_file():
+                ref = name if Path(name).is_absolute() else f"test/{name}"
+                image = self.data_path(data, ref, at / "image_path" / k)
+                if not image.is_file():
                     raise (at / "image_path" / k).error(f"image test/{name} not found")
-                files.append(str((data / "test" / name).resolve()))
+                files.append(str(image))
             pid = str(n)
             for i, j in combinations(range(len(files)), 2):
                 label = 1.0 if ranks[i] < ranks[j] else 0.0 if ranks[i] > ranks[j] else 0.5

@@ -87,6 +87,7 @@ class PickAPic(PublicSet, name="pickapic"):
         self.split, files = shards(data)
         if not files:
             raise LayoutError.missing(data, "data/test_unique-*.parquet", self.files)
+        files = [self.data_path(data, str(p.relative_to(data)), p) for p in files]
         out = cache_dir() / "pickapic_v2"
         items: list[EvalItem] = []
         self.unlabelled = 0

@@ -112,6 +112,7 @@ class RichHF(PublicSet, name="richhf"):
         shards = sorted((data / SHARDS).glob("test-*.parquet"))
         if not shards:
             raise LayoutError.missing(data, f"{SHARDS}/test-*.parquet", self.files)
+        shards = [self.data_path(data, str(p.relative_to(data)), p) for p in shards]
         path = data / RECORDS
         wanted: dict[str, tuple[int, dict[str, list]]] = {}
         for n, ex in read_examples(path):

@@ -25,6 +25,7 @@ Example:
 
 from __future__ import annotations
 
+import os
 import struct
 from collections.abc import Iterator
 from pathlib import Path
@@ -67,6 +68,7 @@ def masked_crc(data: bytes) -> int:
 def records(path: Path) -> Iterator[tuple[int, bytes]]:
     """``(record number, data)`` for every record of ``path``, both CRCs checked."""
     with path.open("rb") as f:
+        size = os.fstat(f.fileno()).st_size
         n = 0
         while True:
             offset = f.tell()
@@ -79,6 +81,12 @@ def records(path: Path) -> Iterator[tuple[int, bytes]]:
             length, crc = struct.unpack("<QI", head)
             if masked_crc(head[:8]) != crc:
                 raise TFRecordError(f"{where}: length CRC does not match (not a TFRecord?)")
+            left = size - offset - 16
+            if length > left:  # never trust the length for an allocation: the file says
+                raise TFRecordError(
+                    f"{where}: announces {length} bytes of data, the file has {max(left, 0)} "
+                    "left (truncated or corrupt)"
+                )
             data = f.read(length)
             tail = f.read(4)
             if len(data) < length or len(tail) < 4:

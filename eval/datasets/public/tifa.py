@@ -26,6 +26,7 @@ Example::
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 
 from eval.datasets.base import EvalItem
@@ -57,14 +58,14 @@ class Tifa(PublicSet, name="tifa"):
                 raise (at / "human_scores").error("no ratings")
             for k, r in enumerate(scores):
                 expect(r, (int, float), at / "human_scores" / k, "a rating 1–5")
-            image = self.find_image(data, name)
+            image = self.find_image(data, name, at / "image_path")
             if image is None:
                 raise (at / "image_path").error(f"image {name} not found (nor images/{name})")
             model = key[len(text_id) + 1 :] if key.startswith(text_id + "_") else "unknown"
             items.append(
                 EvalItem(
                     id=key,
-                    submission=image_submission(key, text_id, text, str(image.resolve()), model),
+                    submission=image_submission(key, text_id, text, str(image), model),
                     base_dir=data,
                     labels={"faithfulness": sum(scores) / len(scores)},
                     ratings={"faithfulness": {f"r{k}": float(v) for k, v in enumerate(scores)}},
@@ -89,5 +90,7 @@ class Tifa(PublicSet, name="tifa"):
                 if metric in NOT_METRICS:
                     continue
                 at = JsonPath(path) / key / metric
+                if isinstance(value, float) and not math.isfinite(value):
+                    continue  # the metric gave no score for this image
                 out.setdefault(metric, {})[key] = float(expect(value, (int, float), at, "a score"))
         return out

@@ -1,4 +1,5 @@
-"""The ``run_work`` node: the planned items, each run on every judge model of the panel.
+"""The ``run_work`` node: the planned items, each run on every judge model of the panel
+(and, when a confidence method is asked for, its estimate: :mod:`judge.confidence`).
 
 All of a request's items go to one graph task, which runs them concurrently (at most
 ``graph_concurrency`` at once). A task per item would do the same work but spend the graph's
@@ -39,10 +40,13 @@ async def run_item(item: WorkItem, ctx: RunContext) -> WorkOutcome:
     if isinstance(inp, SkillOutput):  # the input could not be built: unscored, with the cause
         return WorkOutcome(item=item, output=inp)
     models = ctx.models
-    calls = [guarded(skill, inp, ctx.client(m)) for m in models]
+    estimator = ctx.confidence.estimator(ctx, item) if ctx.confidence is not None else None
+    client = estimator.client if estimator is not None else ctx.client
+    calls = [guarded(skill, inp, client(m)) for m in models]
     # one judge model (the usual case): awaited here, without a task for it
     outputs = [await calls[0]] if len(calls) == 1 else list(await asyncio.gather(*calls))
     merged = combine(models, outputs)
+    ballots = {} if estimator is None else await estimator.ballots(skill, inp, outputs, merged)
     return WorkOutcome(
         item=item,
         output=merged.output,
@@ -50,4 +54,5 @@ async def run_item(item: WorkItem, ctx: RunContext) -> WorkOutcome:
         votes_verdicts=merged.votes_verdicts,
         votes_choices=merged.votes_choices,
         agreement=merged.agreement,
+        ballots=ballots,
     )

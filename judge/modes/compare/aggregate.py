@@ -17,6 +17,7 @@ from typing import TypeVar
 
 from judge.agent.context import RunContext
 from judge.agent.work import SafetyOutcome, WorkOutcome
+from judge.confidence.attach import item_fields, position_mapper
 from judge.modes.compare.result import ComparisonResult, CriterionResult, OrderAnswer
 from judge.modes.score.aggregate import run_record, safety_report
 from skills.types import Cause, ChoiceValue
@@ -34,8 +35,19 @@ def map_choice(choice: str, first: str) -> str:
     return "tie"
 
 
-def criterion_result(name: str, outcomes: list[WorkOutcome], skill: str) -> CriterionResult:
-    """One criterion's verdict from its two orders' outcomes (the answers keyed ``name``)."""
+def criterion_result(
+    name: str, outcomes: list[WorkOutcome], skill: str, ctx: RunContext | None = None
+) -> CriterionResult:
+    """One criterion's verdict from its two orders' outcomes (the answers keyed ``name``);
+    with ``ctx``, its confidence when the settings ask for one."""
+    result = _verdict(name, outcomes, skill)
+    if ctx is None or ctx.settings.confidence is None:
+        return result
+    conf = item_fields(ctx, outcomes, name, result.winner, position_mapper(map_choice))
+    return result.model_copy(update=conf)
+
+
+def _verdict(name: str, outcomes: list[WorkOutcome], skill: str) -> CriterionResult:
     orders: list[OrderAnswer] = []
     failed: ChoiceValue | None = None
     for o in sorted(outcomes, key=lambda o: o.item.tag_map["first"]):  # a-first, then b-first
@@ -118,7 +130,7 @@ def aggregate_pair(
     for o in outcomes:
         by_name.setdefault(o.item.tag_map["criterion"], []).append(o)
     criteria = {
-        name: criterion_result(card, by_name.get(name, []), f"{card}@{versions[card]}")
+        name: criterion_result(card, by_name.get(name, []), f"{card}@{versions[card]}", ctx)
         for name, card in cards.items()
     }
     failures = sum(1 for c in criteria.values() if c.winner is None)

@@ -11,6 +11,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
 
+from judge.confidence.spec import ConfidenceOption, MemoryOption
+
 
 class CompareOptions(BaseModel):
     """Options a client may set on a comparison (never paths, keys or endpoints)."""
@@ -21,6 +23,8 @@ class CompareOptions(BaseModel):
     allow_tie: bool | None = None
     speculative_safety: bool | None = None
     cache: bool | None = None
+    confidence: ConfidenceOption | None = None
+    confidence_memory: MemoryOption | None = None
 
     def overrides(self) -> dict:
         """The options that were set, as engine settings overrides."""

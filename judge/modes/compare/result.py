@@ -41,6 +41,13 @@ class CriterionResult(ResultModel):
     reason: str | None = None
     cause: Cause | None = None
     skill: str | None = None
+    confidence: float | None = None
+    """0–1: how sure the judge is of this answer (docs/confidence.md); null when it could not
+    be had (``confidence_reason``, or the criterion's own ``reason``); absent unless asked for"""
+    confidence_method: str | None = None
+    """the method that estimated ``confidence`` (``samples:5``, ``swap``, ...)"""
+    confidence_reason: str | None = None
+    """why an answered item has no confidence (every sample failed, no log-probabilities)"""
 
 
 class ComparisonResult(ResultModel):

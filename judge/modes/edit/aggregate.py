@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from judge.agent.context import RunContext
 from judge.agent.work import SafetyOutcome, WorkOutcome
+from judge.confidence.attach import item_fields
 from judge.domain.result import DimensionScore, SafetyVerdict, Selection
 from judge.modes.edit.cards import CRITERION_KIND, METRICS_CARD
 from judge.modes.edit.result import EditImageResult, EditResult, MetricResult, Success
@@ -54,6 +55,7 @@ def _criterion(ctx: RunContext, name: str, outs: list[WorkOutcome], skill: str) 
         rationale=got[0].rationale,
         skill=skill,
         votes=votes,  # type: ignore[arg-type]
+        **item_fields(ctx, outs, name, mean),
     )
 
 

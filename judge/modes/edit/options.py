@@ -11,6 +11,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from judge.confidence.spec import ConfidenceOption, MemoryOption
+
 RENAMES = {"samples": "edit_samples", "success_threshold": "edit_success_threshold"}
 
 
@@ -24,6 +26,8 @@ class EditOptions(BaseModel):
     success_threshold: float | None = Field(default=None, ge=1, le=5)
     speculative_safety: bool | None = None
     cache: bool | None = None
+    confidence: ConfidenceOption | None = None
+    confidence_memory: MemoryOption | None = None
 
     def overrides(self) -> dict:
         """The options that were set, as engine settings overrides."""

@@ -12,6 +12,7 @@ from __future__ import annotations
 from judge.agent.context import RunContext
 from judge.agent.work import SafetyOutcome, WorkOutcome
 from judge.calibration import Calibration
+from judge.confidence.attach import item_fields
 from judge.domain.dependencies import apply_dependencies
 from judge.domain.result import (
     CheckItem,
@@ -57,6 +58,7 @@ def run_record(
         skills=dict(sorted(versions.items())),
         memories=dict(sorted((memories or {}).items())),
         options=ctx.settings.public_options(),
+        confidence=ctx.settings.confidence,
     )
     return {"provenance": provenance, "usage": Usage(**ctx.meter.snapshot())}
 
@@ -107,7 +109,7 @@ def blocked_reason(report: SafetyReport, out: SafetyOutcome | None, noun: str = 
 
 
 def _subjective(
-    outcomes: list[WorkOutcome], skills: dict[str, str], cal: Calibration | None
+    ctx: RunContext, outcomes: list[WorkOutcome], skills: dict[str, str], cal: Calibration | None
 ) -> dict[str, DimensionScore]:
     scores: dict[str, DimensionScore] = {}
     for o in outcomes:
@@ -125,11 +127,13 @@ def _subjective(
                 ],
                 votes=o.votes_scores.get(dim),
                 agreement=o.agreement.get(dim),
+                **item_fields(ctx, [o], dim, v.score),
             )
     return scores
 
 
 def _checks(
+    ctx: RunContext,
     outcomes: list[WorkOutcome],
     order: dict[str, int],
     prims: dict[str, str],
@@ -145,6 +149,7 @@ def _checks(
             primitive=prims.get(cid),
             votes=o.votes_verdicts.get(cid),
             agreement=o.agreement.get(cid),
+            **item_fields(ctx, [o], cid, v.verdict),
         )
         for o in outcomes
         for cid, v in o.output.verdicts.items()
@@ -223,18 +228,18 @@ def aggregate(
     objs = [o for o in outcomes if kind[o.item.skill] == "objective-checklist"]
 
     prompt_subj = _subjective(
-        [o for o in subj if o.item.modality == "prompt"], tags, ctx.calibration
+        ctx, [o for o in subj if o.item.modality == "prompt"], tags, ctx.calibration
     )
     prompt_obj = ObjectiveSide.from_items(
-        _checks([o for o in objs if o.item.modality == "prompt"], order, prims, parents)
+        _checks(ctx, [o for o in objs if o.item.modality == "prompt"], order, prims, parents)
     )
 
     images: list[ImageResult] = []
     rule = ctx.settings.selection_rule
     for i in range(len(sub.images)):
-        isub = _subjective([o for o in subj if o.item.image == i], tags, ctx.calibration)
+        isub = _subjective(ctx, [o for o in subj if o.item.image == i], tags, ctx.calibration)
         iobj = ObjectiveSide.from_items(
-            _checks([o for o in objs if o.item.image == i], order, prims, parents)
+            _checks(ctx, [o for o in objs if o.item.image == i], order, prims, parents)
         )
         images.append(
             ImageResult(

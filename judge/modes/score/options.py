@@ -13,6 +13,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from judge.confidence.spec import ConfidenceOption, MemoryOption
+
 
 class ScoreOptions(BaseModel):
     """Per-request options a client may set (never paths, keys or endpoints)."""
@@ -32,6 +34,8 @@ class ScoreOptions(BaseModel):
     exclude_exemplars: dict[str, str] | None = None
     memories: dict[str, str] | None = Field(default=None, max_length=64)
     cache: bool | None = None
+    confidence: ConfidenceOption | None = None
+    confidence_memory: MemoryOption | None = None
 
     def overrides(self) -> dict:
         """The options that were set, as engine settings overrides."""

@@ -63,7 +63,7 @@ def test_the_offline_backend_says_a_model_is_needed(
         (
             "statue of a man,,,,",
             "statue of a man,,,,high,",
-            r"data.csv:2: column 'mos_quality': expected a number, got 'high'",
+            r"data.csv:2: column 'mos_quality': expected a finite number, got 'high'",
         ),
         (
             "sd1.5_lowstep_003.jpg",

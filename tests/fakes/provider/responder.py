@@ -25,7 +25,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from judge.llm.mock import answer, schema_of
+from judge.llm.mock import answer, sample_of, schema_of
 
 Body = dict[str, Any]
 Match = str | Callable[[Body], bool]
@@ -55,8 +55,10 @@ def response_schema(body: Body) -> dict[str, Any] | None:
 
 def default_answer(body: Body) -> str:
     """A deterministic answer (JSON text) valid against the request's ``response_format``
-    (the product's mock answerer, :mod:`judge.llm.mock`, with the harness's text)."""
-    return answer(body.get("messages") or [], body.get("response_format"), FAKE_TEXT)
+    (the product's mock answerer, :mod:`judge.llm.mock`, with the harness's text); a call at
+    a temperature above 0 with a ``seed`` gets that sample's answer, as the mock gives it."""
+    sample = sample_of(body)
+    return answer(body.get("messages") or [], body.get("response_format"), FAKE_TEXT, sample)
 
 
 @dataclass

@@ -8,6 +8,10 @@ Endpoints:
   concurrent calls overlap; the fake's own parsing and image decoding count within it).
   ``stream: true``, bodies that are not a JSON object with ``messages`` and ``data:`` image
   URLs that do not decode to an image get HTTP 400.
+  A call asking ``logprobs: true`` gets ``choices[0].logprobs`` (answer tokens at
+  :attr:`FakeProvider.answer_probability`, or as scripted in
+  :attr:`FakeProvider.token_probabilities`; :mod:`tests.fakes.provider.logprobs`) unless
+  :attr:`FakeProvider.serve_logprobs` is false, as with a provider that offers none.
 - ``GET /v1/models`` — one model, ``fake``.
 - ``/v1/files`` and ``/v1/batches`` — the OpenAI batch API, answered by the same responder
   (:mod:`tests.fakes.provider.batches`; steer it through :attr:`FakeProvider.batches`).
@@ -46,6 +50,7 @@ from tests.fakes.provider.batches import BatchDesk
 from tests.fakes.provider.edits import EditsMixin
 from tests.fakes.provider.faults import error_json
 from tests.fakes.provider.images import ImagesMixin
+from tests.fakes.provider.logprobs import logprobs_content
 from tests.fakes.provider.responder import messages_text
 from tests.fakes.provider.wire import Body, ImageInfo, WireError, decode_data_url, tokens
 
@@ -55,6 +60,12 @@ class FakeProvider(EditsMixin, ImagesMixin, LoopbackFake):
 
     api: ClassVar[str] = "openai"
     base_path: ClassVar[str] = "/v1"
+    #: answer ``logprobs: true`` with log-probabilities (false: a provider that gives none)
+    serve_logprobs: bool = True
+    #: the probability of an answer token (``true``, ``first``, ``4``, ...) not scripted below
+    answer_probability: float = 0.9
+    #: scripted probabilities of answer tokens, e.g. ``{"true": 0.6}``
+    token_probabilities: dict[str, float] = {}  # noqa: RUF012 - replaced, never mutated
 
     def _add_routes(self, app: web.Application) -> None:
         app.router.add_post("/v1/chat/completions", self._endpoint(self._parse, self._render))
@@ -69,9 +80,12 @@ class FakeProvider(EditsMixin, ImagesMixin, LoopbackFake):
         return BatchDesk(self)
 
     def reset(self) -> None:
-        """Forget calls, scripts and faults, and the batch desk's files and batches."""
+        """Forget calls, scripts and faults, the batch desk's files and batches, and any
+        change to the log-probabilities served."""
         super().reset()
         self.batches.reset()
+        for name in ("serve_logprobs", "answer_probability", "token_probabilities"):
+            self.__dict__.pop(name, None)  # back to the class's default
 
     def _error(self, status: int, kind: str, message: str) -> web.Response:
         return web.json_response(error_json(message, kind), status=status)
@@ -103,18 +117,21 @@ class FakeProvider(EditsMixin, ImagesMixin, LoopbackFake):
             if isinstance(p, dict) and p.get("type") == "image_url"
         )
         prompt, completion = tokens(messages_text(body)) + 85 * images, tokens(content)
+        choice: dict[str, Any] = {
+            "index": 0,
+            "message": {"role": "assistant", "content": content},
+            "finish_reason": finish,
+        }
+        if body.get("logprobs") and self.serve_logprobs:
+            top = int(body.get("top_logprobs") or 1)
+            probs, default = self.token_probabilities, self.answer_probability
+            choice["logprobs"] = {"content": logprobs_content(content, probs, default, top)}
         return {
             "id": f"chatcmpl-fake-{self.next_id()}",
             "object": "chat.completion",
             "created": int(time.time()),
             "model": str(body.get("model", "fake")),
-            "choices": [
-                {
-                    "index": 0,
-                    "message": {"role": "assistant", "content": content},
-                    "finish_reason": finish,
-                }
-            ],
+            "choices": [choice],
             "usage": {
                 "prompt_tokens": prompt,
                 "completion_tokens": completion,
