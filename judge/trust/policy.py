@@ -170,3 +170,16 @@ def parse_policy(data: object, source: str = "policy") -> TrustPolicy:
             msg = "missing (calibrate with `judge trust calibrate`; a policy cannot go without it)"
         more = f" (and {exc.error_count() - 1} more problem(s))" if exc.error_count() > 1 else ""
         raise TrustError(f"{source}: {field}: {msg}{more}") from None
+
+
+def as_policy(value: TrustPolicy | str | Path | dict) -> TrustPolicy:
+    """A policy from what a caller may pass: a :class:`TrustPolicy`, a policy file's path or
+    its JSON value (``trust=`` in Python)."""
+    if isinstance(value, TrustPolicy):
+        return value
+    if isinstance(value, dict):
+        return parse_policy(value)
+    if isinstance(value, str | Path):
+        return read_policy(value)
+    raise TrustError(f"trust: expected a policy file, its JSON or a TrustPolicy, got "
+                     f"{type(value).__name__}")  # fmt: skip
