@@ -98,10 +98,12 @@ class Judge:
         self.settings = base.merged(**overrides) if overrides else base
         self.registry = registry or default_registry(map(Path, self.settings.card_dirs))
         self.trust = None
-        if trust is not None:
+        if trust is not None:  # a policy of another judge is refused here, before any call
             from judge.trust.policy import as_policy
+            from judge.trust.run import stage_overrides
 
             self.trust = as_policy(trust)
+            stage_overrides(self.settings, self.trust)
         self.gateway = LLMGateway(self.settings, cache=cache, deferrer=deferrer)
         self.store = store or MemoryStore(
             Path(self.settings.memory_dir) if self.settings.memory_dir else None

@@ -55,6 +55,7 @@ def meta_eval(
     batch_wait: bool = False,
     batch_fallback: str = "batch",
     dry_run: bool = False,
+    trust: str | Path | None = None,
     **settings: Any,
 ) -> dict[str, Any]:
     """Score a labelled dataset and compare the judge with the labels.
@@ -79,6 +80,8 @@ def meta_eval(
             batch_fallback: as ``--ablation``, ``--encoders``, ``--fit-calibration``,
             ``--provider-batch``, ``--batch-poll-s``, ``--wait``,
             ``--provider-batch-fallback`` (docs/meta-eval.md).
+        trust: a trust policy file (``judge trust calibrate``): each item is judged under it
+            (``trusted`` on every answer) and the report adds the policy's operating point.
         **settings: judge settings (``api_base``, ``api_key``, ``retrieval``, ...).
 
     Raises:
@@ -123,5 +126,6 @@ def meta_eval(
         batch_wait=batch_wait,
         batch_fallback=batch_fallback,
         dry_run=dry_run,
+        trust=Path(trust) if trust is not None else None,
     )
     return run_meta_eval(cfg)

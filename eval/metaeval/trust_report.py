@@ -24,6 +24,21 @@ from eval.trust.report import trust_plot
 from judge.trust import read_policy
 
 
+def trust_marks(data: dict[str, Any]) -> dict[str, Any]:
+    """``{"trusted": {path: bool}}`` of a result judged under a policy (paths as
+    ``confidence``'s); empty otherwise."""
+    marks: dict[str, bool] = {}
+    for side, dims in (data.get("subjective") or {}).items():
+        marks.update({f"subjective.{side}.{d}": v["trusted"] for d, v in dims.items()
+                      if isinstance(v.get("trusted"), bool)})  # fmt: skip
+    for side, part in (data.get("objective") or {}).items():
+        marks.update({f"objective.{side}.{i['id']}": i["trusted"] for i in part.get("items") or []
+                      if isinstance(i.get("trusted"), bool)})  # fmt: skip
+    marks.update({f"criteria.{n}": v["trusted"] for n, v in (data.get("criteria") or {}).items()
+                  if isinstance(v.get("trusted"), bool)})  # fmt: skip
+    return {"trusted": marks} if marks else {}
+
+
 def _target_decision(t: Any, item: EvalItem, pred: dict, within: float) -> Decision:
     if t.modality in ("compare", "edit"):
         path = f"criteria.{t.dimension}"
