@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from api.core.settings import ServiceSettings
+    from judge.config import JudgeSettings
 
 
 def register_serve(sub: argparse._SubParsersAction) -> None:
@@ -92,6 +93,61 @@ def serve_settings(args: argparse.Namespace) -> ServiceSettings:
     return settings
 
 
+def judge_lines(engine: JudgeSettings, settings: ServiceSettings) -> list[str]:
+    """What ``judge serve`` says at start about who answers: the judge (model, panel, or the
+    local backend and its estimator; for ``mock/judge``, that its scores are made up) and what
+    requests may ask for (the local backend's rule, :mod:`api.judging.policy`).
+
+    Example:
+        >>> from api.core.settings import ServiceSettings
+        >>> from judge.config import JudgeSettings
+        >>> judge_lines(JudgeSettings(model="openai/gpt-4o"), ServiceSettings())[0]
+        'judge: the judge model openai/gpt-4o answers every request'
+    """
+    from judge.judged_by import MADE_UP, judged_by, judged_by_text
+
+    info = judged_by(engine)
+    lines = [f"judge: {judged_by_text(info)} answers every request"]
+    if info["made_up"]:
+        lines.append(f"judge: warning: {MADE_UP}")
+    if info["backend"] == "local":
+        lines.append("judge: requests asking for backend 'llm' get 409 no_judge_model "
+                     "(set JUDGE_MODEL to serve a judge model)")  # fmt: skip
+    elif settings.allow_local_backend:
+        lines.append("judge: requests may also ask for the local backend "
+                     "(JUDGE_SERVE_ALLOW_LOCAL_BACKEND=true)")  # fmt: skip
+    else:
+        lines.append("judge: requests get the model, not the local backend "
+                     "(JUDGE_SERVE_ALLOW_LOCAL_BACKEND=true lets them ask for it)")  # fmt: skip
+    return lines
+
+
+def start_problem(engine: JudgeSettings, settings: ServiceSettings) -> str | None:
+    """Why ``judge serve`` refuses to start, else None: an open public bind without keys
+    (:meth:`ServiceSettings.check_bind`), or the llm backend without a model (every request
+    would fail).
+
+    Example:
+        >>> from api.core.settings import ServiceSettings
+        >>> from judge.config import JudgeSettings
+        >>> start_problem(JudgeSettings(backend="llm"), ServiceSettings())  # doctest: +ELLIPSIS
+        'JUDGE_BACKEND=llm needs a judge model: set JUDGE_MODEL ...'
+    """
+    if engine.resolved_backend() == "llm" and not engine.models():
+        return ("JUDGE_BACKEND=llm needs a judge model: set JUDGE_MODEL (or JUDGE_PANEL), or "
+                "unset JUDGE_BACKEND to serve the local backend")  # fmt: skip
+    return settings.check_bind()
+
+
+def _redis_busy(settings: ServiceSettings) -> str | None:
+    """Another ``judge serve`` runs the embedded Redis of this data folder (one line)."""
+    if settings.redis_url:
+        return None
+    from api.core.redis_embedded import busy
+
+    return busy(settings.data_dir / "redis")
+
+
 def serve(args: argparse.Namespace) -> int:
     """Start uvicorn with the app; refuses an open public bind without keys."""
     import uvicorn
@@ -100,12 +156,14 @@ def serve(args: argparse.Namespace) -> int:
     from api.configuration import ServiceProcessSettings
     from api.core.logs import log_config
 
-    ServiceProcessSettings()  # every section now: a bad variable is named (judge.cli.main)
+    process = ServiceProcessSettings()  # every section now: a bad variable is named
     settings = serve_settings(args)
-    problem = settings.check_bind()
+    problem = start_problem(process.engine, settings) or _redis_busy(settings)
     if problem:
         print(f"judge serve: {problem}", file=sys.stderr)
         return 2
+    for line in judge_lines(process.engine, settings):
+        print(f"judge serve: {line}", file=sys.stderr)
     for line in settings.weak_keys():  # on loopback only (elsewhere check_bind refused)
         print(
             f"judge serve: warning: {line}; reachable from this machine only, but make "

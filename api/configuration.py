@@ -11,12 +11,12 @@ from __future__ import annotations
 from pydantic import BaseModel, ConfigDict, Field
 
 from api.core.settings import ServiceSettings
-from api.jobs.worker import WorkerTuning
+from api.jobs.tuning import WorkerTuning
 from api.probes.budget import ProbeBudget
 from eval.t2i.settings import BackendsSettings
 from judge.client_settings import ClientSettings
 from judge.config import JudgeSettings
-from judge.config_page import Section
+from judge.config_page import Section, variables
 from memory.settings import DataSettings
 from skills.settings import SkillSettings
 
@@ -73,6 +73,23 @@ def reference_sections() -> list[Section]:
                 "`JUDGE_SERVICE_*` is the client's side: the key it sends is one of the "
                 "service's `JUDGE_SERVE_API_KEYS`."),
     ]  # fmt: skip
+
+
+READ_BY_NAME = ("JUDGE_ADMIN_KEY",)
+"""``JUDGE_*`` variables read by name outside the settings models: the default of
+``--admin-key-env`` (:mod:`eval.kit.admin`). The configuration page's last section lists them."""
+
+
+def known_variables() -> frozenset[str]:
+    """Every ``JUDGE_*`` name the project reads: each section's variables and old names, and
+    :data:`READ_BY_NAME`. A ``judge`` command warns at start about any other
+    (:mod:`judge.env_check`).
+
+    Example:
+        >>> {"JUDGE_MODEL", "JUDGE_SERVE_PORT", "JUDGE_PORT"} <= known_variables()
+        True
+    """
+    return frozenset({name for name, _ in variables(reference_sections())} | set(READ_BY_NAME))
 
 
 if __name__ == "__main__":

@@ -37,9 +37,10 @@ from api.campaigns.store import CampaignStore
 from api.campaigns.streams import excluded_annotators, table_parts
 from api.core.redis_embedded import EmbeddedRedis
 from eval.campaigns.models import Answer
+from eval.campaigns.record import CampaignRecord
 
 
-def record(n_items: int, votes_per_item: int = 5) -> dict:
+def record(n_items: int, votes_per_item: int = 5) -> CampaignRecord:
     items = [
         {
             "id": f"p{i}",
@@ -50,22 +51,27 @@ def record(n_items: int, votes_per_item: int = 5) -> dict:
         }
         for i in range(n_items)
     ]
-    return {
-        "id": "bench",
-        "kind": "pairwise",
-        "criterion": "preference",
-        "items": items,
-        "votes_per_item": votes_per_item,
-        "session_size": 5,
-        "min_seconds": 0.0,
-        "penalty_s": 0.0,
-        "validation_every": 4,
-        "status": "open",
-        "image_ext": {"k1": "png", "k2": "png"},
-    }
+    return CampaignRecord.model_validate(
+        {
+            "id": "bench",
+            "kind": "pairwise",
+            "criterion": "preference",
+            "card": {"question": "Which do you prefer?"},
+            "items": items,
+            "votes_per_item": votes_per_item,
+            "session_size": 5,
+            "min_seconds": 0.0,
+            "penalty_s": 0.0,
+            "validation_every": 4,
+            "status": "open",
+            "image_ext": {"k1": "png", "k2": "png"},
+        }
+    )
 
 
-async def _serve(store: CampaignStore, rec: dict, n_votes: int, concurrency: int) -> list[float]:
+async def _serve(
+    store: CampaignStore, rec: CampaignRecord, n_votes: int, concurrency: int
+) -> list[float]:
     """``n_votes`` next + answer calls by ``concurrency`` annotators; ``next`` latencies."""
     left = [n_votes]
     next_s: list[float] = []
@@ -93,10 +99,12 @@ def _latency(xs: list[float]) -> dict[str, float]:
     }
 
 
-async def fill(redis: aredis.Redis, rec: dict, n_votes: int, annotators: int = 2000) -> None:
+async def fill(
+    redis: aredis.Redis, rec: CampaignRecord, n_votes: int, annotators: int = 2000
+) -> None:
     """Write ``n_votes`` accepted votes into the log as the answer script would, spread
     evenly over the items and ``annotators``, and the item queue's counts to match."""
-    cid, items = rec["id"], [i["id"] for i in rec["items"]]
+    cid, items = rec.id, [i.id for i in rec.items]
     step = 20_000
     for start in trange(0, n_votes, step, desc="filling the log", unit_scale=step):
         entries = []
@@ -116,7 +124,7 @@ async def fill(redis: aredis.Redis, rec: dict, n_votes: int, annotators: int = 2
     await redis.zadd(f"judge:campaign:{cid}:queue", counts)
 
 
-async def export(store: CampaignStore, rec: dict) -> dict:
+async def export(store: CampaignStore, rec: CampaignRecord) -> dict:
     """Time the streamed export (JSONL and CSV) and sample the process's memory meanwhile."""
     proc = psutil.Process()
     base = proc.memory_info().rss

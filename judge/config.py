@@ -246,6 +246,17 @@ class JudgeSettings(ProjectSettings):
         default=10.0, gt=0, description="one remote image's download, at most"
     )
 
+    @field_validator("model", "panel")
+    @classmethod
+    def _only_the_mock_is_mock(cls, value: str | list[str] | None) -> str | list[str] | None:
+        """``mock/judge`` is the mock model; another ``mock/...`` name is refused."""
+        from judge.llm.mock import refusal
+
+        for name in [value] if isinstance(value, str) else value or []:
+            if problem := refusal(name):
+                raise ValueError(problem)
+        return value
+
     def resolved_backend(self) -> str:
         """``llm`` or ``local``: ``auto`` picks the LLM backend when a model is configured."""
         if self.backend == "auto":

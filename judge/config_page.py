@@ -45,7 +45,9 @@ the CLI's flags).
 
 - Lists are comma-separated (`JUDGE_SERVE_API_KEYS=k1,k2`); booleans are `true`/`false` (`1`/`0`,
   `yes`/`no` work too); objects are JSON (`JUDGE_EXCLUDE_EXEMPLARS='{"prompt_id": "p01"}'`).
-- Names are not case-sensitive.
+- Names are not case-sensitive. A `JUDGE_*` variable that nothing reads (a misspelt name,
+  `JUDGE_MODLE`) is named with a warning when a `judge` command starts, with the nearest
+  known name; it is otherwise ignored.
 - A value that does not parse stops the command (exit 2) with the setting, its value and the
   problem; `judge serve` and `judge worker` check every section below when they start and
   name the variable.

@@ -16,6 +16,7 @@ from __future__ import annotations
 import contextlib
 import importlib
 import time
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -212,8 +213,6 @@ class Judge:
         judge's own) judges it under a trust policy (docs/trust.md)."""
         trust = overrides.pop("trust", None) or self.trust
         if trust is not None:
-            from dataclasses import replace
-
             from judge.trust.policy import as_policy
 
             checked = self.check(request, mode=mode, **overrides)
@@ -245,6 +244,7 @@ class Judge:
             again = check_request(
                 checked.mode, checked.request, overrides, self.settings, self.registry
             )
+            again = replace(again, wrapper=checked.wrapper)  # faults named as the client wrote
             return self._run_prepared(self.prepare_checked, again, base_dir=base_dir)
 
         assert checked.trust is not None

@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import difflib
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, TypeVar, get_args
 
 from pydantic import BaseModel, ValidationError
 
@@ -59,9 +59,100 @@ def first_problem(errors: Sequence[Any]) -> tuple[Any, str | None]:
     return errors[0], None
 
 
+MAX_NAMED = 8
+"""Problems named in one error at most (the rest are counted)."""
+
+
+def fields_at(model: type[BaseModel], parent: Sequence[Any]) -> list[str]:
+    """The field names of the object at ``parent`` (a validation error's location without its
+    last part) inside ``model``: the names a misspelt key there may have meant.
+
+    Example:
+        >>> from judge.domain.submission import Submission
+        >>> "category" in fields_at(Submission, ("task",))
+        True
+    """
+    current: Any = model
+    for part in parent:
+        if isinstance(part, int):
+            continue
+        field = current.model_fields.get(str(part)) if _is_model(current) else None
+        current = _model_in(field.annotation) if field is not None else None
+        if current is None:
+            return []
+    return list(current.model_fields) if _is_model(current) else []
+
+
+def _is_model(x: Any) -> bool:
+    return isinstance(x, type) and issubclass(x, BaseModel)
+
+
+def _model_in(annotation: Any) -> type[BaseModel] | None:
+    """The model an annotation holds (``X``, ``X | None``, ``list[X]``, ``Annotated[X, ...]``)."""
+    if _is_model(annotation):
+        return annotation
+    for arg in get_args(annotation):
+        if (found := _model_in(arg)) is not None:
+            return found
+    return None
+
+
+def problem_list(
+    errors: Sequence[Any],
+    model: type[BaseModel] | None = None,
+    loc: Callable[[tuple], str] = _loc,
+    unknown: str = "unknown field",
+) -> list[tuple[str, str]]:
+    """Every validation error as ``(field, message)``, the likeliest first (see
+    :func:`first_problem`); an unknown key gets "did you mean" with the nearest field of its
+    object (a missing one, else any of ``model``'s fields there).
+
+    Example:
+        >>> from judge.modes.score.options import ScoreOptions
+        >>> from pydantic import ValidationError
+        >>> try:
+        ...     ScoreOptions.model_validate({"skils": []})
+        ... except ValidationError as exc:
+        ...     problem_list(exc.errors(), ScoreOptions, unknown="unknown option")
+        [('skils', "unknown option; did you mean 'skills'?")]
+    """
+    if not errors:
+        return []
+    first, near_first = first_problem(errors)
+    ordered = [first, *(e for e in errors if e is not first)]
+    out = []
+    for err in ordered:
+        where = tuple(err.get("loc", ()))
+        msg = err.get("msg", "invalid value")
+        if err.get("type") == "extra_forbidden":
+            near = near_first if err is first else None
+            if near is None and model is not None and where:
+                names = fields_at(model, where[:-1])
+                found = difflib.get_close_matches(str(where[-1]), names, n=1)
+                near = found[0] if found else None
+                if near is None and names:
+                    msg = f"{unknown} (known: {', '.join(sorted(names))})"
+                    out.append((loc(where), msg))
+                    continue
+            msg = f"{unknown}; did you mean {near!r}?" if near else (
+                f"{unknown} (check the spelling against the request schema)")
+        elif err.get("type") == "missing":
+            msg = "this field is required"
+        out.append((loc(where), msg))
+    return out
+
+
+def as_input_error(problems: list[tuple[str, str]]) -> InputError:
+    """One :class:`InputError` naming every problem (the first :data:`MAX_NAMED`)."""
+    (field, msg), rest = problems[0], problems[1:MAX_NAMED]
+    if len(problems) > MAX_NAMED:
+        rest.append(("(and more)", f"{len(problems) - MAX_NAMED} more problem(s)"))
+    return InputError(field, msg, rest)
+
+
 def validate_model(model: type[M], data: Any, *, root: str = "(submission)") -> M:
-    """Validate decoded JSON against ``model``; the first problem is raised as
-    :class:`InputError` naming its field (``root`` names the whole object).
+    """Validate decoded JSON against ``model``; every problem is named in one
+    :class:`InputError`, the likeliest first (``root`` names the whole object).
 
     Example:
         >>> from judge.domain.task import Task
@@ -69,23 +160,15 @@ def validate_model(model: type[M], data: Any, *, root: str = "(submission)") -> 
         ...     validate_model(Task, {"id": "t"}, root="task")
         ... except InputError as e:
         ...     print(e)
-        category: this field is required (and 1 more problem(s))
+        category: this field is required; brief: this field is required
     """
     if not isinstance(data, dict):
         raise InputError(root, f"expected a JSON object, got {type(data).__name__}")
     try:
         return model.model_validate(data)
     except ValidationError as exc:
-        err, near = first_problem(exc.errors())
-        msg = err["msg"]
-        if near:
-            msg = f"unknown field; did you mean {near!r}?"
-        elif err["type"] == "missing":
-            msg = "this field is required"
-        elif err["type"] == "extra_forbidden":
-            msg = "unknown field (check the spelling against the request schema)"
-        more = f" (and {exc.error_count() - 1} more problem(s))" if exc.error_count() > 1 else ""
-        raise InputError(_loc(tuple(err["loc"]), root), msg + more) from None
+        found = problem_list(exc.errors(), model, loc=lambda where: _loc(where, root))
+        raise as_input_error(found) from None
 
 
 def parse_submission(data: Any) -> Submission:

@@ -124,7 +124,7 @@ CHAINS: dict[str, list[str]] = {
         "edit.md", "skills.md", "local-backend.md", "providers.md", "confidence.md",
     ],
     "evaluate": [
-        "memories.md", "meta-eval.md", "public-sets.md", "leaderboards.md",
+        "memories.md", "meta-eval.md", "public-sets.md", "compare-metrics.md", "leaderboards.md",
         "hybrid-leaderboards.md", "trust.md", "tasks.md",
         "probing.md",
     ],
@@ -210,7 +210,7 @@ def walk_env(tmp: Path) -> Iterator[dict[str, str]]:
             JUDGE_CACHE_DIR=str(cache),
             JUDGE_API_BASE=provider.base_url,
             JUDGE_API_KEY="readme-walk",
-            JUDGE_BIN=str(bin_dir),
+            README_WALK_BIN=str(bin_dir),
             LITELLM_LOCAL_MODEL_COST_MAP="True",
             HF_HUB_OFFLINE="1",
             TRANSFORMERS_OFFLINE="1",
@@ -220,7 +220,7 @@ def walk_env(tmp: Path) -> Iterator[dict[str, str]]:
 
 def as_written(body: str, env: dict[str, str], port: str, limit: int | None) -> str:
     """The block with only the documented substitutions applied."""
-    bin_dir = env["JUDGE_BIN"]
+    bin_dir = env["README_WALK_BIN"]
     text = body.replace(".venv/bin/judge", f"{bin_dir}/judge").replace(PORT, port)
     text = text.replace(".venv/bin/python", shlex.quote(sys.executable))
     text = re.sub(
@@ -275,7 +275,7 @@ def walk(chain: str, walk_env: dict[str, str]) -> None:
                 ran.append(b.where)
                 continue
             script = as_written(b.body, walk_env, port, marker[1] if marker else None)
-            if script.lstrip().startswith(f"{walk_env['JUDGE_BIN']}/judge serve"):
+            if script.lstrip().startswith(f"{walk_env['README_WALK_BIN']}/judge serve"):
                 assert server is None, "two `judge serve` blocks"
                 server = subprocess.Popen(
                     ["bash", "-c", f"exec {script.strip().splitlines()[0]}"],

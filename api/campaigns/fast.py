@@ -1,5 +1,5 @@
 """The annotator's hot routes on a lean ASGI path: ``GET /v1/label/{token}/next``, ``POST
-/v1/label/{token}/answers`` and ``GET /v1/campaign-images/{cid}/{key}``.
+/v1/label/{token}/answers`` and ``GET /v1/campaign-images/{cid}/{alias}``.
 
 A campaign at crowd scale spends most of its service CPU on these three. Through FastAPI each
 pays for matching the path against every route, resolving dependencies and encoding the
@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from typing import Any
 from urllib.parse import parse_qsl
 
 from fastapi import HTTPException, Request
@@ -40,6 +39,7 @@ from api.campaigns.routes import (
 )
 from api.core.errors import error_body
 from eval.campaigns.models import Answer
+from eval.campaigns.record import CampaignRecord
 from judge.errors import InputError
 
 _JSON = (b"content-type", b"application/json")
@@ -83,27 +83,27 @@ class LabelFast:
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         path: str = scope["path"] if scope["type"] == "http" else ""
         parts = path.split("/")
+        method = scope.get("method", "")
         if len(parts) == 5 and parts[1] == "v1" and parts[2] == "label":
-            method = scope["method"]
             if parts[4] == "next" and method == "GET":
                 if await self._next(scope, send, parts[3]):
                     return
             elif parts[4] == "answers" and method == "POST":
                 await self._answer(scope, receive, send, parts[3])
                 return
-        elif parts[2:3] == ["campaign-images"] and len(parts) == 5 and scope["method"] == "GET":
+        elif parts[1:3] == ["v1", "campaign-images"] and len(parts) == 5 and method == "GET":
             await self._image(scope, send, parts[3], parts[4])
             return
         await self.app(scope, receive, send)
 
-    async def _owner(self, request: Request, token: str) -> tuple[dict[str, Any], str] | None:
+    async def _owner(self, request: Request, token: str) -> tuple[CampaignRecord, str] | None:
         """The campaign and annotator of a token this process has seen live, or None."""
         store = store_of(request)
         known = store.known_owner(token)
         if known is None:
             return None
-        rec = await store.record(known["campaign"], fresh_status=False)
-        return (rec, known["annotator"]) if rec is not None else None
+        rec = await store.record(known.campaign, fresh_status=False)
+        return (rec, known.annotator) if rec is not None else None
 
     async def _next(self, scope: Scope, send: Send, token: str) -> bool:
         """Serve ``next``; False to let FastAPI answer instead (nothing sent)."""

@@ -80,23 +80,23 @@ async def label_page(token: str, request: Request) -> HTMLResponse:
     tr = translations(lang)
     try:
         rec, who = await invitation_or_404(request, token, fresh=True)
-        rec = await store_of(request).record(rec["id"]) or rec  # its status read now
+        rec = await store_of(request).record(rec.id) or rec  # its status read now
     except HTTPException as exc:
         message = tr.gettext("This invitation link is not valid. Check the link you were given.")
         return render(request, "label_invalid.html", {"title": tr.gettext("Labelling"),
                                                        "message": message, "lang": lang},
                       exc.status_code)  # fmt: skip
-    if rec["status"] == "closed":
-        return render(request, "label_invalid.html", {"title": rec.get("title") or tr.gettext(
+    if rec.status == "closed":
+        return render(request, "label_invalid.html", {"title": rec.title or tr.gettext(
             "Labelling"), "message": tr.gettext(STRINGS["closed"]), "lang": lang})  # fmt: skip
     strings = {k: tr.gettext(v) for k, v in STRINGS.items()}
-    ask = bool(rec.get("demographics")) and not await store_of(request).has_profile(rec["id"], who)
+    ask = rec.demographics and not await store_of(request).has_profile(rec.id, who)
     return render(
         request,
         "label.html",
         {
-            "title": rec.get("title") or tr.gettext("Labelling"),
-            "instructions": rec.get("instructions") or "",
+            "title": rec.title or tr.gettext("Labelling"),
+            "instructions": rec.instructions or "",
             "lang": lang,
             "token": token,
             "strings": json.dumps(strings, ensure_ascii=False).replace("</", "<\\/"),

@@ -1,8 +1,9 @@
 """Campaign routes (docs/design.md#human-label-campaigns): the admin's (``/v1/campaigns``,
 admin key), the annotator's (``/v1/label/{token}``, authorised by the invitation token alone)
-and the images' (``/v1/campaign-images/{id}/{key}``, no credential: the key is an HMAC nobody
-can derive). The annotator's hot routes also run on a lean path (:mod:`api.campaigns.fast`)
-through :func:`next_payload`, :func:`answer_payload` and :func:`image_parts`.
+and the images' (``/v1/campaign-images/{id}/{alias}``, no credential: an alias of the image
+in one served task, :mod:`api.campaigns.aliases`, that nobody can derive). The annotator's
+hot routes also run on a lean path (:mod:`api.campaigns.fast`) through :func:`next_payload`,
+:func:`answer_payload` and :func:`image_parts`.
 
 Example::
 
@@ -28,7 +29,15 @@ from fastapi import APIRouter, HTTPException, Query, Request
 from fastapi.responses import Response, StreamingResponse
 from pydantic import BaseModel, ConfigDict, Field
 
-from api.campaigns.serving import Ended, Limited, answer, next_task, public_task
+from api.campaigns.aliases import ALIAS
+from api.campaigns.serving import (
+    Ended,
+    Limited,
+    answer,
+    current_record,
+    next_task,
+    public_task,
+)
 from api.campaigns.store import CampaignStore, Limits
 from api.campaigns.streams import attempt_lines, excluded_annotators, table_parts
 from api.campaigns.translations import Translations
@@ -51,6 +60,7 @@ from eval.campaigns.models import (
     Invitations,
     Revocation,
 )
+from eval.campaigns.record import CampaignRecord
 from eval.campaigns.report import ATTEMPT_FIELDS, annotator_flags, build_report
 from judge.errors import InputError
 
@@ -66,7 +76,7 @@ def store_of(request: Request) -> CampaignStore:
     return app_store(request, "campaign_store", CampaignStore)
 
 
-async def campaign_or_404(request: Request, cid: str) -> dict[str, Any]:
+async def campaign_or_404(request: Request, cid: str) -> CampaignRecord:
     rec = await store_of(request).record(cid) if _ID.fullmatch(cid) else None
     if rec is None:
         raise HTTPException(404, error_body("not_found", f"no campaign {cid[:80]!r} here", "id"))
@@ -75,26 +85,26 @@ async def campaign_or_404(request: Request, cid: str) -> dict[str, Any]:
 
 async def invitation_or_404(
     request: Request, token: str, fresh: bool = False
-) -> tuple[dict[str, Any], str]:
+) -> tuple[CampaignRecord, str]:
     """The campaign and annotator of a token; 404 (one failure counted, 429 past the
     address's budget) when it is not a live invitation. Tokens go through the service's one
     throttle for secrets (:func:`api.core.secret_throttle.check_secret`) — except a token
     this process has already seen live, unless ``fresh``: the label scripts check it again
     in their one round trip, so a revoked token still ends there."""
-    found: dict[str, Any] = {}
+    found: list[tuple[CampaignRecord, str]] = []
     known = None if fresh else store_of(request).known_owner(token)
     if known is not None:
-        rec = await store_of(request).record(known["campaign"], fresh_status=False)
+        rec = await store_of(request).record(known.campaign, fresh_status=False)
         if rec is not None:
-            return rec, known["annotator"]
+            return rec, known.annotator
 
     async def live(candidate: str) -> bool:
         store = store_of(request)
         owner = await store.token_owner(candidate) if _TOKEN.fullmatch(candidate) else None
-        rec = await store.record(owner["campaign"], fresh_status=False) if owner else None
-        if rec is None:
+        rec = await store.record(owner.campaign, fresh_status=False) if owner else None
+        if rec is None or owner is None:
             return False
-        found.update(rec=rec, annotator=owner["annotator"])  # type: ignore[index]
+        found[:] = [(rec, owner.annotator)]
         return True
 
     if not await check_secret(request, "invitation", token, live, count_missing=True):
@@ -110,7 +120,7 @@ async def invitation_or_404(
         await live(token)
     if not found:
         raise HTTPException(404, error_body("not_found", "this invitation has ended", "token"))
-    return found["rec"], found["annotator"]
+    return found[0]
 
 
 @router.post("/v1/campaigns", status_code=201)
@@ -125,8 +135,8 @@ async def create_campaign(
         raise HTTPException(
             409, error_body("conflict", f"a campaign {body.id!r} exists already", "id")
         )
-    items = record["items"]
-    n_val = sum(1 for i in items if i.get("validation"))
+    items = record.items
+    n_val = len(record.validation_ids)
     return CampaignCreated(
         id=body.id,
         status="open",
@@ -146,13 +156,13 @@ async def campaign_status(cid: str, request: Request, _: AdminKeyDep) -> dict[st
     store = store_of(request)
     planned = await store.planned(cid)
     outcomes = await store.outcomes(cid)
-    target = int(rec["votes_per_item"])
+    target = rec.votes_per_item
     done = {i: len(o) for i, o in outcomes.items()}
     return {
         "id": cid,
-        "status": rec["status"],
-        "kind": rec["kind"],
-        "criterion": rec["criterion"],
+        "status": rec.status,
+        "kind": rec.kind,
+        "criterion": rec.criterion,
         "n_items": len(planned),
         "target_votes": target * len(planned),
         "labels": sum(done.values()),
@@ -274,7 +284,7 @@ async def release_reservations(
 MEDIA = {"csv": "text/csv; charset=utf-8", "jsonl": "application/x-ndjson; charset=utf-8"}
 
 
-async def _streamed(request: Request, rec: dict[str, Any], fmt: str) -> StreamingResponse:
+async def _streamed(request: Request, rec: CampaignRecord, fmt: str) -> StreamingResponse:
     """The votes or ratings of ``rec``, streamed from the log (:mod:`api.campaigns.streams`)."""
     store = store_of(request)
     checked = await excluded_annotators(store, rec)
@@ -288,7 +298,7 @@ async def export_votes(
     """Votes (rankings as pairwise votes), excluded ones flagged; never validation tasks.
     Streamed: memory does not grow with the number of votes."""
     rec = await campaign_or_404(request, cid)
-    if rec["kind"] == "rating":
+    if rec.kind == "rating":
         raise InputError(
             "id", f"campaign {cid!r} collects ratings: use /v1/campaigns/{cid}/ratings"
         )
@@ -305,11 +315,11 @@ async def export_ratings(
     """Ratings, one per line, streamed (``edit-ratings``: kept ratings of edits grouped per
     item)."""
     rec = await campaign_or_404(request, cid)
-    if rec["kind"] != "rating":
-        raise InputError("id", f"campaign {cid!r} collects {rec['kind']} answers: use /votes")
+    if rec.kind != "rating":
+        raise InputError("id", f"campaign {cid!r} collects {rec.kind} answers: use /votes")
     if format != "edit-ratings":
         return await _streamed(request, rec, format)
-    attempts = await store_of(request).attempts(rec["id"])
+    attempts = await store_of(request).attempts(rec.id)
     people = await asyncio.to_thread(annotator_flags, rec, attempts)
     excluded = {a for a, p in people.items() if p["flagged"]}
     rows = await asyncio.to_thread(rating_rows, rec, attempts, excluded)
@@ -333,7 +343,7 @@ async def report(
     """Progress, exclusions and why, α, agreement, leaderboard, judge agreement."""
     rec = await campaign_or_404(request, cid)
     attempts = await store_of(request).attempts(cid, fields=ATTEMPT_FIELDS)
-    profiles = await store_of(request).profiles(cid) if rec.get("demographics") else None
+    profiles = await store_of(request).profiles(cid) if rec.demographics else None
     return await asyncio.to_thread(build_report, rec, attempts, n_boot=bootstrap, profiles=profiles)
 
 
@@ -343,19 +353,26 @@ NO_IMAGE = error_body("not_found", "no such image in this campaign", "image")
 async def image_parts(
     request: Request, cid: str, key: str, public: bool = False
 ) -> tuple[int, dict[str, str], bytes]:
-    """``(status, headers, body)`` of an image by its key: immutable content, so a strong
-    ``ETag`` (the key), a year of ``Cache-Control`` (``public`` when the URL carries no
-    credential) and ``304`` when the client already has it (no read at all); 404 with
-    :data:`NO_IMAGE` when the campaign has no such image."""
-    if not (_IMAGE.fullmatch(key) and _ID.fullmatch(cid)):
+    """``(status, headers, body)`` of an image by its alias (or key): immutable content, so
+    a strong ``ETag`` (the URL's name: an alias never reveals the key), a year of
+    ``Cache-Control`` (``public`` when the URL carries no credential) and ``304`` when the
+    client already has it (no read at all); 404 with :data:`NO_IMAGE` when the campaign has
+    no such image."""
+    if not _ID.fullmatch(cid):
+        return 404, {}, b""
+    name = key  # what the URL says: an alias (served tasks) or the key itself (admin, old)
+    if ALIAS.fullmatch(name):
+        aliases = await store_of(request).aliases(cid)
+        key = (aliases.key_of(name) if aliases else None) or ""
+    if not _IMAGE.fullmatch(key):
         return 404, {}, b""
     headers = {
-        "ETag": f'"{key}"',
+        "ETag": f'"{name}"',
         "Cache-Control": f"{'public' if public else 'private'}, max-age=31536000, immutable",
         "X-Content-Type-Options": "nosniff",
     }
     tags = request.headers.get("if-none-match", "")
-    matches = f'"{key}"' in tags or tags.strip() == "*"
+    matches = f'"{name}"' in tags or tags.strip() == "*"
     if matches and await store_of(request).image_exists(cid, key):
         return 304, headers, b""
     got = await store_of(request).image(cid, key)
@@ -405,14 +422,15 @@ def translations_of(request: Request) -> Translations:
 LANG = re.compile(r"^[a-z]{2,3}(_[A-Z]{2})?$")
 
 
-def image_url(cid: str, key: str) -> str:
-    """The token-free URL of a campaign image (the same shape for item and validation
-    images: the key is an HMAC nobody outside the service can derive)."""
-    return f"/v1/campaign-images/{cid}/{key}"
+def image_url(cid: str, name: str) -> str:
+    """The token-free URL of a campaign image: ``name`` is the image's alias in the task
+    it is shown in (:mod:`api.campaigns.aliases`), so item and validation images look
+    alike and no URL recurs from one task to another."""
+    return f"/v1/campaign-images/{cid}/{name}"
 
 
 async def next_payload(
-    request: Request, rec: dict[str, Any], who: str, token: str, lang: str | None
+    request: Request, rec: CampaignRecord, who: str, token: str, lang: str | None
 ) -> dict[str, Any] | None:
     """The body of ``GET /v1/label/{token}/next`` (None: nothing left), shared by the route
     and the lean path (:mod:`api.campaigns.fast`); :class:`HTTPException` when refused."""
@@ -422,15 +440,19 @@ async def next_payload(
         raise _refusal(exc) from None
     if task is None:
         return None
-    cid = rec["id"]
-    shown = public_task(rec, task, lambda key: image_url(cid, key))
+    store = store_of(request)
+    rec = await current_record(store, rec, task["item"])
+    cid, aliases = rec.id, await store.aliases(rec.id)
+    if aliases is None:  # the campaign went away since the task was served
+        raise _refusal(Ended("revoked"))
+    shown = public_task(rec, task, lambda key: image_url(cid, aliases.alias(task["id"], key)))
     if lang:
         await translations_of(request).localise(rec, shown, lang)
     return {"task": shown}
 
 
 async def answer_payload(
-    request: Request, rec: dict[str, Any], who: str, token: str, body: Answer
+    request: Request, rec: CampaignRecord, who: str, token: str, body: Answer
 ) -> dict[str, Any]:
     """The body of ``POST /v1/label/{token}/answers``, shared as :func:`next_payload` is."""
     try:
@@ -470,25 +492,34 @@ async def label_answer(token: str, body: Answer, request: Request) -> dict[str, 
 @router.post("/v1/label/{token}/profile", status_code=204, response_class=Response)
 async def label_profile(token: str, body: Profile, request: Request) -> Response:
     """What the annotator chose to say about themselves (every field optional; ``{}`` =
-    asked and nothing said), for campaigns that ask (``demographics``)."""
-    rec, who = await invitation_or_404(request, token)
-    if not rec.get("demographics"):
+    asked and nothing said), for campaigns that ask (``demographics``). The link and the
+    campaign's status are read from Redis now, not from this process's memory (another
+    worker may have revoked the link or closed the campaign): 404 for a link that ended,
+    410 ``closed`` after the campaign closed."""
+    rec, who = await invitation_or_404(request, token, fresh=True)
+    rec = await store_of(request).record(rec.id) or rec  # its status read now
+    if rec.status == "closed":
+        raise _refusal(Ended("closed"))
+    if not rec.demographics:
         raise InputError("(body)", "this campaign does not ask about its annotators")
-    await store_of(request).set_profile(rec["id"], who, body.model_dump(exclude_none=True))
+    await store_of(request).set_profile(rec.id, who, body.model_dump(exclude_none=True))
     return Response(status_code=204)
 
 
 @router.get("/v1/label/{token}/images/{key}", response_class=Response)
 async def label_image(token: str, key: str, request: Request) -> Response:
     """An image of the invitation's campaign (links served before the token-free
-    ``/v1/campaign-images/…`` URLs)."""
-    rec, _ = await invitation_or_404(request, token)
-    return await image_response(request, rec["id"], key)
+    ``/v1/campaign-images/…`` URLs); the link is checked in Redis, so a revoked one ends
+    here whichever worker revoked it."""
+    rec, _ = await invitation_or_404(request, token, fresh=True)
+    return await image_response(request, rec.id, key)
 
 
 @router.get("/v1/campaign-images/{cid}/{key}", response_class=Response)
 async def campaign_image(cid: str, key: str, request: Request) -> Response:
-    """An image of a campaign, without a credential: its key is an HMAC under the campaign's
-    secret, so only someone the service showed it to knows the URL. The same URL for every
-    annotator, ``Cache-Control: public``: a CDN in front of the service can share it."""
+    """An image of a campaign, without a credential: the URL names it by its alias in one
+    served task (sealed with the campaign's secret), so only someone the service showed it
+    to knows the URL, and the same image has another URL in every task (a validation task's
+    images look like any other's). ``Cache-Control: public``: a cache in front of the
+    service can keep it, though each task's URLs are its own."""
     return await image_response(request, cid, key, public=True)

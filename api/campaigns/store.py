@@ -1,7 +1,10 @@
 """The Redis layout of campaigns.
 
 Keys under ``judge:campaign:<id>:``: ``meta`` (JSON record, items included, images as keys),
-``status``, ``img`` (hash key → bytes), ``mime`` (hash key → type), ``annotators`` (hash name
+``created`` (a random mark written with ``meta``: a process that remembers the record
+checks it to notice the campaign was created again), ``url-secret`` (what per-task image
+URLs are sealed with: :mod:`api.campaigns.aliases`), ``status``, ``img`` (hash key →
+bytes), ``mime`` (hash key → type), ``annotators`` (hash name
 → JSON), ``queue`` (sorted set item → votes answered or in progress: the next item is read
 off its low end, O(log n)), ``leases`` (sorted set annotator → end of the lease on their
 pending task), ``outcomes`` (hash item → JSON list of accepted answers, for extra votes where
@@ -25,13 +28,14 @@ Example::
 
     store = CampaignStore(redis)
     await store.create(record, images)           # False when the id is taken
-    who = await store.token_owner(token)         # {"campaign", "annotator"} or None
+    who = await store.token_owner(token)         # TokenOwner(campaign, annotator) or None
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import secrets
 import time
 from collections import OrderedDict
 from dataclasses import dataclass
@@ -40,7 +44,9 @@ from typing import Any
 
 import redis.asyncio as aredis
 
+from api.campaigns.aliases import Aliases
 from api.core.redis_create import create_if_absent
+from eval.campaigns.record import CampaignRecord, TokenOwner
 
 PREFIX = "judge:campaign:"
 TOKENS = "judge:campaign-token:"
@@ -55,6 +61,9 @@ SCRIPTS = {
 functions of ``lua/shared.lua`` in front of those that use them."""
 _CACHE_TASKS = 50_000  # pending tasks remembered per process (answers skip one read)
 _CACHE_TOKENS = 100_000  # live tokens remembered per process (label calls skip one read)
+REVALIDATE_S = 1.0
+"""How long a process serves label calls from a remembered campaign record before checking,
+in one round trip, that the campaign was not created again under its id."""
 IMAGE_CACHE_BYTES = 64 * 2**20
 """Campaign images kept in each service process (they never change), least recently used
 out first."""
@@ -107,47 +116,89 @@ class CampaignStore:
         self._release = redis.register_script(SCRIPTS["release"])
         self._invite = redis.register_script(SCRIPTS["invite"])
         self._revoke = redis.register_script(SCRIPTS["revoke"])
-        self._records: dict[str, dict[str, Any]] = {}  # parsed records (immutable but status)
+        self._records: dict[str, CampaignRecord] = {}  # parsed records (immutable but status)
         self._status: dict[str, str] = {}  # status as last written or read by this process
+        self._marks: dict[str, bytes | None] = {}  # creation mark of each remembered record
+        self._checked: dict[str, float] = {}  # when each record was last revalidated
+        self._aliases: dict[str, Aliases] = {}  # each campaign's per-task image URLs
         self._tasks: OrderedDict[tuple[str, str], dict[str, Any]] = OrderedDict()
-        self._owners: OrderedDict[str, dict[str, str]] = OrderedDict()
+        self._owners: OrderedDict[str, TokenOwner] = OrderedDict()
         self._images: OrderedDict[tuple[str, str], tuple[bytes, str]] = OrderedDict()
         self._image_bytes = 0
 
-    async def create(self, record: dict[str, Any], images: dict[str, tuple[bytes, str]]) -> bool:
+    async def create(self, record: CampaignRecord, images: dict[str, tuple[bytes, str]]) -> bool:
         """Write a new campaign in one transaction; False (nothing written) when it exists."""
-        cid = record["id"]
+        cid = record.id
 
         def write(pipe: Any) -> None:
-            pipe.set(_key(cid, "meta"), json.dumps(record))
-            pipe.set(_key(cid, "status"), record.get("status", "open"))
+            pipe.set(_key(cid, "meta"), record.dumps())
+            pipe.set(_key(cid, "created"), secrets.token_hex(8))
+            pipe.set(_key(cid, "url-secret"), secrets.token_bytes(32))
+            pipe.set(_key(cid, "status"), record.status)
             if images:
                 pipe.hset(_key(cid, "img"), mapping={k: v[0] for k, v in images.items()})
                 pipe.hset(_key(cid, "mime"), mapping={k: v[1] for k, v in images.items()})
-            queue = {i["id"]: 0 for i in record["items"] if not i.get("validation")}
-            pipe.zadd(_key(cid, "queue"), queue)
+            pipe.zadd(_key(cid, "queue"), {i.id: 0 for i in record.real_items()})
 
         return await create_if_absent(self.redis, _key(cid, "meta"), write)
 
-    async def record(self, cid: str, fresh_status: bool = True) -> dict[str, Any] | None:
-        """The campaign record with its ``status``, or None. The record is read once per
-        process (it never changes); the status is read again unless ``fresh_status`` is
-        False (the label routes: their scripts read the status themselves)."""
+    async def record(self, cid: str, fresh_status: bool = True) -> CampaignRecord | None:
+        """The campaign record with its ``status``, or None. The record is parsed once per
+        process (it never changes while the campaign exists) and revalidated against the
+        campaign's creation mark — on every call with ``fresh_status``, else at most every
+        :data:`REVALIDATE_S` (the label routes: their scripts read the status themselves) —
+        so a campaign created again under its id (after a Redis loss, say) is read anew
+        instead of served from the old record."""
         rec = self._records.get(cid)
+        now = time.monotonic()
+        if rec is not None and (fresh_status or now - self._checked.get(cid, 0) > REVALIDATE_S):
+            async with self.redis.pipeline(transaction=False) as pipe:
+                pipe.get(_key(cid, "status"))
+                pipe.get(_key(cid, "created"))
+                pipe.exists(_key(cid, "meta"))
+                status, mark, exists = await pipe.execute()
+            self._checked[cid] = now
+            if not exists or mark != self._marks.get(cid):
+                self.forget(cid)
+                rec = None
+            else:
+                self._status[cid] = status.decode() if status else "open"
         if rec is None:
-            raw = await self.redis.get(_key(cid, "meta"))
+            async with self.redis.pipeline(transaction=False) as pipe:
+                pipe.get(_key(cid, "meta"))
+                pipe.get(_key(cid, "status"))
+                pipe.get(_key(cid, "created"))
+                raw, status, mark = await pipe.execute()
             if raw is None:
                 return None
-            rec = json.loads(raw)
-            rec["_by_id"] = {i["id"]: i for i in rec["items"]}
-            rec["_validation"] = sorted(i["id"] for i in rec["items"] if i.get("validation"))
+            rec = CampaignRecord.loads(raw)
             await self._migrate(cid)
-            rec = self._records.setdefault(cid, rec)
-        status = self._status.get(cid)
-        if fresh_status or status is None:
-            got = await self.redis.get(_key(cid, "status"))
-            status = self._status[cid] = got.decode() if got else "open"
-        return {**rec, "status": status}
+            self._records[cid], self._marks[cid], self._checked[cid] = rec, mark, now
+            self._status[cid] = status.decode() if status else "open"
+        return rec.with_status(self._status.get(cid, "open"))
+
+    async def aliases(self, cid: str) -> Aliases | None:
+        """The campaign's per-task image URLs (:mod:`api.campaigns.aliases`): its URL secret,
+        read once per process (drawn now for a campaign stored before it had one); None
+        when there is no such campaign."""
+        got = self._aliases.get(cid)
+        if got is None:
+            if not await self.redis.exists(_key(cid, "meta")):
+                return None
+            await self.redis.set(_key(cid, "url-secret"), secrets.token_bytes(32), nx=True)
+            secret = await self.redis.get(_key(cid, "url-secret"))
+            got = self._aliases[cid] = Aliases(secret)
+        return got
+
+    def forget(self, cid: str) -> None:
+        """Drop what this process remembers of campaign ``cid`` (its record, status, pending
+        tasks and images): the next read takes them from Redis."""
+        for cache in (self._records, self._status, self._marks, self._checked, self._aliases):
+            cache.pop(cid, None)
+        for key in [k for k in self._tasks if k[0] == cid]:
+            del self._tasks[key]
+        for key in [k for k in self._images if k[0] == cid]:
+            self._image_bytes -= len(self._images.pop(key)[0])
 
     async def _migrate(self, cid: str) -> None:
         """A campaign stored before the ``queue`` sorted set kept its counts in a ``planned``
@@ -206,18 +257,19 @@ class CampaignStore:
         )
         if _text(got[0]) == "taken":
             return [_text(got[1])]
-        for name in people:
-            self._owners = OrderedDict((k, v) for k, v in self._owners.items()
-                                       if v != {"campaign": cid, "annotator": name})  # fmt: skip
+        self._forget_owners(cid, list(people))
         return []
+
+    def _forget_owners(self, cid: str, names: list[str]) -> None:
+        gone = {TokenOwner(campaign=cid, annotator=n) for n in names}
+        self._owners = OrderedDict((k, v) for k, v in self._owners.items() if v not in gone)
 
     async def revoke(self, cid: str, names: list[str]) -> list[str]:
         """End the named annotators' links (their pending tasks are released); the names
         revoked (unknown ones left out)."""
         got = await self._revoke(keys=[_key(cid, "annotators")], args=[TOKENS, *names])
         done = [_text(x) for x in got]
-        gone = [{"campaign": cid, "annotator": n} for n in done]
-        self._owners = OrderedDict((k, v) for k, v in self._owners.items() if v not in gone)
+        self._forget_owners(cid, done)
         if done:
             await self.release(cid, done, time.time())
         return done
@@ -240,21 +292,21 @@ class CampaignStore:
         got = await self.redis.hgetall(_key(cid, "annotators"))
         return sorted(k.decode() for k, v in got.items() if json.loads(v).get("revoked"))
 
-    async def token_owner(self, token: str) -> dict[str, str] | None:
-        """``{"campaign", "annotator"}`` of a live token (read, and remembered), or None."""
+    async def token_owner(self, token: str) -> TokenOwner | None:
+        """The :class:`TokenOwner` of a live token (read, and remembered), or None."""
         digest = token_hash(token)
         raw = await self.redis.get(TOKENS + digest)
         if raw is None:
             self._owners.pop(digest, None)
             return None
-        owner = json.loads(raw)
+        owner = TokenOwner.model_validate_json(raw)
         self._owners[digest] = owner
         self._owners.move_to_end(digest)
         while len(self._owners) > _CACHE_TOKENS:
             self._owners.popitem(last=False)
         return owner
 
-    def known_owner(self, token: str) -> dict[str, str] | None:
+    def known_owner(self, token: str) -> TokenOwner | None:
         """The owner of a token this process has seen live, without a Redis read (the
         serving scripts check the token again, so a revoked one still ends there)."""
         return self._owners.get(token_hash(token))
@@ -366,7 +418,8 @@ class CampaignStore:
     ) -> tuple[str, float]:
         """Check and log one answer in one atomic round trip: ``("ok", 0)`` accepted (the task
         closed), ``("paused", left)``, ``("fast", pause)`` (logged, not accepted), or
-        ``("gone"|"revoked"|"closed"|"rate-token"|"rate-address", 0)``, or ``("cap", 0)``
+        ``("gone"|"expired"|"revoked"|"closed"|"rate-token"|"rate-address", 0)`` (``expired``:
+        the task's lease had ended; it is released), or ``("cap", 0)``
         past ``cap`` answers from this annotator (nothing logged). ``entry`` gets
         ``seconds``, ``accepted`` and ``fast`` from the stored task."""
         outcome = entry.get("choice") if entry.get("choice") is not None else entry.get("rating")
@@ -374,13 +427,13 @@ class CampaignStore:
         got = await self._answer(
             keys=[_key(cid, "a", who), _key(cid, "log"), _key(cid, "outcomes"),
                   _key(cid, "leases"), self._token_key(cid, token), _key(cid, "status"),
-                  *limits.keys(token)],
+                  *limits.keys(token), _key(cid, "queue")],
             args=[entry["task"], repr(now), repr(min_seconds), repr(penalty_s),
                   json.dumps(entry), keep, entry["item"], who,
-                  limits.per_token, limits.per_address, cap],
+                  limits.per_token, limits.per_address, cap, _key(cid, "")],
         )  # fmt: skip
         what = _text(got[0]) + (f"-{_text(got[1])}" if _text(got[0]) == "rate" else "")
-        if what == "ok":
+        if what in ("ok", "expired"):
             self._tasks.pop((cid, who), None)
         return what, float(_text(got[1])) if what in ("paused", "fast") else 0.0
 

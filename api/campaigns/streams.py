@@ -27,6 +27,7 @@ import orjson
 
 from api.campaigns.store import CampaignStore
 from eval.campaigns.exports import RATING_FIELDS, VOTE_FIELDS, rating_rows, to_csv, vote_rows
+from eval.campaigns.record import CampaignRecord
 from eval.campaigns.report import Flags
 
 CHUNK = 10_000
@@ -57,7 +58,7 @@ def _parse(raw: list[bytes]) -> list[dict[str, Any]]:
     return [orjson.loads(x) for x in raw]
 
 
-async def excluded_annotators(store: CampaignStore, record: dict[str, Any]) -> Checked:
+async def excluded_annotators(store: CampaignStore, record: CampaignRecord) -> Checked:
     """The annotators QC flags, and the log length this pass read up to (one pass over the
     log; the rules keep tallies only)."""
     flags = Flags(record)
@@ -65,18 +66,18 @@ async def excluded_annotators(store: CampaignStore, record: dict[str, Any]) -> C
     def fold(raw: list[bytes]) -> None:
         flags.add(_parse(raw))
 
-    end = await store.log_length(record["id"])
-    async for raw in _chunks(store, record["id"], end):
+    end = await store.log_length(record.id)
+    async for raw in _chunks(store, record.id, end):
         await asyncio.to_thread(fold, raw)
     people = await asyncio.to_thread(flags.result)
     return Checked({a for a, p in people.items() if p["flagged"]}, end)
 
 
 def _render(
-    record: dict[str, Any], raw: list[bytes], excluded: set[str], fmt: str, header: bool
+    record: CampaignRecord, raw: list[bytes], excluded: set[str], fmt: str, header: bool
 ) -> bytes:
     answers = _parse(raw)
-    if record["kind"] == "rating":
+    if record.kind == "rating":
         rows, fields = rating_rows(record, answers, excluded), RATING_FIELDS
     else:
         rows, fields = vote_rows(record, answers, excluded), VOTE_FIELDS
@@ -86,12 +87,12 @@ def _render(
 
 
 async def table_parts(
-    store: CampaignStore, record: dict[str, Any], checked: Checked, fmt: str
+    store: CampaignStore, record: CampaignRecord, checked: Checked, fmt: str
 ) -> AsyncIterator[bytes]:
     """The votes (or ratings) table as ``fmt`` (``jsonl`` or ``csv``), a chunk of the log
     at a time (the CSV header first, even for an empty log), up to the entry QC read to."""
     header, excluded = fmt == "csv", checked.excluded
-    async for raw in _chunks(store, record["id"], checked.end):
+    async for raw in _chunks(store, record.id, checked.end):
         yield await asyncio.to_thread(_render, record, raw, excluded, fmt, header)
         header = False
     if header:

@@ -3,6 +3,11 @@ scale labels (anchors), each translated once per text and language by the config
 in the background, and kept in Redis (``judge:campaign:<id>:tr:<lang>``, hash text key →
 text; card texts' keys start with ``c``).
 
+Only into the campaign's languages (``translate_into``, default the label page's), each
+text and language translated once (one in flight across processes: a Redis lock; never again
+once stored), and at most ``translation_budget`` calls per campaign, failed ones included
+(``judge:campaign:<id>:tr-spent``): a link asking for made-up languages costs nothing.
+
 ``next`` asks :meth:`Translations.localise` to put a task in the page's language: each text
 with a stored translation (also remembered in the process) is replaced and its original
 kept beside it (``prompt_original``, ``question_original``, ``anchors_original``); a text
@@ -26,6 +31,7 @@ import redis.asyncio as aredis
 
 from api.campaigns.i18n import languages
 from api.campaigns.store import PREFIX
+from eval.campaigns.record import CampaignRecord
 from eval.campaigns.translate import prompt_key, translate
 from judge.llm.usage import UsageMeter
 
@@ -48,15 +54,42 @@ class Translations:
         self._running: set[asyncio.Task] = set()
 
     @staticmethod
-    def source(record: dict[str, Any]) -> str:
-        return record.get("prompt_language") or "en"
+    def source(record: CampaignRecord) -> str:
+        return record.prompt_language or "en"
 
-    async def localise(self, record: dict[str, Any], task: dict[str, Any], lang: str) -> None:
+    @staticmethod
+    def targets(record: CampaignRecord) -> list[str]:
+        """The languages the campaign's texts may be translated into: its
+        ``translate_into``, else the label page's languages."""
+        return record.translate_into or [code for code, _ in languages()]
+
+    def budget(self, record: CampaignRecord) -> int:
+        """The most translation calls of the campaign: its ``translation_budget``, else two
+        per text (distinct prompts, the question, the anchors) and target language."""
+        if record.translation_budget is not None:
+            return record.translation_budget
+        texts = len({i.prompt for i in record.items if i.prompt}) + 1 + len(record.card.anchors)
+        return 2 * texts * len(self.targets(record))
+
+    async def _spend(self, record: CampaignRecord) -> bool:
+        """Count one translation call against the campaign's budget (in Redis: every
+        process counts on one counter); False, and nothing started, once it is spent."""
+        spent = await self.redis.incr(f"{PREFIX}{record.id}:tr-spent")
+        if spent <= self.budget(record):
+            return True
+        if spent == self.budget(record) + 1:
+            log.warning("campaign %s: its %d translation calls are spent; texts not yet "
+                        "translated stay as written", record.id, self.budget(record))  # fmt: skip
+        return False
+
+    async def localise(self, record: CampaignRecord, task: dict[str, Any], lang: str) -> None:
         """Put the public ``task`` in ``lang`` where translations exist (in place): its
         ``prompt``, ``question`` and ``anchors``, the originals kept; ``prompt_language``
         says which language the prompt is shown in (when the task has a prompt)."""
         source = self.source(record)
-        translating = bool(record.get("translate_prompts")) and lang != source
+        translating = (
+            record.translate_prompts and lang != source and lang in self.targets(record)
+        )
         texts: list[tuple[str, str]] = []
         if translating:
             if task.get("prompt"):
@@ -78,11 +111,11 @@ class Translations:
             task["anchors"] = {k: got.get(v, v) for k, v in anchors.items()}
 
     async def _lookup(
-        self, record: dict[str, Any], texts: list[tuple[str, str]], lang: str
+        self, record: CampaignRecord, texts: list[tuple[str, str]], lang: str
     ) -> dict[str, str]:
         """``{original: translation}`` of the ``(text, kind)`` pairs translated so far (one
         Redis read for those this process does not hold); the others start translating."""
-        cid = record["id"]
+        cid = record.id
         out: dict[str, str] = {}
         missing: list[tuple[str, str, str]] = []
         for text, what in texts:
@@ -100,7 +133,7 @@ class Translations:
                 out[text] = self._known[(cid, lang, key)] = raw.decode()
                 continue
             lock = f"{PREFIX}{cid}:trlock:{lang}:{key}"
-            if await self.redis.set(lock, b"1", nx=True, ex=LOCK_S):
+            if await self.redis.set(lock, b"1", nx=True, ex=LOCK_S) and await self._spend(record):
                 task = asyncio.create_task(self._translate(cid, text, lang, key, what))
                 self._running.add(task)
                 task.add_done_callback(self._running.discard)

@@ -57,6 +57,18 @@ def app_store(request: Request, name: str, build: Callable[[aredis.Redis], S]) -
     return store
 
 
+def key_variables(settings: ServiceSettings) -> str:
+    """The variables that hold this service's keys, as a 401 says them (only what is set).
+
+    Example:
+        >>> key_variables(ServiceSettings(admin_keys="a" * 16))
+        'JUDGE_SERVE_ADMIN_KEYS; this service sets no JUDGE_SERVE_API_KEYS'
+    """
+    if settings.api_keys:
+        return "JUDGE_SERVE_API_KEYS or JUDGE_SERVE_ADMIN_KEYS"
+    return "JUDGE_SERVE_ADMIN_KEYS; this service sets no JUDGE_SERVE_API_KEYS"
+
+
 async def _identify(request: Request) -> str:
     """The caller's key (``"anonymous"`` when auth is off); 401 when missing or wrong, 429
     when the caller's address sent too many wrong keys this minute."""
@@ -72,7 +84,7 @@ async def _identify(request: Request) -> str:
             401,
             error_body(
                 "unauthorized",
-                "send 'Authorization: Bearer <key>' with a key from JUDGE_SERVE_API_KEYS",
+                f"send 'Authorization: Bearer <key>' with a key from {key_variables(settings)}",
                 "Authorization",
             ),
             headers={"WWW-Authenticate": "Bearer"},

@@ -22,7 +22,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from judge.errors import ConfigError, InputError
 from judge.io.pixel_budget import DecodeBusy
-from judge.validation import first_problem
+from judge.validation import as_input_error, problem_list
 
 log = logging.getLogger("judge.api")
 
@@ -52,6 +52,12 @@ ERROR_RESPONSES: dict[int | str, dict] = {
 }
 """The error answers every route documents; a route that can refuse a valid request by a
 limit adds :data:`LIMIT_RESPONSE`."""
+
+CONFIG_RESPONSE: dict[int | str, dict] = {
+    409: {"model": ErrorBody, "description": "the service is not set up to do this (e.g. "
+          "no_judge_model: a request for the judge model of a service without one)"}
+}  # fmt: skip
+"""The answer of the routes that judge when the service cannot do what a valid request asks."""
 
 LIMIT_RESPONSE: dict[int | str, dict] = {
     422: {"model": ErrorBody, "description": "a valid request refused by a limit (bounds, budget)"}
@@ -104,20 +110,12 @@ def install(app: FastAPI) -> None:
 
     @app.exception_handler(RequestValidationError)
     async def _validation(request: Request, exc: RequestValidationError) -> JSONResponse:
-        err, near = first_problem(exc.errors()) if exc.errors() else ({"loc": ()}, None)
-        field = _loc(tuple(err.get("loc", ())))
-        msg = err.get("msg", "invalid request")
-        if near:
-            msg = f"unknown field; did you mean {near!r}?"
-        elif err.get("type") == "json_invalid":
-            field, msg = "(body)", "the body is not valid JSON"
-        elif err.get("type") == "missing":
-            msg = "this field is required"
-        elif err.get("type") == "extra_forbidden":
-            msg = "unknown field"
-        more = len(exc.errors()) - 1
-        suffix = f" (and {more} more problem(s))" if more > 0 else ""
-        return JSONResponse(error_body("invalid_input", f"{field}: {msg}{suffix}", field), 400)
+        errors = exc.errors()
+        if not errors or any(e.get("type") == "json_invalid" for e in errors):
+            named = InputError("(body)", "the body is not valid JSON")
+        else:  # every fault, the likeliest first (judge.validation)
+            named = as_input_error(problem_list(errors, loc=_loc))
+        return JSONResponse(error_body("invalid_input", str(named), named.field), 400)
 
     @app.exception_handler(InputError)
     async def _input(request: Request, exc: InputError) -> JSONResponse:
@@ -125,7 +123,9 @@ def install(app: FastAPI) -> None:
 
     @app.exception_handler(ConfigError)
     async def _config(request: Request, exc: ConfigError) -> JSONResponse:
-        return JSONResponse(error_body("not_configured", str(exc)), 400)
+        # the request is fine; the service is not set up to do it: 409, nothing to retry
+        code = getattr(exc, "code", "not_configured")
+        return JSONResponse(error_body(code, str(exc), getattr(exc, "field", None)), 409)
 
     @app.exception_handler(DecodeBusy)
     async def _busy(request: Request, exc: DecodeBusy) -> JSONResponse:

@@ -108,6 +108,34 @@ def _stop_pid(pid: int, data_dir: Path, timeout_s: float = 10.0) -> None:
             with_signal = signal.SIGKILL
 
 
+def busy_text(data_dir: Path) -> str:
+    """Why a second server cannot start on ``data_dir`` (its lock is held)."""
+    return (f"another process runs the embedded Redis of {data_dir}; stop that judge serve, "
+            "or give this one its own JUDGE_DATA_DIR (or a REDIS_URL)")  # fmt: skip
+
+
+def busy(data_dir: Path) -> str | None:
+    """:func:`busy_text` when another process holds ``data_dir``'s lock, else None: checked by
+    ``judge serve`` before it starts, so the reason is one line, not the end of a traceback
+    in the server's log. (The server's own start still takes the lock for good.)
+
+    Example:
+        >>> import tempfile
+        >>> busy(Path(tempfile.mkdtemp())) is None
+        True
+    """
+    path = Path(data_dir) / LOCKFILE
+    if not path.is_file():
+        return None
+    with open(path, "a+") as lock:
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            return busy_text(Path(data_dir))
+        fcntl.flock(lock, fcntl.LOCK_UN)
+    return None
+
+
 class EmbeddedRedis:
     """Start, wait for, and stop a redis-server process."""
 
@@ -128,10 +156,7 @@ class EmbeddedRedis:
             fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
             lock.close()
-            raise RuntimeError(
-                f"another process runs the embedded Redis of {self.data_dir}; stop that "
-                "judge serve, or give this one its own JUDGE_DATA_DIR (or a REDIS_URL)"
-            ) from None
+            raise RuntimeError(busy_text(self.data_dir)) from None
         self._lock = lock
         pidfile = self.data_dir / PIDFILE
         try:

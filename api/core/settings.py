@@ -169,7 +169,9 @@ class ServiceSettings(ProjectSettings):
     )
     allow_local_backend: bool = Field(
         default=False,
-        description="let requests ask for backend 'local' (CPU-heavy models in the API process)",
+        description="on a service with a judge model, let requests ask for backend 'local' "
+        "(CPU-heavy models in the API process); a service without a model runs it for every "
+        "request anyway",
         json_schema_extra=renamed("JUDGE_ALLOW_LOCAL_BACKEND"),
     )
     reconcile_interval_s: float = Field(

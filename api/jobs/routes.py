@@ -34,7 +34,7 @@ from fastapi import APIRouter, HTTPException, Query, Request, Response
 from fastapi.responses import JSONResponse, StreamingResponse
 
 from api.core.deps import JudgeDep, KeyDep, PollKeyDep, RedisDep, SettingsDep
-from api.core.errors import error_body
+from api.core.errors import CONFIG_RESPONSE, error_body
 from api.core.limits import charge
 from api.jobs.batch_body import read_body, validate_batch
 from api.jobs.store import BatchCreated, BatchInfo, BatchStore, is_batch_id, owner_tag
@@ -96,6 +96,7 @@ async def _info_or_404(store: BatchStore, batch_id: str, key: str) -> BatchInfo:
     response_model=BatchCreated,
     summary="Submit a batch",
     openapi_extra=_BODY,
+    responses=CONFIG_RESPONSE,
 )
 async def create_batch(
     request: Request, judge: JudgeDep, settings: SettingsDep, redis: RedisDep, key: KeyDep

@@ -43,18 +43,17 @@ from arq.constants import in_progress_key_prefix
 from arq.logs import default_log_config
 from arq.worker import Function, Worker, func
 from fastapi import FastAPI
-from pydantic import Field, ValidationError
-from pydantic_settings import SettingsConfigDict
+from pydantic import ValidationError
 from redis.exceptions import RedisError
 
 from api.core.errors import error_body
 from api.core.prometheus import record_result
 from api.core.settings import ServiceSettings
 from api.jobs.store import JOB_FUNCTION, QUEUE_NAME, BatchStore
+from api.jobs.tuning import WorkerTuning
 from api.judging.factory import build_judge
-from api.judging.requests import OuterOptions, check_body
+from api.judging.requests import OuterOptions, check_body, named_as_sent
 from api.judging.trust import load_policies
-from judge.config_env import ProjectSettings, renamed
 from judge.engine import Judge
 from judge.errors import ConfigError, InputError
 from judge.io.pixel_budget import PixelBudget, pixel_ledger
@@ -73,35 +72,6 @@ NO_REDIS = (
     "service uses, e.g. REDIS_URL=redis://127.0.0.1:6379/0 judge worker (a `judge serve` "
     "without REDIS_URL runs a private Redis that outside workers cannot reach; give it one)"
 )
-
-
-class WorkerTuning(ProjectSettings):
-    """Knobs that only the batch workers read (``JUDGE_WORKER_*``); what the API's routes
-    share with them (the item timeout, the batch TTL) is in the service settings."""
-
-    model_config = SettingsConfigDict(env_prefix="JUDGE_WORKER_", extra="ignore")
-
-    concurrency: int = Field(
-        default=8, ge=1, le=256, description="batch items one worker scores at once"
-    )
-    job_timeout_s: int = Field(
-        default=900,
-        ge=10,
-        description="arq's timeout of one batch item's job",
-        json_schema_extra=renamed("JUDGE_JOB_TIMEOUT_S"),
-    )
-
-    lease_s: float = Field(
-        default=30.0, ge=2, description="in-progress lock lease while an item runs"
-    )
-    queue_read_limit: int = Field(
-        default=1000,
-        ge=10,
-        description="job ids read per poll; keep above the fleet's total concurrency",
-    )
-    poll_delay_s: float = Field(
-        default=0.5, gt=0, description="wait between polls of the queue for new jobs"
-    )
 
 
 def scoring_timeout(settings: ServiceSettings, tuning: WorkerTuning) -> float:
@@ -175,6 +145,7 @@ async def _score_item(ctx: dict[str, Any], batch_id: str, index: int) -> str:
             f"no result after {ITEM_MAX_TRIES} attempts "
             "(the worker stopped or timed out each time)",
         )
+    checked: CheckedRequest | None = None
     try:
         checked = _item_request(item_json, options_json, judge, settings)
         with pixel_ledger(settings.max_request_pixels, ctx.get("pixel_budget")):
@@ -182,7 +153,8 @@ async def _score_item(ctx: dict[str, Any], batch_id: str, index: int) -> str:
                 judge.arun_checked(checked), timeout=scoring_timeout(settings, ctx["tuning"])
             )
     except InputError as exc:
-        named = exc.under(f"items[{index}]")
+        as_sent = named_as_sent(exc, checked) if checked is not None else exc
+        named = as_sent.under(f"items[{index}]")
         return await fail("invalid_input", str(named), named.field)
     except ConfigError as exc:
         return await fail("not_configured", str(exc))

@@ -1,14 +1,30 @@
-"""What a client may ask of the server per request (beyond the option schema).
+"""What a client may ask of the server per request (beyond the option schema): the one rule of
+the local backend, and the server's cap on confidence calls.
 
-``backend: "local"`` runs CPU-heavy models (OCR, classifiers, encoders) inside the API
-process; a client may ask for it only when the operator allows it
-(``JUDGE_SERVE_ALLOW_LOCAL_BACKEND=true``). The server's own default backend (``JUDGE_BACKEND``)
-is the operator's choice and is not affected. A confidence method that adds model calls
-(``samples:K``, ``annotators:K``) may ask at most ``JUDGE_SERVE_MAX_CONFIDENCE_K`` of them.
+The local backend runs CPU-heavy models (OCR, classifiers, encoders) inside the API process,
+so it runs only by the operator's choice:
+
+- a service started **without a judge model** (no ``JUDGE_MODEL``/``JUDGE_PANEL``, or
+  ``JUDGE_BACKEND=local``) judges every request with it, and ``judge serve`` says so at start;
+  a request may name ``local`` or ``auto`` (the same there), and one asking for ``llm`` gets
+  ``409 no_judge_model`` (:class:`NoJudgeModel`): nothing the client can change;
+- a service **with a model** judges with the model; a request may ask for the local backend
+  only where the operator sets ``JUDGE_SERVE_ALLOW_LOCAL_BACKEND=true`` (else ``400`` naming
+  ``options.backend``), so a client cannot move a model-sized service's load onto its CPU.
+
+A confidence method that adds model calls (``samples:K``, ``annotators:K``) may ask at most
+``JUDGE_SERVE_MAX_CONFIDENCE_K`` of them.
 
 Example:
-    >>> check_overrides({"backend": "llm"}, ServiceSettings())
-    >>> check_overrides({"confidence": "samples:9"}, ServiceSettings())  # doctest: +ELLIPSIS
+    >>> from judge.config import JudgeSettings
+    >>> check_overrides({"backend": "local"}, ServiceSettings(), JudgeSettings())  # model-less
+    >>> try:
+    ...     check_overrides({"backend": "llm"}, ServiceSettings(), JudgeSettings())
+    ... except NoJudgeModel as exc:
+    ...     print(exc.field)
+    options.backend
+    >>> check_overrides({"confidence": "samples:9"}, ServiceSettings(), JudgeSettings())
+    ... # doctest: +ELLIPSIS
     Traceback (most recent call last):
     judge.errors.InputError: options.confidence: samples:9: this server allows K up to 5 (...)
 """
@@ -19,14 +35,33 @@ from typing import Any
 
 from api.core.settings import ServiceSettings
 from judge.confidence.spec import K_MIN, parse_method
-from judge.errors import InputError
+from judge.config import JudgeSettings
+from judge.errors import ConfigError, InputError
+
+
+class NoJudgeModel(ConfigError):
+    """A request asks for the judge model of a service started without one (HTTP 409)."""
+
+    code = "no_judge_model"
+
+    def __init__(self, field: str):
+        super().__init__(
+            "this service has no judge model: it judges every request with the local backend "
+            "(ask for 'local' or 'auto', or leave backend out); operators: set JUDGE_MODEL "
+            "(or JUDGE_PANEL) and restart to serve a judge model"
+        )
+        self.field = field
 
 
 def check_overrides(
-    overrides: dict[str, Any], settings: ServiceSettings, prefix: str = "options"
+    overrides: dict[str, Any],
+    settings: ServiceSettings,
+    engine: JudgeSettings,
+    prefix: str = "options",
 ) -> None:
-    """Raise :class:`InputError` naming ``<prefix>.backend`` for a refused local backend, and
-    ``<prefix>.confidence`` for a method asking more extra calls than the server allows."""
+    """Apply the rules (module docstring) to a request's options on a service whose own judge
+    settings are ``engine``: :class:`InputError` or :class:`NoJudgeModel`, naming
+    ``<prefix>.backend`` or ``<prefix>.confidence``."""
     method = overrides.get("confidence")
     if method is not None:
         spec = parse_method(method)
@@ -38,14 +73,14 @@ def check_overrides(
                 f"{spec}: this server allows {allowed} (each one more model call per item; "
                 "operators: JUDGE_SERVE_MAX_CONFIDENCE_K)",
             )
-    if overrides.get("backend") == "local" and not settings.allow_local_backend:
+    asked = overrides.get("backend")
+    local_service = engine.resolved_backend() == "local"
+    if asked == "local" and not local_service and not settings.allow_local_backend:
         raise InputError(
             f"{prefix}.backend",
-            "this server does not run the local backend for requests; use 'llm' or 'auto' "
-            "(operators: set JUDGE_SERVE_ALLOW_LOCAL_BACKEND=true to allow it)",
+            "this server judges with its model and does not run the local backend for "
+            "requests; use 'llm' or 'auto' (operators: set JUDGE_SERVE_ALLOW_LOCAL_BACKEND=true "
+            "to allow it)",
         )
-
-
-def check_options(options: Any, settings: ServiceSettings, prefix: str = "options") -> None:
-    """:func:`check_overrides` of an options model (anything with ``overrides()``)."""
-    check_overrides(options.overrides(), settings, prefix)
+    if asked == "llm" and not engine.models():
+        raise NoJudgeModel(f"{prefix}.backend")

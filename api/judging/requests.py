@@ -122,15 +122,22 @@ def _checked(
     judge: Any,
     policy: ServiceSettings,
 ) -> CheckedRequest:
-    check_overrides(overrides, policy)
+    check_overrides(overrides, policy, judge.settings)
     try:
-        return check_request(mode, request, overrides, judge.settings, judge.registry)
+        checked = check_request(mode, request, overrides, judge.settings, judge.registry)
+        return replace(checked, wrapper=mode.wrapper_key if wrapped else None)
     except InputError as exc:
         setting = exc.field.split(".")[0]
         if setting in ("skills", "memories", "confidence"):  # settings the options changed
             named = InputError(f"options.{exc.field}", exc.message) if setting in overrides else exc
             raise named from None
         raise (exc.under(mode.wrapper_key) if wrapped else exc) from None
+
+
+def named_as_sent(exc: InputError, checked: CheckedRequest) -> InputError:
+    """A fault found while judging ``checked`` (an image's, named ``images[0]`` by the engine)
+    named as the client wrote the request: ``submission.images[0]`` in the wrapped form."""
+    return exc.under(checked.wrapper) if checked.wrapper else exc
 
 
 def body_schema(*models: str) -> dict[str, Any]:

@@ -18,10 +18,11 @@ from fastapi.responses import JSONResponse
 from pydantic import BaseModel
 
 from api.core.deps import JudgeDep, KeyDep, SettingsDep
-from api.core.errors import ERROR_RESPONSES, error_body
+from api.core.errors import CONFIG_RESPONSE, ERROR_RESPONSES, error_body
 from api.core.prometheus import record_result
 from api.core.settings import ServiceSettings
-from api.judging.requests import body_schema, check_body
+from api.judging.requests import body_schema, check_body, named_as_sent
+from judge.errors import InputError
 
 
 async def judge_body(
@@ -34,6 +35,8 @@ async def judge_body(
         result = await asyncio.wait_for(
             judge.arun_checked(checked), timeout=settings.score_timeout_s
         )
+    except InputError as exc:
+        raise named_as_sent(exc, checked) from None
     except TimeoutError:
         raise HTTPException(
             504, error_body("timeout", f"judging took longer than {settings.score_timeout_s} s")
@@ -85,6 +88,6 @@ def judging_router(
         operation_id=f"{mode}_v1_{mode}_post",
         name=mode,  # the endpoint's name, as when each route was its own function
         openapi_extra=body_schema(*body_models),
-        responses=ERROR_RESPONSES,
+        responses={**ERROR_RESPONSES, **CONFIG_RESPONSE},
     )
     return router

@@ -24,7 +24,7 @@ from urllib.parse import quote
 from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
-from api.core.deps import ANONYMOUS, known_key
+from api.core.deps import ANONYMOUS, key_variables, known_key
 from api.core.limits import charge
 from api.core.request_guard import host_allowed
 from api.core.request_guard import same_origin as origin_matches
@@ -127,7 +127,8 @@ async def key_submit(request: Request) -> Response:
             "title": "Sign in",
             "next": nxt,
             "signed_in": False,
-            "error": "That key is not one of this service's keys (JUDGE_SERVE_API_KEYS); check it.",
+            "error": f"That key is not one of this service's keys ({key_variables(settings)}); "
+            "check it.",
         }
         return render(request, "key.html", context, 401)
     response = RedirectResponse(nxt, status_code=303, headers=SECURITY_HEADERS)

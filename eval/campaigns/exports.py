@@ -6,8 +6,9 @@
       {"prompt_id", "model_a", "model_b", "winner", "criterion", "annotator", "shown_left",
        "seconds", "excluded", "item", "prompt", "image_a", "image_b", "at"}
 
-  the §13 fields plus ``item``, ``prompt``, ``image_a``/``image_b`` (paths
-  ``images/<key>.<ext>``, written next to the file by ``judge campaign votes``) and ``at``.
+  the §13 fields (``prompt_id`` names the prompt, :func:`prompt_id`) plus ``item``,
+  ``prompt``, ``image_a``/``image_b`` (paths ``images/<key>.<ext>``, written next to the
+  file by ``judge campaign votes``) and ``at``.
   ``judge leaderboard`` and ``meta-eval --dataset votes`` read it and skip ``excluded``
   rows. Validation tasks never appear.
   ``shown_left`` is the item side (``a``/``b``) shown on the left (rankings: null).
@@ -17,10 +18,11 @@
   (``meta-eval --dataset edit-ratings``).
 
 Example:
-    >>> rec = {"kind": "pairwise", "criterion": "preference",
+    >>> rec = CampaignRecord.model_validate({"id": "c", "kind": "pairwise",
+    ...        "criterion": "preference", "card": {"question": "?"},
     ...        "image_ext": {"k1": "png", "k2": "png"},
     ...        "items": [{"id": "i1", "prompt": "p", "a": {"model": "x", "image": "k1"},
-    ...                   "b": {"model": "y", "image": "k2"}, "validation": None}]}
+    ...                   "b": {"model": "y", "image": "k2"}, "validation": None}]})
     >>> ans = [{"item": "i1", "annotator": "a01", "accepted": True, "choice": "b",
     ...         "shown_left": "a", "seconds": 3.0, "at": "t", "validation": False}]
     >>> row = vote_rows(rec, ans, excluded=set())[0]
@@ -31,11 +33,14 @@ Example:
 from __future__ import annotations
 
 import csv
+import hashlib
 import io
 import itertools
 import json
 from collections.abc import Iterable, Mapping
 from typing import Any
+
+from eval.campaigns.record import CampaignRecord, StoredItem
 
 VOTE_FIELDS = (
     "prompt_id",
@@ -74,16 +79,26 @@ RATING_FIELDS = (
 )
 
 
-def image_path(record: Mapping[str, Any], key: str | None) -> str | None:
+def image_path(record: CampaignRecord, key: str | None) -> str | None:
     """Where an export puts an image: ``images/<key>.<ext>``."""
     if not key:
         return None
-    return f"images/{key}.{record.get('image_ext', {}).get(key, 'png')}"
+    return f"images/{key}.{record.image_ext.get(key, 'png')}"
 
 
-def _items(record: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
-    cached = record.get("_by_id")  # a record the service holds carries its index
-    return cached if cached is not None else {i["id"]: i for i in record["items"]}
+def prompt_id(item: StoredItem) -> str:
+    """Which prompt a vote is on: items with the same prompt text share it (``prompt-`` and
+    12 hex digits of the text's SHA-256), an item without a prompt is its own. Boards count
+    and resample prompts by it, so several pairs of one prompt count once.
+
+    >>> a, b = StoredItem(id="t1:x-vs-y", prompt="a red kite"), StoredItem(id="t1:x-vs-z",
+    ...     prompt="a red kite")
+    >>> prompt_id(a) == prompt_id(b) != prompt_id(StoredItem(id="i9"))
+    True
+    """
+    if not item.prompt:
+        return item.id
+    return "prompt-" + hashlib.sha256(item.prompt.encode()).hexdigest()[:12]
 
 
 def _kept_answers(answers: Iterable[Mapping[str, Any]]) -> Iterable[Mapping[str, Any]]:
@@ -91,8 +106,8 @@ def _kept_answers(answers: Iterable[Mapping[str, Any]]) -> Iterable[Mapping[str,
 
 
 def _vote(
-    item: Mapping[str, Any],
-    record: Mapping[str, Any],
+    item: StoredItem,
+    record: CampaignRecord,
     ans: Mapping[str, Any],
     pair: tuple[str, str, str, str | None, str | None],
     shown_left: str | None,
@@ -101,17 +116,17 @@ def _vote(
     """One vote row, its keys in :data:`VOTE_FIELDS` order. ``pair``: model a, model b,
     winner, image a, image b."""
     return {
-        "prompt_id": item["id"],
+        "prompt_id": prompt_id(item),
         "model_a": pair[0],
         "model_b": pair[1],
         "winner": pair[2],
-        "criterion": record["criterion"],
+        "criterion": record.criterion,
         "annotator": ans["annotator"],
         "shown_left": shown_left,
         "seconds": ans.get("seconds"),
         "excluded": ans["annotator"] in excluded,
-        "item": item["id"],
-        "prompt": item.get("prompt") or "",
+        "item": item.id,
+        "prompt": item.prompt or "",
         "image_a": pair[3],
         "image_b": pair[4],
         "at": ans.get("at"),
@@ -121,22 +136,21 @@ def _vote(
 
 
 def vote_rows(
-    record: Mapping[str, Any], answers: Iterable[Mapping[str, Any]], excluded: set[str]
+    record: CampaignRecord, answers: Iterable[Mapping[str, Any]], excluded: set[str]
 ) -> list[dict[str, Any]]:
     """Votes of a pairwise or ranking campaign (validation answers left out)."""
-    items = _items(record)
     out: list[dict[str, Any]] = []
     for ans in _kept_answers(answers):
-        item = items.get(ans["item"])
+        item = record.find(ans["item"])
         if item is None:
             continue
-        if record["kind"] == "pairwise":
-            a, b = item["a"], item["b"]
-            pair = (a["model"], b["model"], ans["choice"], image_path(record, a["image"]),
-                    image_path(record, b["image"]))  # fmt: skip
+        if record.kind == "pairwise" and item.a is not None and item.b is not None:
+            a, b = item.a, item.b
+            pair = (a.model, b.model, ans["choice"], image_path(record, a.image),
+                    image_path(record, b.image))  # fmt: skip
             out.append(_vote(item, record, ans, pair, ans.get("shown_left"), excluded))
             continue
-        image_of = {o["model"]: o["image"] for o in item["outputs"]}
+        image_of = {o.model: o.image for o in item.outputs or []}
         for better, worse in itertools.combinations(ans["order"], 2):
             m_a, m_b = sorted((better, worse))
             pair = (m_a, m_b, "a" if better == m_a else "b", image_path(record, image_of[m_a]),
@@ -146,30 +160,29 @@ def vote_rows(
 
 
 def rating_rows(
-    record: Mapping[str, Any], answers: Iterable[Mapping[str, Any]], excluded: set[str]
+    record: CampaignRecord, answers: Iterable[Mapping[str, Any]], excluded: set[str]
 ) -> list[dict[str, Any]]:
     """Ratings of a rating campaign (validation answers left out)."""
-    items = _items(record)
     out = []
     for ans in _kept_answers(answers):
-        item = items.get(ans["item"])
+        item = record.find(ans["item"])
         if item is None:
             continue
         out.append(
             {
-                "item": item["id"],
-                "model": item.get("model"),
+                "item": item.id,
+                "model": item.model,
                 "annotator": ans["annotator"],
                 "rating": ans["rating"],
-                "criterion": record["criterion"],
+                "criterion": record.criterion,
                 "seconds": ans.get("seconds"),
                 "reason": ans.get("reason"),
                 "excluded": ans["annotator"] in excluded,
                 "at": ans.get("at"),
-                "prompt": item.get("prompt"),
-                "image": image_path(record, item["image"]),
-                "source_image": image_path(record, item.get("source_image")),
-                "instruction": item.get("instruction"),
+                "prompt": item.prompt,
+                "image": image_path(record, item.image),
+                "source_image": image_path(record, item.source_image),
+                "instruction": item.instruction,
                 "lang": ans.get("lang"),
                 "prompt_language": ans.get("prompt_language"),
             }
@@ -236,11 +249,13 @@ def to_csv(rows: Iterable[Mapping[str, Any]], fields: Iterable[str], header: boo
 
 
 def vote_units(rows: Iterable[Mapping[str, Any]]) -> dict[str, dict[str, str]]:
-    """Kept votes as agreement units: ``{prompt_id|model_a|model_b: {annotator: winner}}``."""
+    """Kept votes as agreement units: ``{item|model_a|model_b: {annotator: winner}}`` (the
+    item, where a row names it, else its ``prompt_id``: one unit per pair shown)."""
     units: dict[str, dict[str, str]] = {}
     for r in rows:
         if not r.get("excluded"):
-            units.setdefault(f"{r['prompt_id']}|{r['model_a']}|{r['model_b']}", {})[
+            unit = r.get("item") or r["prompt_id"]
+            units.setdefault(f"{unit}|{r['model_a']}|{r['model_b']}", {})[
                 r["annotator"]
             ] = r["winner"]
     return units

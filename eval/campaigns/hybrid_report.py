@@ -18,6 +18,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from eval.campaigns.record import CampaignRecord
 from eval.kit.stats.hybrid_means import hybrid_means
 from eval.leaderboards.hybrid import build_hybrid_leaderboard
 from eval.leaderboards.votes import Vote
@@ -29,17 +30,17 @@ ASSUMPTION = (
 
 
 def hybrid_section(
-    record: Mapping[str, Any], rows: Sequence[Mapping[str, Any]], judged: Mapping[str, Any]
+    record: CampaignRecord, rows: Sequence[Mapping[str, Any]], judged: Mapping[str, Any]
 ) -> dict[str, Any] | None:
     """The hybrid board from the kept human rows and the judge's answers (``{unit: answer}``
     as in the report: item id for ratings, ``item|a|b`` for votes); None when no item has
     both."""
     kept = [r for r in rows if not r["excluded"]]
-    items = {i["id"]: i for i in record["items"] if not i.get("validation")}
-    if record["kind"] == "rating":
+    items = {i.id: i for i in record.real_items()}
+    if record.kind == "rating":
         human = [{"item": r["item"], "group": r["model"], "rating": r["rating"]} for r in kept]
         judge = [
-            {"item": k, "group": items[k].get("model"), "score": v}
+            {"item": k, "group": items[k].model, "score": v}
             for k, v in judged.items()
             if k in items
         ]
@@ -48,16 +49,18 @@ def hybrid_section(
             return None
         return {"method": "hybrid mean rating", "estimator": "ppi++", "note": ASSUMPTION,
                 "models": models}  # fmt: skip
-    if record["kind"] != "pairwise":
+    if record.kind != "pairwise":
         return None
     human_votes = [
-        Vote(r["prompt_id"], r["model_a"], r["model_b"], r["winner"], r["criterion"]) for r in kept
+        Vote(r.get("item") or r["prompt_id"], r["model_a"], r["model_b"], r["winner"],
+             r["criterion"])
+        for r in kept
     ]
     judge_votes = []
     for unit, winner in judged.items():
         item_id, a, b = unit.rsplit("|", 2)
         if item_id in items:
-            judge_votes.append(Vote(item_id, a, b, winner, record["criterion"], "judge"))
+            judge_votes.append(Vote(item_id, a, b, winner, record.criterion, "judge"))
     if not human_votes or not judge_votes:
         return None
     try:

@@ -11,6 +11,7 @@ dimension of a card) and show its anchors.
 Example::
 
     record, images = ingest(CampaignCreate.model_validate(body), settings)
+    record.dumps()  # what the service stores (eval.campaigns.record)
 """
 
 from __future__ import annotations
@@ -24,11 +25,12 @@ from typing import Any
 
 from PIL import Image
 
-from eval.campaigns.models import CampaignCreate
+from eval.campaigns.models import STORED_WHEN_GIVEN, CampaignCreate, JudgeAnswer
+from eval.campaigns.record import CampaignRecord, Card, StoredItem, StoredOutput
 from eval.campaigns.validation import admin_rule, auto_items
 from judge.config import JudgeSettings
 from judge.errors import InputError
-from judge.io.images import decode_image, read_image_bytes
+from judge.io.images import bare, decode_image, read_image_bytes
 from judge.io.pixel_budget import PixelBudget, pixel_ledger
 from skills.registry import default_registry
 
@@ -73,7 +75,7 @@ def stored_form(img: Image.Image) -> bytes:
     """The one encoding every stored campaign image goes through — the admin's items and the
     generated validation images alike, so neither format, size class nor metadata tells them
     apart: RGB, longer side at most :data:`STORED_MAX_SIDE`, baseline JPEG, no metadata."""
-    rgb = img.convert("RGB")
+    rgb = bare(img.convert("RGB"))
     if max(rgb.size) > STORED_MAX_SIDE:
         rgb.thumbnail((STORED_MAX_SIDE, STORED_MAX_SIDE), Image.Resampling.LANCZOS)
     buf = io.BytesIO()
@@ -122,16 +124,15 @@ class _Images:
             return decode_image(self.data[key][0], field="images", settings=self.settings)
 
 
-def _stored_item(kind: str, item: Any, i: int, images: _Images) -> dict[str, Any]:
+def _stored_item(kind: str, item: Any, i: int, images: _Images) -> StoredItem:
     where = f"items[{i}]"
     out: dict[str, Any] = {"id": item.id, "prompt": item.prompt}
     if kind == "pairwise":
         for side in ("a", "b"):
             o = getattr(item, side)
-            out[side] = {
-                "model": o.model,
-                "image": images.add_url(o.image, f"{where}.{side}.image"),
-            }
+            out[side] = StoredOutput(
+                model=o.model, image=images.add_url(o.image, f"{where}.{side}.image")
+            )
     elif kind == "rating":
         out["image"] = images.add_url(item.image, f"{where}.image")
         out["source_image"] = (
@@ -143,17 +144,21 @@ def _stored_item(kind: str, item: Any, i: int, images: _Images) -> dict[str, Any
         out["model"] = item.model or "unknown"
     else:
         out["outputs"] = [
-            {"model": o.model, "image": images.add_url(o.image, f"{where}.outputs[{j}].image")}
+            StoredOutput(
+                model=o.model, image=images.add_url(o.image, f"{where}.outputs[{j}].image")
+            )
             for j, o in enumerate(item.outputs)
         ]
     out["validation"] = admin_rule(kind, item.expected) if item.expected is not None else None
-    out["judge"] = item.judge.model_dump(exclude_none=True) if item.judge else None
-    return out
+    out["judge"] = (
+        JudgeAnswer(**item.judge.model_dump(exclude_none=True)) if item.judge else None
+    )
+    return StoredItem(**out)
 
 
 def ingest(
     body: CampaignCreate, settings: JudgeSettings, budget: PixelBudget | None = None
-) -> tuple[dict[str, Any], dict[str, tuple[bytes, str]]]:
+) -> tuple[CampaignRecord, dict[str, tuple[bytes, str]]]:
     """The campaign record and ``{key: (bytes, mime)}`` of its images (blocking: decodes,
     one image at a time, charging ``budget`` — the process's decode budget — while it
     does)."""
@@ -161,7 +166,7 @@ def ingest(
     images = _Images(settings, budget)
     items = [_stored_item(body.kind, it, i, images) for i, it in enumerate(body.items)]
     if body.validation == "auto":
-        real = [i for i in items if not i["validation"]]
+        real = [i for i in items if i.validation is None]
         count = min(len(real), max(2, math.ceil(2 * len(real) / body.validation_every)), 40)
         items += auto_items(
             body.kind,
@@ -171,8 +176,12 @@ def ingest(
             images.add_image,
             count=count,
             seed=body.seed,
+            encode=stored_form,
         )
-    record = body.model_dump(exclude={"items"})
+    unset = STORED_WHEN_GIVEN - body.model_fields_set
+    settings_of = body.model_dump(exclude={"items", *unset})
     ext = {k: mime.split("/")[-1].replace("jpeg", "jpg") for k, (_, mime) in images.data.items()}
-    record.update(card=card, items=items, status="open", image_ext=ext)
+    record = CampaignRecord(
+        **settings_of, card=Card(**card), items=items, status="open", image_ext=ext
+    )
     return record, images.data

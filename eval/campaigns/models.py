@@ -32,6 +32,10 @@ LANG = r"^[a-z]{2,3}(_[A-Z]{2})?$"
 MAX_ITEMS = 5_000
 MAX_TEXT = 4_000
 Kind = Literal["pairwise", "rating", "ranking"]
+STORED_WHEN_GIVEN = frozenset({"translate_into", "translation_budget", "judged_by"})
+"""Settings added after campaigns were first stored: kept in the record only when the admin
+gave them (a record without them reads their defaults), so other campaigns' stored JSON
+stays as it was."""
 
 
 class _Strict(BaseModel):
@@ -140,6 +144,20 @@ class CampaignCreate(_Strict):
         "prompt by the configured model (the original one click away)",
     )
     prompt_language: str = Field(default="en", pattern=LANG, description="the prompts' language")
+    translate_into: list[Annotated[str, Field(pattern=LANG)]] | None = Field(
+        default=None,
+        min_length=1,
+        max_length=20,
+        description="the only languages texts are translated into (default: the languages "
+        "of the label page); a page asking for another language gets the originals",
+    )
+    translation_budget: int | None = Field(
+        default=None,
+        ge=0,
+        le=100_000,
+        description="the most translation calls the campaign may make, failed ones "
+        "included (default: two per text and language)",
+    )
     demographics: bool = Field(
         default=False,
         description="offer annotators an optional form: age band, gender, country",
@@ -152,10 +170,23 @@ class CampaignCreate(_Strict):
         max_length=200,
         description="what the items' model names stand for (the report says so)",
     )
+    judged_by: str = Field(
+        default="",
+        max_length=600,
+        description="who gave the items' judge answers (a model, the local backend, the mock "
+        "with its made-up numbers); the report says so beside the judge–human agreement",
+    )
     title: str = Field(default="", max_length=200)
     instructions: str = Field(default="", max_length=MAX_TEXT)
     qc: QualityBars = Field(default_factory=QualityBars)
     seed: int = 0
+
+    @field_validator("translate_into")
+    @classmethod
+    def _each_once(cls, langs: list[str] | None) -> list[str] | None:
+        if langs is not None and len(set(langs)) != len(langs):
+            raise ValueError("each language once")
+        return langs
 
     @model_validator(mode="after")
     def _items_fit(self) -> CampaignCreate:

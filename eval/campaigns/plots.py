@@ -18,29 +18,62 @@ import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt
+from matplotlib.figure import Figure
 
 from eval.campaigns import demographics
 from eval.leaderboards.plots import write_plots
 
+NONE_Y = -0.1
+"""Where an annotator with no validation answer is drawn (the "none" row)."""
+
+
+LABELLED_DOTS = 60
+"""Up to this many annotators, every dot carries its annotator's name; past it, only the
+flagged ones (the names would cover the plot)."""
+
 
 def annotator_plot(report: dict[str, Any], path: Path) -> Path:
-    fig, ax = plt.subplots(figsize=(6, 4))
-    for flagged, colour, label in ((False, "#1b7837", "kept"), (True, "#b2182b", "flagged")):
-        rows = [a for a in report["annotators"] if a["flagged"] == flagged]
-        x = [a["median_seconds"] or 0 for a in rows]
-        y = [
-            a["validation_accuracy"] if a["validation_accuracy"] is not None else -0.05
-            for a in rows
-        ]
-        ax.scatter(x, y, c=colour, label=f"{label} ({len(rows)})", alpha=0.8)
-    ax.set_xlabel("median seconds per answer")
-    ax.set_ylabel("validation accuracy (-0.05 = none answered)")
-    ax.set_title(f"Annotators of {report['campaign']}")
-    ax.legend()
-    fig.tight_layout()
+    """:func:`annotator_figure` as a PNG at ``path``."""
+    fig = annotator_figure(report)
     fig.savefig(path, dpi=110)
     plt.close(fig)
     return path
+
+
+def annotator_figure(report: dict[str, Any]) -> Figure:
+    """Validation accuracy (0–1, the campaign's bar drawn) against median seconds per
+    answer (from 0), one named dot per annotator; annotators with no validation answer sit
+    on the "none" row below 0."""
+    fig, ax = plt.subplots(figsize=(7, 4.5))
+    people = report["annotators"]
+    bar = (report.get("exclusions") or {}).get("rules", {}).get("min_validation_accuracy")
+    named = len(people) <= LABELLED_DOTS
+    for flagged, colour, label in ((False, "#1b7837", "kept"), (True, "#b2182b", "flagged")):
+        rows = [a for a in people if a["flagged"] == flagged]
+        x = [a["median_seconds"] or 0 for a in rows]
+        y = [NONE_Y if a["validation_accuracy"] is None else a["validation_accuracy"]
+             for a in rows]  # fmt: skip
+        ax.scatter(x, y, c=colour, label=f"{label} ({len(rows)})", alpha=0.8, zorder=3)
+        for a, xi, yi in zip(rows, x, y, strict=True):
+            if named or flagged:
+                ax.annotate(a["id"], (xi, yi), xytext=(4, 3), textcoords="offset points",
+                            fontsize=7, color=colour)  # fmt: skip
+    if bar is not None:
+        ax.axhline(bar, color="#555555", linestyle="--", linewidth=1, zorder=1)
+        ax.text(0.995, bar, f" bar {bar:g}", transform=ax.get_yaxis_transform(),
+                ha="right", va="bottom", fontsize=8, color="#555555")  # fmt: skip
+    slowest = max([a["median_seconds"] or 0 for a in people] + [1.0])
+    ax.set_xlim(0, slowest * 1.15)
+    ax.set_ylim(NONE_Y - 0.07, 1.05)
+    ticks = [0.0, 0.2, 0.4, 0.6, 0.8, 1.0]
+    ax.set_yticks([NONE_Y, *ticks], ["none", *[f"{t:g}" for t in ticks]])
+    ax.set_xlabel("median seconds per answer")
+    ax.set_ylabel("validation accuracy")
+    ax.set_title(f"Annotators of {report['campaign']}")
+    ax.grid(alpha=0.25)
+    ax.legend(loc="lower right")
+    fig.tight_layout()
+    return fig
 
 
 def agreement_plot(report: dict[str, Any], path: Path) -> Path:
@@ -61,7 +94,42 @@ def agreement_plot(report: dict[str, Any], path: Path) -> Path:
     return path
 
 
-def markdown(report: dict[str, Any]) -> str:
+def shown(value: Any, none: str = "—") -> str:
+    """A report value as text: ``none`` for a missing value (never Python's ``None``), a
+    ``[lo, hi]`` interval as ``lo–hi``.
+
+    >>> shown(None), shown([0.1, 0.25]), shown(0.5), shown(None, "not computed")
+    ('—', '0.1–0.25', '0.5', 'not computed')
+    """
+    if value is None:
+        return none
+    if isinstance(value, (list, tuple)) and len(value) == 2:
+        return f"{shown(value[0])}–{shown(value[1])}"
+    return str(value)
+
+
+def _alpha_line(alpha: dict[str, Any]) -> str:
+    if alpha["value"] is None:
+        return (f"Krippendorff's alpha ({alpha['level']}): not computed yet — no item has "
+                f"two kept labels ({alpha['units']} units).")  # fmt: skip
+    return (f"Krippendorff's alpha ({alpha['level']}): {alpha['value']} over "
+            f"{alpha['units']} units.")  # fmt: skip
+
+
+def _rate_line(name: str, r: dict[str, Any]) -> str:
+    rate = shown(r["rate"], "not computed (no pair to compare)")
+    return f"- {name}: {rate} (95% CI {shown(r['ci95'])}, n={r['pairs']})"
+
+
+def _figure(figures: dict[str, str], name: str, caption: str) -> list[str]:
+    return ["", f"![{caption}]({figures[name]})"] if name in figures else []
+
+
+def markdown(report: dict[str, Any], figures: dict[str, str] | None = None) -> str:
+    """``report.md``: the report as text, with ``figures`` (name → file beside it:
+    ``annotators``, ``leaderboard``, ``win_matrix``, ``judge_agreement``, ``trust``) embedded
+    where they belong. A value the report lacks is written as what it means, never as ``None``."""
+    figs = figures or {}
     p = report["progress"]
     lines = [
         f"# Campaign {report['campaign']} ({report['kind']}, {report['criterion']})",
@@ -70,8 +138,7 @@ def markdown(report: dict[str, Any]) -> str:
         f"({p['share']:.0%}); {p['items_complete']} of {p['items']} items complete; "
         f"{p['annotators']} annotators.",
         "",
-        f"Krippendorff's alpha ({report['alpha']['level']}): {report['alpha']['value']} over "
-        f"{report['alpha']['units']} units.",
+        _alpha_line(report["alpha"]),
         "",
         f"Compared: {report.get('compared', 'the items’ models')}.",
         "",
@@ -80,15 +147,19 @@ def markdown(report: dict[str, Any]) -> str:
     ]
     flagged = [a for a in report["annotators"] if a["flagged"]]
     lines += [f"- {a['id']}: {'; '.join(a['reasons'])}" for a in flagged] or ["- none"]
+    lines += _figure(figs, "annotators", "Annotators: validation accuracy against speed")
     if report.get("validation"):
         lines += ["", "## Validation tasks by kind", "",
                   "| kind | kept: answers | kept: right | flagged: answers | flagged: right |",
                   "|---|---|---|---|---|"]  # fmt: skip
         for name, g in report["validation"].items():
-            lines.append(f"| {name} | {g['kept']['answers']} | {g['kept']['accuracy']} | "
-                         f"{g['flagged']['answers']} | {g['flagged']['accuracy']} |")  # fmt: skip
+            cells = [f"{g[k]['answers']} | {shown(g[k]['accuracy'], 'no answers')}"
+                     for k in ("kept", "flagged")]  # fmt: skip
+            lines.append(f"| {name} | {cells[0]} | {cells[1]} |")
     board = report.get("leaderboard") or {}
     lines += ["", "## Human leaderboard", ""]
+    if not board.get("models"):
+        lines.append("No kept votes yet: no leaderboard.")
     groups = {m.get("group", 0) for m in board.get("models", [])}
     if len(groups) > 1:
         lines += [f"> **Warning:** the comparison graph is disconnected: {len(groups)} groups "
@@ -96,52 +167,59 @@ def markdown(report: dict[str, Any]) -> str:
                   "and ranks are comparable only within a group.", ""]  # fmt: skip
     notes = [f"> {note}" for note in board.get("notes", []) if "groups" not in note]
     lines += [*notes, ""] if notes else []
-    lines += ["| rank | model | score | 95% CI | group |", "|---|---|---|---|---|"]
+    if board.get("models"):
+        lines += ["| rank | model | score | 95% CI | group |", "|---|---|---|---|---|"]
     for m in board.get("models", []):
         score = m.get("score", m.get("mean"))
-        lines.append(
-            f"| {m['rank']} | {m['model']} | {score} | {m.get('ci95')} | {m.get('group', 0)} |"
-        )
+        ci = shown(m.get("ci95"), "one answer: no interval")
+        group = m.get("group", 0)
+        lines.append(f"| {m['rank']} | {m['model']} | {shown(score)} | {ci} | {group} |")
+    lines += _figure(figs, "leaderboard", "Human leaderboard")
+    lines += _figure(figs, "win_matrix", "Win matrix")
     if "demographics" in report:
         lines += demographics.markdown_lines(report["demographics"])
     if "judge_agreement" in report:
         ja = report["judge_agreement"]
-        lines += ["", "## Judge and humans", "", f"Rule: {ja['rule']}.", ""]
+        lines += ["", "## Judge and humans", ""]
+        if report.get("judged_by"):
+            lines += [f"Judged by {report['judged_by']}.", ""]
+        lines += [f"Rule: {ja['rule']}.", ""]
         for name in ("judge_human", "human_human"):
-            r = ja[name]
-            lines.append(
-                f"- {name.replace('_', '–')}: {r['rate']} (95% CI {r['ci95']}, n={r['pairs']})"
-            )
+            lines.append(_rate_line(name.replace("_", "–"), ja[name]))
+        lines += _figure(figs, "judge_agreement", "Judge–human and human–human agreement")
     if "judge_memory_agreement" in report:
         ma = report["judge_memory_agreement"]
         lines += ["", "## Judge–human agreement before/after the memory", "",
                   f"Memory {ma['memory']!r}; {ma['held_out_items']} held-out items "
                   f"({ma['rule']}).", ""]  # fmt: skip
         for name in ("before", "after"):
-            r = ma[name]["judge_human"]
-            lines.append(f"- {name}: {r['rate']} (95% CI {r['ci95']}, n={r['pairs']})")
+            lines.append(_rate_line(name, ma[name]["judge_human"]))
     if report.get("trust"):
         from eval.trust.report import trust_lines
 
         lines += trust_lines(report["trust"])
+        lines += _figure(figs, "trust", "Agreement with people against coverage")
     return "\n".join(lines) + "\n"
 
 
 def write_report(report: dict[str, Any], folder: Path) -> list[Path]:
-    """Write the report's files into ``folder``; the paths written."""
+    """Write the report's files into ``folder`` (the figures first, so ``report.md`` embeds
+    them); the paths written."""
     folder.mkdir(parents=True, exist_ok=True)
-    paths = [folder / "report.json", folder / "report.md"]
-    paths[0].write_text(json.dumps(report, indent=2, ensure_ascii=False), encoding="utf-8")
-    paths[1].write_text(markdown(report), encoding="utf-8")
+    figures: dict[str, Path] = {}
     if report["annotators"]:
-        paths.append(annotator_plot(report, folder / "annotators.png"))
+        figures["annotators"] = annotator_plot(report, folder / "annotators.png")
     board = report.get("leaderboard")
     if board and board.get("win_matrix"):
-        paths += write_plots(board, folder)
+        figures["leaderboard"], figures["win_matrix"] = write_plots(board, folder)
     if "judge_agreement" in report:
-        paths.append(agreement_plot(report, folder / "judge_agreement.png"))
+        figures["judge_agreement"] = agreement_plot(report, folder / "judge_agreement.png")
     if report.get("trust"):
         from eval.trust.report import trust_plot
 
-        paths.append(trust_plot(report["trust"], folder / "trust.png"))
-    return paths
+        figures["trust"] = trust_plot(report["trust"], folder / "trust.png")
+    paths = [folder / "report.json", folder / "report.md"]
+    paths[0].write_text(json.dumps(report, indent=2, ensure_ascii=False), encoding="utf-8")
+    names = {k: v.name for k, v in figures.items()}
+    paths[1].write_text(markdown(report, names), encoding="utf-8")
+    return paths + list(figures.values())

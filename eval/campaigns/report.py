@@ -33,8 +33,8 @@ from eval.campaigns.agreement import alpha, judge_vs_humans, pairwise_rate
 from eval.campaigns.demographics import section
 from eval.campaigns.exports import rating_rows, rating_units, vote_rows, vote_units
 from eval.campaigns.hybrid_report import hybrid_section
-from eval.campaigns.models import QualityBars
 from eval.campaigns.qc import Assessor, apply_consensus, consensus_exclusions
+from eval.campaigns.record import CampaignRecord
 from eval.campaigns.validation import by_source
 from eval.kit.stats.bootstrap import mean_ci
 from eval.leaderboards.board import build_leaderboard
@@ -47,7 +47,7 @@ keep only these."""
 
 
 def annotator_flags(
-    record: Mapping[str, Any], attempts: Iterable[Mapping[str, Any]]
+    record: CampaignRecord, attempts: Iterable[Mapping[str, Any]]
 ) -> dict[str, dict[str, Any]]:
     """QC of every annotator, the consensus rule included for rating campaigns."""
     flags = Flags(record)
@@ -67,10 +67,10 @@ class Flags:
         people = flags.result()
     """
 
-    def __init__(self, record: Mapping[str, Any]):
-        self.bars = QualityBars.model_validate(record.get("qc") or {})
-        self.rating = record["kind"] == "rating"
-        self.assessor = Assessor(record["kind"], self.bars)
+    def __init__(self, record: CampaignRecord):
+        self.bars = record.qc
+        self.rating = record.kind == "rating"
+        self.assessor = Assessor(record.kind, self.bars)
         self.ratings: list[dict[str, Any]] = []
 
     def add(self, attempts: Iterable[Mapping[str, Any]]) -> None:
@@ -108,16 +108,16 @@ def _rating_board(rows: list[dict[str, Any]], n_boot: int, seed: int) -> dict[st
     return {"method": "mean rating", "models": models}
 
 
-def _judge_units(record: Mapping[str, Any]) -> dict[str, Any]:
+def _judge_units(record: CampaignRecord) -> dict[str, Any]:
     out: dict[str, Any] = {}
-    for item in record["items"]:
-        j = item.get("judge") or {}
-        if item.get("validation") or not j:
+    for item in record.real_items():
+        j = item.judge
+        if j is None:
             continue
-        if record["kind"] == "pairwise" and j.get("winner") in ("a", "b"):
-            out[f"{item['id']}|{item['a']['model']}|{item['b']['model']}"] = j["winner"]
-        elif record["kind"] == "rating" and j.get("score") is not None:
-            out[item["id"]] = float(j["score"])
+        if record.kind == "pairwise" and j.winner in ("a", "b") and item.a and item.b:
+            out[f"{item.id}|{item.a.model}|{item.b.model}"] = j.winner
+        elif record.kind == "rating" and j.score is not None:
+            out[item.id] = float(j.score)
     return out
 
 
@@ -127,7 +127,7 @@ def _alpha(units: Any, level: str) -> dict[str, Any]:
 
 
 def build_report(
-    record: Mapping[str, Any],
+    record: CampaignRecord,
     attempts: Sequence[Mapping[str, Any]],
     *,
     n_boot: int = 1000,
@@ -144,27 +144,27 @@ def build_report(
     people = annotator_flags(record, attempts)
     excluded = {a for a, p in people.items() if p["flagged"]}
     accepted = [a for a in attempts if a.get("accepted")]
-    real = [i for i in record["items"] if not i.get("validation")]
+    real = record.real_items()
     per_item: dict[str, int] = defaultdict(int)
     for a in accepted:
         if not a.get("validation"):
             per_item[a["item"]] += 1
-    target = int(record["votes_per_item"])
+    target = record.votes_per_item
     report: dict[str, Any] = {
-        "campaign": record["id"],
-        "kind": record["kind"],
-        "criterion": record["criterion"],
-        "status": record.get("status", "open"),
-        "compared": record.get("compared") or "the items' models",
+        "campaign": record.id,
+        "kind": record.kind,
+        "criterion": record.criterion,
+        "status": record.status,
+        "compared": record.compared or "the items' models",
         "progress": {
             "items": len(real),
             "target_votes": target * len(real),
             "labels": sum(per_item.values()),
-            "items_complete": sum(1 for i in real if per_item[i["id"]] >= target),
+            "items_complete": sum(1 for i in real if per_item[i.id] >= target),
             "share": round(
                 min(
                     1.0,
-                    sum(min(per_item[i["id"]], target) for i in real) / max(1, target * len(real)),
+                    sum(min(per_item[i.id], target) for i in real) / max(1, target * len(real)),
                 ),
                 4,
             ),
@@ -172,7 +172,7 @@ def build_report(
         },
         "annotators": list(people.values()),
     }
-    numeric = record["kind"] == "rating"
+    numeric = record.kind == "rating"
     if numeric:
         rows = rating_rows(record, attempts, excluded)
         units = rating_units(rows)
@@ -206,18 +206,20 @@ def build_report(
     report["exclusions"] = {
         "annotators": len(excluded),
         "labels": sum(1 for r in rows if r["excluded"]),
-        "rules": QualityBars.model_validate(record.get("qc") or {}).model_dump(),
-        "min_seconds": record.get("min_seconds"),
+        "rules": record.qc.model_dump(),
+        "min_seconds": record.min_seconds,
     }
     if profiles is not None:
+        reference = record.demographics_reference
         report["demographics"] = section(
-            list(profiles.values()), record.get("demographics_reference")
+            list(profiles.values()), reference.model_dump() if reference else None
         )
     judged = dict(judge) if judge is not None else _judge_units(record)
     if judged:
         report["judge_agreement"] = judge_vs_humans(
             units, judged, numeric=numeric, n_boot=n_boot, seed=seed
         )
+        report["judged_by"] = record.judged_by or None  # None: the source did not say
         hybrid = hybrid_section(record, rows, judged)
         if hybrid is not None:
             report["hybrid"] = hybrid

@@ -29,6 +29,7 @@ from eval.campaigns.planning import pair_plan
 from judge.config import JudgeSettings
 from judge.io.confine import PathEscape, inside
 from judge.io.data_urls import file_data_url
+from judge.judged_by import MADE_UP, judged_by_text
 from memory.io.jsonl import read_jsonl
 
 EXTS = {".png", ".jpg", ".jpeg", ".webp", ".gif", ".bmp"}
@@ -220,6 +221,19 @@ def campaign_items(
     return items
 
 
+def study_judge(run: Path) -> str | None:
+    """Who judged a study run (``judge_info`` of its ``study.json``, :mod:`judge.judged_by`),
+    in the words the campaign report prints; None when the run does not say."""
+    try:
+        info = json.loads((run / "study.json").read_text(encoding="utf-8")).get("judge_info")
+    except (OSError, UnicodeDecodeError, ValueError, AttributeError):
+        return None
+    if not isinstance(info, dict):
+        return None
+    text = judged_by_text(info)
+    return f"{text} ({MADE_UP})" if info.get("made_up") else text
+
+
 def campaign_body(
     source: Path, *, campaign_id: str, kind: str, criterion: str, per_model: int | None = None,
     compare: str | None = None, **settings: Any,
@@ -232,5 +246,7 @@ def campaign_body(
             "items": campaign_items(source, kind, per_model, compare)}  # fmt: skip
     if study and kind != "rating":
         body["compared"] = COMPARE[compare]
+    if study and (said := study_judge(source)):
+        body["judged_by"] = said
     body.update({k: v for k, v in settings.items() if v is not None})
     return body

@@ -1,12 +1,16 @@
 """Ways to spoil an image for a validation task, varied so that no single pixel rule finds
 them all.
 
-A bot that knows one tell — a flat card, a noise level, a blur — must not pass validation:
-the kinds differ in exactly those statistics. ``scrambled`` keeps the image's colours, noise
-and sharpness (only its tiles move), ``mosaic`` has hard edges but no detail, ``blur`` no
-edges at all, ``noise`` more fine detail than any photograph, ``blank`` no detail whatever.
-:data:`SPOILERS` is the registry (name → function), :data:`WEIGHTS` how often each is drawn:
-the kinds that are hardest to tell by pixels come most often.
+A bot that knows one tell — a flat card, a noise level, a blur, a brighter or duller image —
+must not pass validation: the kinds differ in exactly those statistics. ``scrambled`` and
+``jumbled`` keep the image's colours, noise and sharpness (only its tiles move or turn),
+``mosaic`` has hard edges but no detail, ``blur`` no edges at all, ``noise`` more fine detail
+than any photograph, ``blank`` (a smooth card) no detail whatever. Validation then gives
+every spoiled image the original's fine detail, brightness, contrast and colourfulness, each
+moved a little either way (:func:`eval.campaigns.disguise.disguised`), so none of those
+tells which side is spoiled. :data:`SPOILERS` is the
+registry (name → function), :data:`WEIGHTS` how often each is drawn: the kinds that are
+hardest to tell by pixels come most often (``benchmarks/validation_bots.py`` measures it).
 
 Example:
     >>> from PIL import Image
@@ -68,7 +72,7 @@ def blurred(img: Image.Image, seed: int) -> Image.Image:
 
 
 def noised(img: Image.Image, seed: int) -> Image.Image:
-    """Tiles shuffled and turned, blurred and sprinkled with noise."""
+    """Tiles shuffled and turned, blurred and sprinkled with coloured noise."""
     rng = random.Random(seed)
     rgb = img.convert("RGB")
     tiles, tw, th = _tiles(rgb, 6)
@@ -76,28 +80,70 @@ def noised(img: Image.Image, seed: int) -> Image.Image:
     out = Image.new("RGB", (tw * 6, th * 6))
     for n, tile in enumerate(tiles):
         out.paste(tile.rotate(90 * rng.randrange(4)), ((n % 6) * tw, (n // 6) * th))
-    noise = Image.effect_noise(out.size, 90).convert("RGB")
+    noise = Image.merge("RGB", [Image.effect_noise(out.size, 90) for _ in range(3)])
     spoiled = Image.blend(out.filter(ImageFilter.GaussianBlur(3)), noise, 0.45)
     return spoiled.resize(rgb.size)
 
 
-def blank(img: Image.Image, seed: int) -> Image.Image:
-    """A flat card of a muted colour, the image's size."""
+def jumbled(img: Image.Image, seed: int) -> Image.Image:
+    """The image cut into 3×3 to 5×5 tiles, shuffled, each turned or mirrored: detail and
+    colours as in the original, the picture gone."""
     rng = random.Random(seed)
-    return Image.new("RGB", img.size, tuple(rng.randrange(90, 170) for _ in range(3)))
+    rgb = img.convert("RGB")
+    n = 3 + seed % 3
+    tiles, tw, th = _tiles(rgb, n)
+    rng.shuffle(tiles)
+    out = rgb.copy()
+    turns = [Image.Transpose.ROTATE_180, Image.Transpose.FLIP_LEFT_RIGHT,
+             Image.Transpose.FLIP_TOP_BOTTOM]  # fmt: skip
+    for k, tile in enumerate(tiles):
+        out.paste(tile.transpose(rng.choice(turns)), ((k % n) * tw, (k // n) * th))
+    return out
+
+
+def blank(img: Image.Image, seed: int) -> Image.Image:
+    """An empty card: a smooth blend of two colours, the image's size (its statistics are
+    then matched like every spoiler's: it ends up grainy, not flat)."""
+    rng = random.Random(seed)
+    w, h = img.size
+    one, two = (Image.new("RGB", (w, h), tuple(rng.randrange(40, 216) for _ in range(3)))
+                for _ in range(2))  # fmt: skip
+    ramp = Image.linear_gradient("L").resize((w, h))
+    return Image.composite(one, two, ramp.rotate(rng.choice((0, 90, 180, 270))).resize((w, h)))
 
 
 SPOILERS: dict[str, Spoiler] = {
     "scrambled": scrambled,
+    "jumbled": jumbled,
     "mosaic": mosaic,
     "blur": blurred,
     "noise": noised,
     "blank": blank,
 }
-WEIGHTS: dict[str, float] = {"scrambled": 4, "mosaic": 2, "blur": 1.5, "noise": 1.5, "blank": 1}
+WEIGHTS: dict[str, float] = {
+    "scrambled": 4,
+    "jumbled": 3,
+    "mosaic": 2,
+    "blur": 1.5,
+    "noise": 1.5,
+    "blank": 1,
+}
 
 
-def draw(rng: random.Random) -> str:
-    """A spoiler's name, drawn by :data:`WEIGHTS`."""
+def drawn(rng: random.Random, n: int) -> list[str]:
+    """``n`` spoilers' names in random order, each kind as often as :data:`WEIGHTS` says
+    (largest remainders: a campaign's mix is the weights', not a lucky draw's).
+
+    >>> sorted(drawn(random.Random(1), 13)).count("scrambled"), len(drawn(random.Random(1), 5))
+    (4, 5)
+    """
     names = sorted(WEIGHTS)
-    return rng.choices(names, weights=[WEIGHTS[n] for n in names])[0]
+    total = sum(WEIGHTS.values())
+    share = {k: n * WEIGHTS[k] / total for k in names}
+    counts = {k: int(share[k]) for k in names}
+    left = sorted(names, key=lambda k: (counts[k] - share[k], rng.random()))
+    for k in left[: n - sum(counts.values())]:
+        counts[k] += 1
+    out = [k for k in names for _ in range(counts[k])]
+    rng.shuffle(out)
+    return out

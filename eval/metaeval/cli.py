@@ -42,6 +42,9 @@ AS_NAMED = (
     "batch_poll_s",
     "dry_run",
     "trust",
+    "scores_only",
+    "n_perm",
+    "correction",
 )
 """Flags that reach :func:`eval.metaeval.python_api.meta_eval` as keywords of their own name."""
 SETTINGS = ("api_base", "api_key", "calibration", "retrieval", "retrieval_k", "confidence")
@@ -121,6 +124,39 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--n-boot", type=int, default=1000, help="bootstrap resamples for CIs")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--no-safety", action="store_true", help="skip the safety filter calls")
+    c = p.add_argument_group(
+        "compare metrics",
+        "put other metrics beside the judge on the same items, at item and system level, with "
+        "paired permutation tests between every two (docs/compare-metrics.md)",
+    )
+    c.add_argument(
+        "--scores",
+        type=Path,
+        action="append",
+        default=[],
+        metavar="FILE",
+        help="per-item scores of a metric you bring (CSV or JSONL: id,metric,score or id and "
+        "one column per metric); repeat for more files",
+    )
+    c.add_argument(
+        "--scores-only",
+        action="store_true",
+        help="compare the given and the set's published metrics without any judge call "
+        "(no model needed)",
+    )
+    c.add_argument(
+        "--n-perm",
+        type=int,
+        default=1000,
+        help="permutation resamples of the significance tests (default 1000)",
+    )
+    c.add_argument(
+        "--correction",
+        choices=["bh", "holm", "none"],
+        default="bh",
+        help="multiple-comparison correction over the pairs of metrics: bh (Benjamini-Hochberg, "
+        "default), holm, or none (as mt-metrics-eval)",
+    )
     b = p.add_argument_group(
         "provider batch",
         "send the judge calls through the provider's batch API (about half the price; "
@@ -172,6 +208,7 @@ def run(args: argparse.Namespace) -> int:
             encoders=[e for e in args.encoders.split(",") if e],
             batch_wait=args.wait,
             batch_fallback=args.provider_batch_fallback,
+            scores=args.scores,
             **{k: getattr(args, k) for k in AS_NAMED},
             **{k: v for k, v in settings.items() if v is not None},
         )
@@ -186,6 +223,10 @@ def run(args: argparse.Namespace) -> int:
         from eval.metaeval.dry_run import render
 
         print(render(report["dry_run"]))
+        return 0
+    if report.get("scores_only"):
+        print(f"no judge call (--scores-only); report: {Path(report['out']) / 'report.md'}")
+        _print_comparison(report)
         return 0
     print(
         f"{report['n_predicted']}/{report['n_items']} items judged (n per target: items with a "
@@ -219,6 +260,7 @@ def run(args: argparse.Namespace) -> int:
         acc = pref[name]
         label = name.replace("_", " ")
         print(f"  {label} {acc if acc is None else round(acc, 3)}  pairs={pref['n']}")
+    _print_comparison(report)
     if section and section["baselines"]:
         print(f"  published baselines (quoted): {len(section['baselines'])}, in report.md")
     elif section:
@@ -236,3 +278,15 @@ def run(args: argparse.Namespace) -> int:
             f"${pb['cost_usd']} (list price ${pb['list_price_usd']})"
         )
     return 0
+
+
+def _print_comparison(report: dict) -> None:
+    """One line per target and level: the metrics of the top significance cluster."""
+    for target, sec in ((report.get("comparison") or {}).get("targets") or {}).items():
+        print(f"  compare {target}: {len(sec['metrics'])} metrics on {sec['n_items']} items")
+        for level, sig in sec["significance"].items():
+            top = sorted(m for m, r in sig["clusters"].items() if r == 1)
+            print(f"    {level} level, rank 1 (no test separates them): {', '.join(top)}")
+        sysd = sec.get("system")
+        if sysd and sysd.get("note"):
+            print(f"    system level: {sysd['note']}")

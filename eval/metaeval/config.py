@@ -58,6 +58,10 @@ class MetaEvalConfig:
     batch_fallback: str = "batch"
     dry_run: bool = False
     trust: Path | None = None
+    scores: list[Path] = field(default_factory=list)
+    scores_only: bool = False
+    n_perm: int = 1000
+    correction: str = "bh"
 
     def __post_init__(self) -> None:
         check(self)
@@ -111,10 +115,42 @@ def check(cfg: MetaEvalConfig) -> None:
             "service scores with its own memories (--cv lopo asks it to leave each item's "
             "group out)"
         )
+    _check_comparison(cfg)
     if cfg.ablation:
         variants(cfg.ablation, cfg.encoders)  # raises on an unknown kind or missing encoders
     if cfg.ablation == "encoder" and memory_source(cfg) is None:
         raise ValueError("--ablation encoder needs --memory-from or --cv lopo")
+
+
+MAX_PERMUTATIONS = 100_000
+
+
+def _check_comparison(cfg: MetaEvalConfig) -> None:
+    """``--scores``, ``--scores-only`` and ``--n-perm``: a comparison without a judge takes
+    no judge option."""
+    if not 1 <= cfg.n_perm <= MAX_PERMUTATIONS:
+        raise ValueError(f"--n-perm must be 1 to {MAX_PERMUTATIONS:,}, got {cfg.n_perm}")
+    if cfg.correction not in ("bh", "holm", "none"):
+        raise ValueError(f"unknown --correction {cfg.correction!r}; use bh, holm or none")
+    if not cfg.scores_only:
+        return
+    judge_options = {
+        "--model": cfg.model,
+        "--url": cfg.url,
+        "--provider-batch": cfg.provider_batch,
+        "--ablation": cfg.ablation,
+        "--memory-from": cfg.memory_from,
+        "--memory-dir": cfg.memory_dir,
+        "--cv": cfg.cv,
+        "--fit-calibration": cfg.fit_calibration,
+        "--dry-run": cfg.dry_run,
+    }
+    given = [flag for flag, value in judge_options.items() if value]
+    if given:
+        raise ValueError(
+            f"--scores-only compares metrics without any judge call; drop {', '.join(given)} "
+            "(or drop --scores-only to run the judge too)"
+        )
 
 
 def memory_source(cfg: MetaEvalConfig) -> Path | None:

@@ -28,16 +28,19 @@ from eval.metaeval.ablations import Variant, summary_row, variants
 from eval.metaeval.baselines import best_baseline, iqa_baselines, margin_vs_best
 from eval.metaeval.batch_scoring import BatchOptions, batch_summary, score_in_batches
 from eval.metaeval.calibration import fit_calibration, save_calibration
+from eval.metaeval.compare import comparable_targets, compare_metrics
 from eval.metaeval.config import MetaEvalConfig, memory_source
 from eval.metaeval.dry_run import estimate
 from eval.metaeval.evaluate import evaluate, pairs_by_target
 from eval.metaeval.leaks import own_group_exemplars, split_exemplar_groups
+from eval.metaeval.metric_scores import read_scores
 from eval.metaeval.precheck import unreadable, unscored_row, usable_records
 from eval.metaeval.public_sets import public_set_section
 from eval.metaeval.report import write_report
 from eval.metaeval.runner import read_predictions, run_items
 from eval.metaeval.subsets import stratified
 from judge.config import JudgeSettings
+from judge.judged_by import at_service, judged_by
 from memory.io.atomic import write_atomic
 from memory.store import MemoryStore
 
@@ -198,10 +201,13 @@ def _check_config(cfg: MetaEvalConfig, dataset: Dataset) -> Path | None:
 def run_meta_eval(cfg: MetaEvalConfig) -> dict[str, Any]:
     """Score, evaluate, write ``predictions.jsonl``, ``report.json``, ``report.md``, plots."""
     dataset = get_dataset(cfg.dataset, **cfg.dataset_options())
-    items = dataset.load(cfg.data)
-    items = stratified(items, cfg.limit, seed=cfg.seed, strata=getattr(dataset, "strata", ()))
+    every_item = dataset.load(cfg.data)
+    items = stratified(every_item, cfg.limit, seed=cfg.seed, strata=getattr(dataset, "strata", ()))
     if not items:
         raise ValueError(f"no items found in {cfg.data}")
+    given = _given_scores(cfg, dataset, every_item)
+    if cfg.scores_only:
+        return _scores_only(cfg, dataset, items, given, len(every_item))
     source = _check_config(cfg, dataset)
     skipped = unreadable(items, progress=cfg.progress)
     if len(skipped) == len(items):
@@ -248,9 +254,14 @@ def run_meta_eval(cfg: MetaEvalConfig) -> dict[str, Any]:
             "url": cfg.url,
             "trust": str(cfg.trust) if cfg.trust is not None else None,
             "memories": memories,
+            "scores": [str(p) for p in cfg.scores],
             "settings": {k: v for k, v in overrides.items() if k != "api_key"},
+            "judged_by": (
+                at_service(cfg.url) if cfg.url else judged_by(JudgeSettings().merged(**overrides))
+            ),
         },
         **evaluate(dataset, items, predictions, n_boot=cfg.n_boot, seed=cfg.seed),
+        "n_set_items": len(every_item),
         "skipped": sorted(skipped.values()),
         "own_group_exemplars": own_group_exemplars(
             items, predictions, split_exemplar_groups(dataset, cfg.data)
@@ -264,6 +275,19 @@ def run_meta_eval(cfg: MetaEvalConfig) -> dict[str, Any]:
         report["public_set"] = public_set_section(
             dataset, items, predictions, n_boot=cfg.n_boot, seed=cfg.seed, data=cfg.data
         )
+    comparison = compare_metrics(
+        dataset,
+        items,
+        predictions,
+        given=given,
+        data=cfg.data,
+        n_boot=cfg.n_boot,
+        n_perm=cfg.n_perm,
+        seed=cfg.seed,
+        correction=cfg.correction,
+    )
+    if comparison is not None:
+        report["comparison"] = comparison
     baselines = iqa_baselines(cfg.data, items, n_boot=cfg.n_boot, seed=cfg.seed)
     if baselines:
         report["baselines"] = {
@@ -300,6 +324,60 @@ def run_meta_eval(cfg: MetaEvalConfig) -> dict[str, Any]:
     if cfg.provider_batch:  # requests, batches, tokens, cost at batch and at list prices
         report["provider_batch"] = batch_summary(cfg.out, cfg.batch_fallback)
     write_report(report, items, predictions, dataset, cfg.out)
+    return report
+
+
+def _given_scores(
+    cfg: MetaEvalConfig, dataset: Dataset, every_item: list[EvalItem]
+) -> dict[str, dict[str, float]]:
+    """The ``--scores`` files, checked against every item id of the set (not only a
+    ``--limit`` subset) before anything is scored."""
+    if not cfg.scores and not cfg.scores_only:
+        return {}
+    if not comparable_targets(dataset):
+        raise ValueError(
+            f"--scores and --scores-only compare per-item scores with per-item ratings; "
+            f"{cfg.dataset!r} has none (its labels are preferences or edits)"
+        )
+    shipped = dataset.published_scores(cfg.data) if hasattr(dataset, "published_scores") else {}  # type: ignore[attr-defined]
+    return read_scores(cfg.scores, {i.id for i in every_item}, taken=shipped)
+
+
+def _scores_only(
+    cfg: MetaEvalConfig,
+    dataset: Dataset,
+    items: list[EvalItem],
+    given: dict[str, dict[str, float]],
+    n_set_items: int,
+) -> dict[str, Any]:
+    """``--scores-only``: the given and published metrics compared with the humans, no judge
+    call and no image opened."""
+    comparison = compare_metrics(
+        dataset, items, [], given=given, data=cfg.data, n_boot=cfg.n_boot,
+        n_perm=cfg.n_perm, seed=cfg.seed, correction=cfg.correction,
+    )  # fmt: skip
+    if comparison is None:
+        raise ValueError(
+            "--scores-only: nothing to compare: the set ships no per-item metric scores and "
+            "no --scores file was given (or the items have neither two metrics nor generators)"
+        )
+    cfg.out.mkdir(parents=True, exist_ok=True)
+    report: dict[str, Any] = {
+        "dataset": cfg.dataset,
+        "data": str(cfg.data),
+        "out": str(cfg.out),
+        "scores_only": True,
+        "n_items": len(items),
+        "n_set_items": n_set_items,
+        "scores_files": [str(p) for p in cfg.scores],
+        "targets": {},
+        "comparison": comparison,
+    }
+    if hasattr(dataset, "baselines"):
+        report["public_set"] = public_set_section(
+            dataset, items, [], n_boot=0, seed=cfg.seed, data=cfg.data
+        )
+    write_report(report, items, [], dataset, cfg.out)
     return report
 
 

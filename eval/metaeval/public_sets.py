@@ -172,19 +172,15 @@ def _f(v: Any) -> str:
     return "–" if v is None else (f"{v:.3f}" if isinstance(v, float) else str(v))
 
 
-def _quoted(v: float) -> str:
-    """A published value as the source printed it (up to four decimals); a longer value (a
-    notebook's full-precision output) to three."""
-    return repr(v) if len(repr(v)) <= 6 else f"{v:.3f}"
-
-
 def _with_ci(value: Any, ci: list[Any] | None) -> str:
     lo, hi = ci or [None, None]
     return _f(value) + (f" [{lo:.2f}, {hi:.2f}]" if lo is not None and hi is not None else "")
 
 
 def markdown_lines(report: dict[str, Any]) -> list[str]:
-    """The section as Markdown: the judge's figures, per slice, then the baselines."""
+    """The section as Markdown: the judge's figures, per slice, the checklist and the
+    published metrics recomputed on the judge's items (the quoted baselines are
+    :func:`eval.metaeval.quoted.baseline_lines`)."""
     section = report.get("public_set")
     if not section:
         return []
@@ -237,7 +233,7 @@ def markdown_lines(report: dict[str, Any]) -> list[str]:
                 f"| {_f(m.get('f1'))} | {m['n']} | {m['unscored']} |"
             )
     again = section.get("recomputed") or {}
-    if again:
+    if again and not report.get("comparison"):  # else the comparison shows them, and more
         judge = next(iter(section["figures"].values()), {})
         out += [
             "",
@@ -253,27 +249,4 @@ def markdown_lines(report: dict[str, Any]) -> list[str]:
             out.append(
                 f"| {metric} | " + " | ".join(_f(fig.get(c)) for c in cols) + f" | {_f(fig['n'])} |"
             )
-    out += ["", "### Published baselines (quoted, not reproduced here)", ""]
-    if not section["baselines"]:
-        out.append(
-            "No published figure is quoted for this set. Sources read: "
-            f"{section.get('baselines_checked') or 'none'}. Compare with the set's papers "
-            "yourself (docs/public-sets.md)."
-        )
-        return out
-    out += [
-        "Each figure below is the source's number, quoted with its citation, source and split; "
-        "it was not reproduced here, and is not on the judge's items unless the split says so.",
-        "",
-        "| metric | split | judge (95% CI, n) | system | published | citation; source |",
-        "|---|---|---|---|---|---|",
-    ]
-    for b in section["baselines"]:
-        mine = judge_figure(report, b["metric"], b.get("target"))
-        note = f" ({b['note']})" if b.get("note") else ""
-        out.append(
-            f"| {b['metric']} | {b['split']} | {_with_ci(mine['value'], mine['ci95'])} "
-            f"(n={_f(mine['n'])}) | {b['system']} | {_quoted(b['value'])} (quoted) | "
-            f"{b['citation']}; {b['source']}{note} |"
-        )
     return out

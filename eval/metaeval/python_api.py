@@ -56,6 +56,10 @@ def meta_eval(
     batch_fallback: str = "batch",
     dry_run: bool = False,
     trust: str | Path | None = None,
+    scores: list[str | Path] | str | Path | None = None,
+    scores_only: bool = False,
+    n_perm: int = 1000,
+    correction: str = "bh",
     **settings: Any,
 ) -> dict[str, Any]:
     """Score a labelled dataset and compare the judge with the labels.
@@ -76,6 +80,13 @@ def meta_eval(
             model and tag) and drawn with ``seed``.
         dry_run: count the judge calls and estimate their cost; score nothing (the
             report is ``{"dry_run": {...}}``).
+        scores: files of per-item scores of metrics you bring (CSV or JSONL: ``id``,
+            ``metric``, ``score``, or an ``id`` and one column per metric), compared with the
+            judge and the set's published metrics on the same items (docs/compare-metrics.md).
+        scores_only: compare the given and published metrics without any judge call.
+        n_perm: permutation resamples of the significance tests between metrics.
+        correction: the multiple-comparison correction over the pairs of metrics: ``bh``
+            (Benjamini–Hochberg, the default), ``holm`` or ``none``.
         ablation, encoders, fit_calibration, provider_batch, batch_poll_s, batch_wait,
             batch_fallback: as ``--ablation``, ``--encoders``, ``--fit-calibration``,
             ``--provider-batch``, ``--batch-poll-s``, ``--wait``,
@@ -92,7 +103,8 @@ def meta_eval(
         The report: ``targets.<name>.{spearman, kendall, mae, n, ci95, coverage}``, ``out``
         and, for targets that could not be scored, ``unscored.<name>`` with the reasons; a
         public set adds ``public_set`` (its paper's figures per slice and the quoted
-        baselines).
+        baselines); with more than one metric or with generators, ``comparison`` holds the
+        item- and system-level agreement of every metric and the significance tests.
 
     Example::
 
@@ -127,5 +139,9 @@ def meta_eval(
         batch_fallback=batch_fallback,
         dry_run=dry_run,
         trust=Path(trust) if trust is not None else None,
+        scores=[Path(s) for s in ([scores] if isinstance(scores, (str, Path)) else scores or [])],
+        scores_only=scores_only,
+        n_perm=n_perm,
+        correction=correction,
     )
     return run_meta_eval(cfg)

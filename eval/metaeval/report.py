@@ -13,11 +13,14 @@ from typing import Any
 
 from eval.datasets.base import Dataset, EvalItem
 from eval.kit.stats import ci_text
-from eval.metaeval import plots
+from eval.metaeval import compare_report, plots
 from eval.metaeval.evaluate import pairs_by_target
 from eval.metaeval.public_sets import markdown_lines
+from eval.metaeval.quoted import baseline_lines
 from eval.metaeval.trust_report import add_trust
 from eval.trust.report import trust_lines
+from judge.judged_by import MADE_UP
+from judge.judged_by import markdown_lines as judge_lines
 
 COLS = ("spearman", "kendall", "pearson", "mae", "within1", "n")
 
@@ -87,6 +90,13 @@ def memory_line(config: dict) -> str:
     return "No memory: zero-shot (give --cv lopo or --memory-from to calibrate on labels)."
 
 
+def made_up_note(report: dict) -> list[str]:
+    """Said again beside published figures when the mock judged (its numbers are made up)."""
+    if not (report["config"].get("judged_by") or {}).get("made_up"):
+        return []
+    return [f"> **Made-up numbers:** {MADE_UP}.", ""]
+
+
 def unscored_lines(unscored: dict) -> list[str]:
     """Why some labelled items have no prediction, per target."""
     if not unscored:
@@ -109,13 +119,32 @@ def skipped_lines(report: dict) -> list[str]:
     return out
 
 
+def scores_only_markdown(report: dict) -> str:
+    """The report of a ``--scores-only`` run: the comparison, the quoted baselines, plots."""
+    files = ", ".join(f"`{f}`" for f in report.get("scores_files") or []) or "none"
+    out = [
+        f"# Metric comparison: {report['dataset']}",
+        "",
+        f"Data: `{report['data']}` — {report['n_items']} items. No judge ran (--scores-only): "
+        f"the set's published metrics and the metrics of --scores ({files}).",
+    ]
+    out += compare_report.markdown_lines(report)
+    out += baseline_lines(report)
+    if report.get("plots"):
+        out += ["", "## Plots", ""] + [f"![{p}]({p})" for p in report["plots"]]
+    return "\n".join(out) + "\n"
+
+
 def markdown(report: dict) -> str:
     """The report as Markdown tables."""
+    if report.get("scores_only"):
+        return scores_only_markdown(report)
     out = [
         f"# Meta-evaluation: {report['dataset']}",
         "",
         f"Data: `{report['data']}` — {report['n_items']} items, {report['n_predicted']} "
         f"predicted, {report['n_errors']} errors. {memory_line(report['config'])}",
+        *judge_lines(report["config"].get("judged_by")),
         "",
         "## Agreement with human labels (95% bootstrap CI; n = scored/total items)",
         "",
@@ -147,6 +176,7 @@ def markdown(report: dict) -> str:
             "",
             "## Against published IQA models (Spearman)",
             "",
+            *made_up_note(report),
             "Judge with its coverage (scored/total); best IQA model on all items; then, on the "
             "items the judge scored, the best IQA model there and the paired-bootstrap margin "
             "(judge − that model).",
@@ -202,7 +232,11 @@ def markdown(report: dict) -> str:
         out += _section(f"Ablation: {abl['kind']}", ["variant", "mae", "within1", "spearman"])
         for name, r in abl["rows"].items():
             out.append(f"| {name} | {_f(r['mae'])} | {_f(r['within1'])} | {_f(r['spearman'])} |")
-    out += markdown_lines(report)
+    published = markdown_lines(report)  # ["", "## <the set's title>", "", ...]
+    out += published[:3] + made_up_note(report) + published[3:] if published else []
+    out += compare_report.markdown_lines(report)
+    quoted = baseline_lines(report)  # ["", "### Published baselines ...", "", ...]
+    out += quoted[:3] + made_up_note(report) + quoted[3:] if quoted else []
     out += _slices(report.get("slices") or {})
     if report.get("pairwise"):
         from eval.leaderboards.meta import metrics_markdown
@@ -244,7 +278,12 @@ def write_report(
 ) -> None:
     """report.json, report.md and PNG plots."""
     pairs = pairs_by_target(dataset, items, {p["id"]: p for p in predictions})
-    made = [plots.scatter(pairs, out / "scatter.png", report["targets"])]
+    made = (
+        []
+        if report.get("scores_only")
+        else [plots.scatter(pairs, out / "scatter.png", report["targets"])]
+    )
+    made += compare_report.system_plots(report, out)
     if report.get("objective"):
         made.append(plots.confusion(report["objective"], out / "objective_confusion.png"))
     if report.get("ablation"):

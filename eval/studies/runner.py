@@ -34,7 +34,8 @@ from tqdm import tqdm
 from eval.kit.client import JudgeCallError, JudgeClient, Scored
 from eval.kit.journal import Journal
 from eval.kit.journal import key as key_of
-from eval.studies.config import StudyConfig
+from eval.studies.config import StudyConfig, cfg_settings
+from eval.studies.judged import LOCAL_JUDGE, record_judge
 from eval.studies.prompters import PrompterSpec, PromptOutcome, write_prompt
 from eval.studies.results import base_line, scored_line
 from eval.studies.stages import STAGES, CostGate, StageUsage, study_record
@@ -65,9 +66,6 @@ def capped(spec: S, cap: int | None) -> S:
 
 class StudyMismatch(ValueError):
     """The output folder holds a different study; say how to go on."""
-
-
-LOCAL_JUDGE = "this process"
 
 
 @dataclass
@@ -174,7 +172,9 @@ class PairRunner:
 
     # -- set-up --------------------------------------------------------------------------
     def _check_folder(self) -> None:
-        check_study_folder(self.out, self.record(), self.opts.judged_by, self.CHANGED)
+        record = self.record()  # who judged, for the reports (eval.studies.judged)
+        record["judge_info"] = record_judge(cfg_settings(self.cfg), self.opts.judged_by)
+        check_study_folder(self.out, record, self.opts.judged_by, self.CHANGED)
 
     def _bar(self, name: str, total: int, done: int) -> tqdm:
         return tqdm(

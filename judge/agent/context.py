@@ -68,7 +68,7 @@ class RunContext:
         """The confidence method the settings ask for (None: no estimate, no extra calls)."""
         if self.settings.confidence is None:
             return None
-        from judge.confidence.base import method_for
+        from judge.confidence.registry import method_for
         from judge.confidence.spec import parse_method
 
         return method_for(parse_method(self.settings.confidence))

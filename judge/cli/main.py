@@ -22,10 +22,26 @@ from collections.abc import Sequence
 # can read it in time), so that no price map is fetched over the network
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
-from judge.cli.verbs import VERBS
+from judge.cli.verbs import VERBS, known_variables
 
 EXIT_INPUT = 2
 EXIT_CONFIG = 3
+
+
+def installed_version() -> str:
+    """The installed distribution's version (``t2i-judge``), or ``unknown`` when the code runs
+    from a checkout that was never installed.
+
+    Example:
+        >>> installed_version().count(".") >= 1 or installed_version() == "unknown"
+        True
+    """
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("t2i-judge")
+    except PackageNotFoundError:
+        return "unknown"
 
 
 def build_parser(verb: str | None = None) -> argparse.ArgumentParser:
@@ -36,6 +52,7 @@ def build_parser(verb: str | None = None) -> argparse.ArgumentParser:
         epilog="Run `judge COMMAND --help` for a command's options.",
     )
     parser.add_argument("--log-level", default="WARNING", help="DEBUG, INFO, WARNING, ERROR")
+    parser.add_argument("--version", action="version", version=f"judge {installed_version()}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for entry in VERBS:
         if entry.name == verb:
@@ -88,6 +105,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         stream=sys.stderr,
         format="%(levelname)s %(name)s: %(message)s",
     )
+    from judge.env_check import warn_unknown_variables
+
+    warn_unknown_variables(known_variables)  # a misspelt JUDGE_* name, once per process
     try:
         return int(args.handler(args) or 0)
     except BrokenPipeError:  # `judge skills | head`: the reader left; not an error of ours

@@ -77,6 +77,18 @@ VERBS: tuple[Verb, ...] = (
 )  # fmt: skip
 """The verbs in the order ``judge --help`` lists them."""
 
+SETTINGS_REFERENCE = "api.configuration:known_variables"
+"""Every ``JUDGE_*`` name any process reads (``module:function``), loaded by name like the
+verbs: the list lives at the top of ``api``, which knows every settings model; the command
+warns about any other name at start (:mod:`judge.env_check`)."""
+
+
+def known_variables() -> frozenset[str]:
+    """The names :data:`SETTINGS_REFERENCE` lists (imports the settings models, not the
+    service)."""
+    module, _, attr = SETTINGS_REFERENCE.partition(":")
+    return getattr(importlib.import_module(module), attr)()
+
 
 def find(name: str) -> Verb:
     """The verb called ``name``; a ``KeyError`` suggests the closest names on a typo."""

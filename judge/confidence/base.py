@@ -9,7 +9,10 @@ asks those for log-probabilities) and, once the answers are in, returns one
 :class:`~judge.confidence.ballot.Ballot` per answered key, making extra calls when the
 method needs them (``samples``, ``annotators``).
 
+The registry is filled by :mod:`judge.confidence.registry`, which imports every method.
+
 Example:
+    >>> from judge.confidence.registry import method_for
     >>> from judge.confidence.spec import parse_method
     >>> method_for(parse_method("swap")).spec.name
     'swap'
@@ -45,17 +48,6 @@ def register(name: str) -> Callable[[type[Method]], type[Method]]:
         return cls
 
     return add
-
-
-def method_for(spec: ConfidenceSpec) -> Method:
-    """The method a parsed option names."""
-    _load()
-    return METHODS[spec.name](spec)
-
-
-def _load() -> None:
-    """Import every method module once (each registers itself)."""
-    from judge.confidence import annotators, logprobs, panel, samples, swap  # noqa: F401
 
 
 def answers_of(out: SkillOutput) -> dict[str, Answer | None]:

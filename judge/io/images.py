@@ -27,7 +27,7 @@ import pybase64
 from PIL import Image, UnidentifiedImageError
 
 from judge.config import JudgeSettings
-from judge.errors import InputError
+from judge.errors import InputError, too_big
 from judge.io.data_urls import data_url
 from judge.io.pixel_budget import charge_pixels
 from judge.io.png_fast import decode_plain_png
@@ -41,7 +41,8 @@ def _decode_data_url(ref: str, field: str, max_bytes: int) -> bytes:
     if ";base64" not in header:
         raise InputError(field, "data URLs must be base64-encoded (data:image/png;base64,...)")
     if len(payload) > max_bytes * 4 // 3 + 16:
-        raise InputError(field, f"image is larger than the {max_bytes} byte limit")
+        size = len(payload) * 3 // 4 - payload[-2:].count("=")  # what the base64 decodes to
+        raise InputError(field, too_big(f"{size} bytes", max_bytes, "bytes"))
     return _b64decode_strict(payload, field)
 
 
@@ -84,7 +85,7 @@ def _read_path(ref: str, field: str, base_dir: Path | None, max_bytes: int) -> b
             raise InputError(field, f"{str(path)[:300]!r} is not a regular file")
         size = path.stat().st_size
         if size > max_bytes:
-            raise InputError(field, f"image file is {size} bytes, over the {max_bytes} byte limit")
+            raise InputError(field, too_big(f"{size} bytes", max_bytes, "bytes"))
         return path.read_bytes()
     except OSError as exc:
         raise InputError(field, f"cannot read image file ({exc.strerror})") from None
@@ -124,7 +125,7 @@ def decode_image(
     ``charge=False`` for bytes whose pixels the request's ledger was charged for already."""
     s = settings or JudgeSettings()
     if len(data) > s.image_max_bytes:
-        raise InputError(field, f"image is {len(data)} bytes, over the {s.image_max_bytes} limit")
+        raise InputError(field, too_big(f"{len(data)} bytes", s.image_max_bytes, "bytes"))
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("error", Image.DecompressionBombWarning)
@@ -135,7 +136,7 @@ def decode_image(
             w, h = probe.size
             if w * h > s.image_max_pixels:
                 raise InputError(
-                    field, f"image is {w}x{h} = {w * h} pixels, over the {s.image_max_pixels} limit"
+                    field, too_big(f"{w}x{h} = {w * h} pixels", s.image_max_pixels, "pixels")
                 )
             check_aspect(w, h, field, s)
             if charge:
@@ -158,7 +159,24 @@ def decode_image(
     if img.mode not in ("RGB", "RGBA"):
         alpha = "A" in img.getbands() or "transparency" in img.info
         img = img.convert("RGBA" if alpha else "RGB")
+    img.info = {}  # comments, text chunks, EXIF, XMP, ICC, resolution: pixels only from here
     return img
+
+
+def bare(img: Image.Image) -> Image.Image:
+    """``img`` without the metadata Pillow's encoders copy from an image's ``info``
+    (comments, PNG text chunks, EXIF, XMP, ICC profile, resolution): what the service
+    encodes carries pixels only. A copy when there is something to drop.
+
+    >>> img = Image.new("RGB", (2, 2)); img.info["comment"] = b"seed 315"
+    >>> bare(img).info, img.info
+    ({}, {'comment': b'seed 315'})
+    """
+    if not img.info:
+        return img
+    out = img.copy()
+    out.info = {}
+    return out
 
 
 def check_aspect(w: int, h: int, field: str, settings: JudgeSettings) -> None:
@@ -178,7 +196,9 @@ def check_aspect(w: int, h: int, field: str, settings: JudgeSettings) -> None:
 
 
 def to_payload(img: Image.Image, max_side: int) -> ImagePayload:
-    """Downscale to ``max_side`` and encode as a data URL (PNG with alpha, else JPEG)."""
+    """Downscale to ``max_side`` and encode as a data URL (PNG with alpha, else JPEG), with
+    no metadata (:func:`bare`)."""
+    img = bare(img)
     if max(img.size) > max_side:
         img = img.copy()
         img.thumbnail((max_side, max_side), Image.Resampling.LANCZOS)

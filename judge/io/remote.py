@@ -34,7 +34,7 @@ import httpcore
 import httpx
 
 from judge.config import JudgeSettings
-from judge.errors import InputError
+from judge.errors import InputError, too_big
 
 MAX_REDIRECTS = 3
 IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
@@ -177,7 +177,8 @@ def fetch_image(
                 for chunk in resp.iter_bytes():
                     data += chunk
                     if len(data) > s.image_max_bytes:
-                        raise InputError(field, f"image is over {s.image_max_bytes} bytes")
+                        raise InputError(field, too_big(f"over {s.image_max_bytes} bytes",
+                                                        s.image_max_bytes, "bytes"))  # fmt: skip
                     _left(deadline, limit, field)
                 return bytes(data)
         raise InputError(field, f"more than {MAX_REDIRECTS} redirects")

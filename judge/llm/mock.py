@@ -1,6 +1,7 @@
 """The mock judge model: try the whole pipeline with no server, no key and no network.
 
-A model string starting with ``mock/`` (``mock/judge``) is answered in process: every
+The model string ``mock/judge`` (that one only: any other ``mock/...`` is refused, see
+:func:`refusal`) is answered in process: every
 structured call gets a schema-valid answer built from the answer's JSON Schema, passed to
 litellm as ``mock_response``, so the gateway, parsing, retries and accounting run as with a
 real provider. **The scores mean nothing**: they are picked from a hash of the request, the
@@ -38,8 +39,8 @@ Example:
     >>> s = Score.model_validate_json(answer([{"role": "user", "content": "hi"}], fmt))
     >>> 1 <= s.score <= 5, s.rationale == MOCK_TEXT
     (True, True)
-    >>> is_mock("mock/judge"), is_mock("openai/gpt-4o")
-    (True, False)
+    >>> is_mock("mock/judge"), is_mock("openai/gpt-4o"), is_mock("mock/gpt-4o")
+    (True, False, False)
 """
 
 from __future__ import annotations
@@ -52,6 +53,7 @@ from typing import Any
 from judge.json_digest import json_sha256
 
 PREFIX = "mock/"
+NAME = "mock/judge"
 #: what litellm is asked for: an OpenAI-shaped model that ``mock_response`` answers locally
 LITELLM_MODEL = "openai/mock-judge"
 MOCK_TEXT = "mock model answer: made up, means nothing"
@@ -67,8 +69,24 @@ _FORMATS = {
 
 
 def is_mock(model: str) -> bool:
-    """Whether ``model`` names the in-process mock (``mock/...``)."""
-    return model.startswith(PREFIX)
+    """Whether ``model`` names the in-process mock (:data:`NAME`, exactly)."""
+    return model == NAME
+
+
+def refusal(model: str) -> str | None:
+    """Why ``model`` is refused when it looks like the mock but is not :data:`NAME` (a
+    ``mock/`` prefix on anything else used to run the mock too), else None.
+
+    Example:
+        >>> refusal("mock/gpt-4o")  # doctest: +ELLIPSIS
+        "'mock/gpt-4o': only mock/judge is the mock model ..."
+        >>> refusal("mock/judge") is None, refusal("openai/gpt-4o") is None
+        (True, True)
+    """
+    if model.lower().startswith(PREFIX) and model != NAME:
+        return (f"{model!r}: only {NAME} is the mock model (made-up scores, no provider); "
+                "name it exactly, or give a real provider/model")  # fmt: skip
+    return None
 
 
 def schema_of(fmt: dict[str, Any] | None) -> dict[str, Any] | None:

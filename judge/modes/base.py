@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar, get_args, get
 from pydantic import BaseModel, ValidationError
 
 from judge.errors import InputError
-from judge.validation import validate_model
+from judge.validation import as_input_error, problem_list, validate_model
 
 if TYPE_CHECKING:  # the context imports the gateway; modes must stay cheap to import
     from judge.agent.context import RunContext
@@ -146,11 +146,12 @@ class Mode(ABC, Generic[RequestT, ResultT]):
         try:
             parsed = self.options_model.model_validate(options)
         except ValidationError as exc:
-            err = exc.errors()[0]
-            loc = ".".join(str(p) for p in err["loc"])
-            msg = "unknown option" if err["type"] == "extra_forbidden" else err["msg"]
-            msg = msg.removeprefix("Value error, ")
-            raise InputError(f"{field}.{loc}" if loc else field, msg) from None
+            def named(loc: tuple) -> str:
+                return ".".join([field, *(str(p) for p in loc)])
+
+            problems = problem_list(exc.errors(), self.options_model, named, "unknown option")
+            problems = [(f, m.removeprefix("Value error, ")) for f, m in problems]
+            raise as_input_error(problems) from None
         return parsed.overrides()  # type: ignore[attr-defined]
 
     def check(self, request: BaseModel, registry: SkillRegistry, settings: JudgeSettings) -> None:

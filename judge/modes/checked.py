@@ -43,6 +43,9 @@ class CheckedRequest:
     overrides: dict[str, Any]
     trust: TrustPolicy | None = None
     """a trust policy to judge under (its judges in order, answers marked; docs/trust.md)"""
+    wrapper: str | None = None
+    """the key the request came under (``submission``), or None when it came bare: a fault
+    found while judging (an unreadable image) is named under it, as the client wrote it"""
 
 
 def check_request(
@@ -71,7 +74,7 @@ def check_confidence(mode: str, settings: JudgeSettings) -> None:
         Traceback (most recent call last):
         judge.errors.InputError: confidence: swap compares the two orders of a comparison; ...
     """
-    from judge.confidence.base import method_for
+    from judge.confidence.registry import method_for
     from judge.confidence.spec import parse_method
     from judge.errors import InputError
 

@@ -13,7 +13,7 @@ from PIL import Image
 
 from api.core.settings import ServiceSettings
 from api.judging.models import ScoreOptions
-from api.judging.policy import check_options
+from api.judging.policy import check_overrides
 from judge.config import JudgeSettings
 from judge.errors import InputError
 from judge.io.images import decode_image
@@ -75,12 +75,13 @@ def test_the_budget_settings_are_read_from_the_environment(
 
 
 def test_the_local_backend_is_an_operator_opt_in(monkeypatch: pytest.MonkeyPatch) -> None:
-    local = ScoreOptions(backend="local")
+    """On a service with a judge model (tests/api/test_local_backend_rule.py has the rest)."""
+    local, engine = ScoreOptions(backend="local").overrides(), JudgeSettings(model="openai/m")
     with pytest.raises(InputError) as info:
-        check_options(local, ServiceSettings())
+        check_overrides(local, ServiceSettings(), engine)
     assert info.value.field == "options.backend"
     monkeypatch.setenv("JUDGE_SERVE_ALLOW_LOCAL_BACKEND", "true")
-    check_options(local, ServiceSettings())  # allowed: no error
+    check_overrides(local, ServiceSettings(), engine)  # allowed: no error
 
 
 def test_data_urls_are_charged_like_any_image() -> None:

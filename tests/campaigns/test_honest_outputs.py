@@ -56,10 +56,10 @@ def test_study_runs_pair_what_the_user_compares(tmp_path: Path) -> None:
 def _voted(body: dict) -> str:
     record, _ = ingest(CampaignCreate.model_validate(body), JudgeSettings())
     attempts = [
-        {"task": f"t{n}", "item": item["id"], "annotator": f"a{k}", "at": "2026-11-26T00:00:00Z",
+        {"task": f"t{n}", "item": item.id, "annotator": f"a{k}", "at": "2026-11-26T00:00:00Z",
          "seconds": 3.0, "validation": False, "reason": None, "choice": "a", "shown_left": "a",
          "accepted": True, "fast": False}
-        for n, item in enumerate(i for i in record["items"] if not i.get("validation"))
+        for n, item in enumerate(record.real_items())
         for k in range(3)
     ]  # fmt: skip
     return markdown(build_report(record, attempts, n_boot=20))

@@ -6,9 +6,18 @@ from __future__ import annotations
 import numpy as np
 
 from eval.campaigns.hybrid_report import ASSUMPTION, hybrid_section
+from eval.campaigns.record import CampaignRecord
 
 MODELS = ["flux", "sd3", "dalle"]
 QUALITY = {"flux": 3.8, "sd3": 3.2, "dalle": 2.6}
+
+
+def campaign(kind: str, criterion: str, items: list[dict]) -> CampaignRecord:
+    """A stored campaign of ``items`` (only what the hybrid section reads)."""
+    return CampaignRecord.model_validate(
+        {"id": "c", "kind": kind, "criterion": criterion, "card": {"question": "?"},
+         "items": items}
+    )  # fmt: skip
 
 
 def rating_campaign(seed: int = 0, n_per_model: int = 300, rated_share: float = 0.2):
@@ -29,7 +38,7 @@ def rating_campaign(seed: int = 0, n_per_model: int = 300, rated_share: float = 
                                  "annotator": who, "excluded": False})  # fmt: skip
     rows.append({"item": "flux-0", "model": "flux", "rating": 1, "annotator": "bot",
                  "excluded": True})  # fmt: skip
-    return {"id": "c", "kind": "rating", "criterion": "appeal", "items": items}, rows, judged
+    return campaign("rating", "appeal", items), rows, judged
 
 
 def test_rating_campaign_gets_hybrid_means_with_the_judges_bias():
@@ -58,7 +67,8 @@ def test_pairwise_campaign_gets_a_hybrid_board():
     for k in range(600):
         a, b = rng.choice(MODELS, 2, replace=False)
         item = f"p{k}:{a}-vs-{b}"
-        items.append({"id": item, "a": {"model": a}, "b": {"model": b}})
+        items.append({"id": item, "a": {"model": a, "image": "k"},
+                      "b": {"model": b, "image": "k"}})  # fmt: skip
         p = 1 / (1 + np.exp(strength[b] - strength[a]))
         human_a = rng.random() < p
         judge_a = human_a if rng.random() < 0.8 else not human_a
@@ -66,7 +76,7 @@ def test_pairwise_campaign_gets_a_hybrid_board():
         if k % 5 == 0:
             rows.append({"prompt_id": item, "model_a": a, "model_b": b, "criterion": "preference",
                          "winner": "a" if human_a else "b", "excluded": False})  # fmt: skip
-    record = {"id": "c", "kind": "pairwise", "criterion": "preference", "items": items}
+    record = campaign("pairwise", "preference", items)
     board = hybrid_section(record, rows, judged)
     assert board["estimator"] == "ppi++" and board["notes"][-1] == ASSUMPTION
     assert (board["n_labelled"], board["n_items"]) == (120, 600)

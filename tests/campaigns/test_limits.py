@@ -16,6 +16,7 @@ from pathlib import Path
 
 import httpx
 import pytest
+import redis.asyncio as aredis
 from PIL import Image
 
 from api.core.logs import JsonLines
@@ -23,7 +24,16 @@ from eval.campaigns.cli import main
 from eval.campaigns.exports import FORMULA_START, RATING_FIELDS, VOTE_FIELDS, to_csv
 from eval.campaigns.sources import SourceError, campaign_items
 from tests.api.conftest import LiveService, assert_error, live_service
-from tests.campaigns.helpers import data_url, invite, pairwise_body, png, rating_body
+from tests.campaigns.helpers import (
+    COLOURS,
+    data_url,
+    invite,
+    metadata_of,
+    pairwise_body,
+    png,
+    rating_body,
+    with_metadata,
+)
 
 
 def test_rate_limits_per_link_and_per_address(tmp_path: Path) -> None:
@@ -215,3 +225,130 @@ def test_csv_cells_never_start_a_formula(admin: httpx.Client, anon: httpx.Client
         assert r["model"] == "'=cmd|' /C calc'!A0"
         assert r["reason"].startswith("'") or not r["reason"].startswith(FORMULA_START)
         assert not any(v.startswith(FORMULA_START) for v in r.values() if v)
+
+
+def test_links_ended_by_another_worker_end_every_route(
+    service: LiveService, admin: httpx.Client, anon: httpx.Client
+) -> None:
+    """This process has seen the links live (it remembers their owners); another worker —
+    a second CampaignStore on the same Redis — revokes one and closes the campaign. The
+    profile route and the old-style image route ask Redis, not the memory: the revoked
+    link is refused there too, and a profile after the close is refused (410 closed)."""
+    from api.campaigns.store import CampaignStore
+
+    body = pairwise_body("end-2", n_items=3, votes_per_item=2, validation="none",
+                         demographics=True)  # fmt: skip
+    assert admin.post("/v1/campaigns", json=body).status_code == 201
+    gone, kept = invite(admin, "end-2", 2)
+    shown = anon.get(f"/v1/label/{gone['token']}/next").json()["task"]["images"]
+    key = shown["a"].rsplit("/", 1)[-1]
+    old_style = f"/v1/label/{gone['token']}/images/{key}"
+    assert anon.get(old_style).status_code == 200
+    assert anon.post(f"/v1/label/{kept['token']}/profile", json={}).status_code == 204
+
+    async def other_worker(step: str) -> None:
+        redis = aredis.Redis.from_url(service.redis_url)
+        store = CampaignStore(redis)
+        if step == "revoke":
+            assert await store.revoke("end-2", ["a01"]) == ["a01"]
+        else:
+            await store.set_status("end-2", "closed")
+        await redis.aclose()
+
+    asyncio.run(other_worker("revoke"))
+    assert anon.get(old_style).status_code == 404
+    assert anon.post(f"/v1/label/{gone['token']}/profile", json={}).status_code == 404
+    asyncio.run(other_worker("close"))
+    late = anon.post(f"/v1/label/{kept['token']}/profile", json={"age_band": "25-34"})
+    assert_error(late, 410, "token")
+    assert late.json()["error"]["code"] == "closed"
+
+
+def test_campaign_images_are_served_only_under_their_own_path(
+    admin: httpx.Client, anon: httpx.Client
+) -> None:
+    body = pairwise_body("path-1", n_items=1, validation="none")
+    assert admin.post("/v1/campaigns", json=body).status_code == 201
+    (link,) = invite(admin, "path-1", 1)
+    url = anon.get(f"/v1/label/{link['token']}/next").json()["task"]["images"]["a"]
+    assert anon.get(url).status_code == 200
+    for prefix in ("/anything", "/v2", "/ui"):
+        other = anon.get(url.replace("/v1", prefix, 1))
+        assert other.status_code == 404 and other.headers["content-type"].startswith(
+            "application/json"
+        ), prefix
+
+
+def test_a_campaign_created_again_after_a_redis_loss_is_served_anew(
+    service: LiveService, admin: httpx.Client, anon: httpx.Client
+) -> None:
+    """This process remembers the campaign's record; Redis loses the campaign and another
+    worker creates it again under the same id with other items and invites someone: their
+    ``next`` serves the new items (it answered 500, KeyError, from the old record)."""
+    from api.campaigns.store import CampaignStore
+    from eval.campaigns.ingest import ingest
+    from eval.campaigns.models import CampaignCreate
+    from judge.config import JudgeSettings
+
+    first = pairwise_body("again-1", n_items=2, votes_per_item=1, validation="none")
+    assert admin.post("/v1/campaigns", json=first).status_code == 201
+    (link,) = invite(admin, "again-1", 1)
+    assert anon.get(f"/v1/label/{link['token']}/next").status_code == 200
+    second = pairwise_body("again-1", n_items=3, votes_per_item=1, validation="none",
+                           min_seconds=0.0)  # fmt: skip
+    for item in second["items"]:
+        item["id"] = item["id"].replace("p", "q")
+    record, images = ingest(CampaignCreate.model_validate(second), JudgeSettings())
+
+    async def lose_and_create_again() -> None:
+        redis = aredis.Redis.from_url(service.redis_url)
+        lost = [k async for k in redis.scan_iter("judge:campaign*")]
+        await redis.delete(*lost)
+        other = CampaignStore(redis)
+        assert await other.create(record, images)
+        assert await other.invite("again-1", {"b01": "N" * 32}) == []
+        await redis.aclose()
+
+    asyncio.run(lose_and_create_again())
+    for _ in range(3):  # every item of the new campaign, none of the old
+        got = anon.get(f"/v1/label/{'N' * 32}/next")
+        assert got.status_code == 200, got.text
+        task = got.json()["task"]
+        images_shown = set(task["images"].values())
+        assert all(anon.get(u).status_code == 200 for u in images_shown)
+        done = anon.post(f"/v1/label/{'N' * 32}/answers", json={"task": task["id"], "choice": "a"})
+        assert done.status_code == 200 and done.json()["accepted"], done.text
+    assert anon.get(f"/v1/label/{'N' * 32}/next").status_code == 204
+    status = admin.get("/v1/campaigns/again-1").json()
+    assert status["n_items"] == 3 and status["labels"] == 3
+
+
+def test_stored_images_carry_no_metadata(admin: httpx.Client, anon: httpx.Client) -> None:
+    """Items sent as PNG and JPEG with a comment, text chunks, EXIF, XMP and a resolution:
+    every image a link is shown — the items' and the validation spoilers' alike — has none
+    of it, and all share one JFIF header (no resolution tells a spoiler)."""
+    body = pairwise_body("meta-1", n_items=8, votes_per_item=1, validation_every=2,
+                         min_seconds=0.0)  # fmt: skip
+    for n, item in enumerate(body["items"]):
+        for side in ("a", "b"):
+            raw = png(COLOURS[(n + (side == "b")) % 8], n + (side == "b"))
+            fmt = "PNG" if (n + (side == "b")) % 2 else "JPEG"
+            mime = "image/png" if fmt == "PNG" else "image/jpeg"
+            item[side]["image"] = data_url(with_metadata(raw, fmt)).replace("image/png", mime)
+    assert admin.post("/v1/campaigns", json=body).status_code == 201
+    (link,) = invite(admin, "meta-1", 1)
+    seen, headers, validation = set(), set(), 0
+    while (got := anon.get(f"/v1/label/{link['token']}/next")).status_code == 200:
+        task = got.json()["task"]
+        for url in task["images"].values():
+            raw = anon.get(url).content
+            assert metadata_of(raw) == {}, url
+            info = Image.open(io.BytesIO(raw)).info
+            headers.add((info["jfif_version"], info["jfif_unit"], info["jfif_density"]))
+            seen.add(url)
+        answer = anon.post(f"/v1/label/{link['token']}/answers",
+                           json={"task": task["id"], "choice": "a"})  # fmt: skip
+        assert answer.json()["accepted"]
+    attempts = admin.get("/v1/campaigns/meta-1/attempts").text.splitlines()
+    validation = sum(json.loads(a)["validation"] for a in attempts)
+    assert len(seen) > 16 and validation >= 2 and len(headers) == 1

@@ -18,6 +18,7 @@ from api.core.redis_embedded import EmbeddedRedis
 from eval.campaigns.cli import main
 from eval.campaigns.ingest import ingest
 from eval.campaigns.models import Answer, CampaignCreate
+from eval.campaigns.record import CampaignRecord
 from judge.config import JudgeSettings
 from judge.errors import InputError
 from tests.api.conftest import LiveService, assert_error
@@ -91,15 +92,22 @@ class Clock:
         return self.t
 
 
+async def _one_item_campaign(
+    redis_url: str, cid: str
+) -> tuple[aredis.Redis, CampaignStore, CampaignRecord]:
+    """A campaign of one item, one vote, no validation and a 60 s lease, created."""
+    redis = aredis.Redis.from_url(redis_url)
+    store = CampaignStore(redis)
+    body = pairwise_body(cid, n_items=1, votes_per_item=1, validation="none",
+                         min_seconds=0.0, lease_seconds=60)  # fmt: skip
+    record, images = ingest(CampaignCreate.model_validate(body), JudgeSettings())
+    assert await store.create(record, images)
+    return redis, store, record
+
+
 def test_an_expired_lease_returns_its_item(redis_url: str) -> None:
     async def scenario() -> None:
-        redis = aredis.Redis.from_url(redis_url)
-        store = CampaignStore(redis)
-        body = pairwise_body("lease-1", n_items=1, votes_per_item=1, validation="none",
-                             min_seconds=0.0, lease_seconds=60)  # fmt: skip
-        record, images = ingest(CampaignCreate.model_validate(body), JudgeSettings())
-        assert await store.create(record, images)
-        record = await store.record("lease-1")
+        redis, store, record = await _one_item_campaign(redis_url, "lease-1")
         clock, rng = Clock(), random.Random(1)
         gone = await next_task(store, record, "gone", clock, rng)
         assert gone is not None and gone["item"] == "p0"
@@ -116,6 +124,30 @@ def test_an_expired_lease_returns_its_item(redis_url: str) -> None:
         assert done == {"accepted": True, "penalty_s": 0.0}
         assert await store.planned("lease-1") == {"p0": 1}
         assert await store.reservations("lease-1") == []
+        await redis.aclose()
+
+    asyncio.run(scenario())
+
+
+def test_an_answer_after_its_lease_ended_is_refused(redis_url: str) -> None:
+    """No other ``next`` swept the lease: the late answer is still refused (as the docs
+    say), and the task is released there, its item back in the pool."""
+
+    async def scenario() -> None:
+        redis, store, record = await _one_item_campaign(redis_url, "lease-2")
+        clock, rng = Clock(), random.Random(1)
+        task = await next_task(store, record, "slow", clock, rng)
+        assert task is not None
+        clock.t += 61.0
+        with pytest.raises(InputError, match="time ran out") as refused:
+            await answer(store, record, "slow", Answer(task=task["id"], choice="a"), clock)
+        assert refused.value.field == "task"
+        assert await store.planned("lease-2") == {"p0": 0}  # back in the pool
+        assert await store.reservations("lease-2") == []
+        assert await store.stats("lease-2") == {"expired": 1}
+        assert await store.attempts("lease-2") == []  # nothing counted
+        again = await next_task(store, record, "slow", clock, rng)
+        assert again is not None and again["item"] == "p0" and again["id"] != task["id"]
         await redis.aclose()
 
     asyncio.run(scenario())

@@ -43,7 +43,12 @@ def test_images_are_immutable_content(admin: httpx.Client, anon: httpx.Client) -
     assert url == f"/v1/campaign-images/img-1/{key}" and one["token"] not in url
     assert first.headers["cache-control"] == "public, max-age=31536000, immutable"
     seen = anon.get(f"/v1/label/{two['token']}/next").json()["task"]["images"]
-    assert set(seen.values()) == set(shown.values())  # the same item for the second person
+    # the same item for the second person: the same images under URLs of their own
+    assert not set(seen.values()) & set(shown.values())
+    assert {anon.get(u).content for u in seen.values()} == {
+        anon.get(u).content for u in shown.values()
+    }
+    assert anon.get(f"/v1/label/{one['token']}/next").json()["task"]["images"] == shown  # reload
     again = anon.get(url, headers={"If-None-Match": f'"{key}"'})
     assert again.status_code == 304 and again.content == b"" and again.headers["etag"] == f'"{key}"'
     other = anon.get(url, headers={"If-None-Match": '"0123"'})
@@ -52,6 +57,7 @@ def test_images_are_immutable_content(admin: httpx.Client, anon: httpx.Client) -
     assert_error(anon.get(missing, headers={"If-None-Match": '"' + "0" * 24 + '"'}), 404, "image")
     assert_error(anon.get(f"/v1/campaign-images/nope/{key}"), 404, "image")
     assert_error(anon.get(f"/v1/campaign-images/img-1/{key[:-1]}Z"), 404, "image")
+    assert_error(anon.get(f"/v1/campaign-images/img-1/{'0' * 40}"), 404, "image")  # forged
     admin_url = f"/v1/campaigns/img-1/images/{key}"
     assert admin.get(admin_url, headers={"If-None-Match": f'"{key}"'}).status_code == 304
 
@@ -59,8 +65,8 @@ def test_images_are_immutable_content(admin: httpx.Client, anon: httpx.Client) -
 def test_validation_images_have_the_same_urls_as_item_images(
     admin: httpx.Client, anon: httpx.Client
 ) -> None:
-    """A bot reading URLs learns nothing: validation and item images share one path shape
-    and one key encoding (an HMAC under the campaign's secret)."""
+    """A bot reading URLs learns nothing: validation and item images share one path shape,
+    and no URL is shown twice (each image has an alias of its own in every task)."""
     body = pairwise_body("img-2", n_items=6, votes_per_item=1, min_seconds=0.0)
     assert admin.post("/v1/campaigns", json=body).status_code == 201
     token = invite(admin, "img-2", 1)[0]["token"]
@@ -74,7 +80,8 @@ def test_validation_images_have_the_same_urls_as_item_images(
         anon.post(f"/v1/label/{token}/answers", json={"task": task["id"], "choice": "a"})
     attempts = [json.loads(x) for x in admin.get("/v1/campaigns/img-2/attempts").text.splitlines()]
     assert any(a["validation"] for a in attempts) and not all(a["validation"] for a in attempts)
-    assert all(re.fullmatch(r"/v1/campaign-images/img-2/[0-9a-f]{24}", u) for u in urls), urls
+    assert all(re.fullmatch(r"/v1/campaign-images/img-2/[0-9a-f]{40}", u) for u in urls), urls
+    assert len(set(urls)) == len(urls)
 
 
 @pytest.fixture(scope="module")

@@ -26,6 +26,7 @@ from eval.campaigns.exports import vote_rows, vote_units
 from eval.campaigns.ingest import ingest
 from eval.campaigns.models import Answer, CampaignCreate
 from eval.campaigns.planning import pair_plan
+from eval.campaigns.record import StoredItem
 from eval.campaigns.report import build_report
 from judge.config import JudgeSettings
 from tests.campaigns.helpers import COLOURS, data_url, png
@@ -63,17 +64,17 @@ class Clock:
         return self.t
 
 
-def decide(kind: str, item: dict, left: str, rng: random.Random) -> str:
+def decide(kind: str, item: StoredItem, left: str, rng: random.Random) -> str:
     """The side (item's a/b) a simulated annotator picks."""
     if kind == "left":
         return left
     if kind == "random":
         return rng.choice("ab")
-    rule = item.get("validation")
+    rule = item.validation
     if rule:
-        right = rule["answer"]
+        right = rule.answer
         return right if rng.random() < 0.98 else {"a": "b", "b": "a"}[right]
-    sa, sb = STRENGTH[item["a"]["model"]], STRENGTH[item["b"]["model"]]
+    sa, sb = STRENGTH[item.a.model], STRENGTH[item.b.model]
     return "a" if rng.random() < sa / (sa + sb) else "b"
 
 
@@ -83,7 +84,7 @@ async def simulate(url: str) -> tuple[dict, list[dict]]:
     record, images = ingest(CampaignCreate.model_validate(campaign_body()), JudgeSettings())
     assert await store.create(record, images)
     record = await store.record("sim")
-    by_id = {i["id"]: i for i in record["items"]}
+    by_id = {i.id: i for i in record.items}
     clock = Clock()
     rng = random.Random(7)
     serving_rng = random.Random(11)

@@ -11,6 +11,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+import redis
 
 from tests.api.conftest import LiveService, live_service
 from tests.campaigns.helpers import invite, pairwise_body, rating_body
@@ -118,3 +119,48 @@ def test_the_scale_labels_are_translated(translating: tuple[LiveService, FakePro
     assert task["anchors_original"] == first["anchors"]
     assert task["anchors"] == {k: f"DE: {v}" for k, v in first["anchors"].items()}
     assert task["question"] == f"DE: {first['question']}"
+
+
+def _settled(llm: FakeProvider) -> int:
+    """The provider's call count once no translation is still arriving."""
+    seen = -1
+    while seen != llm.calls:
+        seen = llm.calls
+        time.sleep(0.3)
+    return seen
+
+
+def test_translations_only_into_the_campaigns_languages_within_its_budget(
+    translating: tuple[LiveService, FakeProvider],
+) -> None:
+    """A link asking for made-up or unlisted languages starts no call; the listed one is
+    translated, each text once, until the campaign's budget is spent (then the originals
+    are shown). Before, each new code started up to 7 calls, stored for ever."""
+    svc, llm = translating
+    body = pairwise_body("tr-b", n_items=3, votes_per_item=1, validation="none",
+                         min_seconds=0.0, translate_prompts=True, criterion="alignment",
+                         translate_into=["de"], translation_budget=2)  # fmt: skip
+    with svc.client(headers={"Authorization": "Bearer admin"}) as admin, svc.client() as anon:
+        assert admin.post("/v1/campaigns", json=body).status_code == 201
+        (one,) = invite(admin, "tr-b", 1)
+        before = _settled(llm)
+        for lang in ("xx", "fr", "qq", "zz_ZZ", "it", "en") * 3:
+            got = anon.get(f"/v1/label/{one['token']}/next", params={"lang": lang})
+            assert got.status_code == 200 and "question_original" not in got.json()["task"]
+        assert _settled(llm) == before  # nothing started
+        for _ in range(3):  # every task, each asked for in German a few times
+            for _ in range(4):
+                task = anon.get(f"/v1/label/{one['token']}/next", params={"lang": "de"}).json()
+                time.sleep(0.1)
+            sent = {"task": task["task"]["id"], "choice": "a"}
+            assert anon.post(f"/v1/label/{one['token']}/answers", json=sent).json()["accepted"]
+        # 4 texts (3 prompts, the question), a budget of 2: two translated and kept (a
+        # text an earlier test translated comes from the judge's cache, not the provider)
+        assert _settled(llm) - before <= 2
+        store = redis.Redis.from_url(svc.redis_url)
+        assert store.hlen("judge:campaign:tr-b:tr:de") == 2
+        assert store.keys("judge:campaign:tr-b:tr:*") == [b"judge:campaign:tr-b:tr:de"]
+        store.close()
+        twice = {**body, "id": "tr-c", "translate_into": ["de", "de"]}
+        bad = admin.post("/v1/campaigns", json=twice)
+        assert bad.status_code == 400 and "translate_into" in bad.text

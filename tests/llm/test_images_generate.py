@@ -124,7 +124,7 @@ async def test_decompression_bomb_is_refused(gen, backend, provider) -> None:
 async def test_pixel_limit_applies_to_generated_images(backend, provider) -> None:
     small = ImageGenerator(JudgeSettings(image_max_pixels=1000, backoff_base_s=0.001))
     g = await small.generate(backend(size="64x64"), "a boat", 1)
-    assert g.status == "failed" and "4096 pixels, over the 1000 limit" in g.reason
+    assert g.status == "failed" and "4096 pixels, over the limit of 1000 pixels" in g.reason
 
 
 async def test_url_results_from_loopback_need_allow_private_urls(gen, backend, provider) -> None:

@@ -19,7 +19,7 @@ from playwright.sync_api import Page, sync_playwright
 
 from tests.api.conftest import LiveService, live_service
 
-CHROMIUM = Path(os.environ.get("JUDGE_CHROMIUM", "/usr/bin/chromium"))
+CHROMIUM = Path(os.environ.get("UI_TEST_CHROMIUM", "/usr/bin/chromium"))
 FLAGS = [
     "--no-sandbox",
     "--disable-gpu",

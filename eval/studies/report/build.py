@@ -52,6 +52,7 @@ def build_report(
             "tasks": len({it.task_id for it in items}),
             "measures": list(MEASURES),
         },
+        "judge": study.judge,
         "options": {"bootstrap": n_boot, "permutations": n_perm, "seed": seed},
         "notes": notes,
         "cells": cells,

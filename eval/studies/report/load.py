@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from eval.studies.judged import report_judge
 from memory.io.jsonl import read_jsonl, where
 
 CATEGORIES = ("OE", "CO", "IM")
@@ -78,6 +79,7 @@ class Study:
     backends: list[str] = field(default_factory=list)
     n_lines: int = 0
     notes: list[str] = field(default_factory=list)
+    judge: dict[str, Any] | None = None  # who judged (eval.studies.judged)
 
 
 def _num(x: Any, where: str, key: str) -> float | None:
@@ -194,4 +196,5 @@ def load_study(folder: str | Path) -> Study:
         backends=[b for b in backends if b in seen_b],
         n_lines=n_lines,
         notes=notes,
+        judge=report_judge(meta),
     )

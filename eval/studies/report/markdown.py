@@ -17,6 +17,7 @@ from collections.abc import Sequence
 
 from eval.kit.stats import ci_text
 from eval.trust.report import trust_lines
+from judge.judged_by import markdown_lines as judge_lines
 
 LABELS = {
     "subjective_prompt": "subj. prompt (1–5)",
@@ -152,6 +153,7 @@ def render_markdown(report: dict) -> str:
         f"{len(st['backends'])} backends). Intervals: 95% bootstrap over tasks "
         f"({opt['bootstrap']} resamples); permutation tests with {opt['permutations']} "
         f"sign flips at most; seed {opt['seed']}.",
+        *judge_lines(report.get("judge")),
         "",
     ]
     out += [f"> note: {n}" for n in report["notes"]] + ([""] if report["notes"] else [])

@@ -11,7 +11,8 @@ import pytest
 
 from eval.datasets import PUBLIC_SETS, get_dataset
 from eval.datasets.public.base import BASELINES, Baseline
-from eval.metaeval.public_sets import judge_figure, markdown_lines
+from eval.metaeval.public_sets import judge_figure
+from eval.metaeval.quoted import baseline_lines
 
 RATING_FIGURES = {"spearman", "kendall", "pearson", "pairwise_accuracy"}
 PREFERENCE_FIGURES = {"ranking_accuracy", "accuracy"}
@@ -47,7 +48,7 @@ def test_a_set_without_a_quoted_figure_says_so_and_what_was_read() -> None:
         "baselines": [],
         "baselines_checked": dataset.baselines_checked(),
     }
-    md = "\n".join(markdown_lines({"public_set": section}))
+    md = "\n".join(baseline_lines({"public_set": section}))
     assert "No published figure is quoted for this set. Sources read: " in md
     assert "arXiv:2306.04717" in md and "no figure is quoted from memory" in md
 
@@ -75,11 +76,12 @@ def test_a_quote_off_the_judges_items_has_no_target_and_no_figure_beside_it(name
             "baselines_checked": dataset.baselines_checked(),
         }
     }
-    md = "\n".join(markdown_lines(report))
-    rows = [line for line in md.splitlines() if "(quoted) |" in line]
-    assert len(rows) == len(quotes)
-    assert all("| – (n=–) |" in row for row in rows)  # the judge's figure is not beside them
-    assert "n=10" not in "\n".join(rows)
+    md = "\n".join(baseline_lines(report))
+    assert "judge (this run" not in md  # the judge's figure is not beside them
+    assert "on 10 item(s)" in md and "none is printed beside a quote" in md
+    for b in quotes:  # every quote is in its source's table, the citation once per source
+        assert f"| {b.system} |" in md
+        assert md.count(f"**{b.citation}** — source: {b.source};") == 1
 
 
 def test_a_quoted_value_is_printed_as_the_source_printed_it() -> None:
@@ -94,7 +96,7 @@ def test_a_quoted_value_is_printed_as_the_source_printed_it() -> None:
             "baselines": [quotes[("CLIPScore", "spearman")].as_dict()],
         }
     }
-    assert "| CLIPScore | 0.1676 (quoted) |" in "\n".join(markdown_lines(report))
+    assert "| CLIPScore | 0.1676 |" in "\n".join(baseline_lines(report))
 
 
 def test_the_judge_figure_beside_a_quote_is_the_one_of_its_target(tmp_path: Path) -> None:

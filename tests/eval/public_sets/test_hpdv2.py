@@ -62,10 +62,11 @@ def test_mock_run_through_the_compare_mode_with_quoted_baselines(
     assert all(b["quoted"] and b["split"] == "HPD v2 test set" for b in quoted)
     assert all("tgxs002/HPSv2, README.md" in b["source"] for b in quoted)
     md = (tmp_path / "report.md").read_text()
-    assert "| ranking_accuracy | HPD v2 test set | " in md and "0.833 (quoted)" in md
-    # the judge's own figure and interval sit in the same row as the quoted one
+    assert "| system | ranking_accuracy |" in md and "| HPS v2 | 0.833 |" in md
+    assert md.count("split: HPD v2 test set") == 1  # the source is named once
+    # the run scored every pair of the test split: the judge's figure joins the source's table
     own = f"{pref['ranking_accuracy']:.3f} [{lo:.2f}, {hi:.2f}] (n=12)"
-    assert f"| {own} | HPS v2 | 0.833 (quoted) |" in md
+    assert f"| **judge (this run, same items)** | {own} |" in md
 
 
 def test_ranking_accuracy_is_kendall_in_disguise_without_ties(mini: Path) -> None:

@@ -45,17 +45,43 @@ def test_mock_run_matches_scipy_and_recomputes_the_published_metrics(
         assert fig["kendall"] == pytest.approx(stats.kendalltau(scores, human).statistic)
         assert fig["pairwise_accuracy"] == pytest.approx(brute_pairwise(scores, human))
     md = (tmp_path / "report.md").read_text()
-    assert "recomputed from their per-image scores" in md and "| tifa_mplug-large |" in md
+    assert "| tifa_mplug-large | published (recomputed) |" in md
     # the TIFA repository's own figures on all 800 images, quoted beside the judge's
     quoted = {(b["system"], b["metric"]): b for b in section["baselines"]}
     assert len(quoted) == 20 and all(b["quoted"] for b in quoted.values())
     mplug = quoted[("tifa_mplug-large", "kendall")]
     assert mplug["value"] == pytest.approx(0.4717, abs=1e-4)
     assert "human_annotations/compute_correlation.ipynb" in mplug["source"]
+    assert "| tifa_mplug-large | 0.472 | 0.597 |" in md
+    assert md.count(mplug["citation"]) == 1  # the citation once, for the 20 figures
+    # the run scored the whole (miniature) set: the judge's figures join the source's table
     judge = section["figures"]["faithfulness"]
-    lo, hi = judge["ci95"]["kendall"]
-    row = f"| kendall | {mplug['split']} | {judge['kendall']:.3f} [{lo:.2f}, {hi:.2f}] (n=9) |"
-    assert row + " tifa_mplug-large | 0.472 (quoted) |" in md
+    cells = []
+    for stat in ("kendall", "pearson"):
+        lo, hi = judge["ci95"][stat]
+        cells.append(f"{judge[stat]:.3f} [{lo:.2f}, {hi:.2f}] (n=9)")
+    assert "| **judge (this run, same items)** | " + " | ".join(cells) + " |" in md
+
+
+def test_a_limit_subset_figure_is_never_beside_the_quotes_on_all_images(
+    mini: Path, tmp_path: Path
+) -> None:
+    """Issue 48 item 17: with --limit the judge's figure is on 5 of the images, the quotes on
+    all of them: no row holds both, and the long citation is printed once."""
+    args = ["meta-eval", "--dataset", "tifa", "--data", str(mini), "--out", str(tmp_path)]
+    assert (
+        main([*args, "--model", "mock/judge", "--no-safety", "--n-boot", "0", "--limit", "5"]) == 0
+    )
+    report = json.loads((tmp_path / "report.json").read_text())
+    md = (tmp_path / "report.md").read_text()
+    quotes = report["public_set"]["baselines"]
+    start = md.index("### Published baselines")
+    quoted_part = md[start : md.index("\n## ", start)]
+    assert "judge (this run" not in quoted_part and "(n=5)" not in quoted_part
+    assert md.count(quotes[0]["citation"]) == 1 and md.count(quotes[0]["note"]) == 1
+    assert "on 5 item(s) of the set's 9, not on these sources' items" in quoted_part
+    for q in quotes:  # every quoted figure is there, each in its own source's table
+        assert f"| {q['system']} |" in quoted_part
 
 
 def test_the_offline_backend_says_a_model_is_needed(

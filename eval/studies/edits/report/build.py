@@ -15,6 +15,7 @@ from typing import Any
 from eval.studies.edits.report.campaign import write_campaign_manifest
 from eval.studies.edits.report.markdown import render
 from eval.studies.edits.report.stats import FAILURE_LINES, edit_stats
+from eval.studies.judged import report_judge
 from eval.studies.report.load import ReportError
 from memory.io.atomic import write_atomic
 from memory.io.jsonl import read_jsonl
@@ -85,6 +86,7 @@ def build_edit_report(folder: Path, *, n_boot: int, seed: int) -> dict[str, Any]
             "editors": [e["id"] for e in study.get("editors") or []],
             "edits_per_instruction": study.get("edits_per_instruction"),
         },
+        "judge": report_judge(study),
         "threshold": threshold,
         "bootstrap": n_boot,
         "seed": seed,

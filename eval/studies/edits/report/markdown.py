@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from eval.studies.edits.results import CRITERIA
+from judge.judged_by import markdown_lines as judge_lines
 
 FIGURES = {
     "success.png": (
@@ -109,6 +110,7 @@ def render(report: dict[str, Any]) -> str:
         + ", ".join(f"{k} {v}" for k, v in report["statuses"].items())
         + f". Success threshold τ = {report['threshold']}; intervals: 95% bootstrap over "
         f"tasks ({report['bootstrap']} resamples, seed {report['seed']}).",
+        *judge_lines(report.get("judge")),
         "",
         "## Editors",
         "",
