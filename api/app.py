@@ -39,6 +39,7 @@ from api.jobs.worker import start_inline_workers, stop_inline_workers
 from api.judging import compare, score, skills
 from api.judging.factory import build_judge
 from api.judging.models import CompareRequest, ScoreRequest
+from api.judging.trust import load_policies
 from api.memories import routes as memory
 from api.probes import pages as probe_pages
 from api.probes import routes as probe_routes
@@ -99,6 +100,7 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
     app.state.redis_volatile_ok = settings.redis_may_lose_data
     await mark(app.state.redis, uuid.uuid4().hex)
     app.state.judge = build_judge(settings, app.state.redis)
+    await asyncio.to_thread(load_policies, settings.trust_policies)  # a bad one stops the start
     app.state.pixel_budget = PixelBudget(
         max(settings.decode_budget_pixels, settings.max_request_pixels)
     )

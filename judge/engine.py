@@ -16,6 +16,7 @@ from __future__ import annotations
 import contextlib
 import importlib
 import time
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -88,6 +89,7 @@ class Judge:
         cache: ResponseCache | bool | None = None,
         store: MemoryStore | None = None,
         deferrer: Deferrer | None = None,
+        trust: Any = None,
         **overrides: Any,
     ):
         if isinstance(cache, bool):  # ``Judge(cache=False)`` means the setting, not a store
@@ -96,6 +98,13 @@ class Judge:
         base = settings or JudgeSettings()
         self.settings = base.merged(**overrides) if overrides else base
         self.registry = registry or default_registry(map(Path, self.settings.card_dirs))
+        self.trust = None
+        if trust is not None:  # a policy of another judge is refused here, before any call
+            from judge.trust.policy import as_policy
+            from judge.trust.run import stage_overrides
+
+            self.trust = as_policy(trust)
+            stage_overrides(self.settings, self.trust)
         self.gateway = LLMGateway(self.settings, cache=cache, deferrer=deferrer)
         self.store = store or MemoryStore(
             Path(self.settings.memory_dir) if self.settings.memory_dir else None
@@ -200,7 +209,15 @@ class Judge:
         **overrides: Any,
     ) -> Any:
         """Judge one request of any mode (async), validating it first; returns that mode's
-        result model."""
+        result model. ``trust=`` (a policy file, its JSON or a ``TrustPolicy``; default the
+        judge's own) judges it under a trust policy (docs/trust.md)."""
+        trust = overrides.pop("trust", None) or self.trust
+        if trust is not None:
+            from judge.trust.policy import as_policy
+
+            checked = self.check(request, mode=mode, **overrides)
+            return await self.arun_checked(replace(checked, trust=as_policy(trust)),
+                                           base_dir=base_dir)  # fmt: skip
         return await self._run_prepared(
             self.prepare, request, base_dir=base_dir, mode=mode, **overrides
         )
@@ -213,7 +230,25 @@ class Judge:
 
             result = await judge.arun_checked(judge.check(comparison, mode="compare"))
         """
+        if checked.trust is not None:
+            return await self._run_trusted(checked, base_dir)
         return await self._run_prepared(self.prepare_checked, checked, base_dir=base_dir)
+
+    async def _run_trusted(self, checked: CheckedRequest, base_dir: Path | None) -> Any:
+        """A checked request under its trust policy: each stage checked with the stage's
+        judge, then run (:func:`judge.trust.run.cascade`)."""
+        from judge.trust.run import cascade
+
+        def run_stage(stage: dict[str, Any]) -> Any:
+            overrides = {**checked.overrides, **stage}
+            again = check_request(
+                checked.mode, checked.request, overrides, self.settings, self.registry
+            )
+            again = replace(again, wrapper=checked.wrapper)  # faults named as the client wrote
+            return self._run_prepared(self.prepare_checked, again, base_dir=base_dir)
+
+        assert checked.trust is not None
+        return await cascade(run_stage, checked.settings, checked.trust)
 
     async def _run_prepared(self, prepare: Any, *args: Any, **kwargs: Any) -> Any:
         ctx = await in_prepare_pool(self.settings.prepare_threads, prepare, *args, **kwargs)

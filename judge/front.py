@@ -80,23 +80,48 @@ def _with_remote(refs: list[str], settings: dict[str, Any]) -> dict[str, Any]:
     return settings
 
 
-async def ascore(prompt: str | dict[str, Any], images: Any = (), *,
-                 checklist: Sequence[Any] | None = None, brief: str | None = None,
-                 category: str | None = None, target_image: Any = None,
-                 task_id: str | None = None, id: str | None = None,
-                 **settings: Any) -> Result:
+async def ascore(
+    prompt: str | dict[str, Any],
+    images: Any = (),
+    *,
+    checklist: Sequence[Any] | None = None,
+    brief: str | None = None,
+    category: str | None = None,
+    target_image: Any = None,
+    task_id: str | None = None,
+    id: str | None = None,
+    **settings: Any,
+) -> Result:
     """Score a prompt and its images, or a submission dict (async). See :func:`score`."""
-    sub = score_request(prompt, images, {
-        "checklist": checklist, "brief": brief, "category": category,
-        "target_image": target_image, "task_id": task_id, "id": id})
+    sub = score_request(
+        prompt,
+        images,
+        {
+            "checklist": checklist,
+            "brief": brief,
+            "category": category,
+            "target_image": target_image,
+            "task_id": task_id,
+            "id": id,
+        },
+    )
     refs = [*sub.get("images", []), (sub.get("task") or {}).get("target_image") or ""]
-    return await _judge(_with_remote(refs, settings)).ascore(sub)
+    trust = settings.pop("trust", None)
+    return await _judge(_with_remote(refs, settings)).ascore(sub, trust=trust)
 
 
-def score(prompt: str | dict[str, Any], images: Any = (), *,
-          checklist: Sequence[Any] | None = None, brief: str | None = None,
-          category: str | None = None, target_image: Any = None, task_id: str | None = None,
-          id: str | None = None, **settings: Any) -> Result:
+def score(
+    prompt: str | dict[str, Any],
+    images: Any = (),
+    *,
+    checklist: Sequence[Any] | None = None,
+    brief: str | None = None,
+    category: str | None = None,
+    target_image: Any = None,
+    task_id: str | None = None,
+    id: str | None = None,
+    **settings: Any,
+) -> Result:
     """Score a prompt and the images generated from it.
 
     Args:
@@ -112,6 +137,8 @@ def score(prompt: str | dict[str, Any], images: Any = (), *,
         **settings: judge settings, e.g. ``model="openai/gpt-4o"``, ``api_key=...``,
             ``skills=["@avt"]``, ``backend="local"``; ``model="mock/judge"`` tries the
             pipeline with made-up answers.
+            ``trust="policy.json"`` (or a ``TrustPolicy``) judges under a trust policy: every
+            answer gets ``trusted`` (docs/trust.md).
 
     Returns:
         The Result: ``.status``, ``.objective``, ``.subjective``, ``.to_row()``, ``.to_dict()``.
@@ -122,15 +149,34 @@ def score(prompt: str | dict[str, Any], images: Any = (), *,
         >>> r.status, r.provenance.judge_models
         ('scored', ['mock/judge'])
     """
-    return _run(ascore(prompt, images, checklist=checklist, brief=brief, category=category,
-                       target_image=target_image, task_id=task_id, id=id, **settings))
+    return _run(
+        ascore(
+            prompt,
+            images,
+            checklist=checklist,
+            brief=brief,
+            category=category,
+            target_image=target_image,
+            task_id=task_id,
+            id=id,
+            **settings,
+        )
+    )
 
 
-def compare(prompt: str | dict[str, Any], image_a: Any = None, image_b: Any = None, *,
-            model_a: str | None = None, model_b: str | None = None,
-            criteria: Sequence[str] | None = None, brief: str | None = None,
-            prompt_id: str | None = None, id: str | None = None,
-            **settings: Any) -> Any:
+def compare(
+    prompt: str | dict[str, Any],
+    image_a: Any = None,
+    image_b: Any = None,
+    *,
+    model_a: str | None = None,
+    model_b: str | None = None,
+    criteria: Sequence[str] | None = None,
+    brief: str | None = None,
+    prompt_id: str | None = None,
+    id: str | None = None,
+    **settings: Any,
+) -> Any:
     """Which of two images of one prompt is better, criterion by criterion (asked in both
     orders; a winner needs both to agree). Returns a ComparisonResult with ``to_row()``,
     ``to_dict()`` and ``votes()`` (rows for :func:`judge.leaderboard`).
@@ -142,16 +188,33 @@ def compare(prompt: str | dict[str, Any], image_a: Any = None, image_b: Any = No
         >>> r.to_row()["criteria.alignment.winner"] in ("a", "b", "tie")
         True
     """
-    data = compare_request(prompt, image_a, image_b, {
-        "model_a": model_a, "model_b": model_b, "criteria": criteria, "brief": brief,
-        "prompt_id": prompt_id, "id": id})
+    data = compare_request(
+        prompt,
+        image_a,
+        image_b,
+        {
+            "model_a": model_a,
+            "model_b": model_b,
+            "criteria": criteria,
+            "brief": brief,
+            "prompt_id": prompt_id,
+            "id": id,
+        },
+    )
     refs = [(data.get(side) or {}).get("image") or "" for side in ("a", "b")]
-    return _run(_judge(_with_remote(refs, settings)).acompare(data))
+    trust = settings.pop("trust", None)
+    return _run(_judge(_with_remote(refs, settings)).acompare(data, trust=trust))
 
 
-def edit(instruction: str | dict[str, Any], source_image: Any = None, images: Any = None, *,
-         editor: str | None = None,
-         id: str | None = None, **settings: Any) -> Any:
+def edit(
+    instruction: str | dict[str, Any],
+    source_image: Any = None,
+    images: Any = None,
+    *,
+    editor: str | None = None,
+    id: str | None = None,
+    **settings: Any,
+) -> Any:
     """Judge an image edit: instruction following, consistency with the source, visual
     quality, success at the threshold, and the local shift metrics. Returns an EditResult
     with ``to_row()`` and ``to_dict()``.
@@ -166,5 +229,4 @@ def edit(instruction: str | dict[str, Any], source_image: Any = None, images: An
     """
     data = edit_request(instruction, source_image, images, {"editor": editor, "id": id})
     refs = [*(data.get("images") or []), data.get("source_image") or ""]
-    return _run(_judge(_with_remote(refs, settings))
-                .arun_request(data, mode="edit"))
+    return _run(_judge(_with_remote(refs, settings)).arun_request(data, mode="edit"))

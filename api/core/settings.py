@@ -107,6 +107,11 @@ class ServiceSettings(ProjectSettings):
         "annotators:K): each of the K is one more model call per item, paid by the operator; "
         "0: no method that adds calls",
     )
+    trust_policies: Path | None = Field(
+        default=None,
+        description="a folder of trust policies (NAME.json, written by judge trust calibrate), "
+        "read at start; clients name one in options.trust (docs/trust.md). Unset: none",
+    )
     max_batch_items: int = Field(
         default=10_000,
         ge=1,

@@ -165,4 +165,5 @@ def validate_batch(
             first.detail["error"]["message"] += f" (and {bad - 1} more bad item(s))"
         raise first
     compact = [json.dumps(item, separators=(",", ":"), ensure_ascii=False) for item in items]
-    return compact, outer.raw
+    stored = {**outer.raw, "trust": outer.trust} if outer.trust is not None else outer.raw
+    return compact, stored  # the worker reads options.trust again from the stored options

@@ -53,6 +53,7 @@ from api.jobs.store import JOB_FUNCTION, QUEUE_NAME, BatchStore
 from api.jobs.tuning import WorkerTuning
 from api.judging.factory import build_judge
 from api.judging.requests import OuterOptions, check_body, named_as_sent
+from api.judging.trust import load_policies
 from judge.engine import Judge
 from judge.errors import ConfigError, InputError
 from judge.io.pixel_budget import PixelBudget, pixel_ledger
@@ -184,6 +185,7 @@ async def startup(ctx: dict[str, Any]) -> None:
     if "judge" not in ctx:  # inline workers share the API's Judge
         ctx["judge"] = build_judge(settings, redis)
     ctx["batch_store"] = BatchStore(redis, ttl_s=settings.batch_ttl_s)
+    await asyncio.to_thread(load_policies, settings.trust_policies)  # options.trust of items
     total = max(settings.decode_budget_pixels, settings.max_request_pixels)
     ctx.setdefault("pixel_budget", PixelBudget(total))
     tuning: WorkerTuning = ctx.setdefault("tuning", WorkerTuning())

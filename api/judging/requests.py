@@ -9,7 +9,8 @@ unwraps it (:meth:`judge.modes.base.Mode.unwrap`). Every fault is an
 :class:`~judge.errors.InputError` naming the field as the client wrote it: ``submission.prompt``,
 ``options.retrieval_k``, ``options.skills`` (an unknown card the options asked for),
 ``criteria[1]``; the app turns it into ``400 invalid_input`` on every route, and a batch
-names the item in front (``items[3].options.skills``).
+names the item in front (``items[3].options.skills``). ``options.trust`` names an installed
+trust policy (:mod:`api.judging.trust`); it never reaches the engine's settings.
 
 Example:
     >>> from judge.engine import Judge
@@ -33,6 +34,7 @@ from pydantic import BaseModel
 
 from api.core.settings import ServiceSettings
 from api.judging.policy import check_overrides
+from api.judging.trust import load_policies, resolve, take_trust
 from judge.errors import InputError
 from judge.modes import Mode, get_mode, mode_of
 from judge.modes.checked import CheckedRequest, check_request
@@ -54,6 +56,10 @@ class OuterOptions:
     """
 
     def __init__(self, raw: Any):
+        try:
+            self.trust, raw = take_trust(raw)
+        except InputError as exc:
+            raise OptionsFault(exc.field, exc.message) from None
         self.raw = {} if raw is None else raw
         self._by_mode: dict[str, dict[str, Any]] = {}
 
@@ -87,12 +93,25 @@ def check_body(
     if not isinstance(body, dict):
         root = f"({get_mode(default_mode).wrapper_key})"
         raise InputError(root, f"expected a JSON object, got {type(body).__name__}")
+    name, options = take_trust(body.get("options"))
+    if name is not None:
+        body = {**body, "options": options}
     mode = mode_of(body, default_mode)
     parsed = mode.unwrap(body)
     overrides = parsed.overrides
+    batch_wide = False
     if outer is not None:
         overrides = {**outer.for_mode(mode, parsed.request, judge, policy), **overrides}
-    return _checked(mode, parsed.request, overrides, parsed.wrapped, judge, policy)
+        batch_wide = name is None and outer.trust is not None
+        name = name or outer.trust
+    checked = _checked(mode, parsed.request, overrides, parsed.wrapped, judge, policy)
+    if name is None:
+        return checked
+    try:
+        trust = resolve(name, checked.settings, load_policies(policy.trust_policies))
+    except InputError as exc:
+        raise (OptionsFault(exc.field, exc.message) if batch_wide else exc) from None
+    return replace(checked, trust=trust)
 
 
 def _checked(

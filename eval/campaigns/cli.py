@@ -70,6 +70,13 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="judge compare results (or votes): send humans only the pairs drawn "
         "by the judge's uncertainty (needs --budget and --selection-out)",
     )
+    c.add_argument(
+        "--from-abstained",
+        type=Path,
+        metavar="RESULTS",
+        help="results marked by a trust policy (judge trust apply, or --trust): send people "
+        "only the source's items whose --criterion decision no judge trusted",
+    )
     add_selection_flags(c, required=False, note="with --from-judge: ")
     c.add_argument(
         "--selection-out",
@@ -144,6 +151,8 @@ def run_create(args: argparse.Namespace) -> int:
 
     if args.from_judge and (args.budget is None or args.selection_out is None):
         return _fail("create", "--from-judge needs --budget N and --selection-out FILE")
+    if args.from_judge and args.from_abstained:
+        return _fail("create", "give --from-judge or --from-abstained, not both")
 
     def work(client: AdminClient) -> int:
         body = campaign_body(
@@ -164,6 +173,11 @@ def run_create(args: argparse.Namespace) -> int:
             write_selection(rows, args.selection_out)
             print(f"{len(body['items'])} of {len(rows)} judged pairs drawn for humans; "
                   f"probabilities -> {args.selection_out}")  # fmt: skip
+        if args.from_abstained:
+            from eval.campaigns.abstained import abstained_for_campaign
+
+            body, note = abstained_for_campaign(body, args.from_abstained)
+            print(note)
         made = client.create_campaign(body)
         print(
             f"campaign {made['id']!r}: {made['n_items']} items, {made['n_validation']} "
@@ -294,6 +308,14 @@ def run_report(args: argparse.Namespace) -> int:
     def work(client: AdminClient) -> int:
         report = client.campaign_report(args.campaign, bootstrap=args.bootstrap)
         loop_cli.before_after(client, args, report)
+        if args.trust_results is not None:
+            from eval.campaigns.trust_section import campaign_trust, export_of
+
+            rows = client.campaign_rows(args.campaign, export_of(report["kind"]))
+            record = {"id": args.campaign, "criterion": report["criterion"]}
+            section = campaign_trust(record, rows, args.trust_results, args.trust_policy)
+            if section:
+                report["trust"] = section
         paths = write_report(report, args.out)
         flagged = sum(1 for a in report["annotators"] if a["flagged"])
         print(

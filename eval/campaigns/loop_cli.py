@@ -46,10 +46,17 @@ def register_add(actions: argparse._SubParsersAction, common: Any, handler: Any)
 
 
 def report_options(p: argparse.ArgumentParser) -> None:
-    """``--split``, ``--judge-before``, ``--judge-after`` on ``report``."""
+    """``--split``, ``--judge-before``, ``--judge-after``, ``--trust-results``,
+    ``--trust-policy`` on ``report``."""
     p.add_argument("--split", type=Path, help="split file written by add-to-memory")
     p.add_argument("--judge-before", type=Path, help="judge results without the memory (JSONL)")
     p.add_argument("--judge-after", type=Path, help="judge results with the memory (JSONL)")
+    p.add_argument("--trust-results", type=Path, metavar="RESULTS",
+                   help="the judge's results of the campaign's items, with a confidence: adds "
+                   "the risk-coverage curve against the campaign's labels")  # fmt: skip
+    p.add_argument("--trust-policy", type=Path, metavar="POLICY",
+                   help="with --trust-results: the policy's operating point and held-out "
+                   "agreement")  # fmt: skip
 
 
 def _kept_ratings(

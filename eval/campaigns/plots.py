@@ -127,8 +127,8 @@ def _figure(figures: dict[str, str], name: str, caption: str) -> list[str]:
 
 def markdown(report: dict[str, Any], figures: dict[str, str] | None = None) -> str:
     """``report.md``: the report as text, with ``figures`` (name → file beside it:
-    ``annotators``, ``leaderboard``, ``win_matrix``, ``judge_agreement``) embedded where they
-    belong. A value the report lacks is written as what it means, never as ``None``."""
+    ``annotators``, ``leaderboard``, ``win_matrix``, ``judge_agreement``, ``trust``) embedded
+    where they belong. A value the report lacks is written as what it means, never as ``None``."""
     figs = figures or {}
     p = report["progress"]
     lines = [
@@ -194,6 +194,11 @@ def markdown(report: dict[str, Any], figures: dict[str, str] | None = None) -> s
                   f"({ma['rule']}).", ""]  # fmt: skip
         for name in ("before", "after"):
             lines.append(_rate_line(name, ma[name]["judge_human"]))
+    if report.get("trust"):
+        from eval.trust.report import trust_lines
+
+        lines += trust_lines(report["trust"])
+        lines += _figure(figs, "trust", "Agreement with people against coverage")
     return "\n".join(lines) + "\n"
 
 
@@ -209,6 +214,10 @@ def write_report(report: dict[str, Any], folder: Path) -> list[Path]:
         figures["leaderboard"], figures["win_matrix"] = write_plots(board, folder)
     if "judge_agreement" in report:
         figures["judge_agreement"] = agreement_plot(report, folder / "judge_agreement.png")
+    if report.get("trust"):
+        from eval.trust.report import trust_plot
+
+        figures["trust"] = trust_plot(report["trust"], folder / "trust.png")
     paths = [folder / "report.json", folder / "report.md"]
     paths[0].write_text(json.dumps(report, indent=2, ensure_ascii=False), encoding="utf-8")
     names = {k: v.name for k, v in figures.items()}

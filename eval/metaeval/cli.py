@@ -41,6 +41,7 @@ AS_NAMED = (
     "provider_batch",
     "batch_poll_s",
     "dry_run",
+    "trust",
     "scores_only",
     "n_perm",
     "correction",
@@ -97,6 +98,13 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("--calibration", help="apply a calibration JSON at scoring time")
     p.add_argument("--confidence", metavar="METHOD", help=CONFIDENCE_HELP)
+    p.add_argument(
+        "--trust",
+        type=Path,
+        metavar="POLICY",
+        help="judge every item under this trust policy (judge trust calibrate): answers get "
+        "trusted, the report its operating point (docs/trust.md)",
+    )
     p.add_argument("--columns", default="", help="csv dataset: key=COLUMN pairs")
     p.add_argument("--skills", help="subjective cards to run (default: the dataset's)")
     p.add_argument("--retrieval", choices=["similarity", "random", "fixed", "none"])

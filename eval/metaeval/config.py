@@ -57,6 +57,7 @@ class MetaEvalConfig:
     batch_wait: bool = False
     batch_fallback: str = "batch"
     dry_run: bool = False
+    trust: Path | None = None
     scores: list[Path] = field(default_factory=list)
     scores_only: bool = False
     n_perm: int = 1000
@@ -97,6 +98,11 @@ def check(cfg: MetaEvalConfig) -> None:
         )
     if cfg.limit is not None and cfg.limit <= 0:
         raise ValueError(f"--limit must be a positive number of items, got {cfg.limit}")
+    if cfg.trust is not None and (cfg.url or cfg.provider_batch or cfg.ablation):
+        raise ValueError(
+            "--trust judges with this process's judge under a policy file; drop --url (ask the "
+            "service for one of its policies, options.trust), --provider-batch and --ablation"
+        )
     if cfg.dry_run and (cfg.url or cfg.provider_batch or cfg.ablation):
         raise ValueError(
             "--dry-run estimates one in-process run; drop --url, --provider-batch and --ablation"

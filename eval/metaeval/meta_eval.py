@@ -95,6 +95,11 @@ def label_cards(
 def _client(cfg: MetaEvalConfig, overrides: dict[str, Any]) -> JudgeClient:
     if cfg.url:
         return make_client(url=cfg.url)
+    if cfg.trust is not None:  # every call judged under the policy (read once, here)
+        from judge.trust import read_policy
+
+        options = {"trust": read_policy(cfg.trust)}
+        return make_client(JudgeSettings().merged(**overrides), options=options)
     return make_client(JudgeSettings().merged(**overrides))
 
 
@@ -247,6 +252,7 @@ def run_meta_eval(cfg: MetaEvalConfig) -> dict[str, Any]:
             "memory_dir": str(cfg.memory_dir) if cfg.memory_dir is not None else None,
             "cv": cfg.cv,
             "url": cfg.url,
+            "trust": str(cfg.trust) if cfg.trust is not None else None,
             "memories": memories,
             "scores": [str(p) for p in cfg.scores],
             "settings": {k: v for k, v in overrides.items() if k != "api_key"},

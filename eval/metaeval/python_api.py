@@ -55,6 +55,7 @@ def meta_eval(
     batch_wait: bool = False,
     batch_fallback: str = "batch",
     dry_run: bool = False,
+    trust: str | Path | None = None,
     scores: list[str | Path] | str | Path | None = None,
     scores_only: bool = False,
     n_perm: int = 1000,
@@ -90,6 +91,8 @@ def meta_eval(
             batch_fallback: as ``--ablation``, ``--encoders``, ``--fit-calibration``,
             ``--provider-batch``, ``--batch-poll-s``, ``--wait``,
             ``--provider-batch-fallback`` (docs/meta-eval.md).
+        trust: a trust policy file (``judge trust calibrate``): each item is judged under it
+            (``trusted`` on every answer) and the report adds the policy's operating point.
         **settings: judge settings (``api_base``, ``api_key``, ``retrieval``, ...).
 
     Raises:
@@ -135,6 +138,7 @@ def meta_eval(
         batch_wait=batch_wait,
         batch_fallback=batch_fallback,
         dry_run=dry_run,
+        trust=Path(trust) if trust is not None else None,
         scores=[Path(s) for s in ([scores] if isinstance(scores, (str, Path)) else scores or [])],
         scores_only=scores_only,
         n_perm=n_perm,

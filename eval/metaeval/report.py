@@ -17,6 +17,8 @@ from eval.metaeval import compare_report, plots
 from eval.metaeval.evaluate import pairs_by_target
 from eval.metaeval.public_sets import markdown_lines
 from eval.metaeval.quoted import baseline_lines
+from eval.metaeval.trust_report import add_trust
+from eval.trust.report import trust_lines
 from judge.judged_by import MADE_UP
 from judge.judged_by import markdown_lines as judge_lines
 
@@ -265,6 +267,7 @@ def markdown(report: dict) -> str:
                 for c, v in ref["judge_vs_human_spearman"].items()
             ],
         ]
+    out += trust_lines(report.get("trust") or {})
     if report.get("plots"):
         out += ["", "## Plots", ""] + [f"![{p}]({p})" for p in report["plots"]]
     return "\n".join(out) + "\n"
@@ -289,6 +292,7 @@ def write_report(
         made.append(
             plots.calibration_curve(pairs, report["calibration"]["maps"], out / "calibration.png")
         )
+    made.append(add_trust(report, items, predictions, dataset, out))
     report["plots"] = [p.name for p in made if p is not None]
     (out / "report.json").write_text(json.dumps(report, indent=2, allow_nan=False))
     (out / "report.md").write_text(markdown(report))

@@ -25,6 +25,7 @@ from tqdm import tqdm
 
 from eval.datasets.base import Dataset, EvalItem
 from eval.kit.client import JudgeCallError, JudgeClient, Scored
+from eval.metaeval.trust_report import trust_marks
 from judge.confidence.attach import confidences
 from judge.errors import JudgeError
 from judge.llm.batch.deferral import ItemWaiting
@@ -56,6 +57,7 @@ def prediction_of(item: EvalItem, dataset: Dataset, result: Scored) -> dict:
         ),
         "usage": {"llm_calls": result.usage.llm_calls, "cache_hits": result.usage.cache_hits},
         **sure,
+        **trust_marks(data),
     }
 
 

@@ -208,7 +208,7 @@ def calibrate(
         target=target, delta=delta, alpha=alpha, agree_within=AGREE_WITHIN,
         stages=[Stage(name=n, fingerprint=fp) for n, fp in zip(_unique(fps), fps, strict=True)],
         kinds=kinds,
-        n_items=len(ids[0]),
+        n_items=len(ids[0]), calibrated_on=sorted(ids[0]),
     )  # fmt: skip
     if not kinds:
         notes.append("no human label matched a decision the judge gave a confidence for")

@@ -25,6 +25,7 @@ from judge.cli.judging import (
     ERRORS,
     add_confidence_flags,
     add_model_flags,
+    add_trust_flag,
     exit_code,
     shared_overrides,
     with_flags,
@@ -60,6 +61,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         "--sequential-safety", action="store_true", help="screen before judging, not alongside"
     )
     add_confidence_flags(p)
+    add_trust_flag(p)
     p.add_argument("--no-cache", action="store_true", help="do not reuse cached answers")
     p.add_argument("--timeout", type=float, help="per-call timeout in seconds")
     p.add_argument(
@@ -156,7 +158,7 @@ def run(args: argparse.Namespace) -> int:
     settings = JudgeSettings()
     try:
         items = read_comparisons(args.file)
-        judge = Judge(with_flags(settings, overrides(args)))
+        judge = Judge(with_flags(settings, overrides(args)), trust=args.trust)
         outcomes = event_loop.run(
             _judge_all(judge, items, args.file.resolve().parent, args.concurrency)
         )

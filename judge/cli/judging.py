@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from judge.errors import ConfigError, InputError
@@ -92,6 +93,17 @@ def add_confidence_flags(p: argparse.ArgumentParser) -> None:
         metavar="MEMORY",
         help="annotators:K: the exemplar memory whose human labels the simulated annotators "
         "see (env JUDGE_CONFIDENCE_MEMORY; default: the memory of the item's card)",
+    )
+
+
+def add_trust_flag(p: argparse.ArgumentParser) -> None:
+    """``--trust POLICY.json``: judge under a trust policy (``Judge(trust=...)``)."""
+    p.add_argument(
+        "--trust",
+        type=Path,
+        metavar="POLICY",
+        help="judge under this trust policy (judge trust calibrate): its judges in order, "
+        "each answer marked trusted or not (docs/trust.md)",
     )
 
 

@@ -18,6 +18,7 @@ from judge.cli.judging import (
     ERRORS,
     add_confidence_flags,
     add_model_flags,
+    add_trust_flag,
     exit_code,
     shared_overrides,
     with_flags,
@@ -91,6 +92,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="calibration JSON from `judge meta-eval --fit-calibration` (env JUDGE_CALIBRATION)",
     )
     add_confidence_flags(p)
+    add_trust_flag(p)
     p.add_argument("--no-cache", action="store_true", help="do not reuse cached answers")
     p.add_argument("--timeout", type=float, help="per-call timeout in seconds")
     p.add_argument("--compact", action="store_true", help="one-line JSON")
@@ -151,7 +153,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         submission = load_request_file(path)  # a "mode" field picks edit, compare, ...
         # settings go in as settings: ``cache`` is also the name of Judge's cache argument
-        judge = Judge(with_flags(settings, overrides(args)))
+        judge = Judge(with_flags(settings, overrides(args)), trust=args.trust)
         result = judge.score(submission, base_dir=path.resolve().parent)
     except ERRORS as exc:
         return exit_code(exc)

@@ -82,6 +82,17 @@ class DimensionScore(ResultModel):
     """the method that estimated ``confidence`` (``samples:5``, ``swap``, ...)"""
     confidence_reason: str | None = None
     """why an answered item has no confidence (every sample failed, no log-probabilities)"""
+    trusted: bool | None = None
+    """whether a trust policy's judge was sure enough of this answer (docs/trust.md); absent
+    unless a policy was applied"""
+    abstained_by: str | None = None
+    """when not trusted: the judge (stage) that was not sure enough, or ``policy``"""
+    interval: list[float] | None = None
+    """ratings under a policy with intervals: ``[lo, hi]`` holding the people's rating"""
+    stage: str | None = None
+    """a cascade policy: the judge (stage) whose answer this is"""
+    escalate: bool | None = None
+    """a cascade policy: true when a later judge, not run, may still decide it"""
 
 
 class CheckItem(ResultModel):
@@ -104,6 +115,17 @@ class CheckItem(ResultModel):
     """the method that estimated ``confidence`` (``samples:5``, ``swap``, ...)"""
     confidence_reason: str | None = None
     """why an answered item has no confidence (every sample failed, no log-probabilities)"""
+    trusted: bool | None = None
+    """whether a trust policy's judge was sure enough of this answer (docs/trust.md); absent
+    unless a policy was applied"""
+    abstained_by: str | None = None
+    """when not trusted: the judge (stage) that was not sure enough, or ``policy``"""
+    interval: list[float] | None = None
+    """ratings under a policy with intervals: ``[lo, hi]`` holding the people's rating"""
+    stage: str | None = None
+    """a cascade policy: the judge (stage) whose answer this is"""
+    escalate: bool | None = None
+    """a cascade policy: true when a later judge, not run, may still decide it"""
 
 
 class Coverage(ResultModel):
@@ -211,6 +233,16 @@ class Provenance(ResultModel):
     options are in ``options``; absent when no confidence was asked for"""
 
 
+class StageUsage(ResultModel):
+    """One judge of a cascade trust policy: what it was asked and what it cost."""
+
+    name: str
+    decisions: int = 0
+    """the decisions it was asked about (the first judge: all; later ones: those escalated)"""
+    llm_calls: int = 0
+    cost_usd: float = 0.0
+
+
 class Usage(ResultModel):
     """Model-call accounting for one submission."""
 
@@ -227,6 +259,9 @@ class Usage(ResultModel):
     """the calls a confidence method added (counted in ``llm_calls`` too); absent without one"""
     confidence_cost_usd: float | None = None
     """their cost (part of ``cost_usd``); absent without a confidence method"""
+    stages: list[StageUsage] | None = None
+    """a cascade trust policy: the calls and cost of each judge run (the totals above add them
+    up); absent otherwise"""
 
 
 class Result(ResultModel):

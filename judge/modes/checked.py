@@ -28,6 +28,7 @@ from judge.modes.base import Mode
 
 if TYPE_CHECKING:
     from judge.config import JudgeSettings
+    from judge.trust.policy import TrustPolicy
     from skills.registry import SkillRegistry
 
 
@@ -40,6 +41,8 @@ class CheckedRequest:
     request: BaseModel
     settings: JudgeSettings
     overrides: dict[str, Any]
+    trust: TrustPolicy | None = None
+    """a trust policy to judge under (its judges in order, answers marked; docs/trust.md)"""
     wrapper: str | None = None
     """the key the request came under (``submission``), or None when it came bare: a fault
     found while judging (an unreadable image) is named under it, as the client wrote it"""

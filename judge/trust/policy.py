@@ -118,6 +118,8 @@ class TrustPolicy(BaseModel):
     stages: list[Stage] = Field(min_length=1)
     kinds: dict[str, KindPolicy] = Field(default_factory=dict)
     n_items: int = Field(default=0, ge=0)
+    calibrated_on: list[str] | None = None
+    """the result ids of the calibration items (reports measure agreement on the others)"""
 
     @model_validator(mode="after")
     def _one_threshold_per_stage(self) -> TrustPolicy:
@@ -168,3 +170,16 @@ def parse_policy(data: object, source: str = "policy") -> TrustPolicy:
             msg = "missing (calibrate with `judge trust calibrate`; a policy cannot go without it)"
         more = f" (and {exc.error_count() - 1} more problem(s))" if exc.error_count() > 1 else ""
         raise TrustError(f"{source}: {field}: {msg}{more}") from None
+
+
+def as_policy(value: TrustPolicy | str | Path | dict) -> TrustPolicy:
+    """A policy from what a caller may pass: a :class:`TrustPolicy`, a policy file's path or
+    its JSON value (``trust=`` in Python)."""
+    if isinstance(value, TrustPolicy):
+        return value
+    if isinstance(value, dict):
+        return parse_policy(value)
+    if isinstance(value, str | Path):
+        return read_policy(value)
+    raise TrustError(f"trust: expected a policy file, its JSON or a TrustPolicy, got "
+                     f"{type(value).__name__}")  # fmt: skip

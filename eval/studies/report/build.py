@@ -74,10 +74,12 @@ def write_report(
     seed: int | None = 0,
     plots: bool = True,
     human_ratings: str | Path | None = None,
+    trust_policy: str | Path | None = None,
 ) -> dict:
     """Read ``folder``, write ``report.json``, ``report.md`` and (unless off) ``plots/``;
     with ``human_ratings`` (a rating campaign's export) also ``hybrid_ratings``
-    (:mod:`eval.studies.report.human`)."""
+    (:mod:`eval.studies.report.human`) and, when the judge gave confidences, ``trust``
+    (:mod:`eval.studies.report.trust`, with ``trust_policy`` its operating point)."""
     from eval.studies.report.markdown import render_markdown
 
     folder = Path(folder)
@@ -92,12 +94,20 @@ def write_report(
         from eval.studies.report.human import hybrid_study_ratings
 
         report["hybrid_ratings"] = hybrid_study_ratings(study.items, Path(human_ratings))
+        from eval.studies.report.trust import study_trust
+
+        section = study_trust(folder, Path(human_ratings), trust_policy and Path(trust_policy))
+        if section:
+            report["trust"] = section
     if plots:
         from eval.studies.report.plots import write_plots
 
-        report["plots"] = [
-            str(p.relative_to(folder)) for p in write_plots(report, folder / "plots")
-        ]
+        made = write_plots(report, folder / "plots")
+        if report.get("trust"):
+            from eval.trust.report import trust_plot
+
+            made.append(trust_plot(report["trust"], folder / "plots" / "trust.png"))
+        report["plots"] = [str(p.relative_to(folder)) for p in made]
     (folder / "report.json").write_text(json.dumps(report, indent=1) + "\n", encoding="utf-8")
     (folder / "report.md").write_text(render_markdown(report), encoding="utf-8")
     return report

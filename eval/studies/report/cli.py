@@ -45,6 +45,13 @@ def register(actions: argparse._SubParsersAction) -> None:
         help="a rating campaign's export of this study's images: adds hybrid (human + judge) "
         "mean ratings per prompter and backend",
     )
+    p.add_argument(
+        "--trust-policy",
+        type=Path,
+        metavar="POLICY",
+        help="with --human-ratings: a trust policy (judge trust calibrate) whose operating "
+        "point and held-out agreement the trust section shows",
+    )
     p.set_defaults(handler=run_report)
 
 
@@ -74,6 +81,7 @@ def run_report(args: argparse.Namespace) -> int:
             seed=args.seed,
             plots=not args.no_plots,
             human_ratings=args.human_ratings,
+            trust_policy=args.trust_policy,
         ),
         lambda r: (
             f"{r['study']['n_items']} items ({r['excluded']['aggregated']} aggregated, "

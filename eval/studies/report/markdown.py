@@ -16,6 +16,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from eval.kit.stats import ci_text
+from eval.trust.report import trust_lines
 from judge.judged_by import markdown_lines as judge_lines
 
 LABELS = {
@@ -163,6 +164,7 @@ def render_markdown(report: dict) -> str:
     out += _leaderboards(report)
     out += ["## Satisfaction per primitive", "", *_primitives(report)]
     out += ["## Left out of the aggregates", "", *_excluded(report)]
+    out += [*trust_lines(report.get("trust") or {})[1:], ""] if report.get("trust") else []
     if report.get("plots"):
         out += ["## Plots", ""] + [f"![{p}]({p})" for p in report["plots"]] + [""]
     return "\n".join(out)

@@ -48,6 +48,17 @@ class CriterionResult(ResultModel):
     """the method that estimated ``confidence`` (``samples:5``, ``swap``, ...)"""
     confidence_reason: str | None = None
     """why an answered item has no confidence (every sample failed, no log-probabilities)"""
+    trusted: bool | None = None
+    """whether a trust policy's judge was sure enough of this answer (docs/trust.md); absent
+    unless a policy was applied"""
+    abstained_by: str | None = None
+    """when not trusted: the judge (stage) that was not sure enough, or ``policy``"""
+    interval: list[float] | None = None
+    """ratings under a policy with intervals: ``[lo, hi]`` holding the people's rating"""
+    stage: str | None = None
+    """a cascade policy: the judge (stage) whose answer this is"""
+    escalate: bool | None = None
+    """a cascade policy: true when a later judge, not run, may still decide it"""
 
 
 class ComparisonResult(ResultModel):
