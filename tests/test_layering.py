@@ -186,6 +186,8 @@ SHARED_PROVIDERS: dict[str, str] = {
     "i2i": "image edits (image-to-image); edit studies and editor probes both edit with it",
     "leaderboards": "the ranking of votes (Bradley-Terry, Elo, win rate) every workflow "
     "that compares models reports with",
+    "trust": "per-item trust (human-label readers, calibration, the risk-coverage curve); "
+    "meta-eval, study and campaign reports and --from-abstained campaigns all read it",
 }
 """Workflow packages any other may import (they import only the kit and each other)."""
 
