@@ -407,10 +407,11 @@ def _limits(request: Request) -> Limits:
     )
 
 
-def _refusal(exc: Ended | Limited, limits: Limits) -> HTTPException:
-    """410 ``closed``/``revoked`` for a link that ended; 429 over a budget."""
-    if isinstance(exc, Ended):
-        return HTTPException(410, error_body(exc.why, str(exc), "token"))
+def _refusal(exc: Ended | Limited, limits: Limits | None = None) -> HTTPException:
+    """410 ``closed``/``revoked`` for a link that ended; 429 over a budget (``limits`` gives
+    the clock of its Retry-After)."""
+    if isinstance(exc, Ended) or limits is None:
+        return HTTPException(410, error_body(getattr(exc, "why", "revoked"), str(exc), "token"))
     retry = {"Retry-After": str(seconds_left(limits.clock, 60))}
     headers = {} if exc.what == "cap" else retry
     return HTTPException(429, error_body("rate_limited", str(exc), "token"), headers=headers)

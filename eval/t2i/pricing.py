@@ -17,8 +17,10 @@ from __future__ import annotations
 
 import os
 
-# litellm's variable, set before litellm is imported: no price map fetched over the network
+# litellm's variables, set before litellm is imported (as judge.llm sets them): the bundled
+# price map and Anthropic beta-header table, nothing fetched over the network
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+os.environ.setdefault("LITELLM_LOCAL_ANTHROPIC_BETA_HEADERS", "True")
 
 import litellm
 from litellm.cost_calculator import default_image_cost_calculator

@@ -211,8 +211,8 @@ def test_oversized_target_image(suite_dir: Path, monkeypatch: pytest.MonkeyPatch
     monkeypatch.setattr(suite_mod, "MAX_TARGET_BYTES", 4096)
     path = write_lines(suite_dir / "tasks.jsonl", [task(category="IM", target_image="big.png")])
     (error,) = errors_of(path)
-    assert f"{path}:1: target_image: image file is" in error
-    assert "over the 4096 byte limit" in error
+    assert f"{path}:1: target_image: image is" in error and "JUDGE_IMAGE_MAX_BYTES" in error
+    assert "over the limit of 4096 bytes" in error
     # and without the image checks the same file loads (the runner can check lazily)
     assert load_suite(path, check_images=False)[0].target_image == "big.png"
 
