@@ -67,7 +67,9 @@ def stage_fingerprint(results: Sequence[dict[str, Any]], name: str) -> Fingerpri
     return fp
 
 
-def _agrees(item: TrustItem | None, human: Any, within: float) -> bool:
+def agrees(item: TrustItem | None, human: Any, within: float) -> bool:
+    """Whether the judge's answer matches the people's (a rating within ``within`` points of
+    their mean; anything else equal); no answer never agrees."""
     if item is None or item.value is None:
         return False
     if isinstance(human, float) and not isinstance(item.value, bool | str):
@@ -83,7 +85,7 @@ def _arrays(keys, stage_index, people, within):
             item = index.get(key)
             if item is not None and item.value is not None and item.confidence is not None:
                 conf[k, i] = item.confidence
-            agree[k, i] = _agrees(item, people[key][1], within)
+            agree[k, i] = agrees(item, people[key][1], within)
     return conf, agree
 
 

@@ -32,9 +32,9 @@ from typing import Any
 import numpy as np
 from scipy.stats import beta
 
-from eval.trust.calibrate import AGREE_WITHIN, _agrees
+from eval.trust.calibrate import AGREE_WITHIN, agrees
 from eval.trust.human import HumanRow
-from eval.trust.labels import _Index, consensus, match
+from eval.trust.labels import LabelIndex, consensus, match
 from judge.trust.errors import TrustError
 from judge.trust.items import result_id, trust_items
 from judge.trust.policy import TrustPolicy
@@ -68,7 +68,7 @@ def interval(k: int, n: int, level: float = LEVEL) -> list[float] | None:
 def known_rows(rows: Sequence[HumanRow], results: Sequence[dict[str, Any]]) -> list[HumanRow]:
     """The rows that name a decision of ``results`` (a report's labels may cover items or
     criteria the judge's results do not: those are left out, not an error)."""
-    index, out = _Index(results), []
+    index, out = LabelIndex(results), []
     for row in rows:
         try:
             index.decision(index.locate(row)[0], row)
@@ -93,9 +93,9 @@ def decisions(
             if label is None:
                 continue
             flag = item.node.get("trusted")
-            agrees = _agrees(item, label[1], within)
+            agreed = agrees(item, label[1], within)
             trusted = flag if isinstance(flag, bool) else None
-            out.append(Decision(item.kind, rid, item.confidence, agrees, trusted))
+            out.append(Decision(item.kind, rid, item.confidence, agreed, trusted))
     return out
 
 

@@ -40,7 +40,7 @@ Key = tuple[str, str]  # (result id, criterion)
 FLIP = {"a": "b", "b": "a", "tie": "tie"}
 
 
-class _Index:
+class LabelIndex:
     """The results' decisions by id and criterion, and comparisons by prompt and models."""
 
     def __init__(self, results: Sequence[dict[str, Any]]):
@@ -91,7 +91,7 @@ Matched = dict[Key, tuple[str, list[HumanRow]]]
 def match(rows: Sequence[HumanRow], results: Sequence[dict[str, Any]]) -> Matched:
     """The kind and rows of each decision (see the module), checked; the values oriented like
     the result (a vote's winner turned round when its models are)."""
-    index = _Index(results)
+    index = LabelIndex(results)
     out: Matched = {}
     seen: dict[tuple[str, str, str], str] = {}
     for row in rows:
