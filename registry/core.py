@@ -50,15 +50,24 @@ BUILT_IN = "built-in"
 class UnknownName(KeyError):
     """An unknown name: ``what`` was asked for, ``name`` is what was given, ``names`` every
     name there is and ``suggestions`` the closest ones. ``str()`` is the one-line message
-    (not quoted, unlike a plain ``KeyError``), so a CLI or a service can show it as it is."""
+    (not quoted, unlike a plain ``KeyError``), so a CLI or a service can show it as it is.
+    ``context`` goes first (``"card 'x' has "``); ``shown`` replaces the names in the message
+    (how to spell each, e.g. ``st:<path-or-hub-id>``)."""
 
-    def __init__(self, what: str, name: object, names: list[str], context: str = "") -> None:
+    def __init__(
+        self,
+        what: str,
+        name: object,
+        names: list[str],
+        context: str = "",
+        shown: list[str] | None = None,
+    ) -> None:
         self.what, self.name, self.names = what, name, names
         self.suggestions = suggest(name, names)
         hint = did_you_mean(name, names)
+        listing = ", ".join(names if shown is None else shown) or "(none)"
         message = (
-            f"{context}unknown {what} {name!r}; {hint + ' ' if hint else ''}"
-            f"available: {', '.join(names) or '(none)'}"
+            f"{context}unknown {what} {name!r}; {hint + ' ' if hint else ''}available: {listing}"
         )
         super().__init__(message)
 
