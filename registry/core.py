@@ -213,6 +213,10 @@ class Registry(Generic[T]):
         """What was registered with ``name`` besides the object (``{}`` for a plugin)."""
         return self._entry(name).info
 
+    def target(self, name: str) -> str | None:
+        """The ``"module:attr"`` a lazy or plugin entry names (``None`` for an added object)."""
+        return self._entry(name).target
+
     def origin(self, name: str) -> str:
         """``"built-in"`` or ``"plugin <distribution>"``."""
         return self._entry(name).origin
