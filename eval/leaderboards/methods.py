@@ -116,7 +116,6 @@ Point = Callable[[Tally, Options], np.ndarray]
 Samples = Callable[[Tally, int, Options], np.ndarray]
 
 
-
 class Method(NamedTuple):
     """A rating method: scores from all votes, and a (B, M) array from B resamples."""
 
