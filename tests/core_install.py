@@ -93,7 +93,7 @@ def make_core_venv(path: Path, dists: dict[str, md.Distribution]) -> tuple[Path,
     for dist in dists.values():
         root = Path(str(dist.locate_file(""))).resolve()
         for file in dist.files or []:
-            if file.parts[0] == ".." or "__pycache__" in file.parts:
+            if file.parts[0] == "..":
                 continue
             source = root / file
             if source.is_file():
@@ -113,3 +113,19 @@ def tree_megabytes(path: Path) -> float:
                 seen.add(stat.st_ino)
                 total += stat.st_size
     return total / 1e6
+
+
+def install_project(python: Path, source: Path, wheels: Path) -> Path:
+    """Build the project's wheel from ``source`` (a copy of the checkout: the build writes
+    into it) with this environment's pip and setuptools, install it into ``python``'s venv
+    without dependencies or an index; returns the wheel."""
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    env.update(PIP_DISABLE_PIP_VERSION_CHECK="1", PIP_NO_INPUT="1")
+    pip = [sys.executable, "-m", "pip"]
+    quiet = ["--quiet", "--no-deps", "--no-index"]
+    subprocess.run([*pip, "wheel", *quiet, "--no-build-isolation", "-w", str(wheels),
+                    str(source)], check=True, capture_output=True, timeout=600, env=env)
+    (wheel,) = wheels.glob("t2i_judge-*.whl")
+    subprocess.run([*pip, "--python", str(python), "install", *quiet, str(wheel)],
+                   check=True, capture_output=True, timeout=600, env=env)
+    return wheel
