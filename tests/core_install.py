@@ -11,6 +11,9 @@ Example::
 
     dists = core_closure(core_requirements())
     venv = make_core_venv(tmp_path / "core", dists)
+
+The sizes in docs/install.md: ``python -m tests.core_install`` (the core), ``python -m
+tests.core_install local`` (the core and ``[local]``), ... ``all``.
 """
 
 from __future__ import annotations
@@ -34,15 +37,29 @@ def canonical(name: str) -> str:
     return re.sub(r"[-_.]+", "-", name).lower()
 
 
-def core_requirements() -> list[str]:
-    """``[project] dependencies`` of pyproject.toml: what a plain install asks for."""
+def core_requirements(*extras: str) -> list[str]:
+    """``[project] dependencies`` of pyproject.toml (what a plain install asks for), and those
+    of each extra named (``all`` names the others)."""
     project = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))["project"]
-    return list(project["dependencies"])
+    wanted = list(project["dependencies"])
+    todo = list(extras)
+    while todo:
+        for text in project["optional-dependencies"][todo.pop()]:
+            req = Requirement(text)
+            if canonical(req.name) == canonical(project["name"]):
+                todo += sorted(req.extras)
+            else:
+                wanted.append(text)
+    return wanted
 
 
-def core_closure(requirements: list[str]) -> dict[str, md.Distribution]:
+def core_closure(
+    requirements: list[str], absent: set[str] | None = None
+) -> dict[str, md.Distribution]:
     """The installed distributions ``requirements`` pull in, by canonical name (with the
-    extras each is asked for, an extra's own requirements are followed too)."""
+    extras each is asked for, an extra's own requirements are followed too). A requirement
+    that is not installed raises, unless ``absent`` collects its name (the lock leaves out the
+    desktop ``opencv-python`` that two of [local]'s packages name)."""
     found: dict[str, md.Distribution] = {}
     extras: dict[str, set[str]] = {}
     todo = [Requirement(text) for text in requirements]
@@ -55,7 +72,13 @@ def core_closure(requirements: list[str]) -> dict[str, md.Distribution]:
         if name in found and wanted <= extras[name]:
             continue
         extras[name] = extras.get(name, set()) | wanted
-        found[name] = dist = md.distribution(req.name)
+        try:
+            found[name] = dist = md.distribution(req.name)
+        except md.PackageNotFoundError:
+            if absent is None:
+                raise
+            absent.add(name)
+            continue
         for text in dist.requires or []:
             sub = Requirement(text)
             if sub.marker is None or any(
@@ -129,3 +152,21 @@ def install_project(python: Path, source: Path, wheels: Path) -> Path:
     subprocess.run([*pip, "--python", str(python), "install", *quiet, str(wheel)],
                    check=True, capture_output=True, timeout=600, env=env)
     return wheel
+
+
+def main(argv: list[str]) -> None:
+    """Print the size of a fresh venv holding the core and the extras named in ``argv``."""
+    import tempfile
+
+    absent: set[str] = set()
+    dists = core_closure(core_requirements(*argv), absent)
+    with tempfile.TemporaryDirectory() as tmp:
+        make_core_venv(Path(tmp) / "venv", dists)
+        size = tree_megabytes(Path(tmp) / "venv")
+    what = "core" + "".join(f" +[{extra}]" for extra in argv)
+    left = f"; not installed here, left out: {', '.join(sorted(absent))}" if absent else ""
+    print(f"{what}: {len(dists)} distributions, {size:.0f} MB{left}")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
