@@ -2,7 +2,7 @@
 
 ``pip install t2i-judge`` (the core) scores, compares and edits through any litellm provider
 and drives a running service through ``judge.Client``. The rest comes in extras
-(pyproject.toml; sizes in docs/install.md):
+(pyproject.toml; sizes in docs/quickstart.md#install-only-what-you-need):
 
 - ``[local]``: the offline backend, the memories and their encoders, the face and text metrics
   (torch, transformers, FAISS, OpenCV, dlib, onnxruntime, scikit-learn, SciPy);

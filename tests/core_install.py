@@ -12,7 +12,7 @@ Example::
     dists = core_closure(core_requirements())
     venv = make_core_venv(tmp_path / "core", dists)
 
-The sizes in docs/install.md: ``python -m tests.core_install`` (the core), ``python -m
+The sizes in docs/quickstart.md: ``python -m tests.core_install`` (the core), ``python -m
 tests.core_install local`` (the core and ``[local]``), ... ``all``.
 """
 
