@@ -81,8 +81,8 @@ def search(index: faiss.Index, queries: np.ndarray, k: int) -> tuple[np.ndarray,
     """Top-``k`` similarities and row ids per query (ids are -1 past the index size)."""
     queries = np.ascontiguousarray(queries, dtype=np.float32)
     k = max(1, min(k, index.ntotal)) if index.ntotal else 1
-    if kind_of(index) == "hnsw":
-        faiss.downcast_index(index).hnsw.efSearch = max(HNSW_EF_SEARCH, 2 * k)
+    if isinstance(index, faiss.IndexHNSWFlat):  # kind_of(index) == "hnsw"
+        index.hnsw.efSearch = max(HNSW_EF_SEARCH, 2 * k)
     return index.search(queries, k)
 
 

@@ -100,8 +100,8 @@ def _parse(spec: str) -> tuple[str, str | None]:
         hint = f"did you mean {' or '.join(repr(c) for c in close)}? " if close else ""
         usages = ", ".join(REGISTRY[n].usage for n in available_encoders())
         raise KeyError(f"unknown encoder {spec.strip()!r}; {hint}available: {usages}")
-    arg = arg.strip() if sep else None
-    return name, arg or REGISTRY[name].default_arg
+    given = arg.strip() if sep else None
+    return name, given or REGISTRY[name].default_arg
 
 
 def get_encoder(spec: str) -> CachedEncoder:
