@@ -11,7 +11,6 @@ started and waited for), and the process's collection time.
 from __future__ import annotations
 
 import json
-import os
 import resource
 import time
 from pathlib import Path

@@ -145,6 +145,7 @@ def test_progress_lines_count_tests_done_of_the_total_under_xdist(tmp_path: Path
     assert re.search(summary, out), out
 
 
+@pytest.mark.slow
 def test_progress_every_must_be_positive(tmp_path: Path) -> None:
     (tmp_path / "test_work.py").write_text(TESTS.format(fails=0), encoding="utf-8")
     proc = _pytest_in(tmp_path, "-p", "tests.progress", "-n", "0", "--progress-every", "0")
