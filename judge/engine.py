@@ -26,6 +26,7 @@ from judge import event_loop
 from judge.agent.context import RunContext
 from judge.agent.exemplars import ExemplarProvider
 from judge.agent.graph import compiled_graph
+from judge.agent.state import JudgeState
 from judge.calibration import load_calibration
 from judge.confidence.attach import stamp
 from judge.confidence.calls import open_confidence_usage
@@ -193,8 +194,9 @@ class Judge:
         start = time.perf_counter()
         if ctx.settings.confidence is not None:
             open_confidence_usage(ctx.meter)
+        start_state: JudgeState = {}
         state = await compiled_graph().ainvoke(
-            {}, context=ctx, config={"max_concurrency": ctx.settings.graph_concurrency}
+            start_state, context=ctx, config={"max_concurrency": ctx.settings.graph_concurrency}
         )
         result = state["result"]
         if ctx.settings.confidence is not None:

@@ -22,7 +22,7 @@ from collections.abc import Sequence
 # can read it in time), so that no price map is fetched over the network
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
-from judge.cli.verbs import VERBS, known_variables
+from judge.cli.verbs import VERBS, known_variables, verbs
 
 EXIT_INPUT = 2
 EXIT_CONFIG = 3
@@ -54,7 +54,7 @@ def build_parser(verb: str | None = None) -> argparse.ArgumentParser:
     parser.add_argument("--log-level", default="WARNING", help="DEBUG, INFO, WARNING, ERROR")
     parser.add_argument("--version", action="version", version=f"judge {installed_version()}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    for entry in VERBS:
+    for entry in verbs():
         if entry.name == verb:
             entry.load()(sub)
         else:
@@ -65,7 +65,7 @@ def build_parser(verb: str | None = None) -> argparse.ArgumentParser:
 
 def _verb_in(argv: Sequence[str]) -> str | None:
     """The verb named on the command line (the first word that is one), if any."""
-    names = {v.name for v in VERBS}
+    names = set(VERBS)
     skip = False
     for arg in argv:
         if skip:
