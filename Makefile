@@ -51,11 +51,11 @@ PYTEST := $(BIN)/python -m pytest -p tests.progress -n $(TEST_WORKERS) $(TEST_DI
 FAST_LANE := -m "not slow"
 
 test: setup chromium
-	$(BIN)/ruff check judge skills memory api eval tests benchmarks
+	$(BIN)/ruff check registry judge skills memory api eval tests benchmarks
 	$(PYTEST) $(TEST_ARGS)
 
 test-fast: setup chromium
-	$(BIN)/ruff check judge skills memory api eval tests benchmarks
+	$(BIN)/ruff check registry judge skills memory api eval tests benchmarks
 	$(PYTEST) $(FAST_LANE) $(TEST_ARGS)
 
 bench: setup
