@@ -8,6 +8,10 @@ EXAMPLE ?= examples/co_106/submission.json
 export LITELLM_LOCAL_MODEL_COST_MAP := True
 export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
+# Python may keep its bytecode caches: with PYTHONDONTWRITEBYTECODE set, every pytest worker
+# and every `judge` subprocess of the tests compiles the packages and rewrites the tests'
+# asserts again (48 instead of 36 CPU s to collect, docs/testing.md).
+unexport PYTHONDONTWRITEBYTECODE
 
 # Browser tests drive Debian's chromium (never a browser download); the test target installs it
 # when it is missing, with sudo only when not root.
