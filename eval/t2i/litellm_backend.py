@@ -50,7 +50,7 @@ NO_SEED_PROVIDERS = ("openai", "azure")
 class _NoRetryOpenAI(openai.AsyncOpenAI):
     """An OpenAI client whose retry count stays 0 (litellm sets it to 2 on every call)."""
 
-    @property  # type: ignore[override]
+    @property
     def max_retries(self) -> int:
         return 0
 

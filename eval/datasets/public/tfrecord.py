@@ -158,7 +158,7 @@ def _values(kind: int, buf: bytes) -> list:
         if number != 1:
             continue
         if kind == 1 and wire == 2:
-            out.append(bytes(value))  # type: ignore[arg-type]
+            out.append(bytes(value))
         elif kind == 2 and wire == 5:
             out.append(struct.unpack("<f", struct.pack("<I", value))[0])
         elif kind == 2 and wire == 2:
@@ -187,7 +187,7 @@ def decode_example(data: bytes) -> dict[str, list]:
             key, values = "", []
             for eno, ewire, part in fields(entry):  # type: ignore[arg-type]
                 if eno == 1 and ewire == 2:
-                    key = bytes(part).decode("utf-8")  # type: ignore[arg-type]
+                    key = bytes(part).decode("utf-8")
                 elif eno == 2 and ewire == 2:
                     for kind, kwire, lst in fields(part):  # type: ignore[arg-type]
                         if kind in (1, 2, 3) and kwire == 2:
