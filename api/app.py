@@ -31,6 +31,7 @@ from api.core.redis_embedded import EmbeddedRedis
 from api.core.redis_persistence import ALLOW_VARIABLE, check_async, mark, redact
 from api.core.request_guard import RequestGuard
 from api.core.settings import ServiceSettings
+from api.core.state import ATTRIBUTE
 from api.health import routes as health
 from api.health.readiness import warm
 from api.jobs import routes as batch_routes
@@ -43,9 +44,12 @@ from api.judging.trust import load_policies
 from api.memories import routes as memory
 from api.probes import pages as probe_pages
 from api.probes import routes as probe_routes
+from api.probes.runner import load_service_backends
+from api.state import ServiceState, state_of
 from api.studies import pages as study_pages
 from api.studies import routes as study_routes
 from api.ui import auth, docs_page, pages, results_pages
+from eval.t2i.settings import backends_file
 from judge.domain.submission import Submission
 from judge.io.pixel_budget import PixelBudget
 from judge.modes.compare.request import Comparison
@@ -74,20 +78,21 @@ ROUTERS: tuple[APIRouter, ...] = (
 
 @asynccontextmanager
 async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-    settings: ServiceSettings = app.state.settings
+    state = state_of(app)
+    settings = state.settings
     embedded = None
     url = settings.redis_url
     if not url:
         embedded = EmbeddedRedis(settings.data_dir / "redis")
         url = embedded.start()
         log.info("started a private redis-server at %s (data in %s)", url, embedded.data_dir)
-    app.state.redis_url = url
-    app.state.redis = aredis.Redis.from_url(url)
+    state.redis_url = url
+    state.redis = aredis.Redis.from_url(url)
     if embedded is None:  # an external Redis: refuse one that forgets everything on restart
         try:
-            found = await check_async(app.state.redis, url, settings.redis_may_lose_data)
+            found = await check_async(state.redis, url, settings.redis_may_lose_data)
         except BaseException:
-            await app.state.redis.aclose()
+            await state.redis.aclose()
             raise
         log.info("external Redis at %s: %s", redact(url), found.summary())
         if not found.durable:
@@ -96,50 +101,48 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
                 redact(url),
                 ALLOW_VARIABLE,
             )
-    app.state.embedded_redis = embedded
-    app.state.redis_volatile_ok = settings.redis_may_lose_data
-    await mark(app.state.redis, uuid.uuid4().hex)
-    app.state.judge = build_judge(settings, app.state.redis)
+    state.embedded_redis = embedded
+    await mark(state.redis, uuid.uuid4().hex)
+    state.judge = build_judge(settings, state.redis)
     await asyncio.to_thread(load_policies, settings.trust_policies)  # a bad one stops the start
-    app.state.pixel_budget = PixelBudget(
+    state.pixel_budget = PixelBudget(
         max(settings.decode_budget_pixels, settings.max_request_pixels)
     )
-    app.state.engine_ready = False
-    app.state.queue = None
-    background: list[asyncio.Task] = [asyncio.create_task(warm(app), name="engine-warm-up")]
+    state.connect_stores()
+    state.engine_ready = False
+    state.queue = None
+    background: list[asyncio.Task] = [asyncio.create_task(warm(state), name="engine-warm-up")]
     try:
         from arq import create_pool
         from arq.connections import RedisSettings
 
-        app.state.queue = await create_pool(RedisSettings.from_dsn(url))
-        background.append(asyncio.create_task(reconcile_batches(app), name="batch-reconciler"))
-        background.append(asyncio.create_task(_requeue_probes(app), name="probe-requeuer"))
-        app.state.inline_tasks = await start_inline_workers(app)
+        state.queue = await create_pool(RedisSettings.from_dsn(url))
+        background.append(asyncio.create_task(reconcile_batches(state), name="batch-reconciler"))
+        background.append(asyncio.create_task(_requeue_probes(state), name="probe-requeuer"))
+        state.inline_tasks = await start_inline_workers(state)
         yield
     finally:
         for task in background:
             task.cancel()
         await asyncio.gather(*background, return_exceptions=True)
-        await stop_inline_workers(getattr(app.state, "inline_tasks", []))
-        if app.state.queue is not None:
-            await app.state.queue.aclose()
-        await app.state.redis.aclose()
+        await stop_inline_workers(state.inline_tasks)
+        if state.queue is not None:
+            await state.queue.aclose()
+        await state.redis.aclose()
         if embedded:
             embedded.stop()
 
 
-async def _requeue_probes(app: FastAPI) -> None:
+async def _requeue_probes(state: ServiceState) -> None:
     """Queue a job for running probes whose job is missing (``/v1/probes``; idempotent)."""
     from api.probes.runner import requeue_probes
-    from api.probes.store import ProbeStore
 
-    store = ProbeStore(app.state.redis, app.state.settings.batch_ttl_s)
     while True:
         try:
-            await requeue_probes(app.state.queue, store)
+            await requeue_probes(state.queue, state.probes)
         except Exception as exc:  # Redis down: next round
             log.warning("probe requeuer: %s", exc)
-        await asyncio.sleep(app.state.settings.reconcile_interval_s)
+        await asyncio.sleep(state.settings.reconcile_interval_s)
 
 
 def create_app(settings: ServiceSettings | None = None, *, clock: Clock = WALL_CLOCK) -> FastAPI:
@@ -154,21 +157,17 @@ def create_app(settings: ServiceSettings | None = None, *, clock: Clock = WALL_C
         description="Judge-as-a-service for text-to-image work: safety gate, "
         "retrieval-calibrated subjective scores and paired checklist checks.",
     )
-    app.state.settings = settings or ServiceSettings()
-    app.state.clock = clock
-    app.state.inline_workers = app.state.settings.inline_workers
-    # T2I backends for /v1/probes, read once here (never on a request's event loop)
-    from api.probes.budget import ProbeBudget
-    from api.probes.runner import load_service_backends
-    from eval.t2i.settings import backends_file
-
-    app.state.backends = load_service_backends(backends_file())
-    app.state.probe_budget = ProbeBudget()  # JUDGE_PROBE_*: bounds and budget of /v1/probes
-    app.state.study_runs = app.state.settings.study_runs  # study runs for /ui/results
+    settings = settings or ServiceSettings()
+    # the service's one state object; T2I backends for /v1/probes are read once here (never on
+    # a request's event loop), the probe budget from JUDGE_PROBE_*
+    state = ServiceState(
+        settings=settings, clock=clock, backends=load_service_backends(backends_file())
+    )
+    setattr(app.state, ATTRIBUTE, state)
     errors.install(app)
     app.add_middleware(LabelFast)  # the annotator's hot routes, inside every check below
-    app.add_middleware(BodyLimit, max_bytes=app.state.settings.max_body_bytes)
-    app.add_middleware(RequestGuard, settings=app.state.settings)  # outermost: runs first
+    app.add_middleware(BodyLimit, max_bytes=settings.max_body_bytes)
+    app.add_middleware(RequestGuard, settings=settings)  # outermost: runs first
 
     app.add_middleware(Observe)  # added last: the outermost of the service's own
 

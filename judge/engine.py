@@ -41,6 +41,7 @@ from judge.modes import get_mode, mode_of
 from judge.modes.checked import CheckedRequest, check_request
 from judge.prepare_pool import in_prepare_pool
 from memory.store import MemoryStore
+from skills.extras import check_installed
 from skills.registry import SkillRegistry, default_registry
 from skills.schemas import answer_schemas
 
@@ -60,6 +61,7 @@ NO_MODEL = (
     "'openai/gpt-4o' or 'hosted_vllm/Qwen2-VL'), with JUDGE_API_BASE/JUDGE_API_KEY for "
     "your provider, or pass --model/--api-base"
 )
+LOCAL_FEATURE = "the local backend (judging with no model)"
 
 
 def _prepare_engine(registry: SkillRegistry, llm: bool) -> None:
@@ -169,6 +171,8 @@ class Judge:
         settings = checked.settings
         if settings.resolved_backend() == "llm" and not settings.models():
             raise ConfigError(NO_MODEL)
+        if settings.resolved_backend() == "local":
+            check_installed("local", LOCAL_FEATURE)
         m, req = checked.mode, checked.request
         views = m.load_views(req, settings, base_dir)
         ctx = RunContext(

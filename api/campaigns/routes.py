@@ -41,11 +41,12 @@ from api.campaigns.serving import (
 from api.campaigns.store import CampaignStore, Limits
 from api.campaigns.streams import attempt_lines, excluded_annotators, table_parts
 from api.campaigns.translations import Translations
-from api.core.clock import clock_of, seconds_left
-from api.core.deps import AdminKeyDep, app_store
+from api.core.clock import seconds_left
+from api.core.deps import AdminKeyDep
 from api.core.errors import ERROR_RESPONSES, error_body
 from api.core.limits import client_address
 from api.core.secret_throttle import check_secret
+from api.state import state_of
 from eval.campaigns.demographics import Profile
 from eval.campaigns.exports import (
     edit_ratings_lines,
@@ -73,8 +74,8 @@ Format = Literal["jsonl", "csv"]
 
 
 def store_of(request: Request) -> CampaignStore:
-    """The app's campaign store (made on first use, on the app's Redis client)."""
-    return app_store(request, "campaign_store", CampaignStore)
+    """The app's campaign store (:class:`api.state.ServiceState`)."""
+    return state_of(request.app).campaigns
 
 
 async def campaign_or_404(request: Request, cid: str) -> CampaignRecord:
@@ -129,9 +130,8 @@ async def create_campaign(
     body: CampaignCreate, request: Request, _: AdminKeyDep
 ) -> CampaignCreated:
     """Register a campaign; images are checked and stored once each (off the event loop)."""
-    settings = request.app.state.judge.settings
-    budget = getattr(request.app.state, "pixel_budget", None)
-    record, images = await asyncio.to_thread(ingest, body, settings, budget)
+    state = state_of(request.app)
+    record, images = await asyncio.to_thread(ingest, body, state.judge.settings, state.pixel_budget)
     if not await store_of(request).create(record, images):
         raise HTTPException(
             409, error_body("conflict", f"a campaign {body.id!r} exists already", "id")
@@ -398,12 +398,12 @@ async def admin_image(cid: str, key: str, request: Request, _: AdminKeyDep) -> R
 
 
 def _limits(request: Request) -> Limits:
-    settings = request.app.state.settings
+    state = state_of(request.app)
     return Limits(
-        per_token=settings.label_per_token_per_minute,
-        per_address=settings.label_per_address_per_minute,
+        per_token=state.settings.label_per_token_per_minute,
+        per_address=state.settings.label_per_address_per_minute,
         address=client_address(request),
-        clock=clock_of(request.app),
+        clock=state.clock,
     )
 
 
@@ -418,9 +418,8 @@ def _refusal(exc: Ended | Limited, limits: Limits | None = None) -> HTTPExceptio
 
 
 def translations_of(request: Request) -> Translations:
-    """The app's prompt translations (made on first use)."""
-    judge = request.app.state.judge
-    return app_store(request, "campaign_translations", lambda r: Translations(r, judge))
+    """The app's prompt translations (:class:`api.state.ServiceState`)."""
+    return state_of(request.app).campaign_translations
 
 
 LANG = re.compile(r"^[a-z]{2,3}(_[A-Z]{2})?$")

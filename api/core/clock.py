@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from typing import Any
 
 Clock = Callable[[], float]
 """Seconds since the epoch, as ``time.time`` returns them."""
@@ -33,8 +32,3 @@ def window(clock: Clock, length_s: int) -> int:
 def seconds_left(clock: Clock, length_s: int) -> int:
     """Whole seconds until the next window starts, 1 to ``length_s`` (a ``Retry-After``)."""
     return length_s - int(clock()) % length_s
-
-
-def clock_of(app: Any) -> Clock:
-    """The clock of ``app`` (a FastAPI app made by ``create_app``); the wall clock otherwise."""
-    return getattr(app.state, "clock", WALL_CLOCK)

@@ -10,17 +10,16 @@ Example::
 from __future__ import annotations
 
 import hmac
-from collections.abc import Callable
-from typing import Annotated, TypeVar
+from typing import Annotated
 
 import redis.asyncio as aredis
 from fastapi import Depends, HTTPException, Request
 
-from api.core.clock import clock_of
 from api.core.errors import error_body
 from api.core.limits import charge
 from api.core.secret_throttle import check_secret
 from api.core.settings import ServiceSettings
+from api.core.state import core_state
 from judge.engine import Judge
 
 ANONYMOUS = "anonymous"
@@ -29,33 +28,15 @@ ANONYMOUS = "anonymous"
 # coroutines: FastAPI runs a plain function dependency in a worker thread, a thread hop per
 # request for an attribute read
 async def get_settings(request: Request) -> ServiceSettings:
-    return request.app.state.settings
+    return core_state(request.app).settings
 
 
 async def get_judge(request: Request) -> Judge:
-    return request.app.state.judge
+    return core_state(request.app).judge
 
 
 async def get_redis(request: Request) -> aredis.Redis:
-    return request.app.state.redis
-
-
-S = TypeVar("S")
-
-
-def app_store(request: Request, name: str, build: Callable[[aredis.Redis], S]) -> S:
-    """The app's store ``name``, built on the app's Redis client on first use.
-
-    Example::
-
-        store = app_store(request, "study_store", StudyStore)
-    """
-    state = request.app.state
-    store = getattr(state, name, None)
-    if store is None:
-        store = build(state.redis)
-        setattr(state, name, store)
-    return store
+    return core_state(request.app).redis
 
 
 def key_variables(settings: ServiceSettings) -> str:
@@ -73,7 +54,7 @@ def key_variables(settings: ServiceSettings) -> str:
 async def _identify(request: Request) -> str:
     """The caller's key (``"anonymous"`` when auth is off); 401 when missing or wrong, 429
     when the caller's address sent too many wrong keys this minute."""
-    settings: ServiceSettings = request.app.state.settings
+    settings = core_state(request.app).settings
     if not settings.auth_required:
         return ANONYMOUS
     token = _bearer_token(request)
@@ -101,18 +82,17 @@ async def check_key(request: Request) -> str:
 async def require_key(request: Request) -> str:
     """The caller's key; one unit of the per-key rate limit (429 when over)."""
     key = await _identify(request)
-    settings: ServiceSettings = request.app.state.settings
-    clock = clock_of(request.app)
-    await charge(request.app.state.redis, key, settings.rate_limit_per_minute, clock=clock)
+    state = core_state(request.app)
+    limit = state.settings.rate_limit_per_minute
+    await charge(state.redis, key, limit, clock=state.clock)
     return key
 
 
 async def require_poll_key(request: Request) -> str:
     """The caller's key, charged to the separate (larger) budget of batch polling."""
     key = await _identify(request)
-    settings: ServiceSettings = request.app.state.settings
-    clock = clock_of(request.app)
-    await charge(request.app.state.redis, key, settings.poll_limit, bucket="poll", clock=clock)
+    state = core_state(request.app)
+    await charge(state.redis, key, state.settings.poll_limit, bucket="poll", clock=state.clock)
     return key
 
 
@@ -121,7 +101,7 @@ async def require_admin(request: Request) -> str:
     participant codes): with keys configured, one of ``JUDGE_SERVE_ADMIN_KEYS``; without keys, only
     on a loopback-only service. 403 otherwise."""
     key = await require_key(request)
-    settings: ServiceSettings = request.app.state.settings
+    settings = core_state(request.app).settings
     if is_admin(settings, key):
         return key
     if not settings.auth_required:

@@ -33,6 +33,7 @@ from starlette.types import Message, Receive, Scope, Send
 
 from api.core.asgi import HttpMiddleware
 from api.core.prometheus import LATENCY, REQUESTS
+from api.core.state import core_state
 from judge.io.pixel_budget import pixel_ledger
 
 log = logging.getLogger("judge.api")
@@ -84,9 +85,9 @@ class Observe(HttpMiddleware):
                 _record(service, request, status, time.perf_counter() - start, rid)
             await send(message)
 
-        s = service.state.settings
-        budget = getattr(service.state, "pixel_budget", None)
-        with pixel_ledger(s.max_request_pixels, budget, s.decode_wait_s):
+        state = core_state(service)
+        s = state.settings
+        with pixel_ledger(s.max_request_pixels, state.pixel_budget, s.decode_wait_s):
             await self.app(scope, receive, observed)
 
 

@@ -22,8 +22,8 @@ from collections.abc import Awaitable, Callable
 
 from fastapi import HTTPException, Request
 
-from api.core.clock import clock_of
 from api.core.limits import check_auth_failures, client_address
+from api.core.state import core_state
 
 PROVEN_TTL_S = 3600
 """How long a secret that succeeded from an address stays usable while that address is
@@ -49,11 +49,10 @@ async def check_secret(
     429 when the caller's address is throttled and ``secret`` has not succeeded from it
     before. A missing secret (None or empty) counts as a failure only with ``count_missing``
     (a header the route requires, a submitted form), not for an absent cookie."""
-    settings = request.app.state.settings
-    redis = request.app.state.redis
-    limit = settings.auth_failures_per_minute
+    state = core_state(request.app)
+    redis, clock = state.redis, state.clock
+    limit = state.settings.auth_failures_per_minute
     address = client_address(request)
-    clock = clock_of(request.app)
     if not secret:
         if count_missing:
             await check_auth_failures(redis, address, limit, count=True, clock=clock)

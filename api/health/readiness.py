@@ -5,8 +5,8 @@ model gateway's provider code imported) and Redis answers.
 
 Example (inside the lifespan)::
 
-    app.state.engine_ready = False
-    task = asyncio.create_task(warm(app))
+    state.engine_ready = False
+    task = asyncio.create_task(warm(state))
 """
 
 from __future__ import annotations
@@ -17,8 +17,7 @@ import gc
 import logging
 from typing import Any
 
-from fastapi import FastAPI
-
+from api.core.state import CoreState
 from judge.agent.graph import compiled_graph
 
 log = logging.getLogger("judge.api")
@@ -44,13 +43,13 @@ def warm_engine(judge: Any) -> None:
                 litellm.get_llm_provider(model)
 
 
-async def warm(app: FastAPI) -> None:
+async def warm(state: CoreState) -> None:
     """Run :func:`warm_engine` off the event loop, then mark the engine ready."""
     try:
-        await asyncio.to_thread(warm_engine, app.state.judge)
+        await asyncio.to_thread(warm_engine, state.judge)
     except Exception as exc:  # readiness reports it; the process stays up
         log.exception("engine warm-up failed")
-        app.state.engine_ready = f"error: {type(exc).__name__}"
+        state.engine_ready = f"error: {type(exc).__name__}"
         return
     if not _FROZEN:  # once per process (an embedding or a test suite builds many apps)
         # everything loaded so far lives as long as the process: the garbage collector's
@@ -58,4 +57,4 @@ async def warm(app: FastAPI) -> None:
         # the compiled graph, models), which cost every request CPU under load
         _FROZEN.append(True)
         gc.freeze()
-    app.state.engine_ready = True
+    state.engine_ready = True

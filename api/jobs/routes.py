@@ -28,17 +28,17 @@ Example::
 from __future__ import annotations
 
 import asyncio
-from typing import Annotated, Any
+from typing import Annotated
 
 from fastapi import APIRouter, HTTPException, Query, Request, Response
 from fastapi.responses import JSONResponse, StreamingResponse
 
-from api.core.clock import clock_of
-from api.core.deps import JudgeDep, KeyDep, PollKeyDep, RedisDep, SettingsDep
+from api.core.deps import KeyDep, PollKeyDep
 from api.core.errors import CONFIG_RESPONSE, error_body
 from api.core.limits import charge
 from api.jobs.batch_body import read_body, validate_batch
 from api.jobs.store import BatchCreated, BatchInfo, BatchStore, is_batch_id, owner_tag
+from api.state import StateDep
 
 router = APIRouter(prefix="/v1/batches", tags=["batches"])
 
@@ -78,10 +78,6 @@ _BODY = {
 }
 
 
-def _store(request: Request, redis: Any) -> BatchStore:
-    return BatchStore(redis, ttl_s=request.app.state.settings.batch_ttl_s)
-
-
 async def _info_or_404(store: BatchStore, batch_id: str, key: str) -> BatchInfo:
     info = await store.info(batch_id, owner_tag(key)) if is_batch_id(batch_id) else None
     if info is None:
@@ -99,11 +95,9 @@ async def _info_or_404(store: BatchStore, batch_id: str, key: str) -> BatchInfo:
     openapi_extra=_BODY,
     responses=CONFIG_RESPONSE,
 )
-async def create_batch(
-    request: Request, judge: JudgeDep, settings: SettingsDep, redis: RedisDep, key: KeyDep
-) -> JSONResponse:
+async def create_batch(request: Request, state: StateDep, key: KeyDep) -> JSONResponse:
     """Validate every item, store the batch and queue one job per item."""
-    queue = getattr(request.app.state, "queue", None)
+    judge, settings, queue = state.judge, state.settings, state.queue
     if queue is None:
         raise HTTPException(503, error_body("unavailable", "the batch queue is not available"))
     items, options = await read_body(request)
@@ -112,8 +106,8 @@ async def create_batch(
     )
     # a batch of N items costs N units of the key's rate limit (one was spent on the request)
     cost = len(compact) - 1
-    await charge(redis, key, settings.rate_limit_per_minute, cost, clock=clock_of(request.app))
-    store = _store(request, redis)
+    await charge(state.redis, key, settings.rate_limit_per_minute, cost, clock=state.clock)
+    store = state.batches
     batch_id = await store.create(compact, batch_options, owner_tag(key))
     await store.enqueue(queue, batch_id, len(compact))
     body = BatchCreated(id=batch_id, total=len(compact))
@@ -121,9 +115,9 @@ async def create_batch(
 
 
 @router.get("/{batch_id}", response_model=BatchInfo, summary="Status of a batch")
-async def get_batch(batch_id: str, request: Request, redis: RedisDep, key: PollKeyDep) -> BatchInfo:
+async def get_batch(batch_id: str, state: StateDep, key: PollKeyDep) -> BatchInfo:
     """Status, counts and progress (0..1) of a batch."""
-    return await _info_or_404(_store(request, redis), batch_id, key)
+    return await _info_or_404(state.batches, batch_id, key)
 
 
 @router.get(
@@ -134,8 +128,7 @@ async def get_batch(batch_id: str, request: Request, redis: RedisDep, key: PollK
 )
 async def batch_results(
     batch_id: str,
-    request: Request,
-    redis: RedisDep,
+    state: StateDep,
     key: PollKeyDep,
     wait: Annotated[
         bool, Query(description="wait for every item before ending the stream")
@@ -143,7 +136,7 @@ async def batch_results(
 ) -> StreamingResponse:
     """One line per finished item, in input order: ``{"index", "result"}`` or
     ``{"index", "error"}``; unfinished items are left out unless ``wait=true``."""
-    store = _store(request, redis)
+    store = state.batches
     info = await _info_or_404(store, batch_id, key)
     if info.status == "deleted":
         raise HTTPException(410, error_body("gone", f"batch {batch_id} was deleted", "id"))
@@ -153,9 +146,9 @@ async def batch_results(
 
 
 @router.delete("/{batch_id}", status_code=204, summary="Delete a batch")
-async def delete_batch(batch_id: str, request: Request, redis: RedisDep, key: KeyDep) -> Response:
+async def delete_batch(batch_id: str, state: StateDep, key: KeyDep) -> Response:
     """Remove the batch, its results and its pending jobs (idempotent)."""
-    store = _store(request, redis)
+    store = state.batches
     await _info_or_404(store, batch_id, key)
-    await store.delete(batch_id, owner_tag(key), getattr(request.app.state, "queue", None))
+    await store.delete(batch_id, owner_tag(key), state.queue)
     return Response(status_code=204)

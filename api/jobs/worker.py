@@ -43,7 +43,6 @@ from arq.connections import RedisSettings
 from arq.constants import in_progress_key_prefix
 from arq.logs import default_log_config
 from arq.worker import Function, Worker, func
-from fastapi import FastAPI
 from pydantic import ValidationError
 from redis.exceptions import RedisError
 
@@ -55,6 +54,7 @@ from api.jobs.tuning import WorkerTuning
 from api.judging.factory import build_judge
 from api.judging.requests import OuterOptions, check_body, named_as_sent
 from api.judging.trust import load_policies
+from api.state import ServiceState
 from judge.engine import Judge
 from judge.errors import ConfigError, InputError
 from judge.io.pixel_budget import PixelBudget, pixel_ledger
@@ -341,31 +341,29 @@ async def supervised(make: Callable[[], Worker], name: str) -> None:
         delay = min(2 * delay, RESTART_DELAY_MAX_S)
 
 
-async def start_inline_workers(app: FastAPI) -> list[asyncio.Task[None]]:
-    """Start ``app.state.inline_workers`` arq workers as tasks of the API's event loop.
+async def start_inline_workers(state: ServiceState) -> list[asyncio.Task[None]]:
+    """Start ``settings.inline_workers`` arq workers as tasks of the API's event loop.
 
-    They share the API's Judge (and so its gateway's concurrency cap and response cache).
+    They share the API's Judge (and so its gateway's concurrency cap and response cache),
+    probe backends, probe budget and pixel budget.
 
-    Example (in the lifespan, once ``app.state.redis_url`` and ``app.state.judge`` exist)::
+    Example (in the lifespan, once ``state.redis_url`` and ``state.judge`` exist)::
 
-        tasks = await start_inline_workers(app)
+        tasks = await start_inline_workers(state)
         ...
         await stop_inline_workers(tasks)
     """
-    count = int(getattr(app.state, "inline_workers", 0) or 0)
+    count = state.settings.inline_workers
     tasks: list[asyncio.Task[None]] = []
     if count <= 0:
         return tasks
-    settings: ServiceSettings = app.state.settings
     for n in range(count):
-        options = worker_options(settings, app.state.redis_url)
-        options["ctx"]["judge"] = app.state.judge
-        if getattr(app.state, "backends", None) is not None:
-            options["ctx"]["probe_backends"] = app.state.backends
-        if getattr(app.state, "probe_budget", None) is not None:
-            options["ctx"]["probe_budget"] = app.state.probe_budget
-        if getattr(app.state, "pixel_budget", None) is not None:
-            options["ctx"]["pixel_budget"] = app.state.pixel_budget
+        options = worker_options(state.settings, state.redis_url)
+        options["ctx"]["judge"] = state.judge
+        options["ctx"]["probe_backends"] = state.backends
+        options["ctx"]["probe_budget"] = state.probe_budget
+        if state.pixel_budget is not None:  # else the worker makes its own
+            options["ctx"]["pixel_budget"] = state.pixel_budget
         tasks.append(
             asyncio.create_task(
                 supervised(

@@ -15,11 +15,12 @@ import re
 from pathlib import Path
 from typing import Any, Literal
 
-from fastapi import APIRouter, HTTPException, Request
+from fastapi import APIRouter, HTTPException
 from pydantic import BaseModel, ConfigDict, Field
 
-from api.core.deps import AdminKeyDep, JudgeDep, KeyDep, SettingsDep
+from api.core.deps import AdminKeyDep, JudgeDep, KeyDep
 from api.core.errors import error_body
+from api.state import StateDep
 from judge.io.images import decode_image, read_image_bytes
 from judge.io.pixel_budget import PixelBudget, pixel_ledger
 from memory.exemplar import ExemplarError, ExemplarRecord
@@ -191,17 +192,15 @@ def _check_name(name: str) -> None:
 async def add_exemplars(
     name: str,
     req: AddRequest,
-    request: Request,
-    judge: JudgeDep,
-    settings: SettingsDep,
+    state: StateDep,
     _key: AdminKeyDep,
 ) -> AddResult:
     """Validate everything, then store images, encode and add — creating the memory when it
     is new, atomically (concurrent adds never lose exemplars). A refused add changes nothing:
     no new version, no image files. Needs an admin key when keys are configured."""
     _check_name(name)
+    judge, settings, budget = state.judge, state.settings, state.pixel_budget
     store = _store(judge)
-    budget = getattr(request.app.state, "pixel_budget", None)
     records, images = [], {}
     for i, row in enumerate(req.exemplars):
         row = dict(row)

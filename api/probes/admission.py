@@ -4,7 +4,7 @@ key's cap on running probes. Nothing is stored or queued for a refused probe.
 
 Example (inside ``POST /v1/probes``)::
 
-    admitted = await admit(request.app, params, key, settings, redis)
+    admitted = await admit(state, params, key)
     admitted.probe_id, admitted.plan      # stored as running, ready to queue
 """
 
@@ -15,17 +15,16 @@ from dataclasses import dataclass
 from typing import Any
 
 import redis.asyncio as aredis
-from fastapi import FastAPI, HTTPException
+from fastapi import HTTPException
 
-from api.core.clock import Clock, clock_of, seconds_left, window
+from api.core.clock import Clock, seconds_left, window
 from api.core.errors import error_body
 from api.core.limits import charge
-from api.core.settings import ServiceSettings
 from api.jobs.store import owner_tag
-from api.probes.budget import ProbeBudget, out_of_bounds, over_budget, plan_probe
+from api.probes.budget import out_of_bounds, over_budget, plan_probe
 from api.probes.meter import prices_for
-from api.probes.runner import BackendsError, service_backends
-from api.probes.store import ProbeStore
+from api.probes.runner import BackendsError
+from api.state import ServiceState
 from eval.probing.params import ProbeParams
 from eval.probing.setup import writer_model
 
@@ -42,29 +41,15 @@ def _bad(status: int, code: str, message: str, field: str | None = None) -> HTTP
     return HTTPException(status, error_body(code, message, field))
 
 
-def probe_budget(app: FastAPI) -> ProbeBudget:
-    """The service's probe bounds and budget (``JUDGE_PROBE_*``), read once per app."""
-    budget = getattr(app.state, "probe_budget", None)
-    if budget is None:
-        budget = app.state.probe_budget = ProbeBudget()
-    return budget
-
-
-async def admit(
-    app: FastAPI,
-    params: ProbeParams,
-    key: str,
-    settings: ServiceSettings,
-    redis: aredis.Redis,
-) -> Admitted:
+async def admit(state: ServiceState, params: ProbeParams, key: str) -> Admitted:
     """Check ``params`` and store the probe as running; a 4xx :class:`HTTPException` names
     the first problem."""
-    budget = probe_budget(app)
+    settings, redis, budget = state.settings, state.redis, state.probe_budget
     bounded = out_of_bounds(params, budget)
     if bounded:
         raise _bad(422, "over_bound", bounded[1], bounded[0])
     try:
-        backends = service_backends(app)
+        backends = state.t2i_backends()
     except BackendsError as exc:
         raise _bad(400, "not_configured", str(exc), "backend") from None
     if params.backend not in backends:
@@ -74,7 +59,7 @@ async def admit(
             f"backend: {params.backend!r} is not configured here; known: {sorted(backends)}",
             "backend",
         )
-    judge = app.state.judge
+    judge = state.judge
     try:
         writer = writer_model(params, judge)  # the judge must be an LLM either way
     except ValueError as exc:
@@ -94,13 +79,13 @@ async def admit(
             "max_split_tests) — nothing was started",
             "(body)",
         )
-    store = ProbeStore(redis, settings.batch_ttl_s)
+    store = state.probes
     owner = owner_tag(key)
     cap = budget.max_running_per_key
     if await store.running(owner) >= cap:
         raise _too_many(cap)
     # a probe costs its planned nodes in rate-limit units (one was spent on the request)
-    clock = clock_of(app)
+    clock = state.clock
     await charge(redis, key, settings.rate_limit_per_minute, plan.nodes - 1, clock=clock)
     await _count_start(redis, owner, budget.max_starts_per_key_per_hour, clock)
     stored = {"plan": plan.as_dict(), "limits": budget.limits()}

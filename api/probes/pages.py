@@ -28,7 +28,8 @@ from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from api.core.errors import error_body
 from api.core.json_body import SafeJSONResponse
 from api.probes import routes as api_probes
-from api.probes.runner import BackendsError, service_backends
+from api.probes.runner import BackendsError
+from api.state import state_of
 from api.ui import SECURITY_HEADERS, add_nav_link, error_page, page_router, render
 from api.ui.auth import refused_cross_site, same_origin, sign_in_redirect, spend, ui_key
 from eval.probing.criteria import criteria
@@ -68,7 +69,7 @@ def _not_found(request: Request) -> HTMLResponse:
 
 def _backends(request: Request) -> tuple[list[str], str | None]:
     try:
-        return sorted(service_backends(request.app)), None
+        return sorted(state_of(request.app).t2i_backends()), None
     except BackendsError as exc:
         return [], str(exc)
 
@@ -80,8 +81,8 @@ async def probe_list(request: Request) -> Response:
     if key is None:
         return sign_in_redirect(request)
     await spend(request, key, poll=True)
-    settings, redis = request.app.state.settings, request.app.state.redis
-    listing = await api_probes.list_probes(key, settings, redis)
+    state = state_of(request.app)
+    listing = await api_probes.list_probes(key, state)
     probes = [{**p, "started": _when(p.get("created_at"))} for p in listing["probes"]]
     return render(request, "probes.html", {"title": "Probes", "probes": probes})
 
@@ -162,10 +163,10 @@ async def new_submit(request: Request) -> Response:
     await spend(request, key)
     form = await request.form()
     options = form_to_options(form)  # never a model: the server picks the writer and judge
-    settings, redis = request.app.state.settings, request.app.state.redis
+    state = state_of(request.app)
     try:
         answer = await api_probes.create_probe(
-            with_body(request, json.dumps(options).encode()), key, settings, redis
+            with_body(request, json.dumps(options).encode()), key, state
         )
     except HTTPException as exc:
         return _new_page(request, options, _message(exc), exc.status_code)
@@ -175,9 +176,9 @@ async def new_submit(request: Request) -> Response:
 
 async def _status(request: Request, probe_id: str, key: str) -> dict[str, Any] | None:
     await spend(request, key, poll=True)
-    settings, redis = request.app.state.settings, request.app.state.redis
+    state = state_of(request.app)
     try:
-        status = await api_probes.get_probe(probe_id, key, settings, redis)
+        status = await api_probes.get_probe(probe_id, key, state)
     except HTTPException:
         return None
     return status.model_dump()
@@ -252,9 +253,9 @@ async def probe_overrides(probe_id: str, request: Request) -> Response:
     if key is None:
         return _json_error(401, "unauthorized", "sign in at /ui/key first", "key")
     await spend(request, key)
-    settings, redis = request.app.state.settings, request.app.state.redis
+    state = state_of(request.app)
     try:
-        answer = await api_probes.add_overrides(probe_id, request, key, settings, redis)
+        answer = await api_probes.add_overrides(probe_id, request, key, state)
     except HTTPException as exc:
         return SafeJSONResponse(exc.detail, exc.status_code, headers=SECURITY_HEADERS)
     return SafeJSONResponse(answer, headers=SECURITY_HEADERS)
@@ -269,9 +270,9 @@ async def probe_stop(probe_id: str, request: Request) -> Response:
     if key is None:
         return sign_in_redirect(request)
     await spend(request, key)
-    settings, redis = request.app.state.settings, request.app.state.redis
+    state = state_of(request.app)
     try:
-        await api_probes.cancel_probe(probe_id, key, settings, redis)
+        await api_probes.cancel_probe(probe_id, key, state)
     except HTTPException:
         return _not_found(request)
     return RedirectResponse(f"/ui/probes/{probe_id}", status_code=303, headers=SECURITY_HEADERS)
@@ -283,9 +284,9 @@ async def probe_image(probe_id: str, name: str, request: Request) -> Response:
     key = await ui_key(request)
     if key is None or not IMAGE_NAME.fullmatch(name):
         return error_page(request, 404, "Not found", "There is no such image.")
-    settings, redis = request.app.state.settings, request.app.state.redis
+    state = state_of(request.app)
     try:
-        png = await api_probes.probe_image(probe_id, name, key, settings, redis)
+        png = await api_probes.probe_image(probe_id, name, key, state)
     except HTTPException:
         return error_page(request, 404, "Not found", "There is no such image.")
     headers = {**SECURITY_HEADERS, "Cache-Control": "private, max-age=3600"}

@@ -33,7 +33,6 @@ Example::
 
 from __future__ import annotations
 
-import json
 from typing import Any, Literal
 
 from fastapi import APIRouter, HTTPException, Request, Response
@@ -41,12 +40,14 @@ from fastapi.responses import JSONResponse
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from api.core import json_body
-from api.core.deps import KeyDep, PollKeyDep, RedisDep, SettingsDep
+from api.core.deps import KeyDep, PollKeyDep
 from api.core.errors import ERROR_RESPONSES, LIMIT_RESPONSE, error_body
 from api.jobs.store import owner_tag
 from api.probes.admission import admit
+from api.probes.record import ProbeRecord
 from api.probes.runner import enqueue_probe
 from api.probes.store import ProbeStore, is_probe_id
+from api.state import StateDep
 from eval.probing.overrides import OverrideError, make_override, target_key
 from eval.probing.params import ProbeParams
 from eval.probing.stored import export_json
@@ -102,9 +103,7 @@ def _bad(status: int, code: str, message: str, field: str | None = None) -> HTTP
 
 
 @router.post("", status_code=202, responses=LIMIT_RESPONSE)
-async def create_probe(
-    request: Request, key: KeyDep, settings: SettingsDep, redis: RedisDep
-) -> JSONResponse:
+async def create_probe(request: Request, key: KeyDep, state: StateDep) -> JSONResponse:
     """Start a probe of a server-configured backend."""
     body = json_body.loads(await request.body() or b"null")
     if not isinstance(body, dict):
@@ -127,24 +126,23 @@ async def create_probe(
         field = ".".join(str(p) for p in err["loc"]) or "(body)"
         msg = "unknown field" if err["type"] == "extra_forbidden" else err["msg"]
         raise _bad(400, "invalid_input", f"{field}: {msg}", field) from None
-    queue = getattr(request.app.state, "queue", None)
+    queue = state.queue
     if queue is None:
         raise _bad(503, "unavailable", "the job queue is not available; try again shortly")
-    admitted = await admit(request.app, params, key, settings, redis)
+    admitted = await admit(state, params, key)
     probe_id = admitted.probe_id
-    await enqueue_probe(queue, probe_id, settings.batch_ttl_s)
+    await enqueue_probe(queue, probe_id, state.settings.batch_ttl_s)
     body = {"id": probe_id, "status": "running", "plan": admitted.plan}
     return JSONResponse(body, 202, headers={"Location": f"{router.prefix}/{probe_id}"})
 
 
 @router.get("")
-async def list_probes(key: PollKeyDep, settings: SettingsDep, redis: RedisDep) -> dict[str, Any]:
+async def list_probes(key: PollKeyDep, state: StateDep) -> dict[str, Any]:
     """The caller's probes, newest first."""
-    store = ProbeStore(redis, settings.batch_ttl_s)
-    return {"probes": await store.listing(owner_tag(key))}
+    return {"probes": await state.probes.listing(owner_tag(key))}
 
 
-async def _load(store: ProbeStore, probe_id: str, key: str) -> dict[str, str]:
+async def _load(store: ProbeStore, probe_id: str, key: str) -> ProbeRecord:
     meta = await store.meta(probe_id, owner_tag(key)) if is_probe_id(probe_id) else None
     if meta is None:
         raise _bad(404, "not_found", f"no probe {probe_id!r} (unknown, expired or not yours)")
@@ -155,55 +153,51 @@ async def _load(store: ProbeStore, probe_id: str, key: str) -> dict[str, str]:
 _DEFAULTS = {k: f.default for k, f in ProbeParams.model_fields.items() if not f.is_required()}
 
 
-async def _status(store: ProbeStore, probe_id: str, meta: dict[str, str]) -> ProbeStatus:
-    params = {**_DEFAULTS, **json.loads(meta["params"])}
+async def _status(store: ProbeStore, probe_id: str, meta: ProbeRecord) -> ProbeStatus:
+    params = {**_DEFAULTS, **meta.params}
     snapshot = await store.tree(probe_id)
     tree = None
     if snapshot is not None:
         tree = export_json(snapshot, await store.overrides(probe_id), params)
     budget = None
-    if meta.get("plan"):
-        budget = {**json.loads(meta["plan"]), "spent": json.loads(meta.get("spent") or "{}")}
+    if "plan" in meta.model_fields_set:  # stored "{}" too (a budget of nothing is shown)
+        budget = {**meta.plan, "spent": meta.spent}
     return ProbeStatus(
         id=probe_id,
-        status=meta.get("status", "running"),  # type: ignore[arg-type]
-        error=meta.get("error"),
+        status=meta.status,
+        error=meta.error,
         params=params,
         budget=budget,
-        created_at=float(meta["created_at"]) if meta.get("created_at") else None,
-        finished_at=float(meta["finished_at"]) if meta.get("finished_at") else None,
+        created_at=meta.created_at,
+        finished_at=meta.finished_at,
         tree=tree,
     )
 
 
 @router.get("/{probe_id}", response_model=ProbeStatus)
-async def get_probe(
-    probe_id: str, key: PollKeyDep, settings: SettingsDep, redis: RedisDep
-) -> ProbeStatus:
+async def get_probe(probe_id: str, key: PollKeyDep, state: StateDep) -> ProbeStatus:
     """Status and tree of one probe."""
-    store = ProbeStore(redis, settings.batch_ttl_s)
+    store = state.probes
     meta = await _load(store, probe_id, key)
     return await _status(store, probe_id, meta)
 
 
 @router.delete("/{probe_id}")
-async def cancel_probe(
-    probe_id: str, key: KeyDep, settings: SettingsDep, redis: RedisDep
-) -> dict[str, Any]:
+async def cancel_probe(probe_id: str, key: KeyDep, state: StateDep) -> dict[str, Any]:
     """Stop a running probe; what it measured stays (``GET`` shows it as ``cancelled``)."""
-    store = ProbeStore(redis, settings.batch_ttl_s)
+    store = state.probes
     await _load(store, probe_id, key)
     cancelled = await store.finish(probe_id, "cancelled", "cancelled by its owner")
     meta = await _load(store, probe_id, key)
-    return {"id": probe_id, "status": meta.get("status"), "cancelled": cancelled}
+    return {"id": probe_id, "status": meta.status, "cancelled": cancelled}
 
 
 @router.post("/{probe_id}/overrides")
 async def add_overrides(
-    probe_id: str, request: Request, key: KeyDep, settings: SettingsDep, redis: RedisDep
+    probe_id: str, request: Request, key: KeyDep, state: StateDep
 ) -> dict[str, Any]:
     """Record people's verdicts; later inputs and reflections of a running probe use them."""
-    store = ProbeStore(redis, settings.batch_ttl_s)
+    store = state.probes
     meta = await _load(store, probe_id, key)
     body = json_body.loads(await request.body() or b"null")
     raw = body.get("overrides") if isinstance(body, dict) and "overrides" in body else [body]
@@ -243,11 +237,9 @@ async def add_overrides(
 
 
 @router.get("/{probe_id}/images/{name}")
-async def probe_image(
-    probe_id: str, name: str, key: PollKeyDep, settings: SettingsDep, redis: RedisDep
-) -> Response:
+async def probe_image(probe_id: str, name: str, key: PollKeyDep, state: StateDep) -> Response:
     """One rendered image of a probe (PNG)."""
-    store = ProbeStore(redis, settings.batch_ttl_s)
+    store = state.probes
     await _load(store, probe_id, key)
     png = await store.image(probe_id, f"images/{name}")
     if png is None:

@@ -18,27 +18,26 @@ Anything that goes wrong ends the probe as ``failed`` with the reason; a worker 
 
 Example (the API side)::
 
-    await enqueue_probe(app.state.queue, probe_id, ttl_s=settings.batch_ttl_s)
+    await enqueue_probe(state.queue, probe_id, ttl_s=settings.batch_ttl_s)
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import logging
 from pathlib import Path
 from typing import Any
 
 from arq.connections import ArqRedis
 from arq.constants import in_progress_key_prefix
-from fastapi import FastAPI
 from redis.exceptions import RedisError
 
 from api.jobs.store import QUEUE_NAME
 from api.probes.budget import ProbeBudget
 from api.probes.ids import PROBE_FUNCTION, PROBE_MAX_TRIES, probe_job_id
 from api.probes.meter import BudgetExceeded, Meter, prices_for
+from api.probes.record import ProbeRecord
 from api.probes.store import ProbeStore, RedisImages, RedisJournal
 from eval.probing.overrides import apply_overrides
 from eval.probing.params import ProbeParams
@@ -72,17 +71,6 @@ def load_service_backends(path: str | None) -> dict[str, Any] | BackendsError:
         return BackendsError(f"the service's backends file is unusable: {exc}")
 
 
-def service_backends(app: FastAPI) -> dict[str, Any]:
-    """The service's T2I backends by id, as read when the app was created; raises
-    :class:`BackendsError` when there are none or the file was unusable."""
-    loaded = getattr(app.state, "backends", None)
-    if loaded is None:  # an app built without create_app: read the environment's file now
-        loaded = app.state.backends = load_service_backends(backends_file())
-    if isinstance(loaded, BackendsError):
-        raise loaded
-    return loaded
-
-
 async def enqueue_probe(queue: ArqRedis, probe_id: str, ttl_s: int) -> None:
     """Queue the probe's job (a no-op while one is queued or running)."""
     await queue.enqueue_job(
@@ -103,15 +91,15 @@ async def requeue_probes(queue: ArqRedis, store: ProbeStore) -> int:
     return len(ids)
 
 
-def run_limits(meta: dict[str, str], budget: ProbeBudget) -> dict[str, float]:
-    """The limits a run enforces: those the probe was admitted with, each lowered to this
-    worker's own setting (an operator can tighten the budget of running probes).
+def run_limits(stored: dict[str, Any], budget: ProbeBudget) -> dict[str, float]:
+    """The limits a run enforces: those the probe was admitted with (``stored``, its
+    record's :attr:`~api.probes.record.ProbeRecord.limits`), each lowered to this worker's own
+    setting (an operator can tighten the budget of running probes).
 
     Example:
-        >>> run_limits({"plan": '{"limits": {"images": 10}}'}, ProbeBudget())["images"]
+        >>> run_limits({"images": 10}, ProbeBudget())["images"]
         10.0
     """
-    stored = json.loads(meta.get("plan") or "{}").get("limits") or {}
     own = budget.limits()
     return {k: min(float(stored.get(k, v)), v) for k, v in own.items()}
 
@@ -141,13 +129,13 @@ class ProbeJob:
             with contextlib.suppress(RedisError):
                 await self.ctx["redis"].pexpire(lock, lease_ms)
                 meta = await self.store.meta(self.probe_id)
-                if meta is None or meta.get("status") != "running":
+                if meta is None or not meta.running:
                     self._stop("cancelled")
             await asyncio.sleep(WATCH_S)
 
     async def run(self) -> str:
         meta = await self.store.meta(self.probe_id)
-        if meta is None or meta.get("status") != "running":
+        if meta is None or not meta.running:
             return "not running"
         tries = int(self.ctx.get("job_try") or 1)
         if tries > PROBE_MAX_TRIES:
@@ -158,7 +146,7 @@ class ProbeJob:
         backends = self.ctx.get("probe_backends")
         if backends is None:
             backends = self.ctx["probe_backends"] = load_service_backends(backends_file())
-        params = ProbeParams.model_validate(json.loads(meta["params"]))
+        params = ProbeParams.model_validate(meta.params)
         if isinstance(backends, BackendsError) or params.backend not in backends:
             problem = backends if isinstance(backends, BackendsError) else "not configured here"
             reason = f"backend {params.backend!r}: {problem}"
@@ -172,7 +160,7 @@ class ProbeJob:
             with contextlib.suppress(asyncio.CancelledError):
                 await watcher
 
-    async def _run(self, params: ProbeParams, spec: Any, meta: dict[str, str]) -> str:
+    async def _run(self, params: ProbeParams, spec: Any, meta: ProbeRecord) -> str:
         judge = self.ctx["judge"]
         budget = self.ctx.get("probe_budget") or ProbeBudget()
         try:  # the writer comes from the server's configuration only
@@ -187,10 +175,10 @@ class ProbeJob:
             prices_for, budget, spec, writer, judge_models[0] if judge_models else None
         )
         meter = Meter(
-            run_limits(meta, budget),
+            run_limits(meta.limits, budget),
             prices,
             params.images,
-            json.loads(meta.get("spent") or "{}"),
+            meta.spent,
             on_exceeded=self._stop,
         )
         ctx = build_context(

@@ -3,7 +3,8 @@
 Keys (all expire ``batch_ttl_s`` after the last write)::
 
     judge:probe:{id}:meta       hash   owner, params (JSON), backend, status, error,
-                                       created_at, finished_at, plan (JSON), spent (JSON)
+                                       created_at, finished_at, plan (JSON), spent (JSON):
+                                       an api.probes.record.ProbeRecord
     judge:probe:{id}:journal    hash   step key -> JSON value (what a resumed run skips)
     judge:probe:{id}:images     hash   images/<sha>.png -> PNG bytes
     judge:probe:{id}:tree       string the latest exported tree (JSON)
@@ -32,6 +33,7 @@ from typing import Any
 
 import redis.asyncio as aredis
 
+from api.probes.record import ProbeRecord
 from eval.probing.storage import image_name
 from eval.probing.tree import Override
 
@@ -108,16 +110,9 @@ class ProbeStore:
         await self._forget_finished(owner)
         probe_id = uuid.uuid4().hex
         now = time.time()
-        meta = {
-            "owner": owner,
-            "params": json.dumps(params),
-            "backend": backend,
-            "status": "running",
-            "created_at": repr(now),
-            "plan": json.dumps(plan or {}),
-            "spent": "{}",
-        }
-        fields = [x for kv in meta.items() for x in kv]
+        record = ProbeRecord(owner=owner, params=params, backend=backend, status="running",
+                             created_at=now, plan=plan or {}, spent={})  # fmt: skip
+        fields = [x for kv in record.hash_fields().items() for x in kv]
         keys = [self.key(probe_id, "meta"), ACTIVE, running_key(owner), owner_key(owner)]
         args = [probe_id, cap, now, self.ttl_s, *fields]
         created = await self.client.eval(_CREATE, len(keys), *keys, *args)
@@ -143,27 +138,28 @@ class ProbeStore:
         out = []
         for raw in ids:
             probe_id = _s(raw) or ""
-            meta = await self.meta(probe_id, owner)
-            if meta is None:
+            rec = await self.meta(probe_id, owner)
+            if rec is None:
                 continue
-            params = json.loads(meta["params"])
             out.append(
                 {
                     "id": probe_id,
-                    "status": meta.get("status"),
-                    "topic": params.get("topic"),
-                    "backend": meta.get("backend"),
-                    "created_at": float(meta["created_at"]) if meta.get("created_at") else None,
+                    "status": rec.status,
+                    "topic": rec.params.get("topic"),
+                    "backend": rec.backend,
+                    "created_at": rec.created_at,
                 }
             )
         return out
 
-    async def meta(self, probe_id: str, owner: str | None = None) -> dict[str, str] | None:
+    async def meta(self, probe_id: str, owner: str | None = None) -> ProbeRecord | None:
+        """The probe's record; None when it is unknown, expired or (with ``owner``) not
+        ``owner``'s."""
         raw = await self.client.hgetall(self.key(probe_id, "meta"))
-        meta = {_s(k): _s(v) for k, v in raw.items()}
-        if not meta or (owner is not None and meta.get("owner") != owner):
+        if not raw:
             return None
-        return meta  # type: ignore[return-value]
+        record = ProbeRecord.from_hash(raw)
+        return None if owner is not None and record.owner != owner else record
 
     async def finish(self, probe_id: str, status: str, error: str | None = None) -> bool:
         """End a running probe as ``status`` (one of :data:`FINAL`); False when it was not

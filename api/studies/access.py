@@ -14,26 +14,26 @@ Example::
 from __future__ import annotations
 
 import re
-from typing import Any
 
 from fastapi import HTTPException, Request
 
-from api.core.deps import app_store
 from api.core.errors import error_body
 from api.core.secret_throttle import check_secret
+from api.state import state_of
 from api.studies.codes import normalize_code
 from api.studies.models import STUDY_ID
+from api.studies.record import StudyRecord
 from api.studies.store import StudyStore
 
 _ID = re.compile(STUDY_ID)
 
 
 def store_of(request: Request) -> StudyStore:
-    """The app's study store (made on first use, on the app's Redis client)."""
-    return app_store(request, "study_store", StudyStore)
+    """The app's study store (:class:`api.state.ServiceState`)."""
+    return state_of(request.app).studies
 
 
-async def study_or_404(store: StudyStore, study: str) -> dict[str, Any]:
+async def study_or_404(store: StudyStore, study: str) -> StudyRecord:
     """The study's record; 404 naming ``id`` when there is none."""
     meta = await store.meta(study) if _ID.fullmatch(study) else None
     if meta is None:
@@ -43,11 +43,11 @@ async def study_or_404(store: StudyStore, study: str) -> dict[str, Any]:
     return meta
 
 
-async def public_study_or_404(request: Request, store: StudyStore, study: str) -> dict[str, Any]:
+async def public_study_or_404(request: Request, store: StudyStore, study: str) -> StudyRecord:
     """:func:`study_or_404` for the participants' routes (no API key): an unknown study id
     counts as a failed authentication, so ids cannot be enumerated at speed (429 once the
     address is throttled, for ids it has not opened before)."""
-    found: dict[str, Any] = {}
+    found: dict[str, StudyRecord] = {}
 
     async def exists(sid: str) -> bool:
         meta = await store.meta(sid) if _ID.fullmatch(sid) else None

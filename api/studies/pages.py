@@ -15,8 +15,6 @@ Example::
 
 from __future__ import annotations
 
-from typing import Any
-
 from fastapi import APIRouter, HTTPException, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
@@ -27,6 +25,7 @@ from api.studies.access import (
     store_of,
 )
 from api.studies.models import clean_prompt
+from api.studies.record import StudyRecord
 from api.ui import SECURITY_HEADERS, error_page, render
 from api.ui.auth import refused_cross_site, same_origin
 from judge.errors import InputError
@@ -40,7 +39,7 @@ def _detail(exc: HTTPException) -> str:
     return detail["error"]["message"] if isinstance(detail, dict) else str(detail)
 
 
-async def _study(request: Request, study_id: str) -> dict[str, Any] | HTMLResponse:
+async def _study(request: Request, study_id: str) -> StudyRecord | HTMLResponse:
     try:
         return await public_study_or_404(request, store_of(request), study_id)
     except HTTPException as exc:
@@ -54,7 +53,7 @@ async def _study(request: Request, study_id: str) -> dict[str, Any] | HTMLRespon
         )
 
 
-async def _posted_study(request: Request, study_id: str) -> dict[str, Any] | HTMLResponse:
+async def _posted_study(request: Request, study_id: str) -> StudyRecord | HTMLResponse:
     """The study a form was posted to, or the page to answer instead (no such study, or a form
     sent from another site)."""
     meta = await _study(request, study_id)
@@ -78,7 +77,7 @@ def _redirect(study_id: str, query: str = "") -> RedirectResponse:
 
 def _task_page(
     request: Request,
-    meta: dict[str, Any],
+    meta: StudyRecord,
     index: int,
     answers: dict,
     *,
@@ -87,22 +86,22 @@ def _task_page(
     saved: str | None = None,
     status: int = 200,
 ) -> HTMLResponse:
-    task = meta["tasks"][index - 1]
-    current = answers.get(task["id"], {}).get("prompt", "")
+    task = meta.tasks[index - 1]
+    current = answers.get(task.id, {}).get("prompt", "")
     return render(
         request,
         "study_task.html",
         {
-            "title": f"Task {index} of {len(meta['tasks'])}",
+            "title": f"Task {index} of {len(meta.tasks)}",
             "study": meta,
             "task": task,
             "index": index,
-            "n_tasks": len(meta["tasks"]),
+            "n_tasks": len(meta.tasks),
             "answered": len(answers),
             "prompt": current if prompt is None else prompt,
             "error": error,
             "saved": saved,
-            "max_chars": meta["max_prompt_chars"],
+            "max_chars": meta.max_prompt_chars,
         },
         status,
     )
@@ -114,13 +113,13 @@ async def study_page(study_id: str, request: Request) -> Response:
     meta = await _study(request, study_id)
     if isinstance(meta, HTMLResponse):
         return meta
-    n = len(meta["tasks"])
+    n = len(meta.tasks)
     code = await _known_code(request, study_id)
     if code is None:
         return render(
             request,
             "study_code.html",
-            {"title": meta["name"], "study": meta, "n_tasks": n, "code": "", "error": None},
+            {"title": meta.name, "study": meta, "n_tasks": n, "code": "", "error": None},
         )
     answers = await store_of(request).prompts(study_id, code)
     saved = request.query_params.get("saved")
@@ -130,13 +129,13 @@ async def study_page(study_id: str, request: Request) -> Response:
         if not chosen.isdigit() or not 1 <= int(chosen) <= n:
             return error_page(request, 404, "No such task", f"This study has tasks 1 to {n}.")
         return _task_page(request, meta, int(chosen), answers, saved=saved)
-    for i, task in enumerate(meta["tasks"], start=1):
-        if task["id"] not in answers:
+    for i, task in enumerate(meta.tasks, start=1):
+        if task.id not in answers:
             return _task_page(request, meta, i, answers, saved=saved)
     return render(
         request,
         "study_done.html",
-        {"title": "Thank you", "study": meta, "n_tasks": n, "tasks": meta["tasks"], "saved": saved},
+        {"title": "Thank you", "study": meta, "n_tasks": n, "tasks": meta.tasks, "saved": saved},
     )
 
 
@@ -156,9 +155,9 @@ async def enter_code(study_id: str, request: Request) -> Response:
             request,
             "study_code.html",
             {
-                "title": meta["name"],
+                "title": meta.name,
                 "study": meta,
-                "n_tasks": len(meta["tasks"]),
+                "n_tasks": len(meta.tasks),
                 "code": shown[:64],
                 "error": _detail(exc),
             },
@@ -188,8 +187,8 @@ async def submit(study_id: str, request: Request) -> Response:
         return _redirect(study_id)
     form = await request.form()
     task_id, text = form.get("task_id"), form.get("prompt")
-    ids = [t["id"] for t in meta["tasks"]]
-    if not isinstance(task_id, str) or task_id not in ids:
+    index = meta.task_index(task_id) if isinstance(task_id, str) else None
+    if not isinstance(task_id, str) or index is None:
         return error_page(
             request,
             400,
@@ -197,9 +196,8 @@ async def submit(study_id: str, request: Request) -> Response:
             "This task is not part of the study; go back to the study page.",
         )
     store = store_of(request)
-    index = ids.index(task_id) + 1
     try:
-        prompt = clean_prompt(text, meta["max_prompt_chars"], kind=meta.get("kind", "prompt"))
+        prompt = clean_prompt(text, meta.max_prompt_chars, kind=meta.kind)
     except InputError as exc:
         answers = await store.prompts(study_id, code)
         shown = text if isinstance(text, str) else ""

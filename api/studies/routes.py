@@ -22,6 +22,7 @@ from pydantic import BaseModel, ConfigDict
 
 from api.core.deps import AdminKeyDep
 from api.core.errors import ERROR_RESPONSES, error_body
+from api.state import StateDep
 from api.studies.access import participant_or_403, public_study_or_404, store_of, study_or_404
 from api.studies.codes import new_code, normalize_code, weak_code
 from api.studies.models import (
@@ -36,6 +37,7 @@ from api.studies.models import (
     edit_task_problems,
     validated_tasks,
 )
+from api.studies.record import StudyRecord, StudyTask
 from api.studies.store import now_iso
 from api.studies.targets import target_images
 from judge.errors import InputError
@@ -70,26 +72,24 @@ def _codes(participants: int | list[str], avoid: AbstractSet[str] = frozenset())
 
 
 @router.post("", status_code=201)
-async def create_study(body: StudyCreate, request: Request, _: AdminKeyDep) -> StudyCreated:
+async def create_study(body: StudyCreate, state: StateDep, _: AdminKeyDep) -> StudyCreated:
     """Register a study; the answer lists the participant codes to hand out."""
     tasks = validated_tasks(body.tasks)
     if body.kind == "edit":
         edit_task_problems(tasks)
     codes = _codes(body.participants)
     # decoding and checking target images is blocking work: off the event loop, as for scoring
-    images = await asyncio.to_thread(
-        target_images, tasks, body.targets, request.app.state.judge.settings
+    images = await asyncio.to_thread(target_images, tasks, body.targets, state.judge.settings)
+    record = StudyRecord(
+        id=body.id,
+        name=body.name,
+        instructions=body.instructions,
+        kind=body.kind,
+        tasks=[StudyTask.model_validate(t) for t in tasks],
+        max_prompt_chars=body.max_prompt_chars,
+        created_at=now_iso(),
     )
-    meta = {
-        "id": body.id,
-        "name": body.name,
-        "instructions": body.instructions,
-        "kind": body.kind,
-        "tasks": tasks,
-        "max_prompt_chars": body.max_prompt_chars,
-        "created_at": now_iso(),
-    }
-    if not await store_of(request).create(meta, codes, images):
+    if not await state.studies.create(record, codes, images):
         raise HTTPException(
             409,
             error_body("conflict", f"a study {body.id!r} exists already; pick another id", "id"),
@@ -113,10 +113,10 @@ class AddParticipants(BaseModel):
 
 @router.post("/{study_id}/participants", status_code=201)
 async def add_participants(
-    study_id: str, body: AddParticipants, request: Request, _: AdminKeyDep
+    study_id: str, body: AddParticipants, state: StateDep, _: AdminKeyDep
 ) -> dict[str, list[str]]:
     """Issue (a number) or accept (a list) more participant codes; answers the new codes."""
-    store = store_of(request)
+    store = state.studies
     await study_or_404(store, study_id)
     existing = set(await store.codes(study_id))
     wanted = body.participants
@@ -135,22 +135,22 @@ async def add_participants(
 
 
 @router.get("/{study_id}")
-async def study_info(study_id: str, request: Request, _: AdminKeyDep) -> StudyInfo:
+async def study_info(study_id: str, state: StateDep, _: AdminKeyDep) -> StudyInfo:
     """The study and every participant's progress."""
-    store = store_of(request)
+    store = state.studies
     meta = await study_or_404(store, study_id)
     states = [
         ParticipantState(participant=c, answered=await store.answered(study_id, c))
         for c in await store.codes(study_id)
     ]
     return StudyInfo(
-        id=meta["id"],
-        name=meta["name"],
-        kind=meta.get("kind", "prompt"),
-        n_tasks=len(meta["tasks"]),
-        task_ids=[t["id"] for t in meta["tasks"]],
-        max_prompt_chars=meta["max_prompt_chars"],
-        created_at=meta["created_at"],
+        id=meta.id,
+        name=meta.name,
+        kind=meta.kind,
+        n_tasks=len(meta.tasks),
+        task_ids=meta.task_ids,
+        max_prompt_chars=meta.max_prompt_chars,
+        created_at=meta.created_at,
         participants=states,
     )
 
@@ -158,14 +158,14 @@ async def study_info(study_id: str, request: Request, _: AdminKeyDep) -> StudyIn
 @router.get("/{study_id}/prompts", response_class=Response)
 async def export_prompts(
     study_id: str,
-    request: Request,
+    state: StateDep,
     _: AdminKeyDep,
     history: Annotated[bool, Query(description="every version, not only the latest")] = False,
 ) -> Response:
     """JSONL of the prompts: participants in code order, tasks in study order."""
-    store = store_of(request)
+    store = state.studies
     meta = await study_or_404(store, study_id)
-    order = {t["id"]: i for i, t in enumerate(meta["tasks"])}
+    order = {t: i for i, t in enumerate(meta.task_ids)}
     lines: list[str] = []
     for code in await store.codes(study_id):
         if history:
@@ -192,9 +192,9 @@ async def submit_prompt(study_id: str, body: PromptSubmit, request: Request) -> 
     store = store_of(request)
     meta = await public_study_or_404(request, store, study_id)
     code = await participant_or_403(request, store, study_id, body.participant)
-    if body.task_id not in {t["id"] for t in meta["tasks"]}:
+    if meta.task_index(body.task_id) is None:
         raise InputError("task_id", f"no task {body.task_id[:80]!r} in study {study_id!r}")
-    prompt = clean_prompt(body.prompt, meta["max_prompt_chars"], kind=meta.get("kind", "prompt"))
+    prompt = clean_prompt(body.prompt, meta.max_prompt_chars, kind=meta.kind)
     at, rev, answered = await store.submit(study_id, code, body.task_id, prompt)
     return PromptStored(
         task_id=body.task_id,
@@ -202,5 +202,5 @@ async def submit_prompt(study_id: str, body: PromptSubmit, request: Request) -> 
         submitted_at=at,
         revision=rev,
         answered=answered,
-        n_tasks=len(meta["tasks"]),
+        n_tasks=len(meta.tasks),
     )

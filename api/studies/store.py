@@ -1,7 +1,8 @@
 """The Redis layout of studies and its atomic operations.
 
 Keys (all under ``judge:study:<id>:``):
-``meta`` (JSON: name, tasks, limits, created_at), ``codes`` (set of participant codes),
+``meta`` (JSON of :class:`api.studies.record.StudyRecord`: name, tasks, limits, created_at),
+``codes`` (set of participant codes),
 ``target:<task>`` (hash: data, mime), ``p:<code>`` (hash task → JSON {prompt, submitted_at}),
 ``rev:<code>`` (hash task → revision count), ``h:<code>`` (list: every submission, oldest first).
 A submission updates ``p``, ``rev`` and ``h`` in one Lua script, so a resubmission replaces
@@ -10,7 +11,7 @@ only that participant's prompt for that task and the history keeps every version
 Example::
 
     store = StudyStore(redis)
-    await store.create(meta, codes, images)          # False when the id is taken
+    await store.create(record, codes, images)        # False when the id is taken
     await store.submit("demo", "K7QM-3XPD-W9RT", "oe_1", "a quiet harbour at dusk")
 """
 
@@ -24,6 +25,7 @@ import redis.asyncio as aredis
 from redis.exceptions import WatchError
 
 from api.core.redis_create import create_if_absent
+from api.studies.record import StudyRecord
 
 PREFIX = "judge:study:"
 _SUBMIT = """
@@ -51,13 +53,13 @@ class StudyStore:
         self._submit = redis.register_script(_SUBMIT)
 
     async def create(
-        self, meta: dict[str, Any], codes: list[str], images: dict[str, tuple[bytes, str]]
+        self, record: StudyRecord, codes: list[str], images: dict[str, tuple[bytes, str]]
     ) -> bool:
         """Write a new study in one transaction; False (nothing written) when the id exists."""
-        sid = meta["id"]
+        sid = record.id
 
         def write(pipe: Any) -> None:
-            pipe.set(_key(sid, "meta"), json.dumps(meta))
+            pipe.set(_key(sid, "meta"), record.dumps())
             pipe.sadd(_key(sid, "codes"), *codes)
             for task_id, (data, mime) in images.items():
                 pipe.hset(_key(sid, "target", task_id), mapping={"data": data, "mime": mime})
@@ -81,10 +83,10 @@ class StudyStore:
                 except WatchError:
                     continue
 
-    async def meta(self, study: str) -> dict[str, Any] | None:
+    async def meta(self, study: str) -> StudyRecord | None:
         """The study's record, or None when unknown."""
         raw = await self.redis.get(_key(study, "meta"))
-        return json.loads(raw) if raw else None
+        return StudyRecord.loads(raw) if raw else None
 
     async def is_participant(self, study: str, code: str) -> bool:
         return bool(await self.redis.sismember(_key(study, "codes"), code))

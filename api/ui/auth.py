@@ -24,13 +24,13 @@ from urllib.parse import quote
 from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
-from api.core.clock import clock_of
 from api.core.deps import ANONYMOUS, key_variables, known_key
 from api.core.limits import charge
 from api.core.request_guard import host_allowed
 from api.core.request_guard import same_origin as origin_matches
 from api.core.secret_throttle import check_secret
 from api.core.settings import ServiceSettings
+from api.state import state_of
 from api.ui import SECURITY_HEADERS, error_page, render
 
 router = APIRouter(prefix="/ui/key", include_in_schema=False)
@@ -44,7 +44,7 @@ def _known(settings: ServiceSettings) -> Callable[[str], bool]:
 async def ui_key(request: Request) -> str | None:
     """The UI caller's key ("anonymous" when the service has no keys), or None to sign in.
     A wrong key in the cookie counts as a failed authentication (the API's throttle)."""
-    settings: ServiceSettings = request.app.state.settings
+    settings = state_of(request.app).settings
     if not settings.auth_required:
         return ANONYMOUS
     given = request.cookies.get(COOKIE)
@@ -55,9 +55,8 @@ async def ui_key(request: Request) -> str | None:
 async def spend(request: Request, key: str, *, poll: bool = False) -> None:
     """Charge one unit of the key's rate limit, as the API route would (429 when over);
     ``poll`` uses the larger polling budget (page views, status polls)."""
-    settings: ServiceSettings = request.app.state.settings
-    redis = request.app.state.redis
-    clock = clock_of(request.app)
+    state = state_of(request.app)
+    settings, redis, clock = state.settings, state.redis, state.clock
     if poll:
         await charge(redis, key, settings.poll_limit, bucket="poll", clock=clock)
     else:
@@ -69,7 +68,7 @@ def same_origin(request: Request) -> bool:
     this service answers for (:func:`api.core.request_guard.host_allowed`), so a spoofed Host
     (DNS rebinding) does not make a foreign page "same origin"."""
     host = request.headers.get("host")
-    settings: ServiceSettings = request.app.state.settings
+    settings = state_of(request.app).settings
     return host_allowed(settings, host) and origin_matches(request.headers.get("origin"), host)
 
 
@@ -116,7 +115,7 @@ async def key_submit(request: Request) -> Response:
     """Check a key and remember it in this browser (HttpOnly cookie for ``/ui``)."""
     if not same_origin(request):
         return refused_cross_site(request)
-    settings: ServiceSettings = request.app.state.settings
+    settings = state_of(request.app).settings
     form = await request.form()
     nxt = safe_next(form.get("next"))
     given = form.get("key")

@@ -32,7 +32,8 @@ from fastapi import Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
 from api.core.deps import is_admin
-from api.jobs.store import BatchStore, is_batch_id, owner_tag
+from api.jobs.store import is_batch_id, owner_tag
+from api.state import state_of
 from api.ui import SECURITY_HEADERS, add_nav_link, error_page, page_router, render
 from api.ui.auth import sign_in_redirect, spend, ui_key
 from api.ui.result_view import batch_row, dimensions_of, filter_rows, study_row
@@ -55,7 +56,7 @@ MAX_PAGE = 1_000_000
 def runs_root(request: Request) -> Path | None:
     """The directory of study runs (``JUDGE_SERVE_STUDY_RUNS`` when the app was created), or
     None."""
-    raw = getattr(request.app.state, "study_runs", None)
+    raw = state_of(request.app).settings.study_runs
     return Path(raw).resolve() if raw else None
 
 
@@ -151,7 +152,7 @@ async def results_index(request: Request) -> Response:
     if key is None:
         return sign_in_redirect(request)
     root = runs_root(request)
-    admin = is_admin(request.app.state.settings, key)
+    admin = is_admin(state_of(request.app).settings, key)
     runs = await asyncio.to_thread(_list_runs, root) if root is not None and admin else []
     batch = request.query_params.get("batch", "").strip().lower()
     if batch:
@@ -174,8 +175,7 @@ async def batch_page(batch_id: str, request: Request) -> Response:
     if key is None:
         return sign_in_redirect(request)
     await spend(request, key, poll=True)
-    settings, redis = request.app.state.settings, request.app.state.redis
-    store = BatchStore(redis, ttl_s=settings.batch_ttl_s)
+    store = state_of(request.app).batches
     info = await store.info(batch_id, owner_tag(key)) if is_batch_id(batch_id) else None
     if info is None or info.status == "deleted":
         return error_page(
@@ -231,7 +231,7 @@ async def study_page(run: str, request: Request) -> Response:
     key = await ui_key(request)
     if key is None:
         return sign_in_redirect(request)
-    if not is_admin(request.app.state.settings, key):
+    if not is_admin(state_of(request.app).settings, key):
         return _admins_only(request)
     root = runs_root(request)
     if root is None:
@@ -275,7 +275,7 @@ async def study_file(run: str, rel: str, request: Request) -> Response:
     root = runs_root(request)
     missing = error_page(request, 404, "Not found", "There is no such image in this run.")
     key = await ui_key(request)
-    if root is None or key is None or not is_admin(request.app.state.settings, key):
+    if root is None or key is None or not is_admin(state_of(request.app).settings, key):
         return missing
     found = await asyncio.to_thread(_read_image, root, run, rel)
     if found is None:

@@ -49,11 +49,17 @@ class ResultModel(BaseModel):
     model_config = ConfigDict(extra="forbid")
     #: keys kept even when null and the dump excludes None: a null verdict is information
     _always: ClassVar[tuple[str, ...]] = ()
+    #: keys moved to the end of the dump, in this order (a base class's fields that the JSON
+    #: has always shown after the subclass's own)
+    _tail: ClassVar[tuple[str, ...]] = ()
 
     @model_serializer(mode="wrap")
     def _keep_nulls(self, handler: SerializerFunctionWrapHandler) -> Any:
         data = handler(self)
         if isinstance(data, dict):
+            for key in self._tail:
+                if key in data:
+                    data[key] = data.pop(key)
             for key in self._always:
                 data.setdefault(key, getattr(self, key))
             if data.get("confidence_method") is not None:  # asked for: null is information
@@ -65,6 +71,42 @@ class ResultModel(BaseModel):
         return self.model_dump(mode="json", exclude_none=True)
 
 
+class JudgedItem(ResultModel):
+    """The base of every judged answer (a score, a verdict, a criterion's winner): how sure
+    the judge is of it (docs/confidence.md) and what a trust policy made of it
+    (docs/trust.md). These keys come last in the JSON, after the subclass's own."""
+
+    _tail: ClassVar[tuple[str, ...]] = (
+        "confidence",
+        "confidence_method",
+        "confidence_reason",
+        "trusted",
+        "abstained_by",
+        "interval",
+        "stage",
+        "escalate",
+    )
+
+    confidence: float | None = None
+    """0–1: how sure the judge is of this answer (docs/confidence.md); null when it could not
+    be had (``confidence_reason``, or the answer's own ``reason``); absent unless asked for"""
+    confidence_method: str | None = None
+    """the method that estimated ``confidence`` (``samples:5``, ``swap``, ...)"""
+    confidence_reason: str | None = None
+    """why an answered item has no confidence (every sample failed, no log-probabilities)"""
+    trusted: bool | None = None
+    """whether a trust policy's judge was sure enough of this answer (docs/trust.md); absent
+    unless a policy was applied"""
+    abstained_by: str | None = None
+    """when not trusted: the judge (stage) that was not sure enough, or ``policy``"""
+    interval: list[float] | None = None
+    """ratings under a policy with intervals: ``[lo, hi]`` holding the people's rating"""
+    stage: str | None = None
+    """a cascade policy: the judge (stage) whose answer this is"""
+    escalate: bool | None = None
+    """a cascade policy: true when a later judge, not run, may still decide it"""
+
+
 class ExemplarRef(ResultModel):
     """An exemplar that calibrated a score, with its retrieval similarity."""
 
@@ -72,7 +114,7 @@ class ExemplarRef(ResultModel):
     similarity: float | None = None
 
 
-class DimensionScore(ResultModel):
+class DimensionScore(JudgedItem):
     """A 1–5 score for one subjective dimension, or null with a reason."""
 
     _always = ("score",)
@@ -86,27 +128,9 @@ class DimensionScore(ResultModel):
     skill: str | None = None
     votes: dict[str, int | float | None] | None = None
     agreement: float | None = None
-    confidence: float | None = None
-    """0–1: how sure the judge is of this answer (docs/confidence.md); null when it could not
-    be had (``confidence_reason``, or the item's own ``reason``); absent unless asked for"""
-    confidence_method: str | None = None
-    """the method that estimated ``confidence`` (``samples:5``, ``swap``, ...)"""
-    confidence_reason: str | None = None
-    """why an answered item has no confidence (every sample failed, no log-probabilities)"""
-    trusted: bool | None = None
-    """whether a trust policy's judge was sure enough of this answer (docs/trust.md); absent
-    unless a policy was applied"""
-    abstained_by: str | None = None
-    """when not trusted: the judge (stage) that was not sure enough, or ``policy``"""
-    interval: list[float] | None = None
-    """ratings under a policy with intervals: ``[lo, hi]`` holding the people's rating"""
-    stage: str | None = None
-    """a cascade policy: the judge (stage) whose answer this is"""
-    escalate: bool | None = None
-    """a cascade policy: true when a later judge, not run, may still decide it"""
 
 
-class CheckItem(ResultModel):
+class CheckItem(JudgedItem):
     """A pass/fail verdict on one checkpoint for one modality, or null with a reason."""
 
     _always = ("verdict",)
@@ -119,24 +143,6 @@ class CheckItem(ResultModel):
     primitive: str | None = None
     votes: dict[str, bool | None] | None = None
     agreement: float | None = None
-    confidence: float | None = None
-    """0–1: how sure the judge is of this answer (docs/confidence.md); null when it could not
-    be had (``confidence_reason``, or the item's own ``reason``); absent unless asked for"""
-    confidence_method: str | None = None
-    """the method that estimated ``confidence`` (``samples:5``, ``swap``, ...)"""
-    confidence_reason: str | None = None
-    """why an answered item has no confidence (every sample failed, no log-probabilities)"""
-    trusted: bool | None = None
-    """whether a trust policy's judge was sure enough of this answer (docs/trust.md); absent
-    unless a policy was applied"""
-    abstained_by: str | None = None
-    """when not trusted: the judge (stage) that was not sure enough, or ``policy``"""
-    interval: list[float] | None = None
-    """ratings under a policy with intervals: ``[lo, hi]`` holding the people's rating"""
-    stage: str | None = None
-    """a cascade policy: the judge (stage) whose answer this is"""
-    escalate: bool | None = None
-    """a cascade policy: true when a later judge, not run, may still decide it"""
 
 
 class Coverage(ResultModel):

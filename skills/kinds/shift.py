@@ -12,7 +12,7 @@ import asyncio
 from typing import Any
 
 from skills.card import SkillCard
-from skills.kinds import SkillFn, register_kind
+from skills.kinds import SkillFn
 from skills.rendering import data_block, messages, render_template, text_part
 from skills.schemas import ApplicabilityAnswer
 from skills.types import ModelCallError, ModelClient, SkillInput, SkillOutput
@@ -66,13 +66,11 @@ def _build(card: SkillCard, ask_model: bool) -> SkillFn:
     return run
 
 
-@register_kind("shift-metrics")
 def shift_metrics(card: SkillCard) -> SkillFn:
     """Metrics whose applicability the judge model decides."""
     return _build(card, ask_model=True)
 
 
-@register_kind("shift-metrics", backend="local")
 def local_shift_metrics(card: SkillCard) -> SkillFn:
     """Metrics whose applicability rules on the instruction decide (no model)."""
     return _build(card, ask_model=False)

@@ -28,6 +28,7 @@ from api.cli import server_options
 from api.core.clock import WALL_CLOCK, Clock
 from api.core.settings import ServiceSettings
 from api.jobs.worker import WorkerTuning
+from api.state import state_of
 from judge.config import JudgeSettings
 from judge.config_env import deprecated_names, env_names
 from tests.fakes.provider import FakeProvider
@@ -91,7 +92,7 @@ class LiveService:
 
     @property
     def redis_url(self) -> str:
-        return self.app.state.redis_url  # type: ignore[attr-defined]
+        return state_of(self.app).redis_url
 
     def stop(self) -> None:
         self.server.should_exit = True
@@ -132,7 +133,7 @@ def live_service(
                 server.should_exit = True
                 raise RuntimeError("the service did not start (see the log above)")
             time.sleep(0.02)
-        while wait_warm and getattr(app.state, "engine_ready", True) is False:
+        while wait_warm and state_of(app).engine_ready is False:
             if time.monotonic() > deadline:
                 server.should_exit = True
                 raise RuntimeError("the engine did not warm up")

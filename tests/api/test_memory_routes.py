@@ -14,6 +14,7 @@ from pathlib import Path
 import httpx
 import pytest
 
+from api.state import state_of
 from tests.api.conftest import LiveService, assert_error, copy_shipped_memory, live_service
 from tests.api.test_service import fake_model_env
 from tests.conftest import png_data_url, submission
@@ -40,7 +41,7 @@ def prompt_row(i: int, text: str = "a calm lake at dawn") -> dict:
 
 
 def memory_dir(service: LiveService) -> Path:
-    return Path(service.app.state.judge.store.root)  # type: ignore[attr-defined]
+    return Path(state_of(service.app).judge.store.root)
 
 
 def test_an_id_sent_twice_is_refused_and_breaks_nothing(

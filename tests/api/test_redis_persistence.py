@@ -23,6 +23,7 @@ import redis
 
 from api.core.redis_embedded import redis_binary
 from api.core.redis_persistence import ALLOW_FLAG, ALLOW_VARIABLE, check, describe, redact
+from api.state import state_of
 from tests.api.conftest import REPO, free_port, live_service
 from tests.api.test_service import fake_model_env
 from tests.campaigns.helpers import invite, pairwise_body
@@ -298,7 +299,7 @@ def test_liveness_fails_when_the_private_redis_dies(tmp_path: Path) -> None:
     with live_service({}, tmp_path / "service") as svc:
         client = svc.client()
         assert client.get("/healthz").status_code == 200
-        embedded = svc.app.state.embedded_redis  # type: ignore[attr-defined]
+        embedded = state_of(svc.app).embedded_redis
         embedded.proc.kill()
         embedded.proc.wait(10)
         alive = client.get("/healthz")

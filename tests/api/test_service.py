@@ -24,6 +24,7 @@ import pytest
 import redis
 
 from api.core.redis_embedded import EmbeddedRedis
+from api.state import state_of
 from judge.cli.main import main as judge_main
 from judge.domain.result import Result
 from tests.api.conftest import (
@@ -306,7 +307,7 @@ def test_add_prompt_exemplars_then_search(service: LiveService, client: httpx.Cl
     assert r.json()["name"] == name
     assert r.json()["count"] == 3
     assert r.json()["modality"] == "prompt"
-    memory_dir = Path(service.app.state.judge.store.root)  # type: ignore[attr-defined]
+    memory_dir = Path(state_of(service.app).judge.store.root)
     assert (memory_dir / name / "CURRENT").is_file()
     assert memory_dir.is_relative_to(service.data_dir.parent), "not the tmp JUDGE_MEMORY_DIR"
 

@@ -21,6 +21,7 @@ from PIL import Image
 
 from api.health import readiness
 from api.jobs.store import BatchStore, owner_tag
+from api.state import state_of
 from tests.api.conftest import LiveService, assert_error, live_service, metric_value
 from tests.api.test_batches import make_items
 from tests.api.test_service import fake_model_env
@@ -196,11 +197,11 @@ def test_a_full_decoding_budget_answers_503_with_retry_after(svc: LiveService) -
     """Another request holds the whole budget: this one waits ``decode_wait_s``, then 503."""
     from judge.io.pixel_budget import PixelBudget
 
-    app = svc.app
-    saved_budget, saved_wait = app.state.pixel_budget, app.state.settings.decode_wait_s  # type: ignore[attr-defined]
+    state = state_of(svc.app)
+    saved_budget, saved_wait = state.pixel_budget, state.settings.decode_wait_s
     full = PixelBudget(1_000_000)
     full.acquire(1_000_000, wait_s=1)
-    app.state.pixel_budget, app.state.settings.decode_wait_s = full, 0.2  # type: ignore[attr-defined]
+    state.pixel_budget, state.settings.decode_wait_s = full, 0.2
     try:
         with svc.client() as c:
             sub = submission(prompt=f"busy {uuid.uuid4().hex}")
@@ -209,4 +210,4 @@ def test_a_full_decoding_budget_answers_503_with_retry_after(svc: LiveService) -
         assert r.json()["error"]["code"] == "busy"
         assert int(r.headers["retry-after"]) > 0
     finally:
-        app.state.pixel_budget, app.state.settings.decode_wait_s = saved_budget, saved_wait  # type: ignore[attr-defined]
+        state.pixel_budget, state.settings.decode_wait_s = saved_budget, saved_wait

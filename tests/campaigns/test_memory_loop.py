@@ -13,6 +13,7 @@ import httpx
 import numpy as np
 import pytest
 
+from api.state import state_of
 from eval.campaigns.cli import main
 from eval.campaigns.loop import split_items
 from tests.api.conftest import LiveService
@@ -83,7 +84,7 @@ def test_kept_ratings_to_memory_and_before_after_report(
     assert len(expect_out) == 3 and "added 7 items" in out and "held out 3" in out
 
     # the memory holds exactly the kept items' aggregated scores, the contrarian a04 absent
-    mem = service.app.state.judge.store.load(name)  # type: ignore[attr-defined]
+    mem = state_of(service.app).judge.store.load(name)
     got = {r.meta["item"]: r for r in mem.records}
     assert sorted(got) == expect_mem and not set(got) & set(expect_out)
     for item, rec in got.items():
@@ -136,4 +137,4 @@ def test_kept_ratings_to_memory_and_before_after_report(
     code, _, err = run("add-to-memory", cid, "--url", url, "--memory", name, "--split-out",
                        str(tmp_path / "s3.json"), capsys=capsys)  # fmt: skip
     assert code == 2 and "already in memory" in err
-    assert service.app.state.judge.store.load(name).manifest.count == 7  # type: ignore[attr-defined]
+    assert state_of(service.app).judge.store.load(name).manifest.count == 7

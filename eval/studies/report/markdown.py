@@ -1,4 +1,6 @@
-"""``report.md``: the study report as readable Markdown tables.
+"""``report.md``: the study report as readable Markdown tables, from a page model
+(:class:`StudyPage`, every figure as text) laid out by the template
+``eval/studies/report/templates/report.md.j2``.
 
 Example:
     >>> md = render_markdown({"study": {"name": "demo", "n_items": 0, "n_lines": 0,
@@ -13,8 +15,11 @@ Example:
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from typing import Any
 
+from pydantic import BaseModel
+
+from eval.kit.render import Table, render
 from eval.kit.stats import ci_text
 from eval.trust.report import trust_lines
 from judge.judged_by import markdown_lines as judge_lines
@@ -25,6 +30,61 @@ LABELS = {
     "objective_prompt_rate": "obj. prompt (%)",
     "objective_image_rate": "obj. image (%)",
 }
+
+
+class Category(BaseModel):
+    """The means of one task category: a row per prompter and backend."""
+
+    name: str
+    table: Table
+
+
+class Consistency(BaseModel):
+    """Whether backends rank prompters alike: Kendall's W overall, pairwise Spearman ρ
+    between backends, and W within each category."""
+
+    overall: Table
+    pairs: Table | None = None
+    by_category: Table | None = None
+
+
+class Board(BaseModel):
+    """One measure's Bradley–Terry leaderboard, or why there is none."""
+
+    label: str
+    table: Table | None = None
+    reason: str = ""
+
+
+class Excluded(BaseModel):
+    """What the aggregates left out, by status and reason."""
+
+    aggregated: Any
+    total: Any
+    table: Table | None = None
+
+
+class StudyPage(BaseModel):
+    """Everything ``report.md`` shows, as text (:func:`page` builds it)."""
+
+    name: str
+    n_items: Any
+    tasks: Any
+    n_prompters: int
+    n_backends: int
+    bootstrap: Any
+    permutations: Any
+    seed: Any
+    judge: list[str]
+    notes: list[str]
+    categories: list[Category]
+    consistency: Consistency
+    groups: Table | None
+    leaderboards: list[Board]
+    primitives: Table | None
+    excluded: Excluded
+    trust: list[str] | None
+    plots: list[str]
 
 
 def _fmt(x: float | None, nd: int = 2) -> str:
@@ -39,13 +99,11 @@ def _est(m: dict, key: str) -> str:
     return f"{m['mean']:.{nd}f}" + (f" {ci_text(ci, nd)}" if ci else "")
 
 
-def _table(head: Sequence[str], rows: Sequence[Sequence[str]]) -> list[str]:
-    out = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
-    out += ["| " + " | ".join(str(c) for c in r) + " |" for r in rows]
-    return [*out, ""]
+def _rows(rows: list[list[object]]) -> list[list[str]]:
+    return [[str(c) for c in r] for r in rows]
 
 
-def _cells(report: dict) -> list[str]:
+def _cells(report: dict) -> list[Category]:
     out = []
     for cat in report["study"]["categories"]:
         rows = [
@@ -53,12 +111,12 @@ def _cells(report: dict) -> list[str]:
             for c in report["cells"]
             if c["category"] == cat
         ]
-        out += [f"### Category {cat}", ""]
-        out += _table(["prompter", "backend", "tasks", *LABELS.values()], rows)
+        head = ["prompter", "backend", "tasks", *LABELS.values()]
+        out.append(Category(name=str(cat), table=Table(head=head, rows=_rows(rows))))
     return out
 
 
-def _consistency(report: dict) -> list[str]:
+def _consistency(report: dict) -> Consistency:
     rows, pairs = [], []
     for measure, c in report["consistency"].items():
         w = _fmt(c["w"], 3) if c["w"] is not None else f"– ({c['reason']})"
@@ -66,22 +124,23 @@ def _consistency(report: dict) -> list[str]:
         for s in c["spearman"]:
             rho = _fmt(s["rho"], 3) if s["rho"] is not None else f"– ({s['reason']})"
             pairs.append([LABELS[measure], f"{s['a']} / {s['b']}", rho])
-    out = _table(["measure", "Kendall's W", "p (χ²)", "prompters", "backends"], rows)
-    if pairs:
-        out += _table(["measure", "backends", "Spearman ρ"], pairs)
     by_cat = [
         [LABELS[measure], cat, _fmt(w["w"], 3) if w["w"] is not None else f"– ({w['reason']})",
          _fmt(w["p_value"], 4), w["n_prompters"]]
         for measure, c in report["consistency"].items()
         for cat, w in (c.get("by_category") or {}).items()
     ]  # fmt: skip
-    if by_cat:
-        out += ["Within each category:", ""]
-        out += _table(["measure", "category", "Kendall's W", "p (χ²)", "prompters"], by_cat)
-    return out
+    head = ["measure", "Kendall's W", "p (χ²)", "prompters", "backends"]
+    pair_head = ["measure", "backends", "Spearman ρ"]
+    cat_head = ["measure", "category", "Kendall's W", "p (χ²)", "prompters"]
+    return Consistency(
+        overall=Table(head=head, rows=_rows(rows)),
+        pairs=Table(head=pair_head, rows=_rows(pairs)) if pairs else None,
+        by_category=Table(head=cat_head, rows=_rows(by_cat)) if by_cat else None,
+    )
 
 
-def _groups(report: dict) -> list[str]:
+def _groups(report: dict) -> Table | None:
     rows = [
         [
             g["comparison"],
@@ -93,18 +152,15 @@ def _groups(report: dict) -> list[str]:
         ]
         for g in report["groups"]
     ]
-    if not rows:
-        return ["No comparison applies: each needs prompters on both sides.", ""]
     head = ["comparison", "backend", "measure", "difference (1st − 2nd)", "p", "pairs"]
-    return _table(head, rows)
+    return Table(head=head, rows=_rows(rows)) if rows else None
 
 
-def _leaderboards(report: dict) -> list[str]:
+def _leaderboards(report: dict) -> list[Board]:
     out = []
     for measure, board in report["leaderboard"].items():
-        out += [f"### {LABELS[measure]}", ""]
         if not board.get("models"):
-            out += [f"No leaderboard: {board.get('reason', 'no votes')}.", ""]
+            out.append(Board(label=LABELS[measure], reason=board.get("reason", "no votes")))
             continue
         rows = [
             [
@@ -116,11 +172,12 @@ def _leaderboards(report: dict) -> list[str]:
             ]
             for m in board["models"]
         ]
-        out += _table(["rank", "prompter", "BT score", "95% CI", "W-L-T"], rows)
+        head = ["rank", "prompter", "BT score", "95% CI", "W-L-T"]
+        out.append(Board(label=LABELS[measure], table=Table(head=head, rows=_rows(rows))))
     return out
 
 
-def _primitives(report: dict) -> list[str]:
+def _primitives(report: dict) -> Table | None:
     rows = [
         [
             r["prompter"],
@@ -133,38 +190,42 @@ def _primitives(report: dict) -> list[str]:
         for r in report["per_primitive"]
     ]
     head = ["prompter", "backend", "primitive", "prompt %", "image %", "checks (p/i)"]
-    return _table(head, rows) if rows else ["No checks were recorded.", ""]
+    return Table(head=head, rows=_rows(rows)) if rows else None
 
 
-def _excluded(report: dict) -> list[str]:
+def _excluded(report: dict) -> Excluded:
     ex = report["excluded"]
-    out = [f"{ex['aggregated']} items aggregated, {ex['total']} left out.", ""]
     rows = [[s, r, n] for s, reasons in ex["by_reason"].items() for r, n in reasons.items()]
-    return out + (_table(["status", "reason", "items"], rows) if rows else [])
+    table = Table(head=["status", "reason", "items"], rows=_rows(rows)) if rows else None
+    return Excluded(aggregated=ex["aggregated"], total=ex["total"], table=table)
+
+
+def page(report: dict) -> StudyPage:
+    """The page of a study's ``report.json`` dict."""
+    st, opt = report["study"], report["options"]
+    return StudyPage(
+        name=st.get("name") or "unnamed study",
+        n_items=st["n_items"],
+        tasks=st["tasks"],
+        n_prompters=len(st["prompters"]),
+        n_backends=len(st["backends"]),
+        bootstrap=opt["bootstrap"],
+        permutations=opt["permutations"],
+        seed=opt["seed"],
+        judge=judge_lines(report.get("judge")),
+        notes=[str(n) for n in report["notes"]],
+        categories=_cells(report),
+        consistency=_consistency(report),
+        groups=_groups(report),
+        leaderboards=_leaderboards(report),
+        primitives=_primitives(report),
+        excluded=_excluded(report),
+        trust=trust_lines(report.get("trust") or {})[1:] if report.get("trust") else None,
+        plots=list(report.get("plots") or []),
+    )
 
 
 def render_markdown(report: dict) -> str:
-    """The whole report as Markdown."""
-    st, opt = report["study"], report["options"]
-    out = [
-        f"# Study report: {st.get('name') or 'unnamed study'}",
-        "",
-        f"{st['n_items']} items ({st['tasks']} tasks, {len(st['prompters'])} prompters, "
-        f"{len(st['backends'])} backends). Intervals: 95% bootstrap over tasks "
-        f"({opt['bootstrap']} resamples); permutation tests with {opt['permutations']} "
-        f"sign flips at most; seed {opt['seed']}.",
-        *judge_lines(report.get("judge")),
-        "",
-    ]
-    out += [f"> note: {n}" for n in report["notes"]] + ([""] if report["notes"] else [])
-    out += ["## Means per prompter, backend and category", "", *_cells(report)]
-    out += ["## Do backends rank prompters alike?", "", *_consistency(report)]
-    out += ["## Group comparisons (paired over tasks)", "", *_groups(report)]
-    out += ["## Bradley–Terry leaderboards (pseudo-pairwise per task and backend)", ""]
-    out += _leaderboards(report)
-    out += ["## Satisfaction per primitive", "", *_primitives(report)]
-    out += ["## Left out of the aggregates", "", *_excluded(report)]
-    out += [*trust_lines(report.get("trust") or {})[1:], ""] if report.get("trust") else []
-    if report.get("plots"):
-        out += ["## Plots", ""] + [f"![{p}]({p})" for p in report["plots"]] + [""]
-    return "\n".join(out)
+    """The whole report as Markdown (:class:`StudyPage` in
+    ``eval/studies/report/templates/report.md.j2``)."""
+    return render("eval.studies.report", "report.md.j2", r=page(report))

@@ -12,7 +12,15 @@ from typing import Any, Literal
 
 from pydantic import Field
 
-from judge.domain.result import Cause, Provenance, ResultModel, SafetyReport, Status, Usage
+from judge.domain.result import (
+    Cause,
+    JudgedItem,
+    Provenance,
+    ResultModel,
+    SafetyReport,
+    Status,
+    Usage,
+)
 from judge.domain.rows import comparison_row
 
 
@@ -29,7 +37,7 @@ class OrderAnswer(ResultModel):
     agreement: float | None = None
 
 
-class CriterionResult(ResultModel):
+class CriterionResult(JudgedItem):
     """The verdict on one criterion: a winner when both orders agree, else a tie."""
 
     _always = ("winner",)
@@ -41,24 +49,6 @@ class CriterionResult(ResultModel):
     reason: str | None = None
     cause: Cause | None = None
     skill: str | None = None
-    confidence: float | None = None
-    """0–1: how sure the judge is of this answer (docs/confidence.md); null when it could not
-    be had (``confidence_reason``, or the criterion's own ``reason``); absent unless asked for"""
-    confidence_method: str | None = None
-    """the method that estimated ``confidence`` (``samples:5``, ``swap``, ...)"""
-    confidence_reason: str | None = None
-    """why an answered item has no confidence (every sample failed, no log-probabilities)"""
-    trusted: bool | None = None
-    """whether a trust policy's judge was sure enough of this answer (docs/trust.md); absent
-    unless a policy was applied"""
-    abstained_by: str | None = None
-    """when not trusted: the judge (stage) that was not sure enough, or ``policy``"""
-    interval: list[float] | None = None
-    """ratings under a policy with intervals: ``[lo, hi]`` holding the people's rating"""
-    stage: str | None = None
-    """a cascade policy: the judge (stage) whose answer this is"""
-    escalate: bool | None = None
-    """a cascade policy: true when a later judge, not run, may still decide it"""
 
 
 class ComparisonResult(ResultModel):
