@@ -22,7 +22,7 @@ Example:
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -69,7 +69,9 @@ def ratio_ci(hits: np.ndarray, totals: np.ndarray, n_boot: int, seed: int) -> li
     return rounded_ci(ci)
 
 
-def _rate(hits: list[float], totals: list[float], n_boot: int, seed: int) -> dict[str, Any]:
+def _rate(
+    hits: Sequence[float], totals: Sequence[float], n_boot: int, seed: int
+) -> dict[str, Any]:
     h, t = np.asarray(hits, float), np.asarray(totals, float)
     rate = float(h.sum() / t.sum()) if t.sum() else None
     return {

@@ -97,7 +97,7 @@ def _rating_board(rows: list[dict[str, Any]], n_boot: int, seed: int) -> dict[st
     for r in rows:
         if not r["excluded"]:
             by_model[str(r["model"])].append(float(r["rating"]))
-    models = []
+    models: list[dict[str, Any]] = []
     for model, vals in by_model.items():
         x = np.asarray(vals)
         ci = mean_ci(x, n_boot, seed, digits=3) if len(x) > 1 else None
@@ -173,6 +173,7 @@ def build_report(
         "annotators": list(people.values()),
     }
     numeric = record.kind == "rating"
+    rows: list[dict[str, Any]]
     if numeric:
         rows = rating_rows(record, attempts, excluded)
         units = rating_units(rows)
@@ -184,9 +185,9 @@ def build_report(
         report["leaderboard"] = _rating_board(rows, n_boot, seed)
     else:
         rows = vote_rows(record, attempts, excluded)
-        units = vote_units(rows)
-        report["alpha"] = _alpha(units, "nominal")
-        report["agreement"] = pairwise_rate(units, n_boot=n_boot, seed=seed)
+        votes = vote_units(rows)
+        report["alpha"] = _alpha(votes, "nominal")
+        report["agreement"] = pairwise_rate(votes, n_boot=n_boot, seed=seed)
         kept = [
             Vote(
                 r["prompt_id"],

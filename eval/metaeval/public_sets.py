@@ -234,7 +234,7 @@ def markdown_lines(report: dict[str, Any]) -> list[str]:
             )
     again = section.get("recomputed") or {}
     if again and not report.get("comparison"):  # else the comparison shows them, and more
-        judge = next(iter(section["figures"].values()), {})
+        judge: dict[str, Any] = next(iter(section["figures"].values()), {})
         out += [
             "",
             "### Published metrics on the same items (recomputed from their per-image scores)",
