@@ -191,7 +191,7 @@ def create_app(settings: ServiceSettings | None = None, *, clock: Clock = WALL_C
             app.openapi_schema = errors.validation_as_400(schema)
         return app.openapi_schema
 
-    app.openapi = openapi  # type: ignore[method-assign]
+    app.openapi = openapi  # type: ignore[method-assign]  # FastAPI's documented hook
     for router in ROUTERS:
         app.include_router(router)
     return app

@@ -114,7 +114,7 @@ class Transport(RetryPolicy):
             except self.transport_errors as exc:
                 resp, failure = None, exc
             if (wait := self.settle(attempt, resp, failure)) is None:
-                return resp  # type: ignore[return-value]
+                return resp  # type: ignore[return-value]  # settle() gives None only with a response
             time.sleep(wait)
         raise AssertionError("unreachable")  # pragma: no cover
 
@@ -141,6 +141,6 @@ class AsyncTransport(RetryPolicy):
             except self.transport_errors as exc:
                 resp, failure = None, exc
             if (wait := self.settle(attempt, resp, failure)) is None:
-                return resp  # type: ignore[return-value]
+                return resp  # type: ignore[return-value]  # settle() gives None only with a response
             await asyncio.sleep(wait)
         raise AssertionError("unreachable")  # pragma: no cover

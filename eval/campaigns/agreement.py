@@ -49,7 +49,7 @@ def alpha(units: Units, level: str) -> float | None:
         matrix.append(row)
     if not matrix:
         return None
-    value = krippendorff_alpha(matrix, level)  # type: ignore[arg-type]
+    value = krippendorff_alpha(matrix, level)  # type: ignore[arg-type]  # rows of floats or None, as it takes
     return None if np.isnan(value) else round(float(value), 4)
 
 

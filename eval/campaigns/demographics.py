@@ -32,8 +32,8 @@ class Profile(BaseModel):
     """``POST /v1/label/{token}/profile``: what the annotator chose to say (null = not said)."""
 
     model_config = ConfigDict(extra="forbid")
-    age_band: Literal[AGE_BANDS] | None = None  # type: ignore[valid-type]
-    gender: Literal[GENDERS] | None = None  # type: ignore[valid-type]
+    age_band: Literal[AGE_BANDS] | None = None  # type: ignore[valid-type]  # a Literal of a tuple constant
+    gender: Literal[GENDERS] | None = None  # type: ignore[valid-type]  # a Literal of a tuple constant
     country: str | None = Field(default=None, pattern=r"^[A-Z]{2}$")
 
 
@@ -42,8 +42,8 @@ class Reference(BaseModel):
     shares sum to 1 within 0.01)."""
 
     model_config = ConfigDict(extra="forbid")
-    age_band: dict[Literal[AGE_BANDS], Share] | None = None  # type: ignore[valid-type]
-    gender: dict[Literal[GENDERS], Share] | None = None  # type: ignore[valid-type]
+    age_band: dict[Literal[AGE_BANDS], Share] | None = None  # type: ignore[valid-type]  # a Literal of a tuple constant
+    gender: dict[Literal[GENDERS], Share] | None = None  # type: ignore[valid-type]  # a Literal of a tuple constant
     country: dict[Annotated[str, Field(pattern=r"^[A-Z]{2}$")], Share] | None = None
 
     @field_validator("age_band", "gender", "country")

@@ -88,7 +88,7 @@ def label_cards(
     if memory is None or cfg.url or overrides.get("skills"):
         return {}
     folder = cfg.out / "cards"
-    names = write_label_cards(dataset.label_columns(), memory, folder)  # type: ignore[attr-defined]
+    names = write_label_cards(dataset.label_columns(), memory, folder)  # type: ignore[attr-defined]  # checked with hasattr by the caller
     return {"card_dirs": [str(folder)], "skills": names}
 
 

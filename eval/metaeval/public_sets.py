@@ -136,7 +136,7 @@ def public_set_section(
                     per[group] = rating_figures(
                         p, [i.labels[t.name] for i in its], n_boot=n_boot, seed=seed
                     )
-    baselines = [b.as_dict() for b in dataset.baselines()]  # type: ignore[attr-defined]
+    baselines = [b.as_dict() for b in dataset.baselines()]  # type: ignore[attr-defined]  # checked with hasattr by the caller
     return {
         "name": dataset.name,
         "title": getattr(dataset, "title", dataset.name),
@@ -144,7 +144,7 @@ def public_set_section(
         "figures": figures,
         "slices": slices,
         "baselines": baselines,
-        "baselines_checked": dataset.baselines_checked(),  # type: ignore[attr-defined]
+        "baselines_checked": dataset.baselines_checked(),  # type: ignore[attr-defined]  # checked with hasattr by the caller
         "recomputed": recomputed(dataset, data, items, preds, seed) if data else {},
         "checklist": checklist_section(dataset, items, preds, n_boot=n_boot, seed=seed),
     }

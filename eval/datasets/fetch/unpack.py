@@ -63,7 +63,7 @@ class Joined(io.RawIOBase):
         self.pos = max(0, base + offset)
         return self.pos
 
-    def readinto(self, buffer: memoryview) -> int:  # type: ignore[override]
+    def readinto(self, buffer: memoryview) -> int:  # type: ignore[override]  # any writable buffer, as RawIOBase
         start, view = 0, memoryview(buffer)
         for k, (part, size) in enumerate(zip(self.parts, self.sizes, strict=True)):
             if self.pos < start + size:

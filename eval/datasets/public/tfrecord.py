@@ -149,13 +149,13 @@ def _values(kind: int, buf: bytes) -> list:
         elif kind == 2 and wire == 5:
             out.append(struct.unpack("<f", struct.pack("<I", value))[0])
         elif kind == 2 and wire == 2:
-            out.extend(x for (x,) in struct.iter_unpack("<f", value))  # type: ignore[arg-type]
+            out.extend(x for (x,) in struct.iter_unpack("<f", value))  # type: ignore[arg-type]  # wire types decide the value's type
         elif kind == 3 and wire == 0:
-            out.append(_int64(value))  # type: ignore[arg-type]
+            out.append(_int64(value))  # type: ignore[arg-type]  # wire types decide the value's type
         elif kind == 3 and wire == 2:
             pos, raw = 0, value
-            while pos < len(raw):  # type: ignore[arg-type]
-                v, pos = _varint(raw, pos)  # type: ignore[arg-type]
+            while pos < len(raw):  # type: ignore[arg-type]  # wire types decide the value's type
+                v, pos = _varint(raw, pos)  # type: ignore[arg-type]  # wire types decide the value's type
                 out.append(_int64(v))
         else:
             raise ValueError(f"list kind {kind} has a value of wire type {wire}")
@@ -168,16 +168,16 @@ def decode_example(data: bytes) -> dict[str, list]:
     for number, wire, features in fields(data):
         if number != 1 or wire != 2:
             continue
-        for fno, fwire, entry in fields(features):  # type: ignore[arg-type]
+        for fno, fwire, entry in fields(features):  # type: ignore[arg-type]  # wire types decide the value's type
             if fno != 1 or fwire != 2:
                 continue
             key, values = "", []
-            for eno, ewire, part in fields(entry):  # type: ignore[arg-type]
+            for eno, ewire, part in fields(entry):  # type: ignore[arg-type]  # wire types decide the value's type
                 if eno == 1 and ewire == 2:
                     key = bytes(part).decode("utf-8")
                 elif eno == 2 and ewire == 2:
-                    for kind, kwire, lst in fields(part):  # type: ignore[arg-type]
+                    for kind, kwire, lst in fields(part):  # type: ignore[arg-type]  # wire types decide the value's type
                         if kind in (1, 2, 3) and kwire == 2:
-                            values = _values(kind, lst)  # type: ignore[arg-type]
+                            values = _values(kind, lst)  # type: ignore[arg-type]  # wire types decide the value's type
             out[key] = values
     return out
