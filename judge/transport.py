@@ -113,7 +113,8 @@ class Transport(RetryPolicy):
                 resp, failure = self.http.request(method, self.url + path, **kw), None
             except self.transport_errors as exc:
                 resp, failure = None, exc
-            if isinstance(wait := self.settle(attempt, resp, failure), httpx.Response):
+            wait = self.settle(attempt, resp, failure)
+            if not isinstance(wait, float | int):  # the answer
                 return wait
             time.sleep(wait)
         raise AssertionError("unreachable")  # pragma: no cover
@@ -140,7 +141,8 @@ class AsyncTransport(RetryPolicy):
                 resp, failure = await self.http.request(method, self.url + path, **kw), None
             except self.transport_errors as exc:
                 resp, failure = None, exc
-            if isinstance(wait := self.settle(attempt, resp, failure), httpx.Response):
+            wait = self.settle(attempt, resp, failure)
+            if not isinstance(wait, float | int):  # the answer
                 return wait
             await asyncio.sleep(wait)
         raise AssertionError("unreachable")  # pragma: no cover
