@@ -136,8 +136,8 @@ def _option(field: FieldInfo) -> dict[str, Any]:
         choices = list(get_args(kind))
         return {"type": type(choices[0]), "choices": choices}
     if isinstance(kind, type) and issubclass(kind, enum.Enum):
-        return {"type": kind, "choices": list(kind), "metavar": "{" + ",".join(
-            str(m.value) for m in kind) + "}"}  # fmt: skip
+        metavar = "{" + ",".join(str(m.value) for m in kind) + "}"
+        return {"type": kind, "choices": list(kind), "metavar": metavar}
     if kind in _SCALARS:
         return {"type": kind}
     raise TypeError(f"field type {field.annotation!r} has no single-value option; exclude it")
