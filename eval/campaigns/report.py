@@ -37,6 +37,7 @@ from eval.campaigns.qc import Assessor, apply_consensus, consensus_exclusions
 from eval.campaigns.record import CampaignRecord
 from eval.campaigns.validation import by_source
 from eval.kit.stats.bootstrap import mean_ci
+from eval.kit.stats.krippendorff import Level
 from eval.leaderboards.board import build_leaderboard
 from eval.leaderboards.votes import Vote
 
@@ -121,7 +122,7 @@ def _judge_units(record: CampaignRecord) -> dict[str, Any]:
     return out
 
 
-def _alpha(units: Any, level: str) -> dict[str, Any]:
+def _alpha(units: Any, level: Level) -> dict[str, Any]:
     """Krippendorff's alpha at ``level`` over the units, with how many units it saw."""
     return {"level": level, "value": alpha(units, level), "units": len(units)}
 
