@@ -2,8 +2,9 @@
 card), dataset adapter and editor work through the product's ordinary ways, and nothing in
 the project changes.
 
-The plugin is built here from source files (tmp_path): a ``pyproject.toml`` with
-``[project.entry-points."t2i_judge.*"]`` tables and one module. It is installed offline with
+The plugin is the one docs/extending.md shows (its blocks written to tmp_path): a
+``pyproject.toml`` with ``[project.entry-points."t2i_judge.*"]`` tables, one module and a
+card. It is installed offline with
 pip (``--no-index --no-deps --no-build-isolation``) into a venv whose ``.pth`` file puts this
 checkout and the project venv's packages on the path (a venv made from a venv's interpreter
 would otherwise see only the base Python's packages). The project is not installed in that
@@ -22,129 +23,24 @@ from pathlib import Path
 
 import pytest
 
+from tests.docs.pages import blocks
+
 REPO = Path(__file__).resolve().parents[2]
 
-PYPROJECT = """\
-[build-system]
-requires = ["setuptools"]
-build-backend = "setuptools.build_meta"
 
-[project]
-name = "acme-judge-plugin"
-version = "0.1.0"
+def page_files() -> dict[str, str]:
+    """The plugin's files as docs/extending.md gives them: each block whose first line is a
+    comment naming its path."""
+    files = {}
+    for language in ("toml", "python"):
+        for body in blocks("extending.md", language):
+            first = body.splitlines()[0]
+            if first.startswith("# ") and first.removeprefix("# ").startswith(
+                ("pyproject.toml", "acme_judge_plugin/")
+            ):
+                files[first.removeprefix("# ").strip()] = body
+    return files
 
-[tool.setuptools]
-packages = ["acme_judge_plugin"]
-
-[tool.setuptools.package-data]
-acme_judge_plugin = ["cards/*.toml"]
-
-[project.entry-points."t2i_judge.skill_kinds"]
-acme-brightness = "acme_judge_plugin:brightness"
-
-[project.entry-points."t2i_judge.skill_cards"]
-acme = "acme_judge_plugin:CARDS"
-
-[project.entry-points."t2i_judge.dataset_adapters"]
-acme-lines = "acme_judge_plugin:LinesDataset"
-
-[project.entry-points."t2i_judge.editors"]
-"acme/mirror" = "acme_judge_plugin:mirror"
-"""
-
-MODULE = '''\
-"""A tiny t2i-judge plugin: a skill kind with its card, a dataset adapter and an editor."""
-
-import io
-import json
-from pathlib import Path
-
-from PIL import Image, ImageOps
-from pydantic import BaseModel, Field
-
-from eval.datasets.base import EvalItem, Target
-from skills.rendering import image_part, messages, text_part
-from skills.types import ModelCallError, ScoreValue, SkillOutput
-
-CARDS = Path(__file__).parent / "cards"
-
-
-class Brightness(BaseModel):
-    score: int = Field(ge=1, le=5, description="1 = very dark, 5 = very bright")
-    rationale: str
-
-
-def brightness(card):
-    """The acme-brightness kind: one model call rating how bright the image is."""
-    dim = card.dimensions[0].name
-
-    async def run(inp, client):
-        if inp.image is None:
-            return SkillOutput(scores={dim: ScoreValue.unscored("failed", "no image")})
-        parts = [text_part("Image to rate:"), image_part(inp.image)]
-        try:
-            answer = await client.structured(
-                messages("Rate how bright the image is.", parts), Brightness, tag=card.tag
-            )
-        except ModelCallError as exc:
-            return SkillOutput(scores={dim: ScoreValue.unscored("failed", str(exc))})
-        return SkillOutput(scores={dim: ScoreValue(score=answer.score, rationale=answer.rationale)})
-
-    return run
-
-
-class LinesDataset:
-    """acme-lines: one JSON object a line, {"id", "prompt", "image", "brightness"}."""
-
-    name = "acme-lines"
-    skills = ["acme_brightness"]
-    group_key = None
-    targets = [Target("brightness", "image", "brightness")]
-
-    def labels_path(self, data):
-        return Path(data)
-
-    def load(self, data):
-        items = []
-        for n, line in enumerate(Path(data).read_text().splitlines(), 1):
-            row = json.loads(line)
-            task = {"id": row["id"], "category": "OE", "brief": row["prompt"]}
-            items.append(EvalItem(
-                id=row["id"],
-                submission={"id": row["id"], "task": task, "prompt": row["prompt"],
-                            "images": [row["image"]]},
-                base_dir=Path(data).parent,
-                labels={"brightness": float(row["brightness"])},
-                where=f"{Path(data).name} line {n}",
-            ))
-        return items
-
-    def memories(self, data):
-        return {}
-
-
-def mirror(source, instruction, mask, seed, index):
-    """acme/mirror: the source flipped left to right, as PNG."""
-    out = io.BytesIO()
-    ImageOps.mirror(Image.open(io.BytesIO(source)).convert("RGB")).save(out, "PNG")
-    return out.getvalue()
-'''
-
-CARD = """\
-name = "acme_brightness"
-kind = "acme-brightness"
-version = "0.1.0"
-description = "How bright the image is (a plugin's card)."
-modality = "image"
-categories = ["OE", "CO", "IM"]
-template = "acme.md"
-
-[[dimensions]]
-name = "brightness"
-title = "Brightness"
-definition = "How bright the image is overall."
-anchors = {1 = "very dark", 2 = "dark", 3 = "medium", 4 = "bright", 5 = "very bright"}
-"""
 
 USE = """\
 import asyncio, contextlib, io, json, sys
@@ -210,10 +106,15 @@ def test_a_plugin_distribution_adds_a_kind_a_dataset_adapter_and_an_editor(
 ) -> None:
     before = _project_state()
     src = tmp_path / "plugin"
-    (src / "acme_judge_plugin" / "cards").mkdir(parents=True)
-    (src / "pyproject.toml").write_text(PYPROJECT)
-    (src / "acme_judge_plugin" / "__init__.py").write_text(MODULE)
-    (src / "acme_judge_plugin" / "cards" / "acme_brightness.toml").write_text(CARD)
+    files = page_files()
+    assert sorted(files) == [
+        "acme_judge_plugin/__init__.py",
+        "acme_judge_plugin/cards/acme_brightness.toml",
+        "pyproject.toml",
+    ]
+    for name, body in files.items():
+        (src / name).parent.mkdir(parents=True, exist_ok=True)
+        (src / name).write_text(body)
     python = _venv(tmp_path / "venv")
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
     env |= {"JUDGE_MODEL": "mock/judge", "PIP_NO_INPUT": "1", "PIP_DISABLE_PIP_VERSION_CHECK": "1"}
