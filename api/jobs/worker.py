@@ -361,7 +361,8 @@ async def start_inline_workers(state: ServiceState) -> list[asyncio.Task[None]]:
         options["ctx"]["judge"] = state.judge
         options["ctx"]["probe_backends"] = state.backends
         options["ctx"]["probe_budget"] = state.probe_budget
-        options["ctx"]["pixel_budget"] = state.pixel_budget
+        if state.pixel_budget is not None:  # else the worker makes its own
+            options["ctx"]["pixel_budget"] = state.pixel_budget
         tasks.append(
             asyncio.create_task(
                 supervised(

@@ -20,7 +20,8 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 from matplotlib.figure import Figure
 
-from eval.campaigns import demographics
+from eval.campaigns.report_page import page
+from eval.kit.render import render
 from eval.leaderboards.plots import write_plots
 
 NONE_Y = -0.1
@@ -94,112 +95,12 @@ def agreement_plot(report: dict[str, Any], path: Path) -> Path:
     return path
 
 
-def shown(value: Any, none: str = "—") -> str:
-    """A report value as text: ``none`` for a missing value (never Python's ``None``), a
-    ``[lo, hi]`` interval as ``lo–hi``.
-
-    >>> shown(None), shown([0.1, 0.25]), shown(0.5), shown(None, "not computed")
-    ('—', '0.1–0.25', '0.5', 'not computed')
-    """
-    if value is None:
-        return none
-    if isinstance(value, (list, tuple)) and len(value) == 2:
-        return f"{shown(value[0])}–{shown(value[1])}"
-    return str(value)
-
-
-def _alpha_line(alpha: dict[str, Any]) -> str:
-    if alpha["value"] is None:
-        return (f"Krippendorff's alpha ({alpha['level']}): not computed yet — no item has "
-                f"two kept labels ({alpha['units']} units).")  # fmt: skip
-    return (f"Krippendorff's alpha ({alpha['level']}): {alpha['value']} over "
-            f"{alpha['units']} units.")  # fmt: skip
-
-
-def _rate_line(name: str, r: dict[str, Any]) -> str:
-    rate = shown(r["rate"], "not computed (no pair to compare)")
-    return f"- {name}: {rate} (95% CI {shown(r['ci95'])}, n={r['pairs']})"
-
-
-def _figure(figures: dict[str, str], name: str, caption: str) -> list[str]:
-    return ["", f"![{caption}]({figures[name]})"] if name in figures else []
-
-
 def markdown(report: dict[str, Any], figures: dict[str, str] | None = None) -> str:
     """``report.md``: the report as text, with ``figures`` (name → file beside it:
     ``annotators``, ``leaderboard``, ``win_matrix``, ``judge_agreement``, ``trust``) embedded
-    where they belong. A value the report lacks is written as what it means, never as ``None``."""
-    figs = figures or {}
-    p = report["progress"]
-    lines = [
-        f"# Campaign {report['campaign']} ({report['kind']}, {report['criterion']})",
-        "",
-        f"Progress: {p['labels']} labels of {p['target_votes']} planned "
-        f"({p['share']:.0%}); {p['items_complete']} of {p['items']} items complete; "
-        f"{p['annotators']} annotators.",
-        "",
-        _alpha_line(report["alpha"]),
-        "",
-        f"Compared: {report.get('compared', 'the items’ models')}.",
-        "",
-        "## Excluded annotators",
-        "",
-    ]
-    flagged = [a for a in report["annotators"] if a["flagged"]]
-    lines += [f"- {a['id']}: {'; '.join(a['reasons'])}" for a in flagged] or ["- none"]
-    lines += _figure(figs, "annotators", "Annotators: validation accuracy against speed")
-    if report.get("validation"):
-        lines += ["", "## Validation tasks by kind", "",
-                  "| kind | kept: answers | kept: right | flagged: answers | flagged: right |",
-                  "|---|---|---|---|---|"]  # fmt: skip
-        for name, g in report["validation"].items():
-            cells = [f"{g[k]['answers']} | {shown(g[k]['accuracy'], 'no answers')}"
-                     for k in ("kept", "flagged")]  # fmt: skip
-            lines.append(f"| {name} | {cells[0]} | {cells[1]} |")
-    board = report.get("leaderboard") or {}
-    lines += ["", "## Human leaderboard", ""]
-    if not board.get("models"):
-        lines.append("No kept votes yet: no leaderboard.")
-    groups = {m.get("group", 0) for m in board.get("models", [])}
-    if len(groups) > 1:
-        lines += [f"> **Warning:** the comparison graph is disconnected: {len(groups)} groups "
-                  "of models were never compared with each other (the `group` column). Scores "
-                  "and ranks are comparable only within a group.", ""]  # fmt: skip
-    notes = [f"> {note}" for note in board.get("notes", []) if "groups" not in note]
-    lines += [*notes, ""] if notes else []
-    if board.get("models"):
-        lines += ["| rank | model | score | 95% CI | group |", "|---|---|---|---|---|"]
-    for m in board.get("models", []):
-        score = m.get("score", m.get("mean"))
-        ci = shown(m.get("ci95"), "one answer: no interval")
-        group = m.get("group", 0)
-        lines.append(f"| {m['rank']} | {m['model']} | {shown(score)} | {ci} | {group} |")
-    lines += _figure(figs, "leaderboard", "Human leaderboard")
-    lines += _figure(figs, "win_matrix", "Win matrix")
-    if "demographics" in report:
-        lines += demographics.markdown_lines(report["demographics"])
-    if "judge_agreement" in report:
-        ja = report["judge_agreement"]
-        lines += ["", "## Judge and humans", ""]
-        if report.get("judged_by"):
-            lines += [f"Judged by {report['judged_by']}.", ""]
-        lines += [f"Rule: {ja['rule']}.", ""]
-        for name in ("judge_human", "human_human"):
-            lines.append(_rate_line(name.replace("_", "–"), ja[name]))
-        lines += _figure(figs, "judge_agreement", "Judge–human and human–human agreement")
-    if "judge_memory_agreement" in report:
-        ma = report["judge_memory_agreement"]
-        lines += ["", "## Judge–human agreement before/after the memory", "",
-                  f"Memory {ma['memory']!r}; {ma['held_out_items']} held-out items "
-                  f"({ma['rule']}).", ""]  # fmt: skip
-        for name in ("before", "after"):
-            lines.append(_rate_line(name, ma[name]["judge_human"]))
-    if report.get("trust"):
-        from eval.trust.report import trust_lines
-
-        lines += trust_lines(report["trust"])
-        lines += _figure(figs, "trust", "Agreement with people against coverage")
-    return "\n".join(lines) + "\n"
+    where they belong (:class:`eval.campaigns.report_page.CampaignPage` in the template
+    ``eval/campaigns/templates/report.md.j2``)."""
+    return render("eval.campaigns", "report.md.j2", r=page(report, figures))
 
 
 def write_report(report: dict[str, Any], folder: Path) -> list[Path]:

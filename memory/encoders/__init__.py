@@ -98,8 +98,8 @@ def _parse(spec: str) -> tuple[str, str | None]:
     if name not in ENCODERS:
         usages = [ENCODERS.info(n).get("usage", n) for n in available_encoders()]
         raise UnknownName("encoder", name, available_encoders(), shown=usages)
-    arg = arg.strip() if sep else None
-    return name, arg or ENCODERS.info(name).get("default_arg")
+    given = arg.strip() if sep else None
+    return name, given or ENCODERS.info(name).get("default_arg")
 
 
 def get_encoder(spec: str) -> CachedEncoder:

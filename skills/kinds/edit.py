@@ -61,7 +61,7 @@ def edit_rubric(card: SkillCard) -> SkillFn:
             why = f"model call failed: {exc}"
             return SkillOutput(scores={dim.name: ScoreValue.unscored(Cause.FAILED, why)})
         return SkillOutput(
-            scores={dim.name: ScoreValue(score=answer.score, rationale=answer.reasoning)}  # type: ignore[attr-defined]
+            scores={dim.name: ScoreValue(score=answer.score, rationale=answer.reasoning)}
         )
 
     return run

@@ -40,10 +40,10 @@ async def _decide(card: SkillCard, inp: SkillInput, client: ModelClient) -> dict
     parts = [text_part(data_block("EDIT INSTRUCTION", inp.prompt))]
     parts.append(text_part("Decide which measurements apply."))
     answer = await client.structured(messages(system, parts), ApplicabilityAnswer, tag=card.tag)
-    why = f"the judge model decided it does not apply: {answer.reasoning}"[:300]  # type: ignore[attr-defined]
+    why = f"the judge model decided it does not apply: {answer.reasoning}"[:300]
     decided = {m: (bool(getattr(answer, m)), None if getattr(answer, m) else why) for m in METRICS}
-    text = answer.requested_text.strip()  # type: ignore[attr-defined]
-    return {"applicability": decided, "text": [text] if answer.text_rendering and text else None}  # type: ignore[attr-defined]
+    text = answer.requested_text.strip()
+    return {"applicability": decided, "text": [text] if answer.text_rendering and text else None}
 
 
 def _build(card: SkillCard, ask_model: bool) -> SkillFn:

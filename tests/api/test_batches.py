@@ -543,19 +543,15 @@ async def test_inline_workers_run_inside_the_api_loop(
     redis_url: str, make_judge: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     import asyncio
-    from types import SimpleNamespace
 
     from api.core.settings import ServiceSettings
     from api.jobs.worker import start_inline_workers, stop_inline_workers
+    from api.state import ServiceState
 
     monkeypatch.setenv("JUDGE_WORKER_CONCURRENCY", "2")  # the workers' own section
-    state = SimpleNamespace(
-        inline_workers=2,
-        settings=ServiceSettings(),
-        redis_url=redis_url,
-        judge=make_judge(),
-    )
-    tasks = await start_inline_workers(SimpleNamespace(state=state))  # type: ignore[arg-type]
+    state = ServiceState(settings=ServiceSettings(inline_workers=2))
+    state.redis_url, state.judge = redis_url, make_judge()
+    tasks = await start_inline_workers(state)
     assert len(tasks) == 2
     try:
         pool, store, batch_id = await _new_batch(redis_url, 4)
@@ -569,4 +565,6 @@ async def test_inline_workers_run_inside_the_api_loop(
     finally:
         await stop_inline_workers(tasks)
     assert all(t.done() for t in tasks)
-    assert await start_inline_workers(SimpleNamespace(state=SimpleNamespace())) == []  # type: ignore[arg-type]
+    assert (
+        await start_inline_workers(ServiceState(settings=ServiceSettings(inline_workers=0))) == []
+    )

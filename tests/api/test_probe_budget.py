@@ -6,7 +6,6 @@ button), and the budget enforced while a probe runs."""
 from __future__ import annotations
 
 import hashlib
-import json
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -245,8 +244,9 @@ async def test_a_running_probe_stops_at_its_budget_and_keeps_its_tree(
         }
         assert await run_probe_job(ctx, probe_id) == "stopped"
         meta = await store.meta(probe_id)
-        assert meta["status"] == "stopped" and meta["error"].startswith("budget:")
-        spent = json.loads(meta["spent"])
+        assert meta is not None
+        assert meta.status == "stopped" and (meta.error or "").startswith("budget:")
+        spent = meta.spent
         assert 1 <= spent["images"] <= 3
         tree = await store.tree(probe_id)
         rendered = [i for n in walk(tree["root"]) for t in n["tests"] for i in t["images"]]

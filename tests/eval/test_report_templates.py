@@ -1,7 +1,8 @@
 """Reports rendered from page models and Jinja2 templates (eval/kit/render.py) write the same
 bytes the string-built reports did: each ``tests/eval/data/report_pins/<case>.md`` was written
 by the code before the move, from the ``report.json`` beside it (real runs' reports from the
-test suite, and a synthetic one per report with every section its module writes)."""
+test suite and the campaign record pins, and a synthetic one per report with every section
+its module writes)."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from eval.campaigns.plots import markdown as campaign_markdown
 from eval.kit.render import Table, render_text
 from eval.metaeval.report import markdown
 from eval.studies.report.markdown import render_markdown
@@ -22,7 +24,12 @@ CASES = sorted(p.stem for p in PINNED.glob("*.json"))
 def test_a_report_renders_byte_for_byte_as_before(case: str) -> None:
     report = json.loads((PINNED / f"{case}.json").read_text(encoding="utf-8"))
     before = (PINNED / f"{case}.md").read_bytes().decode("utf-8")
-    now = markdown(report) if case.startswith("metaeval") else render_markdown(report)
+    if case.startswith("metaeval"):
+        now = markdown(report)
+    elif case.startswith("study"):
+        now = render_markdown(report)
+    else:  # a campaign's report and the figures written beside it
+        now = campaign_markdown(report["report"], report["figures"])
     assert now == before
 
 
@@ -40,6 +47,12 @@ def test_the_pins_cover_every_section() -> None:
               "Within each category:", "## Satisfaction per primitive", "## Plots")  # fmt: skip
     for heading in wanted:
         assert heading in study
+    campaign = (PINNED / "campaign-synthetic.md").read_text(encoding="utf-8")
+    wanted = ("## Validation tasks by kind", "**Warning:** the comparison graph", "## Judge and "
+              "humans", "Judged by ", "## Judge–human agreement before/after", "## Trust:",
+              "![Agreement with people against coverage](trust.png)")  # fmt: skip
+    for heading in wanted:
+        assert heading in campaign
 
 
 def test_a_template_refuses_a_name_it_is_not_given() -> None:
