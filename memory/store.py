@@ -352,7 +352,7 @@ class MemoryStore:
                 idx = old.index_copy()
                 idx.add(np.ascontiguousarray(vectors[len(old.records) :]))
             else:
-                idx = faiss_index.build_index(vectors, kind)  # type: ignore[arg-type]
+                idx = faiss_index.build_index(vectors, kind)  # type: ignore[arg-type]  # choose_kind gives a valid IndexKind
             (tmp / "exemplars.jsonl").write_text(dump_jsonl(all_records), encoding="utf-8")
             np.save(tmp / "vectors.npy", vectors.astype(np.float32))
             faiss_index.write_index(idx, tmp / "index.faiss")

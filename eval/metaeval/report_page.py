@@ -143,7 +143,8 @@ def _best_iqa(report: dict) -> Table | None:
             if g.get("margin") is not None and lo is not None and hi is not None
             else "–"
         )
-        excl = {True: "yes", False: "no"}.get(g.get("ci_excludes_zero"), "–")
+        excludes = g.get("ci_excludes_zero")
+        excl = "yes" if excludes is True else "no" if excludes is False else "–"
         rows.append([t, f"{_f(m.get('spearman'))}{_ci(m, 'spearman')} ({_cov(m)})",
                      f"{_f(b['spearman'])} {b['model']}", gap, excl])  # fmt: skip
     head = ["target", "judge (coverage)", "best IQA (all items)", "margin on scored items",

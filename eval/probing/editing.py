@@ -28,8 +28,8 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
-from eval.kit.client import LocalJudge
-from eval.kit.journal import Journal
+from eval.kit.client import LocalJudge, expect
+from eval.kit.journal import StepStore
 from eval.probing.context import LOCALISING, ProbeContext, no_overrides
 from eval.probing.edit_steps import EditSteps, compose_steps, steps_graph
 from eval.probing.params import ProbeParams
@@ -41,6 +41,7 @@ from eval.probing.writer import PROMPTS, ProbeWriter
 from judge.engine import Judge
 from judge.io.data_urls import data_url
 from judge.llm.usage import UsageMeter
+from judge.modes.edit.result import EditResult
 
 EDIT_PROMPTS = PROMPTS / "edit"
 IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".webp")
@@ -115,7 +116,8 @@ class EditLabeller:
             "source_image": data_url(source, _mime(source)),
             "images": [data_url(png, "image/png") for png in images],
         }
-        result = await self.client.score(submission)  # JudgeCallError: recorded by the caller
+        answer = await self.client.score(submission)  # JudgeCallError: recorded by the caller
+        result = expect(answer, EditResult)
         self.llm_calls += result.usage.llm_calls
         if result.status == "blocked":
             return [None] * len(images), result.reason or "blocked by the safety gate"
@@ -146,7 +148,7 @@ def build_edit_context(
     editor: Any,
     spec: Any,
     sources: SourcePictures,
-    journal: Journal,
+    journal: StepStore,
     images: ImageSink,
     *,
     overrides: Callable[[], Awaitable[dict[str, Override]]] = no_overrides,
@@ -164,7 +166,7 @@ def build_edit_context(
         params=params,
         writer=EditProbeWriter(client, prompts=EDIT_PROMPTS),
         render=render,
-        labeller=EditLabeller(judge, sources),  # type: ignore[arg-type]  (same label())
+        labeller=EditLabeller(judge, sources),
         journal=journal,
         images=images,
         overrides=overrides,
