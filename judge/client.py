@@ -32,7 +32,7 @@ import sys
 import time
 from collections.abc import AsyncIterator, Iterable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from judge.client_forms import (
     COMPARE_FIELDS,
@@ -54,6 +54,9 @@ from judge.transport import (
     Transport,
     raise_for,
 )
+
+if TYPE_CHECKING:
+    from tqdm import tqdm
 
 __all__ = ["RETRY_STATUSES", "AsyncClient", "Client", "ServiceError", "data_url", "inline",
            "inline_request", "score_result"]
@@ -331,7 +334,8 @@ class _Bar:
     """A tqdm bar over a batch's finished items (nothing when disabled)."""
 
     def __init__(self, enabled: bool):
-        self.enabled, self.bar = enabled, None
+        self.enabled = enabled
+        self.bar: tqdm[Any] | None = None
 
     def update(self, info: dict[str, Any]) -> None:
         if not self.enabled:

@@ -26,6 +26,7 @@ from judge import event_loop
 from judge.agent.context import RunContext
 from judge.agent.exemplars import ExemplarProvider
 from judge.agent.graph import compiled_graph
+from judge.agent.state import JudgeState
 from judge.calibration import load_calibration
 from judge.confidence.attach import stamp
 from judge.confidence.calls import open_confidence_usage
@@ -40,6 +41,7 @@ from judge.modes import get_mode, mode_of
 from judge.modes.checked import CheckedRequest, check_request
 from judge.prepare_pool import in_prepare_pool
 from memory.store import MemoryStore
+from skills.extras import check_installed
 from skills.registry import SkillRegistry, default_registry
 from skills.schemas import answer_schemas
 
@@ -59,6 +61,7 @@ NO_MODEL = (
     "'openai/gpt-4o' or 'hosted_vllm/Qwen2-VL'), with JUDGE_API_BASE/JUDGE_API_KEY for "
     "your provider, or pass --model/--api-base"
 )
+LOCAL_FEATURE = "the local backend (judging with no model)"
 
 
 def _prepare_engine(registry: SkillRegistry, llm: bool) -> None:
@@ -168,6 +171,8 @@ class Judge:
         settings = checked.settings
         if settings.resolved_backend() == "llm" and not settings.models():
             raise ConfigError(NO_MODEL)
+        if settings.resolved_backend() == "local":
+            check_installed("local", LOCAL_FEATURE)
         m, req = checked.mode, checked.request
         views = m.load_views(req, settings, base_dir)
         ctx = RunContext(
@@ -189,8 +194,9 @@ class Judge:
         start = time.perf_counter()
         if ctx.settings.confidence is not None:
             open_confidence_usage(ctx.meter)
+        start_state: JudgeState = {}
         state = await compiled_graph().ainvoke(
-            {}, context=ctx, config={"max_concurrency": ctx.settings.graph_concurrency}
+            start_state, context=ctx, config={"max_concurrency": ctx.settings.graph_concurrency}
         )
         result = state["result"]
         if ctx.settings.confidence is not None:

@@ -90,7 +90,8 @@ def reader_below(field: FieldInfo) -> tuple[str, str] | None:
 def deprecated_names(field: FieldInfo) -> list[str]:
     """The old variable names of ``field`` (empty for a field never renamed)."""
     extra = field.json_schema_extra
-    return list(extra.get(DEPRECATED_KEY, [])) if isinstance(extra, dict) else []
+    found = extra.get(DEPRECATED_KEY) if isinstance(extra, dict) else None
+    return [str(name) for name in found] if isinstance(found, list) else []
 
 
 def env_names(model: type[BaseSettings], name: str) -> list[str]:
@@ -205,11 +206,13 @@ def settings_error(exc: BaseException) -> str | None:
     """
     from pydantic import ValidationError
 
-    model = _settings_model(exc.title) if isinstance(exc, ValidationError) else None
+    if not isinstance(exc, ValidationError):
+        return None
+    model = _settings_model(exc.title)
     if model is None:
         return None
     problems = []
-    for err in exc.errors():  # type: ignore[union-attr]
+    for err in exc.errors():
         key = str(err["loc"][0]) if err["loc"] else ""
         field = next((n for n in model.model_fields
                       if key == n or key.upper() in env_names(model, n)), None)  # fmt: skip

@@ -17,22 +17,35 @@ from __future__ import annotations
 import os
 from collections.abc import Iterator
 from contextlib import contextmanager
+from functools import cache
 from pathlib import Path
-from typing import Literal
+from types import ModuleType
+from typing import TYPE_CHECKING, Literal
 
-import faiss
 import numpy as np
 
 from memory.settings import DataSettings
 
+if TYPE_CHECKING:
+    import faiss
+
 IndexKind = Literal["flat", "hnsw"]
-# One thread answers a single query fastest, and extra threads hurt on a loaded host (see
-# `judge memory bench`); builds use every core.
-faiss.omp_set_num_threads(DataSettings().faiss_threads)
+
+
+@cache
+def load_faiss() -> ModuleType:
+    """FAISS, imported on first use (the ``[local]`` extra; the core install has none).
+    One thread answers a single query fastest, and extra threads hurt on a loaded host (see
+    `judge memory bench`); builds use every core."""
+    import faiss
+
+    faiss.omp_set_num_threads(DataSettings().faiss_threads)
+    return faiss
 
 
 @contextmanager
 def _all_cores() -> Iterator[None]:
+    faiss = load_faiss()
     before = faiss.omp_get_max_threads()
     faiss.omp_set_num_threads(os.cpu_count() or 1)
     try:
@@ -54,6 +67,7 @@ def choose_kind(count: int, threshold: int = HNSW_THRESHOLD) -> IndexKind:
 
 def new_index(dim: int, kind: IndexKind) -> faiss.Index:
     """An empty index of the given kind for ``dim``-dimensional unit vectors."""
+    faiss = load_faiss()
     if kind == "flat":
         return faiss.IndexFlatIP(dim)
     index = faiss.IndexHNSWFlat(dim, HNSW_M, faiss.METRIC_INNER_PRODUCT)
@@ -74,7 +88,7 @@ def build_index(vectors: np.ndarray, kind: IndexKind | None = None) -> faiss.Ind
 
 def kind_of(index: faiss.Index) -> IndexKind:
     """``"hnsw"`` or ``"flat"``."""
-    return "hnsw" if isinstance(index, faiss.IndexHNSWFlat) else "flat"
+    return "hnsw" if isinstance(index, load_faiss().IndexHNSWFlat) else "flat"
 
 
 def search(index: faiss.Index, queries: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
@@ -82,15 +96,15 @@ def search(index: faiss.Index, queries: np.ndarray, k: int) -> tuple[np.ndarray,
     queries = np.ascontiguousarray(queries, dtype=np.float32)
     k = max(1, min(k, index.ntotal)) if index.ntotal else 1
     if kind_of(index) == "hnsw":
-        faiss.downcast_index(index).hnsw.efSearch = max(HNSW_EF_SEARCH, 2 * k)
+        load_faiss().downcast_index(index).hnsw.efSearch = max(HNSW_EF_SEARCH, 2 * k)
     return index.search(queries, k)
 
 
 def write_index(index: faiss.Index, path: Path) -> None:
     """Serialise to ``path``."""
-    faiss.write_index(index, str(path))
+    load_faiss().write_index(index, str(path))
 
 
 def read_index(path: Path) -> faiss.Index:
     """Load an index written by :func:`write_index`."""
-    return faiss.read_index(str(path))
+    return load_faiss().read_index(str(path))

@@ -12,9 +12,8 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import faiss
 import numpy as np
 from PIL import Image
 from tqdm import tqdm
@@ -24,6 +23,9 @@ from memory.encoders import DEFAULT_IMAGE_ENCODER, DEFAULT_TEXT_ENCODER, get_enc
 from memory.encoders.base import Encoder
 from memory.exemplar import ExemplarError, ExemplarRecord, parse_lines
 from memory.manifest import Manifest
+
+if TYPE_CHECKING:
+    import faiss
 
 MAX_EXEMPLAR_PIXELS = 80_000_000
 BATCH = 32
@@ -137,6 +139,8 @@ class Memory:
             raise MemoryDamaged(name, version, f"{step} is missing") from None
         except ExemplarError as exc:
             raise MemoryDamaged(name, version, str(exc)) from None
+        except ModuleNotFoundError:  # FAISS is not installed (the [local] extra): not damage
+            raise
         except Exception as exc:  # JSON, pydantic, numpy and FAISS errors alike
             first = str(exc).splitlines()[0][:200] if str(exc) else ""
             reason = f"{step} is unreadable ({type(exc).__name__}: {first})"
@@ -157,7 +161,7 @@ class Memory:
 
     def index_copy(self) -> faiss.Index:
         """A copy of the index that can be extended without touching this version."""
-        return faiss.clone_index(self.index)
+        return faiss_index.load_faiss().clone_index(self.index)
 
     def encoder(self) -> Encoder:
         """The encoder recorded in the manifest (loaded lazily, once)."""

@@ -24,6 +24,7 @@ import os
 import re
 import shutil
 import tempfile
+from collections import Counter
 from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime
@@ -397,8 +398,7 @@ def _check_records(records: list[ExemplarRecord]) -> None:
         raise ExemplarError("no exemplars given")
     if len({r.modality for r in records}) > 1:
         raise ExemplarError("exemplars mix prompt and image modalities")
-    seen: set[str] = set()
-    twice = sorted({r.id for r in records if r.id in seen or seen.add(r.id)})
+    twice = sorted(id_ for id_, n in Counter(r.id for r in records).items() if n > 1)
     if twice:
         raise ExemplarError(f"ids given more than once: {twice[:10]}")
 

@@ -1,6 +1,7 @@
 """The skill registry: every card found in the card folders, bound lazily to its kind.
 
-Cards live in ``skills/cards/**.toml``; more folders can be added with the
+Cards live in ``skills/cards/**.toml``; more folders come from installed plugins (an entry
+point in ``t2i_judge.skill_cards`` naming a folder: a ``Path`` or a string), the
 ``JUDGE_SKILL_DIRS`` environment variable (``os.pathsep``-separated) or ``extra_dirs``.
 
 Example:
@@ -13,18 +14,21 @@ Example:
 
 from __future__ import annotations
 
-import difflib
 import os
 from collections.abc import Iterable
 from functools import cache
 from pathlib import Path
 
+from registry import Registry, UnknownName
 from skills.card import BUILTIN_DIR, SkillCard
 from skills.kinds import Skill, build_skill
 from skills.routing import all_checklist_routes
 from skills.settings import SkillSettings
 
 CARD_DIR = BUILTIN_DIR
+CARD_DIRS = Registry[Path | str]("card folder", group="t2i_judge.skill_cards")
+"""Folders of cards by name: the built-in one, and those plugins ship."""
+CARD_DIRS.add("built-in", CARD_DIR)
 
 
 class SkillRegistry:
@@ -97,9 +101,7 @@ class SkillRegistry:
         try:
             return self._cards[name]
         except KeyError:
-            close = difflib.get_close_matches(name, self.names(), n=3)
-            hint = f"; did you mean {', '.join(map(repr, close))}" if close else ""
-            raise KeyError(f"unknown skill {name!r}{hint}; available: {self.names()}") from None
+            raise UnknownName("skill", name, self.names()) from None
 
     def skill(self, name: str, backend: str = "llm") -> Skill:
         """The card bound to its kind's code for ``backend`` (built once)."""
@@ -188,5 +190,7 @@ def _cached(dirs: tuple[Path, ...]) -> SkillRegistry:
 
 
 def default_registry(extra_dirs: Iterable[Path] = ()) -> SkillRegistry:
-    """The built-in cards plus any extra folders (loaded once per folder set)."""
-    return _cached((CARD_DIR, *_env_dirs(), *map(Path, extra_dirs)))
+    """The built-in cards, plugins' cards, plus any extra folders (loaded once per folder
+    set)."""
+    plugins = tuple(Path(folder) for _, folder in CARD_DIRS.items())
+    return _cached((*plugins, *_env_dirs(), *map(Path, extra_dirs)))

@@ -57,7 +57,7 @@ def _batch(ids: tuple[str, ...]) -> type[BaseModel]:
     id_type = Literal[ids]  # type: ignore[valid-type]
 
     class BatchItem(_Strict):
-        id: id_type  # type: ignore[valid-type]
+        id: id_type
         rationale: str = Field(max_length=RATIONALE_MAX)
         verdict: bool
 
@@ -94,7 +94,7 @@ def _safety(categories: tuple[str, ...]) -> type[BaseModel]:
     class SafetyAnswerFor(_Strict):
         rationale: str = Field(max_length=RATIONALE_MAX)
         flagged: bool
-        categories: list[cat_type] = Field(default_factory=list)  # type: ignore[valid-type]
+        categories: list[cat_type] = Field(default_factory=list)
 
     return SafetyAnswerFor
 
@@ -117,7 +117,7 @@ def pairwise_schema(allow_tie: bool) -> type[BaseModel]:
 
     class PairwiseAnswer(_Strict):
         rationale: str = Field(max_length=RATIONALE_MAX)
-        choice: choice_type  # type: ignore[valid-type]
+        choice: choice_type
 
     return PairwiseAnswer
 

@@ -1,4 +1,5 @@
-"""``pip install .`` gives a working ``judge`` command and ``import judge``, on the pinned set.
+"""``pip install .`` gives a working ``judge`` command and ``import judge``, on the pinned set;
+the core install (no extras) scores with a hosted model and names the extra a feature needs.
 
 Offline: the fresh virtualenv reaches this interpreter's installed packages for the
 dependencies through a ``.pth`` line (``venv --system-site-packages`` would give the base
@@ -29,6 +30,15 @@ import numpy as np
 import pytest
 from PIL import Image
 from skimage import data
+
+from tests.core_install import (
+    core_closure,
+    core_requirements,
+    install_project,
+    make_core_venv,
+    tree_megabytes,
+)
+from tests.fakes.provider import FakeProvider
 
 REPO = Path(__file__).resolve().parents[1]
 SKIP = shutil.ignore_patterns(".git", ".venv", "__pycache__", "*.egg-info", "build", "site",
@@ -84,10 +94,16 @@ class Installed:
 
 
 @pytest.fixture(scope="module")
-def installed(tmp_path_factory: pytest.TempPathFactory) -> Installed:
-    tmp_path = tmp_path_factory.mktemp("install")
-    source = tmp_path / "src"
+def source(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A copy of the checkout (a build writes into its source folder)."""
+    source = tmp_path_factory.mktemp("source") / "src"
     shutil.copytree(REPO, source, ignore=SKIP)
+    return source
+
+
+@pytest.fixture(scope="module")
+def installed(source: Path, tmp_path_factory: pytest.TempPathFactory) -> Installed:
+    tmp_path = tmp_path_factory.mktemp("install")
     venv = tmp_path / "venv"
     subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)],
                    check=True, timeout=300)
@@ -186,7 +202,8 @@ def test_the_package_pins_are_the_lock_pins() -> None:
     packages) is pinned there too, so pip does not pick a newer one."""
     project = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))["project"]
     wanted = list(project["dependencies"])
-    wanted += [dep for deps in project["optional-dependencies"].values() for dep in deps]
+    wanted += [dep for deps in project["optional-dependencies"].values() for dep in deps
+               if not dep.startswith("t2i-judge[")]  # [all] names the other extras
     lock = lock_pins()
     differ = {}
     for dep in wanted:
@@ -195,4 +212,125 @@ def test_the_package_pins_are_the_lock_pins() -> None:
         if lock.get(name) != version:
             differ[name] = (version, lock.get(name))
     assert differ == {}, differ
-    assert "onnxruntime" in {dep.split("==")[0] for dep in project["dependencies"]}
+    local = project["optional-dependencies"]["local"]
+    assert "onnxruntime" in {dep.split("==")[0] for dep in local}
+
+
+# The core install: ``pip install t2i-judge`` without extras (pyproject.toml, skills/extras.py).
+HEAVY = ("torch", "transformers", "sentence_transformers", "faiss", "cv2", "dlib", "onnxruntime",
+         "pyarrow", "scipy", "sklearn", "matplotlib", "fastapi", "redis")
+HEAVY_DISTS = {"torch", "transformers", "faiss-cpu", "opencv-python-headless", "opencv-python",
+               "dlib-bin", "onnxruntime", "pyarrow", "sentence-transformers", "scipy",
+               "scikit-learn", "matplotlib", "fastapi", "redis", "scikit-image"}
+# 387 MB measured on 2026-12-07 (litellm 80 MB with its bytecode, numpy 59 MB, botocore 30 MB
+# through litellm); the bound leaves room for upgrades of those but not for any package of an
+# extra (pyarrow 170 MB, OpenCV 110 MB, torch 754 MB)
+CORE_MB_BOUND = 450
+LOCAL_LINE = ("the local backend (judging with no model) needs the [local] extra "
+              "(torch is not installed): pip install 't2i-judge[local]'")
+# Run in the core venv with -I: a hosted model through litellm (the fake provider on loopback)
+# scores, compares and edits; judge.Client is there; then the heavy modules loaded, if any.
+CORE_RUN = """
+import json, sys
+import judge
+from judge import Client
+url, examples, heavy = sys.argv[1], sys.argv[2], sys.argv[3].split(",")
+model = dict(model="openai/fake-judge", api_base=url, api_key="test-key")
+a, b = f"{examples}/compare/a.png", f"{examples}/compare/b.png"
+scored = judge.score("a red cube on a white table", [a], checklist=["The cube is red."], **model)
+compared = judge.compare("a red cube on a white table", a, b, **model)
+edited = judge.edit('Add a sign that says "OPEN".', a, [b], **model)
+client = Client("http://127.0.0.1:9")
+print(json.dumps({
+    "score": scored.status, "compare": type(compared).__name__, "edit": edited.status,
+    "metrics": edited.to_dict()["metrics"], "client": type(client).__name__,
+    "heavy": sorted(m for m in heavy if m in sys.modules),
+}))
+"""
+CORE_LOCAL = """
+import sys
+import judge
+try:
+    judge.score("a red cube", [sys.argv[1]])
+except ImportError as exc:
+    print(type(exc).__name__, exc, sep="|")
+"""
+
+
+@dataclass(frozen=True)
+class Core:
+    """The core venv: its python and folder, and the distributions copied into it."""
+
+    python: Path
+    venv: Path
+    dists: frozenset[str]
+    env: dict[str, str]
+
+
+@pytest.fixture(scope="module")
+def core(source: Path, tmp_path_factory: pytest.TempPathFactory) -> Core:
+    tmp_path = tmp_path_factory.mktemp("core")
+    dists = core_closure(core_requirements())
+    python, _site = make_core_venv(tmp_path / "venv", dists)
+    install_project(python, source, tmp_path / "wheels")
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith("JUDGE_") or k == "JUDGE_CACHE_DIR"}
+    env["LITELLM_LOCAL_MODEL_COST_MAP"] = "True"
+    return Core(python, tmp_path / "venv", frozenset(dists), env)
+
+
+def test_the_core_closure_has_none_of_the_extras() -> None:
+    """What a plain install resolves to (from the installed metadata): no torch, transformers,
+    FAISS, OpenCV, dlib, onnxruntime, pyarrow, nor the service's or the workflows' packages."""
+    dists = set(core_closure(core_requirements()))
+    assert dists & HEAVY_DISTS == set(), dists & HEAVY_DISTS
+    assert {"litellm", "langgraph", "pydantic", "httpx", "pillow", "numpy"} <= dists
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(900)
+def test_the_core_install_scores_compares_and_edits_with_a_hosted_model(
+    core: Core, provider: FakeProvider
+) -> None:
+    """Issue 46: the core venv (no extras) is small, ``import judge`` and ``judge.Client``
+    work, and a hosted model judges a submission, a comparison and an edit without one
+    heavy module being imported; the edit's metrics that need [local] say so."""
+    size = tree_megabytes(core.venv)
+    assert size < CORE_MB_BOUND, f"core install is {size:.0f} MB"
+    run = subprocess.run(
+        [str(core.python), "-I", "-c", CORE_RUN, provider.base_url, str(REPO / "examples"),
+         ",".join(HEAVY)],
+        capture_output=True, text=True, timeout=600, env=core.env, cwd=core.venv,
+    )
+    assert run.returncode == 0, run.stderr[-3000:]
+    found = json.loads(run.stdout.splitlines()[-1])
+    assert found["heavy"] == [], found["heavy"]
+    assert (found["score"], found["compare"], found["client"]) == (
+        "scored", "ComparisonResult", "Client")
+    assert found["edit"] in ("scored", "partial"), found
+    metrics = found["metrics"]
+    assert metrics["color_shift"]["value"] is not None  # numpy only: in the core
+    text = metrics["text_rendering"]
+    assert text["value"] is None and "pip install 't2i-judge[local]'" in text["reason"], text
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(900)
+def test_a_feature_of_a_missing_extra_says_which_in_one_line(core: Core) -> None:
+    """The local backend from Python raises MissingExtra (an ImportError) with one line; the
+    command prints that line alone and exits 2, for [local] and for [service]."""
+    image = str(REPO / "examples" / "compare" / "a.png")
+    run = subprocess.run([str(core.python), "-I", "-c", CORE_LOCAL, image],
+                         capture_output=True, text=True, timeout=600, env=core.env)
+    assert run.returncode == 0, run.stderr[-3000:]
+    assert run.stdout == f"MissingExtra|{LOCAL_LINE}\n"
+    judge_cli = [str(core.python), "-I", "-m", "judge.cli.main"]
+    example = str(REPO / "examples" / "co_106" / "submission.json")
+    local = subprocess.run([*judge_cli, "score", "--backend", "local", example],
+                           capture_output=True, text=True, timeout=600, env=core.env)
+    assert (local.returncode, local.stderr) == (2, f"judge score: {LOCAL_LINE}\n")
+    serve = subprocess.run([*judge_cli, "serve"], capture_output=True, text=True,
+                           timeout=600, env=core.env)
+    assert serve.returncode == 2 and serve.stderr.count("\n") == 1, serve.stderr
+    assert serve.stderr.endswith("needs the [service] extra (uvicorn is not installed): "
+                                 "pip install 't2i-judge[service]'\n"), serve.stderr

@@ -1,6 +1,7 @@
 """Package layering (docs: design and layout).
 
-Floors, lowest first: ``memory`` < ``skills`` < ``judge`` < ``api``/``eval``. A package imports
+Floors, lowest first: ``registry`` (the registry primitive every floor builds on; it imports
+nothing of the product) < ``memory`` < ``skills`` < ``judge`` < ``api``/``eval``. A package imports
 only from its own floor or below; no product package imports the harness (``benchmarks``,
 ``tests``); the service builds its engine in one place; product module names that confuse
 (``bench``, ``journal``, ``engine``) are not repeated.
@@ -28,11 +29,12 @@ REPO = Path(__file__).resolve().parents[1]
 # test_known_violations_still_exist fails for an entry that no longer happens. Never add a
 # line: fix the import instead.
 KNOWN_VIOLATIONS: frozenset[tuple[str, str, str]] = frozenset()
-LOWER = ["judge", "skills", "memory"]
+LOWER = ["judge", "skills", "memory", "registry"]
 UPPER = {"api", "eval"}
-PRODUCT = ["judge", "skills", "memory", "api", "eval"]
+PRODUCT = ["judge", "skills", "memory", "api", "eval", "registry"]
 HARNESS = {"benchmarks", "tests"}
 FORBIDDEN = {
+    "registry": {"memory", "judge", "skills", "api", "eval"},
     "memory": {"judge", "skills", "api", "eval"},
     "skills": {"judge", "api", "eval"},
     "judge": {"api", "eval"},

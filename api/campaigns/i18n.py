@@ -1,13 +1,17 @@
-"""The annotator page's strings through gettext catalogs.
+"""The annotator page's strings through gettext catalogs, read and negotiated with Babel.
 
 Catalogs are ordinary gettext ``.po`` files: ``api/campaigns/locale/<lang>/LC_MESSAGES/label.po``
-(English, German, French, Spanish, Portuguese, Japanese and Chinese ship; a catalog's header
-``X-Language-Name`` is the language's own name, shown in the page's language menu). They are
-compiled at import time by :func:`compile_po` — a small routine
-using only the standard library that writes the GNU ``.mo`` layout in memory, read by
-:class:`gettext.GNUTranslations` — so no ``msgfmt`` tool is needed and no ``.mo`` is committed.
-Adding a language is adding a catalog folder; :func:`pick_language` chooses from ``?lang=``,
-then ``Accept-Language``, then English.
+(English, German, French, Spanish, Portuguese, Japanese and Chinese ship). They are read with
+Babel (:func:`babel.messages.pofile.read_po`) and compiled in memory to the ``.mo`` layout
+(:func:`babel.messages.mofile.write_mo`) once at import, so no ``msgfmt`` tool is needed and no
+``.mo`` is committed; each language's own name in the page's menu comes from Babel's CLDR data.
+Adding a language is adding a catalog folder.
+
+:func:`pick_language` chooses from ``?lang=``, then the ``Accept-Language`` header, then
+English. The header is read as RFC 9110 says: each language range with its quality ``q``
+(default 1; ``q=0`` means "not this one"), tried from the highest ``q`` down (ties in the
+header's order); a regional range falls back to its language (``fr-CA`` → ``fr``) and ``*``
+stands for any catalog not named otherwise. A malformed entry is skipped, never an error.
 
 Example:
     >>> tr = translations("en")
@@ -15,87 +19,93 @@ Example:
     'Left'
     >>> pick_language("xx", "fr-CH, en;q=0.8")  # no catalog "xx"; French for fr-CH
     'fr'
+    >>> pick_language(None, "de;q=0.1, fr;q=0.9")  # the higher quality wins
+    'fr'
     >>> pick_language(None, "sw-KE")  # no Swahili catalog: English
     'en'
 """
 
 from __future__ import annotations
 
-import ast
-import gettext
 import io
 import re
-import struct
 from pathlib import Path
+
+from babel import Locale
+from babel.core import negotiate_locale
+from babel.messages.catalog import Catalog
+from babel.messages.mofile import write_mo
+from babel.messages.pofile import read_po
+from babel.support import Translations
 
 LOCALE = Path(__file__).resolve().parent / "locale"
 DOMAIN = "label"
 _LANG = re.compile(r"^[a-z]{2,3}(_[A-Z]{2})?$")
+#: a language range (RFC 4647: ``1*8ALPHA *("-" 1*8alphanum)``, or ``*``)
+_RANGE = re.compile(r"^(\*|[A-Za-z]{1,8}(-[A-Za-z0-9]{1,8})*)$")
+#: a quality value (RFC 9110: 0 to 1, at most three decimals)
+_QVALUE = re.compile(r"^(0(\.\d{0,3})?|1(\.0{0,3})?)$")
+#: header entries read at most (a browser sends a handful; the rest is ignored)
+MAX_RANGES = 32
+
+
+def read_catalog(path: Path) -> Catalog:
+    """The Babel catalog of one ``.po`` file."""
+    with path.open("rb") as f:
+        return read_po(f, domain=DOMAIN)
 
 
 def parse_po(text: str) -> dict[str, str]:
-    """``{msgid: msgstr}`` of a ``.po`` file (plain entries; comments and empty ids kept out
-    except the header ``""``)."""
-    out: dict[str, str] = {}
-    key: str | None = None
-    current: list[str] = []
-    field = ""
+    """``{msgid: msgstr}`` of a ``.po`` file's text (plural and context entries keep their
+    first form; the header is left out).
 
-    def flush() -> None:
-        if key is not None and field == "msgstr":
-            out[key] = "".join(current)
-
-    msgid: list[str] = []
-    for raw in text.splitlines():
-        line = raw.strip()
-        if not line or line.startswith("#"):
-            continue
-        if line.startswith("msgid "):
-            flush()
-            key, field, msgid = None, "msgid", [ast.literal_eval(line[6:])]
-            current = msgid
-        elif line.startswith("msgstr "):
-            key, field = "".join(msgid), "msgstr"
-            current = [ast.literal_eval(line[7:])]
-        elif line.startswith('"'):
-            current.append(ast.literal_eval(line))
-    flush()
-    return out
+    >>> parse_po('msgid "Left"\\nmsgstr "Links"\\n')
+    {'Left': 'Links'}
+    """
+    catalog = read_po(io.StringIO(text), domain=DOMAIN)
+    return {
+        (m.id if isinstance(m.id, str) else m.id[0]): (
+            m.string if isinstance(m.string, str) else m.string[0]
+        )
+        for m in catalog
+        if m.id
+    }
 
 
-def compile_po(entries: dict[str, str]) -> bytes:
-    """The GNU ``.mo`` bytes of ``entries`` (ids sorted, no hash table)."""
-    keys = sorted(entries)
-    ids = [k.encode() for k in keys]
-    strs = [(entries[k] or k).encode() if k else entries[k].encode() for k in keys]
-    n = len(keys)
-    start = 7 * 4 + 16 * n
-    table_ids, table_strs, blob = [], [], b""
-    for s in ids:
-        table_ids.append((len(s), start + len(blob)))
-        blob += s + b"\0"
-    for s in strs:
-        table_strs.append((len(s), start + len(blob)))
-        blob += s + b"\0"
-    head = struct.pack("<7I", 0x950412DE, 0, n, 7 * 4, 7 * 4 + 8 * n, 0, 0)
-    tables = b"".join(struct.pack("<2I", *t) for t in table_ids + table_strs)
-    return head + tables + blob
+def compile_catalog(catalog: Catalog) -> Translations:
+    """The catalog as gettext translations (compiled to the ``.mo`` layout in memory)."""
+    buf = io.BytesIO()
+    write_mo(buf, catalog)
+    buf.seek(0)
+    return Translations(buf, domain=DOMAIN)
 
 
-def _load() -> dict[str, gettext.GNUTranslations]:
-    out = {}
-    for po in sorted(LOCALE.glob(f"*/LC_MESSAGES/{DOMAIN}.po")):
-        lang = po.parent.parent.name
-        out[lang] = gettext.GNUTranslations(io.BytesIO(compile_po(parse_po(po.read_text("utf-8")))))
-    return out
+def _load() -> dict[str, Translations]:
+    return {
+        po.parent.parent.name: compile_catalog(read_catalog(po))
+        for po in sorted(LOCALE.glob(f"*/LC_MESSAGES/{DOMAIN}.po"))
+    }
 
 
 CATALOGS = _load()  # read once at import, never on a request's event loop
 
 
-def translations(lang: str) -> gettext.GNUTranslations:
+def translations(lang: str) -> Translations:
     """The catalog of ``lang`` (English when there is none)."""
     return CATALOGS.get(lang) or CATALOGS["en"]
+
+
+def own_name(code: str) -> str:
+    """A language's name in that language (CLDR, through Babel), capitalised for a menu.
+
+    >>> own_name("fr"), own_name("ja"), own_name("pt_BR")
+    ('Français', '日本語', 'Português (Brasil)')
+    """
+    try:
+        name = Locale.parse(code).get_display_name(code) or code
+    except (ValueError, LookupError):  # a code CLDR does not know: shown as it is
+        return code
+    return name[:1].upper() + name[1:]
 
 
 def languages() -> list[tuple[str, str]]:
@@ -104,17 +114,49 @@ def languages() -> list[tuple[str, str]]:
     >>> languages()[0]
     ('en', 'English')
     """
-    named = [(code, tr.info().get("x-language-name", code)) for code, tr in CATALOGS.items()]
-    return sorted(named, key=lambda x: (x[0] != "en", x[0]))
+    return sorted(((code, own_name(code)) for code in CATALOGS), key=lambda x: (x[0] != "en", x[0]))
+
+
+def accepted(header: str | None) -> list[tuple[str, float]]:
+    """The ``Accept-Language`` header's language ranges with their qualities, best first (ties
+    in the header's order); malformed entries are skipped.
+
+    >>> accepted("de;q=0.1, fr-CA;q=0.9, en;q=oops, *;q=0")
+    [('fr-CA', 0.9), ('de', 0.1), ('*', 0.0)]
+    """
+    ranges: list[tuple[str, float]] = []
+    for part in (header or "").split(",")[:MAX_RANGES]:
+        tag, *params = (p.strip() for p in part.split(";"))
+        if not _RANGE.fullmatch(tag):
+            continue
+        q = 1.0
+        for param in params:
+            name, _, value = param.partition("=")
+            if name.strip().lower() == "q":
+                value = value.strip()
+                q = float(value) if _QVALUE.fullmatch(value) else -1.0
+        if q >= 0:
+            ranges.append((tag, q))
+    return sorted(ranges, key=lambda r: -r[1])
 
 
 def pick_language(query: str | None, accept: str | None) -> str:
     """The first available of ``?lang=``, the ``Accept-Language`` choices, ``en``."""
-    wanted = [query or ""]
-    for part in (accept or "").split(","):
-        tag = part.split(";")[0].strip().replace("-", "_")
-        wanted += [tag, tag.split("_")[0]]
-    for tag in wanted:
-        if tag and _LANG.fullmatch(tag) and tag in CATALOGS:
-            return tag
+    if query and _LANG.fullmatch(query) and query in CATALOGS:
+        return query
+    ranges = accepted(accept)
+    refused = {tag.lower().replace("-", "_") for tag, q in ranges if q == 0}
+    available = [code for code in CATALOGS if code.lower() not in refused]
+    for tag, q in ranges:
+        if q == 0:
+            break  # best first: the rest are refused too
+        if tag == "*":  # any catalog not named in the header: English first
+            named = {t.lower().replace("-", "_").split("_")[0] for t, _ in ranges}
+            rest = [code for code, _ in languages() if code in available and code not in named]
+            if rest:
+                return rest[0]
+            continue
+        found = negotiate_locale([tag.replace("-", "_")], available, sep="_", aliases={})
+        if found:  # Babel matches case-insensitively and may return the header's spelling
+            return {code.lower(): code for code in available}[found.lower()]
     return "en"

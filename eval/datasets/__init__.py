@@ -1,7 +1,8 @@
 """Dataset adapters behind a registry: ``avt``, ``expert-jsonl``, ``csv``, ``votes`` and
 ``edit-ratings``, and the field's public human-judgment sets read as downloaded
 (:mod:`eval.datasets.public`: ``genai-bench``, ``hpdv2``, ``tifa``, ``agiqa-3k``, ``evalmuse``,
-``pickapic``, ``richhf``).
+``pickapic``, ``richhf``). A plugin adds an adapter (a :class:`Dataset` class) with an entry
+point in ``t2i_judge.dataset_adapters`` (docs/extending.md).
 
 Example:
     >>> sorted(set(DATASETS) - set(PUBLIC_SETS))
@@ -17,9 +18,11 @@ from __future__ import annotations
 from typing import Any
 
 from eval.datasets.base import Dataset
-from memory.io.registered import load_registered
+from registry import Registry
 
-DATASETS: dict[str, str] = {
+DATASETS = Registry[type[Dataset]]("dataset", group="t2i_judge.dataset_adapters")
+"""Adapter classes by name (``get_dataset`` builds one with its options)."""
+for _name, _target in {
     "avt": "eval.datasets.avt:AvtDataset",
     "expert-jsonl": "eval.datasets.expert_jsonl:ExpertJsonlDataset",
     "csv": "eval.datasets.csv_table:CsvDataset",
@@ -32,11 +35,12 @@ DATASETS: dict[str, str] = {
     "evalmuse": "eval.datasets.public.evalmuse:EvalMuse",
     "pickapic": "eval.datasets.public.pickapic:PickAPic",
     "richhf": "eval.datasets.public.richhf:RichHF",
-}
+}.items():
+    DATASETS.add_lazy(_name, _target)
 PUBLIC_SETS = ("genai-bench", "hpdv2", "tifa", "agiqa-3k", "evalmuse", "pickapic", "richhf")
 """The registered names that are public sets (:class:`eval.datasets.public.base.PublicSet`)."""
 
 
 def get_dataset(name: str, **options: Any) -> Dataset:
     """An adapter instance; unknown names get a suggestion."""
-    return load_registered(DATASETS, name, "dataset")(**options)
+    return DATASETS.get(name)(**options)

@@ -33,6 +33,7 @@ from eval.leaderboards.methods import METHODS, Options
 from eval.leaderboards.resample import rank_probabilities
 from eval.leaderboards.tally import Tally
 from eval.leaderboards.votes import Vote
+from registry import UnknownName
 
 MAX_PRIOR = 1e6
 """The most pseudo-games per model (``--prior``): more would drown any number of votes."""
@@ -70,8 +71,10 @@ def build_leaderboard(
     prior: float | None = None,
 ) -> dict:
     """The leaderboard of one criterion (``criterion=None``: votes must hold only one)."""
-    if method not in METHODS:
-        raise ValueError(f"unknown method {method!r}; available: {sorted(METHODS)}")
+    try:
+        point_fn, samples_fn = METHODS.get(method)
+    except UnknownName as exc:
+        raise ValueError(str(exc)) from None
     if prior is not None and not (isinstance(prior, int | float) and 0 <= prior <= MAX_PRIOR):
         raise ValueError(f"--prior must be a number between 0 and {MAX_PRIOR:g}, got {prior}")
     present = criteria_of(votes)
@@ -84,7 +87,6 @@ def build_leaderboard(
         raise ValueError(f"no votes for criterion {criterion!r}; the votes have {present}")
     tally = Tally.from_votes(chosen)
     opts = Options(prior=prior, seed=seed)
-    point_fn, samples_fn = METHODS[method]
     scores = point_fn(tally, opts)
     m = tally.n_models
     if n_boot > 0:

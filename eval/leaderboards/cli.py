@@ -54,7 +54,11 @@ def register(sub: argparse._SubParsersAction) -> None:
     actions = group.add_subparsers(dest="leaderboard_command", required=True, metavar="ACTION")
     p = actions.add_parser("rank", help="rank models from pairwise votes (BT, Elo, win rate)")
     p.add_argument("votes", type=Path, nargs="+", help="votes CSV/JSONL or ComparisonResults")
-    p.add_argument("--method", choices=["bt", "elo", "winrate"], default="bt")
+    p.add_argument(
+        "--method",
+        default="bt",
+        help="bt, elo, winrate, or a rating method a plugin registers (default: bt)",
+    )
     p.add_argument("--criterion", help="only this criterion (default: one board per criterion)")
     p.add_argument("--bootstrap", type=int, default=1000, help="resamples of the prompts")
     p.add_argument("--seed", type=int, default=0)

@@ -11,8 +11,11 @@ bootstrap resamples of the prompts; :mod:`eval.leaderboards.board` turns both in
   one random order.
 * ``winrate`` — percentage of games won, a tie counting as half a win.
 
+A plugin adds a method (a :class:`Method`: its point and resample functions) with an entry
+point in ``t2i_judge.leaderboard_methods`` (docs/extending.md).
+
 Example:
-    >>> sorted(METHODS)
+    >>> METHODS.names()
     ['bt', 'elo', 'winrate']
 """
 
@@ -20,6 +23,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 import numpy as np
 
@@ -27,6 +31,7 @@ from eval.leaderboards.bt import fit_bt
 from eval.leaderboards.elo import elo_mean, elo_resamples
 from eval.leaderboards.resample import boot_votes, boot_wins
 from eval.leaderboards.tally import Tally, strongly_connected
+from registry import Registry
 
 DEFAULT_PRIOR = 1.0
 ELO_ORDERS = 100
@@ -110,8 +115,15 @@ def elo_samples(tally: Tally, n_boot: int, opts: Options) -> np.ndarray:
 Point = Callable[[Tally, Options], np.ndarray]
 Samples = Callable[[Tally, int, Options], np.ndarray]
 
-METHODS: dict[str, tuple[Point, Samples]] = {
-    "bt": (bt_point, bt_samples),
-    "elo": (elo_point, elo_samples),
-    "winrate": (winrate_point, winrate_samples),
-}
+
+class Method(NamedTuple):
+    """A rating method: scores from all votes, and a (B, M) array from B resamples."""
+
+    point: Point
+    samples: Samples
+
+
+METHODS = Registry[Method]("rating method", group="t2i_judge.leaderboard_methods")
+METHODS.add("bt", Method(bt_point, bt_samples))
+METHODS.add("elo", Method(elo_point, elo_samples))
+METHODS.add("winrate", Method(winrate_point, winrate_samples))

@@ -25,38 +25,21 @@ from pydantic import ValidationError
 EXIT_INPUT = 2
 EXIT_CONFIG = 3
 MAX_NOTES = 12
-PARAM_FLAGS = {
-    "topic": "topic",
-    "backend": "backend",
-    "model": "model",
-    "depth": "depth",
-    "topics": "topics",
-    "inputs": "inputs",
-    "images": "images",
-    "threshold": "threshold",
-    "bug_threshold": "bug_threshold",
-    "strategy": "strategy",
-    "baseline": "baseline",
-    "rounds": "rounds",
-    "localise": "localise",
-    "max_split_tests": "max_split_tests",
-    "pass_share": "pass_share",
-    "seed": "seed",
-    "criterion": "criterion",
-}
+#: --help's two groups: the fields of ``ProbeParams`` (generated), and the rest
+PROBE_OPTIONS = "probe options (ProbeParams; stored in probe.json, the paper's defaults)"
+RUN_OPTIONS = "where the model under test and the LLMs are, and the run folder"
 
 
 def register(sub: argparse._SubParsersAction) -> None:
     """Add the ``probe`` verb with its actions ``run`` and ``override``."""
     group = sub.add_parser("probe", help="adaptively probe a text-to-image model (topic tree)")
     actions = group.add_subparsers(dest="probe_command", required=True, metavar="ACTION")
-    p = actions.add_parser("run", help="grow a topic tree of tests against a T2I model")
-    p.add_argument("--topic", help="root test topic (1-300 characters)")
-    p.add_argument(
-        "--backend",
-        help="model under test: litellm image model, builtin/renderer, "
-        "or a backend id of JUDGE_BACKENDS",
-    )
+    run = actions.add_parser("run", help="grow a topic tree of tests against a T2I model")
+    from eval.probing.params import ProbeParams
+    from judge.cli.model_options import add_model_options
+
+    add_model_options(run.add_argument_group(PROBE_OPTIONS), ProbeParams)
+    p = run.add_argument_group(RUN_OPTIONS)
     p.add_argument(
         "--editor",
         help="probe an image editor instead: litellm edit model, builtin/editor, or an editor "
@@ -65,42 +48,11 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--sources", type=Path, help="with --editor: folder of pictures to edit")
     p.add_argument("--backend-api-base", help="endpoint of the model (or editor) under test")
     p.add_argument("--backend-api-key-env", help="variable holding its key")
-    p.add_argument("--model", help="LLM writing inputs and topics (default: the judge model)")
     p.add_argument("--judge-model", help="judge model (default: JUDGE_MODEL, else --model)")
     p.add_argument("--api-base", help="endpoint of the LLM and judge (default: JUDGE_API_BASE)")
-    p.add_argument("--depth", type=int, help="levels of the tree, d_max (default 3)")
-    p.add_argument("--topics", type=int, help="child topics per node, n_t (default 3)")
-    p.add_argument("--inputs", type=int, help="inputs per node, n_i (default 5)")
-    p.add_argument("--images", type=int, help="images per input, n_x (default 4)")
-    p.add_argument("--threshold", type=float, help="ρ: grow children when pass rate >= ρ (0)")
-    p.add_argument("--bug-threshold", type=float, help="bug: input pass rate below this (0.75)")
-    p.add_argument("--strategy", choices=["bfs", "dfs"], help="exploration order (bfs)")
-    p.add_argument(
-        "--baseline",
-        action="store_true",
-        default=None,
-        help="also run the non-adaptive baseline and compare",
-    )
-    p.add_argument("--rounds", type=int, help="generation rounds per node (default 1)")
-    p.add_argument(
-        "--no-localise",
-        dest="localise",
-        action="store_false",
-        default=None,
-        help="skip failure localisation",
-    )
-    p.add_argument("--max-split-tests", type=int, help="sub-prompts per localisation (12)")
-    p.add_argument("--pass-share", type=float, help="share of checks an image must pass (1.0)")
-    p.add_argument("--seed", type=int, help="seed for the image backend")
-    p.add_argument(
-        "--criterion",
-        help="pass/fail criterion: alignment_defects (default: the input's checks plus "
-        "'no obvious defects') or alignment (the input's checks only); more in "
-        "eval/probing/prompts/criteria.toml",
-    )
     p.add_argument("--out", type=Path, required=True, help="run folder (resumed if it exists)")
     p.add_argument("--quiet", action="store_true", help="no progress bars")
-    p.set_defaults(handler=run_probe_cli)
+    run.set_defaults(handler=run_probe_cli)
 
     from eval.probing.override_cli import register as register_override
 
@@ -115,8 +67,10 @@ def _fail(message: str, code: int = EXIT_INPUT) -> int:
 def resolve_params(args: argparse.Namespace) -> tuple[Any, str | None]:
     """The run's :class:`ProbeParams` (stored ones when resuming) or an error message."""
     from eval.probing.params import ProbeParams
+    from judge.cli.model_options import flag_of
+    from judge.cli.model_options import given as given_options
 
-    given = {k: getattr(args, f) for f, k in PARAM_FLAGS.items() if getattr(args, f) is not None}
+    given = given_options(args, ProbeParams.model_fields)
     if getattr(args, "editor", None):
         if args.backend:
             return None, "give --backend (an image model) or --editor (an image editor), not both"
@@ -146,7 +100,7 @@ def resolve_params(args: argparse.Namespace) -> tuple[Any, str | None]:
     except ValidationError as exc:
         first = exc.errors()[0]
         field = ".".join(str(p) for p in first["loc"]) or "options"
-        return None, f"--{field.replace('_', '-')}: {first['msg']}"
+        return None, f"{flag_of(field, ProbeParams)}: {first['msg']}"
 
 
 def backend_spec(args: argparse.Namespace, name: str) -> Any:

@@ -25,25 +25,37 @@ MAX_INPUT_WORDS = 77
 
 
 class ProbeParams(BaseModel):
-    """Everything that shapes one probe run (the CLI flags and the API's JSON fields)."""
+    """Everything that shapes one probe run: the API's JSON fields, and the options of
+    ``judge probe run`` generated from them (:mod:`judge.cli.model_options`)."""
 
     model_config = ConfigDict(extra="forbid")
 
-    topic: str = Field(description="the root test topic, 1-300 characters")
-    backend: str = Field(min_length=1, max_length=128, description="model under test (id)")
-    model: str | None = Field(default=None, description="LLM writing inputs (default: judge's)")
-    depth: int = Field(default=3, ge=1, le=6, description="levels of the tree (d_max)")
-    topics: int = Field(default=3, ge=1, le=8, description="child topics per node (n_t)")
-    inputs: int = Field(default=5, ge=1, le=20, description="inputs per node (n_i)")
-    images: int = Field(default=4, ge=1, le=8, description="images per input (n_x)")
+    topic: str = Field(description="root test topic (1-300 characters)")
+    backend: str = Field(
+        min_length=1,
+        max_length=128,
+        description="model under test: litellm image model, builtin/renderer, or a backend id "
+        "of JUDGE_BACKENDS",
+    )
+    model: str | None = Field(
+        default=None, description="LLM writing inputs and topics (default: the judge model)"
+    )
+    depth: int = Field(default=3, ge=1, le=6, description="levels of the tree, d_max")
+    topics: int = Field(default=3, ge=1, le=8, description="child topics per node, n_t")
+    inputs: int = Field(default=5, ge=1, le=20, description="inputs per node, n_i")
+    images: int = Field(default=4, ge=1, le=8, description="images per input, n_x")
     threshold: float = Field(
         default=0.0, ge=0, le=1, description="ρ: a node grows children when its pass rate >= ρ"
     )
     bug_threshold: float = Field(
         default=0.75, gt=0, le=1, description="an input is a bug when its pass rate is below"
     )
-    strategy: Literal["bfs", "dfs"] = "bfs"
-    baseline: bool = Field(default=False, description="also run the non-adaptive baseline")
+    strategy: Literal["bfs", "dfs"] = Field(
+        default="bfs", description="exploration order: breadth or depth first"
+    )
+    baseline: bool = Field(
+        default=False, description="also run the non-adaptive baseline and compare"
+    )
     rounds: int = Field(
         default=1, ge=1, le=5, description="generation rounds per node (each sees earlier results)"
     )
@@ -61,7 +73,9 @@ class ProbeParams(BaseModel):
     criterion: str = Field(
         default=DEFAULT_CRITERION,
         max_length=64,
-        description="pass/fail criterion (eval/probing/prompts/criteria.toml)",
+        description="pass/fail criterion: alignment_defects (the input's checks plus 'no "
+        "obvious defects') or alignment (the input's checks only); more in "
+        "eval/probing/prompts/criteria.toml",
     )
 
     @field_validator("criterion")

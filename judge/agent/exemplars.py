@@ -28,6 +28,7 @@ from memory.memory import Hit, Memory, open_image
 from memory.retrieval import retrieve
 from memory.store import MemoryStore
 from skills.card import SkillCard
+from skills.extras import needs
 from skills.types import Exemplar, ImagePayload, MemoryContext
 
 log = logging.getLogger("judge.memory")
@@ -52,6 +53,11 @@ class ExemplarQuery(TypedDict):
     prompt: str
     image: Image.Image | None
     image_key: int | None
+
+
+def _embed(mem: Memory, query: str | Image.Image) -> np.ndarray:
+    with needs("local", f"exemplar memory {mem.name!r}"):  # its encoder: torch, transformers
+        return mem.embed_query(query)
 
 
 class ExemplarProvider:
@@ -81,7 +87,8 @@ class ExemplarProvider:
     def _load(self, name: str) -> Memory | None:
         if not self.store.exists(name):
             return None
-        return self.store.load(name)
+        with needs("local", f"exemplar memory {name!r}"):  # FAISS
+            return self.store.load(name)
 
     async def _memory(self, name: str) -> Memory | None:
         """The memory (file reads and the FAISS load run in a thread, once per request)."""
@@ -132,7 +139,7 @@ class ExemplarProvider:
         """The query embedded with the memory's encoder, once per memory and query."""
         key = (mem.name, image_key if mem.manifest.modality == "image" else None)
         if key not in self._vectors:  # shared by every card of the request
-            self._vectors[key] = asyncio.create_task(asyncio.to_thread(mem.embed_query, query))
+            self._vectors[key] = asyncio.create_task(asyncio.to_thread(_embed, mem, query))
         return await self._vectors[key]
 
     async def memory_context(

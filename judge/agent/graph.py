@@ -23,13 +23,17 @@ from judge.agent.nodes.run_work import run_work
 from judge.agent.nodes.safety import after_safety, safety
 from judge.agent.state import JudgeState
 
+Graph = StateGraph[JudgeState, RunContext, JudgeState, JudgeState]
 
-def build_graph() -> StateGraph:
+
+def build_graph() -> Graph:
     """The uncompiled graph (exposed for inspection and extension)."""
     g = StateGraph(JudgeState, context_schema=RunContext)
     g.add_node("route", route)
     g.add_node("safety", safety)
-    g.add_node("run_work", run_work)
+    # langgraph types a node's input as a protocol mypy matches only for the graph state, not
+    # for the TypedDict a Send delivers (run_work reads WorkTask, not JudgeState)
+    g.add_node("run_work", run_work)  # type: ignore[call-overload]
     g.add_node("aggregate", aggregate)
     g.add_edge(START, "route")
     g.add_conditional_edges("route", dispatch, ["safety", "run_work"])
@@ -40,6 +44,6 @@ def build_graph() -> StateGraph:
 
 
 @cache
-def compiled_graph() -> CompiledStateGraph:
+def compiled_graph() -> CompiledStateGraph[JudgeState, RunContext, JudgeState, JudgeState]:
     """The compiled graph, built once."""
     return build_graph().compile()

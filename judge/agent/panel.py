@@ -25,7 +25,7 @@ class Combined:
     """A panel's combined output with per-model votes and agreement per key."""
 
     output: SkillOutput
-    votes_scores: dict[str, dict[str, int | None]] = field(default_factory=dict)
+    votes_scores: dict[str, dict[str, int | float | None]] = field(default_factory=dict)
     votes_verdicts: dict[str, dict[str, bool | None]] = field(default_factory=dict)
     votes_choices: dict[str, dict[str, str | None]] = field(default_factory=dict)
     agreement: dict[str, float] = field(default_factory=dict)
@@ -50,27 +50,28 @@ def combine(models: list[str], outputs: list[SkillOutput]) -> Combined:
         vals = [o.scores.get(dim, ScoreValue(reason="missing")) for o in outputs]
         result.votes_scores[dim] = {m: v.score for m, v in zip(models, vals, strict=True)}
         got = [v for v in vals if v.score is not None]
+        scores = [v.score for v in vals if v.score is not None]
         if not got:
             merged.scores[dim] = ScoreValue(reason=_first_reason(vals))
             continue
-        mean = round(sum(v.score for v in got) / len(got), 2)  # type: ignore[misc]
-        merged.scores[dim] = ScoreValue(score=mean, rationale=got[0].rationale)  # type: ignore[arg-type]
-        result.agreement[dim] = _agreement([v.score for v in got])
+        mean = round(sum(scores) / len(scores), 2)
+        merged.scores[dim] = ScoreValue(score=mean, rationale=got[0].rationale)
+        result.agreement[dim] = _agreement(scores)
     for cid in outputs[0].verdicts:
-        vals = [o.verdicts.get(cid, VerdictValue(reason="missing")) for o in outputs]
-        result.votes_verdicts[cid] = {m: v.verdict for m, v in zip(models, vals, strict=True)}
-        got = [v for v in vals if v.verdict is not None]
-        if not got:
-            merged.verdicts[cid] = VerdictValue(reason=_first_reason(vals))
+        votes = [o.verdicts.get(cid, VerdictValue(reason="missing")) for o in outputs]
+        result.votes_verdicts[cid] = {m: v.verdict for m, v in zip(models, votes, strict=True)}
+        decided = [v for v in votes if v.verdict is not None]
+        if not decided:
+            merged.verdicts[cid] = VerdictValue(reason=_first_reason(votes))
             continue
-        yes = sum(1 for v in got if v.verdict)
-        no = len(got) - yes
-        result.agreement[cid] = _agreement([v.verdict for v in got])
+        yes = sum(1 for v in decided if v.verdict)
+        no = len(decided) - yes
+        result.agreement[cid] = _agreement([v.verdict for v in decided])
         if yes == no:
             merged.verdicts[cid] = VerdictValue(reason=f"panel tied {yes}-{no}")
             continue
         verdict = yes > no
-        why = next(v.rationale for v in got if v.verdict == verdict)
+        why = next(v.rationale for v in decided if v.verdict == verdict)
         merged.verdicts[cid] = VerdictValue(verdict=verdict, rationale=why)
     for name in outputs[0].choices:
         _combine_choice(name, models, outputs, merged, result)

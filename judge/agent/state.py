@@ -17,3 +17,9 @@ class JudgeState(TypedDict, total=False):
     outcomes: Annotated[list[WorkOutcome], operator.add]
     safety: SafetyOutcome
     result: BaseModel
+
+
+class WorkTask(TypedDict):
+    """The payload of the one ``run_work`` send: every planned item."""
+
+    items: list[WorkItem]

@@ -55,7 +55,7 @@ class WorkOutcome:
 
     item: WorkItem
     output: SkillOutput
-    votes_scores: dict[str, dict[str, int | None]] = field(default_factory=dict)
+    votes_scores: dict[str, dict[str, int | float | None]] = field(default_factory=dict)
     votes_verdicts: dict[str, dict[str, bool | None]] = field(default_factory=dict)
     votes_choices: dict[str, dict[str, str | None]] = field(default_factory=dict)
     agreement: dict[str, float] = field(default_factory=dict)

@@ -22,7 +22,7 @@ from collections.abc import Sequence
 # can read it in time), so that no price map is fetched over the network
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
-from judge.cli.verbs import VERBS, known_variables
+from judge.cli.verbs import VERBS, known_variables, verbs
 
 EXIT_INPUT = 2
 EXIT_CONFIG = 3
@@ -54,7 +54,7 @@ def build_parser(verb: str | None = None) -> argparse.ArgumentParser:
     parser.add_argument("--log-level", default="WARNING", help="DEBUG, INFO, WARNING, ERROR")
     parser.add_argument("--version", action="version", version=f"judge {installed_version()}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    for entry in VERBS:
+    for entry in verbs():
         if entry.name == verb:
             entry.load()(sub)
         else:
@@ -65,7 +65,7 @@ def build_parser(verb: str | None = None) -> argparse.ArgumentParser:
 
 def _verb_in(argv: Sequence[str]) -> str | None:
     """The verb named on the command line (the first word that is one), if any."""
-    names = {v.name for v in VERBS}
+    names = set(VERBS)
     skip = False
     for arg in argv:
         if skip:
@@ -89,10 +89,28 @@ def _remember_parsers(parser: argparse.ArgumentParser) -> None:
                 _remember_parsers(child)
 
 
+def _missing_extra(exc: BaseException, verb: str | None) -> str | None:
+    """The one line for a verb that needs an extra the install lacks (None: another error).
+    The verb's floor decides between extras that share a module (SciPy: local or eval)."""
+    from judge.cli.verbs import find
+    from skills.extras import from_missing_module
+
+    floor = find(verb).target.split(".")[0] if verb else "judge"
+    prefer = {"api": "service", "eval": "eval"}.get(floor, "local")
+    missing = from_missing_module(exc, "this command", prefer)
+    return None if missing is None else f"judge {verb or ''}: {missing}".replace(" :", ":")
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the console script; returns the exit code."""
     argv = list(sys.argv[1:] if argv is None else argv)
-    parser = build_parser(_verb_in(argv))
+    try:
+        parser = build_parser(_verb_in(argv))
+    except ImportError as exc:  # the verb's module needs an extra (`judge serve`: [service])
+        if (line := _missing_extra(exc, _verb_in(argv))) is None:
+            raise
+        print(line, file=sys.stderr)
+        return EXIT_INPUT
     try:
         args, extra = parser.parse_known_args(argv)
         if extra:
@@ -112,6 +130,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         return int(args.handler(args) or 0)
     except BrokenPipeError:  # `judge skills | head`: the reader left; not an error of ours
         return _quiet_broken_pipe()
+    except ImportError as exc:  # a feature of an extra the install lacks: one line
+        if (line := _missing_extra(exc, _verb_in(argv))) is None:
+            raise
+        print(line, file=sys.stderr)
+        return EXIT_INPUT
     except Exception as exc:  # a bad environment variable: say which, not a traceback
         from judge.config_env import settings_error
 

@@ -8,12 +8,13 @@ the CLI is the front door of the whole distribution, and only this table points 
 Benchmarks are not verbs: they are ``python -m benchmarks.<name>`` (harness, not product).
 
 How to add a verb: write a module with ``register(sub)`` (it adds one sub-parser named like
-the verb and sets ``handler``), then add one :class:`Verb` line here.
+the verb and sets ``handler``), then add one line to the table here; a plugin adds one with
+an entry point in ``t2i_judge.cli_verbs`` naming its ``register`` (docs/extending.md).
 
 Example:
-    >>> [v.name for v in VERBS][:3]
+    >>> list(VERBS)[:3]
     ['score', 'compare', 'skills']
-    >>> len(VERBS) <= 14
+    >>> len(_BUILT_IN) <= 14
     True
     >>> find("probe").target
     'eval.probing.cli:register'
@@ -22,12 +23,16 @@ Example:
 from __future__ import annotations
 
 import argparse
-import difflib
-import importlib
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from registry import Registry
+from registry.core import load_target
+
 Register = Callable[[argparse._SubParsersAction], None]
+
+VERBS = Registry[Register]("verb", group="t2i_judge.cli_verbs")
+"""Every verb's ``register`` function by name, in the order ``judge --help`` lists them."""
 
 
 @dataclass(frozen=True)
@@ -40,11 +45,10 @@ class Verb:
 
     def load(self) -> Register:
         """Import the verb's module and return its register function."""
-        module, _, attr = self.target.partition(":")
-        return getattr(importlib.import_module(module), attr)
+        return VERBS.get(self.name)
 
 
-VERBS: tuple[Verb, ...] = (
+_BUILT_IN: tuple[Verb, ...] = (
     Verb("score", "score submissions (prompt-image or edit) and print Results",
          "judge.cli.score_cmd:register"),
     Verb("compare", "judge pairwise comparisons (both orders) and print ComparisonResults",
@@ -75,7 +79,8 @@ VERBS: tuple[Verb, ...] = (
     Verb("worker", "run a job worker (needs the service's REDIS_URL)",
          "api.cli:register_worker"),
 )  # fmt: skip
-"""The verbs in the order ``judge --help`` lists them."""
+for _verb in _BUILT_IN:
+    VERBS.add_lazy(_verb.name, _verb.target, help=_verb.help)
 
 SETTINGS_REFERENCE = "api.configuration:known_variables"
 """Every ``JUDGE_*`` name any process reads (``module:function``), loaded by name like the
@@ -86,16 +91,17 @@ warns about any other name at start (:mod:`judge.env_check`)."""
 def known_variables() -> frozenset[str]:
     """The names :data:`SETTINGS_REFERENCE` lists (imports the settings models, not the
     service)."""
-    module, _, attr = SETTINGS_REFERENCE.partition(":")
-    return getattr(importlib.import_module(module), attr)()
+    return load_target(SETTINGS_REFERENCE)()
 
 
 def find(name: str) -> Verb:
-    """The verb called ``name``; a ``KeyError`` suggests the closest names on a typo."""
-    for verb in VERBS:
-        if verb.name == name:
-            return verb
-    names = [v.name for v in VERBS]
-    close = difflib.get_close_matches(name, names, n=2)
-    hint = f"; did you mean {' or '.join(close)}?" if close else ""
-    raise KeyError(f"unknown verb {name!r}{hint} (available: {', '.join(names)})")
+    """The verb called ``name``; an :class:`registry.UnknownName` (a ``KeyError``) suggests
+    the closest name on a typo. A plugin's verb says which distribution it comes from."""
+    info = VERBS.info(name)
+    help_ = info.get("help") or f"(from {VERBS.origin(name).removeprefix('plugin ')})"
+    return Verb(name, help_, VERBS.target(name) or "")
+
+
+def verbs() -> list[Verb]:
+    """Every verb, built-in ones first in their table's order, then plugins'."""
+    return [find(name) for name in VERBS]

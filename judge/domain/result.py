@@ -12,7 +12,7 @@ Example:
 
 from __future__ import annotations
 
-from typing import Any, ClassVar, Literal
+from typing import Any, ClassVar, Literal, get_args
 
 from pydantic import (
     BaseModel,
@@ -28,6 +28,17 @@ from judge.domain.rows import result_row
 Status = Literal["scored", "partial", "blocked"]
 Cause = Literal["no_model", "no_memory", "failed", "not_applicable", "blocked"]
 """Why a value is unscored; only ``not_applicable`` is by design (skills.types.Cause)."""
+_CAUSES: dict[str, Cause] = {name: name for name in get_args(Cause)}
+
+
+def cause_value(cause: str | None) -> Cause | None:
+    """A skill's unscored cause (``skills.types.Cause``, a StrEnum of the same names) as the
+    result spells it; an unknown name raises ``KeyError``.
+
+    >>> cause_value("no_model"), cause_value(None)
+    ('no_model', None)
+    """
+    return None if cause is None else _CAUSES[cause]
 
 
 CONFIDENCE_FIELDS = ("confidence", "confidence_method", "confidence_reason")
@@ -115,7 +126,7 @@ class DimensionScore(JudgedItem):
     raw_score: int | float | None = None
     exemplars: list[ExemplarRef] = Field(default_factory=list)
     skill: str | None = None
-    votes: dict[str, int | None] | None = None
+    votes: dict[str, int | float | None] | None = None
     agreement: float | None = None
 
 
@@ -270,6 +281,10 @@ class Usage(ResultModel):
     up); absent otherwise"""
 
 
+def _by_side() -> dict[str, dict[str, DimensionScore]]:
+    return {"prompt": {}, "image": {}}
+
+
 class Result(ResultModel):
     """What the judge returns for one submission."""
 
@@ -279,9 +294,7 @@ class Result(ResultModel):
     category: str | None = None
     reason: str | None = None
     safety: SafetyReport = Field(default_factory=SafetyReport)
-    subjective: dict[str, dict[str, DimensionScore]] = Field(
-        default_factory=lambda: {"prompt": {}, "image": {}}
-    )
+    subjective: dict[str, dict[str, DimensionScore]] = Field(default_factory=_by_side)
     objective: dict[str, ObjectiveSide] = Field(
         default_factory=lambda: {"prompt": ObjectiveSide(), "image": ObjectiveSide()}
     )

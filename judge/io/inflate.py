@@ -18,8 +18,13 @@ Example:
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
+from typing import cast
 
 from isal import isal_zlib
+
+#: The exception isal raises on a bad stream. isal's stub declares ``error: Exception`` (an
+#: instance), though at run time it is the class, so it is cast once here for ``except``.
+ZLIB_ERROR = cast(type[Exception], isal_zlib.error)
 
 
 def inflate_exactly(
@@ -44,7 +49,7 @@ def inflate_exactly(
                 if piece:
                     yield piece
                     done += len(piece)
-    except isal_zlib.error as exc:
+    except ZLIB_ERROR as exc:
         raise ValueError(f"the image data is not a zlib stream ({exc})") from None
     if done != n:
         raise ValueError(

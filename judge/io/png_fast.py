@@ -44,7 +44,7 @@ from isal import isal_zlib
 from PIL import Image
 
 from judge.io.as_sent import PNG_SIGNATURE
-from judge.io.inflate import inflate_exactly
+from judge.io.inflate import ZLIB_ERROR, inflate_exactly
 
 IEND_CHUNK = b"\x00\x00\x00\x00IEND\xaeB`\x82"
 """The only chunk the fast path accepts after the image data (empty, its CRC right)."""
@@ -77,12 +77,12 @@ def decode_plain_png(data: bytes) -> Image.Image | None:
                                                            _in_block)], h), mode)  # fmt: skip
             return Image.fromarray(pixels, mode) if pixels.shape == (h, w, channels) else None
         return _in_strips(data[16:29], parts, (w, h), mode, per)
-    except (isal_zlib.error, RuntimeError, ValueError, struct.error, IndexError):
+    except (ZLIB_ERROR, RuntimeError, ValueError, struct.error, IndexError):
         return None
 
 
 def _in_strips(
-    ihdr: memoryview, parts: list[memoryview], size: tuple[int, int], mode: str, per: int
+    ihdr: memoryview | bytes, parts: list[memoryview], size: tuple[int, int], mode: str, per: int
 ) -> Image.Image | None:
     """Decode ``per`` rows at a time into the image: each strip is a PNG of its rows after
     the row above them, unfiltered (filter type None), which the rows' filters refer to."""

@@ -71,7 +71,8 @@ def is_public(addr: IPAddress) -> bool:
 
 def resolve(host: str, port: int) -> list[str]:
     """Every address ``host`` resolves to (the one DNS look-up of a hop)."""
-    return [info[4][0] for info in socket.getaddrinfo(host, port, proto=socket.IPPROTO_TCP)]
+    found = socket.getaddrinfo(host, port, proto=socket.IPPROTO_TCP)
+    return [str(info[4][0]) for info in found]
 
 
 def check_url(url: str, field: str, allow_private: bool = False) -> str:

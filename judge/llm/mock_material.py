@@ -55,7 +55,9 @@ class Material:
 
     @classmethod
     def of(cls, messages: list[dict]) -> Material:
-        system, texts, images = [], [], []
+        system: list[str] = []
+        texts: list[str] = []
+        images: list[str] = []
         for message in messages:
             content = message.get("content") if isinstance(message, dict) else None
             parts = [{"type": "text", "text": content}] if isinstance(content, str) else content

@@ -1,8 +1,9 @@
 """The mode registry: every kind of judgment the engine can run (docs/design.md#modes).
 
-Modes are the sub-packages of ``judge.modes`` (each registers one :class:`Mode` instance
-when imported) plus any registered at run time with :func:`register_mode`. Packages are
-imported lazily, on first use of their name.
+Modes live in :data:`MODES`: the built-in ones are the sub-packages of ``judge.modes`` (each
+exposes one :class:`Mode` instance as ``MODE``), registered lazily and imported on first use
+of their name; :func:`register_mode` adds one at run time, and a plugin adds one with an entry
+point in ``t2i_judge.modes`` naming its ``Mode`` instance (docs/extending.md).
 
 Example:
     >>> available_modes()
@@ -10,20 +11,18 @@ Example:
     >>> get_mode("scor")  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    KeyError: "unknown mode 'scor'; did you mean 'score'; available: ['compare', 'edit', ...]"
+    registry.core.UnknownName: unknown mode 'scor'; did you mean 'score'? available: compare, ...
 """
 
 from __future__ import annotations
 
-import difflib
-import importlib
-import pkgutil
-from functools import cache
 from typing import Any
 
 from judge.modes.base import Mode, SafetyTarget, Views
+from registry import Registry
 
 __all__ = [
+    "MODES",
     "Mode",
     "SafetyTarget",
     "Views",
@@ -34,35 +33,25 @@ __all__ = [
 ]
 
 DEFAULT_MODE = "score"
-_MODES: dict[str, Mode] = {}
-
-
-@cache
-def _packages() -> tuple[str, ...]:
-    return tuple(sorted(m.name for m in pkgutil.iter_modules(__path__) if m.ispkg))
+MODES = Registry[Mode]("mode", group="t2i_judge.modes")
+"""Every mode by name (a mode's ``name`` is its key)."""
+for _name in ("compare", "edit", "edit_compare", "score"):
+    MODES.add_lazy(_name, f"{__name__}.{_name}:MODE")
 
 
 def register_mode(mode: Mode) -> Mode:
-    """Make ``mode`` available under ``mode.name`` (a package calls this on import)."""
-    _MODES[mode.name] = mode
-    return mode
+    """Make ``mode`` available under ``mode.name`` at run time (replacing one of that name)."""
+    return MODES.add(mode.name, mode, replace=True)
 
 
 def available_modes() -> list[str]:
     """Every mode name, imported or not."""
-    return sorted({*_packages(), *_MODES})
+    return MODES.names()
 
 
 def get_mode(name: str) -> Mode:
-    """The mode called ``name``; unknown names get suggestions."""
-    if name not in _MODES and name in _packages():
-        importlib.import_module(f"{__name__}.{name}")
-    try:
-        return _MODES[name]
-    except KeyError:
-        close = difflib.get_close_matches(str(name), available_modes(), n=1)
-        hint = f"; did you mean {close[0]!r}" if close else ""
-        raise KeyError(f"unknown mode {name!r}{hint}; available: {available_modes()}") from None
+    """The mode called ``name``; unknown names get suggestions (:class:`registry.UnknownName`)."""
+    return MODES.get(name)
 
 
 def mode_of(request: Any, default: str = DEFAULT_MODE) -> Mode:
@@ -78,7 +67,7 @@ def mode_of(request: Any, default: str = DEFAULT_MODE) -> Mode:
         except KeyError as exc:
             from judge.errors import InputError
 
-            raise InputError("mode", str(exc.args[0])) from None
+            raise InputError("mode", str(exc)) from None
     for name in available_modes():
         mode = get_mode(name)
         if isinstance(request, mode.request_model):

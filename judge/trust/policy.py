@@ -33,14 +33,14 @@ from __future__ import annotations
 import json
 import math
 from pathlib import Path
-from typing import Annotated, Literal
+from typing import Annotated, Final, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from judge.trust.errors import TrustError
 from judge.trust.fingerprint import Fingerprint
 
-POLICY_VERSION = 1
+POLICY_VERSION: Final = 1
 
 
 def _unit(value: float | None) -> float | None:

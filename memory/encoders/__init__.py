@@ -13,8 +13,9 @@ A spec is ``name`` or ``name:argument``:
 
 Nothing heavy is imported until :func:`get_encoder` is called; each spec is loaded once
 per process and returned wrapped in a :class:`~memory.encoders.cache.CachedEncoder`.
-Adding an encoder is one :data:`REGISTRY` entry pointing at a ``module:factory`` whose
-factory takes the text after ``name:`` (or ``None``). Usage::
+Adding an encoder is one :data:`ENCODERS` entry (or a plugin's entry point in
+``t2i_judge.encoders``) pointing at a ``module:factory`` whose factory takes the text after
+``name:`` (or ``None``). Usage::
 
     text = get_encoder(DEFAULT_TEXT_ENCODER)
     vectors = text.encode(["a red cube on a white table"], role="query")
@@ -25,29 +26,30 @@ Errors name the way out:
     >>> get_encoder("minlm")
     Traceback (most recent call last):
     ...
-    KeyError: "unknown encoder 'minlm'; did you mean 'minilm'? available: dinov2:<path-or-hub-id>, \
-efficientnet-lite0, minilm, nomic[:<path-or-hub-id>][@<dims>], st:<path-or-hub-id>"
+    registry.core.UnknownName: unknown encoder 'minlm'; did you mean 'minilm'? available: \
+dinov2:<path-or-hub-id>, efficientnet-lite0, minilm, nomic[:<path-or-hub-id>][@<dims>], \
+st:<path-or-hub-id>
     >>> available_encoders()
     ['dinov2', 'efficientnet-lite0', 'minilm', 'nomic', 'st']
 """
 
 from __future__ import annotations
 
-import difflib
-import importlib
 import threading
-from dataclasses import dataclass
+from collections.abc import Callable
 
 from memory.encoders.base import Encoder, Role, l2_normalise
 from memory.encoders.cache import CachedEncoder, LRUStore, VectorStore
+from registry import Registry, UnknownName
+
+EncoderFactory = Callable[[str | None], Encoder]
 
 __all__ = [
     "DEFAULT_IMAGE_ENCODER",
     "DEFAULT_TEXT_ENCODER",
-    "REGISTRY",
+    "ENCODERS",
     "CachedEncoder",
     "Encoder",
-    "EncoderEntry",
     "LRUStore",
     "Role",
     "VectorStore",
@@ -60,28 +62,26 @@ DEFAULT_TEXT_ENCODER = "minilm"
 DEFAULT_IMAGE_ENCODER = "efficientnet-lite0"
 
 
-@dataclass(frozen=True)
-class EncoderEntry:
-    """Where an encoder's factory lives (``"module:function"``), and how to spell its spec."""
-
-    target: str
-    usage: str
-    default_arg: str | None = None
-
-
-REGISTRY: dict[str, EncoderEntry] = {
-    "minilm": EncoderEntry("memory.encoders.sentence:minilm", "minilm"),
-    "st": EncoderEntry("memory.encoders.sentence:sentence_transformer", "st:<path-or-hub-id>"),
-    "nomic": EncoderEntry(
-        "memory.encoders.sentence:nomic",
-        "nomic[:<path-or-hub-id>][@<dims>]",
-        default_arg="nomic-ai/nomic-embed-text-v1.5@512",
-    ),
-    "efficientnet-lite0": EncoderEntry(
-        "memory.encoders.efficientnet:efficientnet_lite0", "efficientnet-lite0"
-    ),
-    "dinov2": EncoderEntry("memory.encoders.dinov2:dinov2", "dinov2:<path-or-hub-id>"),
-}
+ENCODERS = Registry[EncoderFactory]("encoder", group="t2i_judge.encoders")
+"""Encoder factories by name: each takes the text after ``name:`` (or ``None``) and returns an
+:class:`Encoder`. ``usage`` says how to spell the spec, ``default_arg`` fills a bare name.
+A plugin adds one with an entry point in ``t2i_judge.encoders`` (docs/extending.md)."""
+ENCODERS.add_lazy("minilm", "memory.encoders.sentence:minilm", usage="minilm")
+ENCODERS.add_lazy(
+    "st", "memory.encoders.sentence:sentence_transformer", usage="st:<path-or-hub-id>"
+)
+ENCODERS.add_lazy(
+    "nomic",
+    "memory.encoders.sentence:nomic",
+    usage="nomic[:<path-or-hub-id>][@<dims>]",
+    default_arg="nomic-ai/nomic-embed-text-v1.5@512",
+)
+ENCODERS.add_lazy(
+    "efficientnet-lite0",
+    "memory.encoders.efficientnet:efficientnet_lite0",
+    usage="efficientnet-lite0",
+)
+ENCODERS.add_lazy("dinov2", "memory.encoders.dinov2:dinov2", usage="dinov2:<path-or-hub-id>")
 
 _LOADED: dict[str, CachedEncoder] = {}
 _LOCK = threading.Lock()
@@ -89,19 +89,17 @@ _LOCK = threading.Lock()
 
 def available_encoders() -> list[str]:
     """Registered encoder names (the part of a spec before ``:``)."""
-    return sorted(REGISTRY)
+    return ENCODERS.names()
 
 
 def _parse(spec: str) -> tuple[str, str | None]:
     name, sep, arg = spec.strip().partition(":")
     name = name.strip()
-    if name not in REGISTRY:
-        close = difflib.get_close_matches(name, REGISTRY, n=2, cutoff=0.5)
-        hint = f"did you mean {' or '.join(repr(c) for c in close)}? " if close else ""
-        usages = ", ".join(REGISTRY[n].usage for n in available_encoders())
-        raise KeyError(f"unknown encoder {spec.strip()!r}; {hint}available: {usages}")
-    arg = arg.strip() if sep else None
-    return name, arg or REGISTRY[name].default_arg
+    if name not in ENCODERS:
+        usages = [ENCODERS.info(n).get("usage", n) for n in available_encoders()]
+        raise UnknownName("encoder", name, available_encoders(), shown=usages)
+    given = arg.strip() if sep else None
+    return name, given or ENCODERS.info(name).get("default_arg")
 
 
 def get_encoder(spec: str) -> CachedEncoder:
@@ -114,12 +112,11 @@ def get_encoder(spec: str) -> CachedEncoder:
     key = name if arg is None else f"{name}:{arg}"
     with _LOCK:
         if key not in _LOADED:
-            module_name, _, factory_name = REGISTRY[name].target.partition(":")
             try:
-                module = importlib.import_module(module_name)
+                factory = ENCODERS.get(name)
             except ModuleNotFoundError as exc:
                 raise ImportError(
                     f"encoder {name!r} needs the package providing {exc.name!r}; install it"
                 ) from exc
-            _LOADED[key] = CachedEncoder(getattr(module, factory_name)(arg))
+            _LOADED[key] = CachedEncoder(factory(arg))
         return _LOADED[key]

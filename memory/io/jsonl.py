@@ -103,11 +103,11 @@ def _parse(
     text: str | Sequence[str], source: str | os.PathLike[str], objects: bool, torn_tail: bool
 ) -> JsonLines:
     out = JsonLines()
+    lines: Sequence[str]
     if isinstance(text, str):
-        lines = text.split("\n")
-        ends_whole = lines[-1] == ""
-        if ends_whole:
-            lines.pop()
+        split = text.split("\n")
+        ends_whole = split[-1] == ""
+        lines = split[:-1] if ends_whole else split
     else:
         lines, ends_whole = text, True
     for n, line in enumerate(lines, start=1):

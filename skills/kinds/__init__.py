@@ -1,11 +1,14 @@
 """Skill kinds: code that turns a card into an async skill, per backend.
 
 Each kind has an implementation per backend: ``llm`` (a judge model through the gateway)
-and ``local`` (packaged local models and exemplar memories, no network). A kind is a module
-of ``skills/kinds/`` (``llm``) or ``skills/local/`` (``local``) with a function decorated by
-:func:`register_kind`; nothing else lists it. The registry finds those modules by reading
-their source (:mod:`skills.kinds.discovery`), and :func:`build_skill` imports a kind's module
-only when a card of that kind is built, failing helpfully on an unknown kind or backend.
+and ``local`` (packaged local models and exemplar memories, no network). :data:`KINDS` holds
+one registry per backend, of factories ``card -> async skill``: the built-in kinds are lazy
+``"module:factory"`` entries (``skills/kinds/`` for ``llm``, ``skills/local/`` for ``local``),
+so asking which kinds exist never loads a model library; :func:`register_kind` adds one at
+run time, and a plugin adds one with an entry point in ``t2i_judge.skill_kinds`` (``llm``) or
+``t2i_judge.local_skill_kinds`` (``local``; docs/extending.md). :func:`build_skill` imports a
+kind's module only when a card of that kind is built, failing helpfully on an unknown kind
+or backend.
 
 Example:
     >>> sorted(available_kinds())[:4]
@@ -18,21 +21,34 @@ Example:
 
 from __future__ import annotations
 
-import difflib
-import importlib
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
+from registry import Registry, UnknownName
 from skills.card import SkillCard
-from skills.kinds.discovery import discover_kinds
 from skills.types import ModelClient, SkillInput, SkillOutput
 
 SkillFn = Callable[[SkillInput, ModelClient], Awaitable[SkillOutput]]
 Factory = Callable[[SkillCard], SkillFn]
 
-_MODULES: dict[tuple[str, str], str] = {}
-"""Kinds registered with an explicit ``module`` (outside the kind packages)."""
-_FACTORIES: dict[tuple[str, str], Factory] = {}
+KINDS: dict[str, Registry[Factory]] = {
+    "llm": Registry[Factory]("skill kind", group="t2i_judge.skill_kinds"),
+    "local": Registry[Factory]("local skill kind", group="t2i_judge.local_skill_kinds"),
+}
+"""Per backend, the kind factories by kind name."""
+for _kind, _llm, _local in (
+    ("edit-pairwise", "edit_pairwise:edit_pairwise", "edit_pairwise:local_edit_pairwise"),
+    ("edit-rubric", "edit:edit_rubric", "edit:local_edit_rubric"),
+    ("objective-checklist", "objective:objective_checklist", "objective:local_checklist"),
+    ("pairwise-preference", "pairwise:pairwise_preference", "pairwise:local_pairwise"),
+    ("safety", "safety:safety_filter", "safety:local_safety"),
+    ("subjective-rubric", "subjective:subjective_rubric", "subjective:local_subjective"),
+):
+    KINDS["llm"].add_lazy(_kind, f"skills.kinds.{_llm}")
+    KINDS["local"].add_lazy(_kind, f"skills.local.{_local}")
+# the shift metrics run the same code on both backends (model-free, plus a judge model on llm)
+KINDS["llm"].add_lazy("shift-metrics", "skills.kinds.shift:shift_metrics")
+KINDS["local"].add_lazy("shift-metrics", "skills.kinds.shift:local_shift_metrics")
 
 
 @dataclass(frozen=True)
@@ -52,17 +68,12 @@ class Skill:
         return await self.fn(inp, client)
 
 
-def register_kind(
-    name: str, backend: str = "llm", module: str | None = None
-) -> Callable[[Factory], Factory]:
-    """Decorator registering a factory ``card -> async skill`` for ``(name, backend)``.
+def register_kind(name: str, backend: str = "llm") -> Callable[[Factory], Factory]:
+    """Decorator registering a factory ``card -> async skill`` for ``(name, backend)`` at run
+    time (replacing one of that name). A package of its own registers its kinds with entry
+    points instead (docs/extending.md), so they are listed before they are imported.
 
-    In a module of ``skills/kinds/`` or ``skills/local/``, write the names as plain strings:
-    the registry reads them from the source to know the kind before importing it. Elsewhere,
-    pass ``module`` (the decorated function's module) so the kind is listed before its module
-    is imported; in both cases nothing else needs to name the kind.
-
-    Example (``skills/kinds/echo.py``; ``skills/local/echo.py`` with ``backend="local"``)::
+    Example::
 
         @register_kind("echo")
         def echo(card: SkillCard) -> SkillFn:
@@ -70,29 +81,23 @@ def register_kind(
                 return SkillOutput()
             return run
     """
-
-    def deco(factory: Factory) -> Factory:
-        _FACTORIES[(name, backend)] = factory
-        if module:
-            _MODULES[(name, backend)] = module
-        return factory
-
-    return deco
+    return _backend(backend).register(name, replace=True)
 
 
-def _modules() -> dict[tuple[str, str], str]:
-    """``(kind, backend) -> module``: the discovered kinds and the explicitly placed ones."""
-    return {**discover_kinds(), **_MODULES}
+def _backend(backend: str) -> Registry[Factory]:
+    if backend not in KINDS:
+        raise UnknownName("backend", backend, available_backends())
+    return KINDS[backend]
 
 
 def available_kinds() -> list[str]:
-    """Every kind name the registry knows (imported or not)."""
-    return sorted({k for k, _ in (*_modules(), *_FACTORIES)})
+    """Every kind name the registry knows (imported or not), on any backend."""
+    return sorted({k for reg in KINDS.values() for k in reg})
 
 
 def available_backends() -> list[str]:
     """Every backend some kind is implemented for."""
-    return sorted({b for _, b in (*_modules(), *_FACTORIES)})
+    return sorted(KINDS)
 
 
 def build_skill(card: SkillCard, backend: str = "llm") -> Skill:
@@ -105,21 +110,14 @@ def build_skill(card: SkillCard, backend: str = "llm") -> Skill:
         >>> skill.tag, skill.card.kind, skill.backend
         ('visual_quality@1.0.0', 'edit-rubric', 'local')
     """
-    key = (card.kind, backend)
-    modules = _modules()
-    if key not in _FACTORIES and key in modules:
-        importlib.import_module(modules[key])
-    factory = _FACTORIES.get(key)
-    if factory is None:
+    kinds = _backend(backend)
+    if card.kind not in kinds:
         if card.kind not in available_kinds():
-            close = difflib.get_close_matches(card.kind, available_kinds(), n=1)
-            hint = f"; did you mean {close[0]!r}" if close else ""
-            raise KeyError(
-                f"card {card.name!r} has unknown kind {card.kind!r}{hint}; "
-                f"available: {available_kinds()}"
+            raise UnknownName(
+                "kind", card.kind, available_kinds(), context=f"card {card.name!r} has "
             )
         raise KeyError(
             f"kind {card.kind!r} has no {backend!r} implementation; "
-            f"backends: {available_backends()}"
+            f"backends: {[b for b in available_backends() if card.kind in KINDS[b]]}"
         )
-    return Skill(card=card, fn=factory(card), backend=backend)
+    return Skill(card=card, fn=kinds.get(card.kind)(card), backend=backend)

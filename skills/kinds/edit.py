@@ -8,7 +8,7 @@ so cached answers are not reused across samples) and averages.
 from __future__ import annotations
 
 from skills.card import SkillCard
-from skills.kinds import SkillFn, register_kind
+from skills.kinds import SkillFn
 from skills.kinds.subjective import rubric_text
 from skills.rendering import data_block, image_part, messages, render_template, text_part
 from skills.schemas import EditAnswer
@@ -39,7 +39,6 @@ def edit_parts(inp: SkillInput, edits: tuple[tuple[str, str], ...] = EDITED) -> 
     return parts
 
 
-@register_kind("edit-rubric")
 def edit_rubric(card: SkillCard) -> SkillFn:
     """Build the async skill of an edit criterion card (one dimension per card)."""
     if len(card.dimensions) != 1:
@@ -62,7 +61,7 @@ def edit_rubric(card: SkillCard) -> SkillFn:
             why = f"model call failed: {exc}"
             return SkillOutput(scores={dim.name: ScoreValue.unscored(Cause.FAILED, why)})
         return SkillOutput(
-            scores={dim.name: ScoreValue(score=answer.score, rationale=answer.reasoning)}  # type: ignore[attr-defined]
+            scores={dim.name: ScoreValue(score=answer.score, rationale=answer.reasoning)}
         )
 
     return run

@@ -10,7 +10,7 @@ after the edit criterion it asks about (:func:`criterion_of`).
 from __future__ import annotations
 
 from skills.card import SkillCard
-from skills.kinds import SkillFn, register_kind
+from skills.kinds import SkillFn
 from skills.kinds.edit import edit_parts
 from skills.kinds.pairwise import ask_choice
 from skills.types import Cause, ChoiceValue, ModelClient, SkillInput, SkillOutput
@@ -42,7 +42,6 @@ def missing_roles(inp: SkillInput) -> ChoiceValue | None:
     return ChoiceValue.unscored(Cause.FAILED, "an edit comparison needs the source and two edits")
 
 
-@register_kind("edit-pairwise")
 def edit_pairwise(card: SkillCard) -> SkillFn:
     """Build the async skill of an edit-pairwise card."""
     if not card.name.startswith(PREFIX) or not card.question.strip():

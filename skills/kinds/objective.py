@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 
 from skills.card import SkillCard
-from skills.kinds import SkillFn, register_kind
+from skills.kinds import SkillFn
 from skills.kinds.common import prompt_part, task_parts
 from skills.rendering import data_block, image_part, messages, render_template, text_part
 from skills.schemas import CheckAnswer, batch_check_schema
@@ -24,7 +24,6 @@ def _unscored(inp: SkillInput, reason: str, cause: Cause = Cause.FAILED) -> Skil
     return SkillOutput(verdicts={c.id: VerdictValue.unscored(cause, reason) for c in inp.checks})
 
 
-@register_kind("objective-checklist")
 def objective_checklist(card: SkillCard) -> SkillFn:
     """Build the async checklist skill for one modality."""
     single_system = render_template(card.template)

@@ -7,7 +7,7 @@ It never sees model names, only FIRST and SECOND.
 from __future__ import annotations
 
 from skills.card import SkillCard
-from skills.kinds import SkillFn, register_kind
+from skills.kinds import SkillFn
 from skills.kinds.common import prompt_part
 from skills.rendering import data_block, image_part, messages, render_template, text_part
 from skills.schemas import pairwise_schema
@@ -63,7 +63,6 @@ async def ask_choice(
     )
 
 
-@register_kind("pairwise-preference")
 def pairwise_preference(card: SkillCard) -> SkillFn:
     """Build the async pairwise skill of a criterion card."""
 

@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 from skills.card import SkillCard
-from skills.kinds import SkillFn, register_kind
+from skills.kinds import SkillFn
 from skills.kinds.common import bullet_list, prompt_part, task_parts
 from skills.rendering import image_part, messages, render_template, text_part
 from skills.schemas import safety_schema
 from skills.types import ModelCallError, ModelClient, SafetyValue, SkillInput, SkillOutput
 
 
-@register_kind("safety")
 def safety_filter(card: SkillCard) -> SkillFn:
     """Build the async safety filter for one modality."""
     schema = safety_schema(card.safety_categories)

@@ -12,7 +12,7 @@ import asyncio
 from typing import Any
 
 from skills.card import SkillCard
-from skills.kinds import SkillFn, register_kind
+from skills.kinds import SkillFn
 from skills.rendering import data_block, messages, render_template, text_part
 from skills.schemas import ApplicabilityAnswer
 from skills.types import ModelCallError, ModelClient, SkillInput, SkillOutput
@@ -40,10 +40,10 @@ async def _decide(card: SkillCard, inp: SkillInput, client: ModelClient) -> dict
     parts = [text_part(data_block("EDIT INSTRUCTION", inp.prompt))]
     parts.append(text_part("Decide which measurements apply."))
     answer = await client.structured(messages(system, parts), ApplicabilityAnswer, tag=card.tag)
-    why = f"the judge model decided it does not apply: {answer.reasoning}"[:300]  # type: ignore[attr-defined]
+    why = f"the judge model decided it does not apply: {answer.reasoning}"[:300]
     decided = {m: (bool(getattr(answer, m)), None if getattr(answer, m) else why) for m in METRICS}
-    text = answer.requested_text.strip()  # type: ignore[attr-defined]
-    return {"applicability": decided, "text": [text] if answer.text_rendering and text else None}  # type: ignore[attr-defined]
+    text = answer.requested_text.strip()
+    return {"applicability": decided, "text": [text] if answer.text_rendering and text else None}
 
 
 def _build(card: SkillCard, ask_model: bool) -> SkillFn:
@@ -66,13 +66,11 @@ def _build(card: SkillCard, ask_model: bool) -> SkillFn:
     return run
 
 
-@register_kind("shift-metrics")
 def shift_metrics(card: SkillCard) -> SkillFn:
     """Metrics whose applicability the judge model decides."""
     return _build(card, ask_model=True)
 
 
-@register_kind("shift-metrics", backend="local")
 def local_shift_metrics(card: SkillCard) -> SkillFn:
     """Metrics whose applicability rules on the instruction decide (no model)."""
     return _build(card, ask_model=False)

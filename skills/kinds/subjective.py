@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from skills.card import Dimension, SkillCard
-from skills.kinds import SkillFn, register_kind
+from skills.kinds import SkillFn
 from skills.kinds.common import bullet_list, exemplar_parts, prompt_part, task_parts
 from skills.rendering import image_part, messages, render_template, text_part
 from skills.schemas import subjective_schema
@@ -25,7 +25,6 @@ def _unscored(card: SkillCard, reason: str, cause: Cause = Cause.FAILED) -> Skil
     return SkillOutput(scores={d: ScoreValue.unscored(cause, reason) for d in card.dimension_names})
 
 
-@register_kind("subjective-rubric")
 def subjective_rubric(card: SkillCard) -> SkillFn:
     """Build the async skill for a subjective card."""
     schema = subjective_schema(card.dimension_names)

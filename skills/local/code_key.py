@@ -46,12 +46,13 @@ def _imports(tree: ast.Module, prefix: str) -> set[str]:
 
 
 def _without_docstrings(tree: ast.Module) -> ast.Module:
-    kinds = ast.Module | ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef
     for node in ast.walk(tree):
-        body = node.body if isinstance(node, kinds) else None
+        if not isinstance(node, ast.Module | ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef):
+            continue
+        body = node.body
         first = body[0].value if body and isinstance(body[0], ast.Expr) else None
         if isinstance(first, ast.Constant) and isinstance(first.value, str):
-            node.body = body[1:] or [ast.Pass()]  # type: ignore[index, union-attr]
+            node.body = body[1:] or [ast.Pass()]
     return tree
 
 

@@ -12,7 +12,7 @@ import asyncio
 from typing import Any
 
 from skills.card import SkillCard
-from skills.kinds import SkillFn, register_kind
+from skills.kinds import SkillFn
 from skills.local import NEEDS_VLM
 from skills.local.common import payload_image
 from skills.types import Cause, ModelClient, ScoreValue, SkillInput, SkillOutput
@@ -55,7 +55,6 @@ def estimate_value(name: str, inp: SkillInput) -> ScoreValue:
     )
 
 
-@register_kind("edit-rubric", backend="local")
 def local_edit_rubric(card: SkillCard) -> SkillFn:
     """Build the local estimator of an edit criterion."""
     name = card.dimension_names[0]

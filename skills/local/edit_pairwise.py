@@ -9,7 +9,7 @@ import asyncio
 import dataclasses
 
 from skills.card import SkillCard
-from skills.kinds import SkillFn, register_kind
+from skills.kinds import SkillFn
 from skills.kinds.edit_pairwise import criterion_of, missing_roles
 from skills.local.edit import estimate_value
 from skills.types import ChoiceValue, ModelClient, SkillInput, SkillOutput
@@ -30,7 +30,6 @@ def compare_estimates(name: str, inp: SkillInput) -> ChoiceValue:
     return ChoiceValue(choice=choice, rationale=why)
 
 
-@register_kind("edit-pairwise", backend="local")
 def local_edit_pairwise(card: SkillCard) -> SkillFn:
     """Build the local comparison of two edits on a criterion."""
     name = criterion_of(card)

@@ -18,7 +18,7 @@ from __future__ import annotations
 import asyncio
 
 from skills.card import SkillCard
-from skills.kinds import SkillFn, register_kind
+from skills.kinds import SkillFn
 from skills.local import NEEDS_VLM
 from skills.local.common import unscored_verdicts
 from skills.local.image_checks import strategies
@@ -49,7 +49,6 @@ def _prompt_verdict(check: CheckSpec, prompt: str) -> VerdictValue:
     return VerdictValue(verdict=verdict, rationale=why)
 
 
-@register_kind("objective-checklist", backend="local")
 def local_checklist(card: SkillCard) -> SkillFn:
     """Build the local checklist skill for one modality."""
 

@@ -4,12 +4,11 @@ against a question, so every criterion is unscored with that cause (``no_model``
 from __future__ import annotations
 
 from skills.card import SkillCard
-from skills.kinds import SkillFn, register_kind
+from skills.kinds import SkillFn
 from skills.local import NEEDS_VLM
 from skills.types import Cause, ChoiceValue, ModelClient, SkillInput, SkillOutput
 
 
-@register_kind("pairwise-preference", backend="local")
 def local_pairwise(card: SkillCard) -> SkillFn:
     """Build the local (always unscored) pairwise skill."""
     reason = f"pairwise judging {NEEDS_VLM}"

@@ -20,7 +20,7 @@ import asyncio
 import warnings
 
 from skills.card import SkillCard
-from skills.kinds import SkillFn, register_kind
+from skills.kinds import SkillFn
 from skills.local.common import payload_image, shared_model
 from skills.settings import SkillSettings
 from skills.types import ModelClient, SafetyValue, SkillInput, SkillOutput
@@ -63,7 +63,6 @@ def _profanity(inp: SkillInput) -> SafetyValue:
     return screen(max(probs), limit, "harassment", "profanity probability")
 
 
-@register_kind("safety", backend="local")
 def local_safety(card: SkillCard) -> SkillFn:
     """Build the local screen for one modality."""
 

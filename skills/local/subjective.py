@@ -10,7 +10,7 @@ import asyncio
 
 from memory.encoders import DEFAULT_TEXT_ENCODER, get_encoder
 from skills.card import SkillCard
-from skills.kinds import SkillFn, register_kind
+from skills.kinds import SkillFn
 from skills.local import NEEDS_VLM
 from skills.local.common import unscored_scores
 from skills.local.predictor import memory_model
@@ -62,7 +62,6 @@ def _estimate(mc: MemoryContext, dims: list[str], prompt: str) -> SkillOutput:
     return out
 
 
-@register_kind("subjective-rubric", backend="local")
 def local_subjective(card: SkillCard) -> SkillFn:
     """Build the local estimator for a subjective card."""
     dims = card.dimension_names

@@ -4,8 +4,9 @@
 self-similarity), ``face_identity`` (dlib descriptors, best cosine) and ``text_rendering``
 (OCR character accuracy), each with rule-based applicability from the instruction, plus
 heuristic local estimates of image consistency and visual quality
-(:mod:`skills.metrics.estimates`). A new metric is one module registering a
-:class:`~skills.metrics.registry.Metric` subclass, imported below.
+(:mod:`skills.metrics.estimates`). A new metric is one module with a
+:class:`~skills.metrics.registry.Metric` subclass, registered in
+:data:`~skills.metrics.registry.METRICS` (a plugin: an entry point in ``t2i_judge.metrics``).
 
 Example::
 
@@ -16,22 +17,25 @@ Example::
 
 from __future__ import annotations
 
-from skills.metrics import color_shift, face_identity, structure_distance, text_rendering
 from skills.metrics.compute import compute_all
-from skills.metrics.registry import Metric, MetricOptions, get_metric, metric_names, register
+from skills.metrics.registry import (
+    METRICS,
+    Metric,
+    MetricOptions,
+    get_metric,
+    metric_names,
+    register,
+)
 from skills.metrics.types import ImagePair, MetricValue
 
 __all__ = [
+    "METRICS",
     "ImagePair",
     "Metric",
     "MetricOptions",
     "MetricValue",
-    "color_shift",
     "compute_all",
-    "face_identity",
     "get_metric",
     "metric_names",
     "register",
-    "structure_distance",
-    "text_rendering",
 ]

@@ -31,7 +31,7 @@ import numpy as np
 from PIL import Image
 
 from skills.metrics.cache import memo
-from skills.metrics.registry import Metric, MetricOptions, register
+from skills.metrics.registry import Metric, MetricOptions
 from skills.metrics.types import ImagePair, MetricValue
 
 WORK = 128
@@ -101,7 +101,6 @@ def lab_distance(a: Image.Image, b: Image.Image) -> float:
     return sliced_w1(lab_pixels(a), lab_pixels(b), _DIRS, _SCALE_3D)
 
 
-@register
 class ColorShift(Metric):
     """Sliced Wasserstein distance of CIELAB pixel distributions (ΔE units)."""
 

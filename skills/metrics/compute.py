@@ -23,6 +23,7 @@ from typing import Any
 
 from PIL import Image
 
+from skills.extras import from_missing_module
 from skills.metrics.inputs import MAX_SIDE, prepare_pair
 from skills.metrics.registry import MetricOptions, get_metric, metric_names
 from skills.metrics.types import MetricValue
@@ -88,8 +89,11 @@ def compute_all(
         try:
             value = metric.compute(pair, options, facts)
         except Exception as exc:  # one metric failing must not lose the others
-            log.warning("metric %s failed: %s", metric.name, exc)
-            value = MetricValue.failed(f"failed: {type(exc).__name__}: {exc}")
+            if missing := from_missing_module(exc, f"the {metric.name} metric", "local"):
+                value = MetricValue.failed(str(missing))  # the core install: say what to add
+            else:
+                log.warning("metric %s failed: %s", metric.name, exc)
+                value = MetricValue.failed(f"failed: {type(exc).__name__}: {exc}")
         extra: dict[str, Any] = {
             "applicability_by": by,
             "seconds": round(time.perf_counter() - start, 4),

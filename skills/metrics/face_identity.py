@@ -31,7 +31,7 @@ import numpy as np
 from skills.metrics.cache import memo
 from skills.metrics.face_pairs import pair_faces
 from skills.metrics.faces import DLIB_SAME_PERSON, find_faces
-from skills.metrics.registry import Metric, MetricOptions, register
+from skills.metrics.registry import Metric, MetricOptions
 from skills.metrics.types import ImagePair, MetricValue
 
 
@@ -40,7 +40,6 @@ def cosine(a: np.ndarray, b: np.ndarray) -> float:
     return float(a @ b / (np.linalg.norm(a) * np.linalg.norm(b) + 1e-12))
 
 
-@register
 class FaceIdentity(Metric):
     """Best source–edit face pair by cosine of identity descriptors; faces paired one to one."""
 

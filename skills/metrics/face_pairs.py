@@ -20,7 +20,6 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from scipy.optimize import linear_sum_assignment
 
 from skills.metrics.faces import SAME_PERSON_COSINE, Face
 
@@ -32,6 +31,8 @@ def _count(n: int, word: str) -> str:
 def pair_faces(source: list[Face], edited: list[Face], sims: np.ndarray) -> dict[str, Any]:
     """Pairs, unmatched faces, lowest pair and a summary; ``sims[i, j]`` is the cosine of
     source face ``i`` and edited face ``j``."""
+    from scipy.optimize import linear_sum_assignment  # the [local] extra
+
     rows, cols = linear_sum_assignment(-sims)
     pairs = [
         {

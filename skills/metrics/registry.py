@@ -1,5 +1,10 @@
 """The metric registry: a new shift metric is one module with one registered class.
 
+:data:`METRICS` holds the classes by name: the built-ins as lazy ``"module:Class"`` entries
+(imported when a metric is first asked for), a class decorated with :func:`register` at run
+time, and a plugin's through an entry point in ``t2i_judge.metrics`` naming its class
+(docs/extending.md).
+
 A metric has a ``name`` (the key in results), a ``direction`` (what a larger value means),
 rule-based :meth:`Metric.applicability` from the instruction text and :meth:`Metric.compute`
 on a prepared :class:`~skills.metrics.types.ImagePair`.
@@ -15,6 +20,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, ClassVar, TypeVar
 
+from registry import Registry
 from skills.metrics.applicability import rule_applies
 from skills.metrics.types import ImagePair, MetricValue
 
@@ -56,27 +62,36 @@ class Metric:
         raise NotImplementedError
 
 
-_REGISTRY: dict[str, Metric] = {}
+METRICS = Registry[type[Metric]]("metric", group="t2i_judge.metrics")
+for _name, _target in {
+    "color_shift": "skills.metrics.color_shift:ColorShift",
+    "structure_distance": "skills.metrics.structure_distance:StructureDistance",
+    "face_identity": "skills.metrics.face_identity:FaceIdentity",
+    "text_rendering": "skills.metrics.text_rendering:TextRendering",
+}.items():
+    METRICS.add_lazy(_name, _target)
+_INSTANCES: dict[str, Metric] = {}
 M = TypeVar("M", bound=type[Metric])
 
 
 def register(cls: M) -> M:
     """Class decorator: add a metric to the registry (one instance per process)."""
-    if cls.name in _REGISTRY:
+    if cls.name in METRICS:
         raise ValueError(f"metric {cls.name!r} is registered twice")
-    _REGISTRY[cls.name] = cls()
+    METRICS.add(cls.name, cls)
     return cls
 
 
 def get_metric(name: str) -> Metric:
-    """The registered metric called ``name``."""
-    try:
-        return _REGISTRY[name]
-    except KeyError:
-        raise KeyError(f"unknown metric {name!r}; known: {', '.join(_REGISTRY)}") from None
+    """The registered metric called ``name`` (one instance per process); an unknown name is
+    a :class:`registry.UnknownName` with the closest names."""
+    cls = METRICS.get(name)
+    if not isinstance(_INSTANCES.get(name), cls):
+        _INSTANCES[name] = cls()
+    return _INSTANCES[name]
 
 
 def metric_names() -> list[str]:
     """Registered metric names by ``order``, then registration order."""
-    ranked = sorted(enumerate(_REGISTRY.values()), key=lambda im: (im[1].order, im[0]))
-    return [m.name for _, m in ranked]
+    ranked = sorted(enumerate(METRICS.items()), key=lambda ic: (ic[1][1].order, ic[0]))
+    return [name for _, (name, _) in ranked]

@@ -26,7 +26,7 @@ from typing import Any
 
 import numpy as np
 
-from skills.metrics.registry import Metric, MetricOptions, register
+from skills.metrics.registry import Metric, MetricOptions
 from skills.metrics.structure_features import encoder_id, patch_features
 from skills.metrics.types import ImagePair, MetricValue
 
@@ -44,7 +44,6 @@ def gram_distance(a: np.ndarray, b: np.ndarray) -> float:
     return float(np.sqrt(np.mean(diff**2)))
 
 
-@register
 class StructureDistance(Metric):
     """Distance between self-similarity matrices of deep patch features."""
 

@@ -32,7 +32,7 @@ from PIL import Image
 from skills.local.common import shared_model
 from skills.local.ocr import reading_order
 from skills.metrics.applicability import requested_text
-from skills.metrics.registry import Metric, MetricOptions, register
+from skills.metrics.registry import Metric, MetricOptions
 from skills.metrics.types import ImagePair, MetricValue
 
 OCR_SIDE = 960
@@ -113,7 +113,6 @@ def ocr_lines(image: Image.Image) -> list[str]:
     return [str(text) for _, text, _ in reading_order(result or [])]
 
 
-@register
 class TextRendering(Metric):
     """OCR character accuracy of the quoted text the instruction asks for."""
 

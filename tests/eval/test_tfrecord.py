@@ -4,9 +4,11 @@ truncated and corrupted files."""
 
 from __future__ import annotations
 
+import json
 import struct
 from pathlib import Path
 
+import google_crc32c
 import pytest
 
 from eval.datasets.public.tfrecord import (
@@ -22,8 +24,17 @@ from tests.eval.public_sets.tf_example import crc32c_slow, example_bytes, frame,
 def test_crc32c_check_values() -> None:
     assert crc32c(b"123456789") == 0xE3069283  # the CRC-32C catalogue's check value
     assert crc32c(b"") == 0
+    assert crc32c(b"\x00" * 32) == 0x8A9136AA  # RFC 3720 B.4 test vectors
+    assert crc32c(b"\xff" * 32) == 0x62A8AB43
+    assert crc32c(bytes(range(32))) == 0x46DD794E
     blob = bytes(range(256)) * 3
     assert crc32c(blob) == crc32c_slow(blob)
+
+
+def test_the_crc_is_the_compiled_one() -> None:
+    # google-crc32c falls back to pure Python (with a warning) when its extension is missing;
+    # the reader would then crawl at a few MB/s again (python -m benchmarks.tfrecord)
+    assert google_crc32c.implementation == "c"
 
 
 def test_examples_serialized_by_protobuf_read_back(tmp_path: Path) -> None:
@@ -88,3 +99,14 @@ def test_a_record_that_is_not_an_example(tmp_path: Path) -> None:
     path.write_bytes(frame(b"\x0a\x05\x0a\x03"))  # a length running past its message
     with pytest.raises(TFRecordError, match=r"record 0: not a tf.train.Example \(field 1 runs"):
         list(read_examples(path))
+
+
+def test_the_reader_benchmark_runs_with_its_flags(capsys) -> None:
+    from benchmarks import tfrecord as bench
+
+    argv = ["--records", "3", "--map-kb", "2", "--repeats", "1", "--python-crc", "--json"]
+    assert bench.main(argv) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["records"] == 3 and out["crc"]["speedup"] > 1
+    assert bench.main(["--records", "2", "--map-kb", "1", "--repeats", "1"]) == 0
+    assert "read_examples():" in capsys.readouterr().out

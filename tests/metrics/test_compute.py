@@ -105,7 +105,7 @@ def test_new_metric_is_one_registered_class_and_failures_are_contained(
         assert out["broken_for_test"].reason == "failed: RuntimeError: boom"
         assert out["color_shift"].value == 0.0  # the others still run
     finally:
-        metric_registry._REGISTRY.pop("broken_for_test", None)
+        metric_registry.METRICS.remove("broken_for_test")
 
 
 def test_concurrent_calls_agree_and_source_work_is_cached(astronaut: Image.Image) -> None:

@@ -136,6 +136,9 @@ def test_probe_bench_reports_calls_per_stage(capsys) -> None:
         (["--topic", "t"], "--backend is required"),
         (["--backend", "builtin/renderer"], "--topic is required"),
         (["--topic", "t", "--backend", "builtin/renderer", "--depth", "0"], "--depth"),
+        (["--topic", "t", "--backend", "builtin/renderer", "--bug-threshold", "0"],
+         "--bug-threshold: Input should be greater than 0"),
+        (["--topic", "t", "--backend", "x" * 129], "--backend: String should have at most 128"),
     ],
 )
 def test_bad_options_exit_2(env, tmp_path: Path, capsys, args, message) -> None:
@@ -311,3 +314,48 @@ def test_unknown_criterion_exits_2_listing_the_known_ones(env, tmp_path: Path, c
     assert probe(env, tmp_path / "run", *args) == 2
     err = capsys.readouterr().err
     assert "unknown criterion 'vibes'" in err and "alignment_defects (" in err
+
+
+def _probe_run_parser():
+    import argparse
+
+    from eval.probing.cli import register
+
+    verbs = argparse.ArgumentParser(prog="judge").add_subparsers()
+    register(verbs)
+    return verbs.choices["probe"]._subparsers._group_actions[0].choices["run"]  # type: ignore[union-attr]
+
+
+def test_every_probe_option_is_a_flag_with_the_model_s_default_and_documented() -> None:
+    """The options of ``judge probe run`` are generated from ``ProbeParams``: every field is a
+    flag of the same name, its --help states the model's default, and every flag of the verb is
+    in docs/probing.md."""
+    from eval.probing.params import ProbeParams
+
+    run = _probe_run_parser()
+    by_dest = {a.dest: a for a in run._actions}
+    fields = ProbeParams.model_fields
+    assert set(fields) <= set(by_dest), set(fields) - set(by_dest)
+    for name, field in fields.items():
+        action = by_dest[name]
+        assert action.default is None  # only what is given is passed (and checked on resume)
+        if field.annotation is not bool and not field.is_required() and field.default is not None:
+            assert f"default {field.default}" in action.help, (name, action.help)
+    assert by_dest["localise"].option_strings == ["--no-localise"]
+    assert by_dest["baseline"].option_strings == ["--baseline"]
+    assert by_dest["strategy"].choices == ["bfs", "dfs"]
+    doc = (REPO / "docs" / "probing.md").read_text(encoding="utf-8")
+    flags = {o for a in run._actions for o in a.option_strings if o.startswith("--")}
+    missing = {f for f in flags - {"--help"} if f not in doc}
+    assert not missing, f"flags of judge probe run not in docs/probing.md: {sorted(missing)}"
+
+
+def test_stored_options_clash_with_a_different_flag(env, tmp_path: Path, capsys) -> None:
+    out = tmp_path / "run"
+    out.mkdir()
+    stored = {"topic": "t", "backend": "builtin/renderer", "depth": 2, "localise": False}
+    (out / "probe.json").write_text(json.dumps({"params": stored}), encoding="utf-8")
+    assert probe(env, out, "--depth", "3") == 2
+    assert "depth (2 stored, 3 given)" in capsys.readouterr().err
+    assert probe(env, out, "--no-localise", "--depth", "2", "--depth", "3") == 2
+    assert "depth (2 stored, 3 given)" in capsys.readouterr().err

@@ -6,10 +6,11 @@ A TFRecord file is a sequence of records, each::
     data (length bytes)           | uint32 masked CRC32C of the data
 
 where a masked CRC is ``((crc >> 15 | crc << 17) + 0xa282ead8) mod 2**32`` over CRC32C
-(Castagnoli). Each data block here is a ``tf.train.Example`` protobuf: ``features`` (field
-1) holding a map (field 1, entries of ``key`` = 1 and ``value`` = 2) from a name to a
-``Feature``, one of ``bytes_list`` (1), ``float_list`` (2) or ``int64_list`` (3), each a
-repeated ``value`` (field 1; floats and int64s packed or not).
+(Castagnoli), computed by the ``google-crc32c`` package's C library (``python -m
+benchmarks.tfrecord`` measures the reader). Each data block here is a ``tf.train.Example``
+protobuf: ``features`` (field 1) holding a map (field 1, entries of ``key`` = 1 and ``value``
+= 2) from a name to a ``Feature``, one of ``bytes_list`` (1), ``float_list`` (2) or
+``int64_list`` (3), each a repeated ``value`` (field 1; floats and int64s packed or not).
 
 :func:`read_examples` yields each record as ``{name: [values]}`` (bytes, floats or ints); a
 truncated file, a CRC that does not match or a record that is not an Example raises
@@ -30,20 +31,9 @@ import struct
 from collections.abc import Iterator
 from pathlib import Path
 
+import google_crc32c
+
 MASK_DELTA = 0xA282EAD8
-
-
-def _table() -> list[int]:
-    out = []
-    for n in range(256):
-        c = n
-        for _ in range(8):
-            c = (c >> 1) ^ 0x82F63B78 if c & 1 else c >> 1
-        out.append(c)
-    return out
-
-
-TABLE = _table()
 
 
 class TFRecordError(ValueError):
@@ -51,12 +41,9 @@ class TFRecordError(ValueError):
 
 
 def crc32c(data: bytes) -> int:
-    """CRC32C (Castagnoli) of ``data``."""
-    crc = 0xFFFFFFFF
-    table = TABLE
-    for b in data:
-        crc = table[(crc ^ b) & 0xFF] ^ (crc >> 8)
-    return crc ^ 0xFFFFFFFF
+    """CRC32C (Castagnoli) of ``data``, computed by ``google-crc32c``'s C library (hardware
+    CRC instructions where the CPU has them)."""
+    return google_crc32c.value(data)
 
 
 def masked_crc(data: bytes) -> int:

@@ -6,6 +6,7 @@ import logging
 from collections.abc import Awaitable, Callable
 
 from skills.card import SkillCard
+from skills.extras import MissingExtra
 from skills.kinds import Skill
 from skills.types import (
     Cause,
@@ -49,10 +50,13 @@ async def guarded(skill: Skill, inp: SkillInput, client: ModelClient) -> SkillOu
     """Call ``skill``; an unexpected exception becomes unscored values with the reason."""
     try:
         return await skill(inp, client)
+    except MissingExtra as exc:  # not a bug: the install lacks a part (one line says which)
+        log.warning("skill %s: %s", skill.tag, exc)
+        reason = f"{skill.tag}: {exc}"[:300]
     except Exception as exc:  # a skill bug must not take the whole submission down
         log.exception("skill %s failed", skill.tag)
         reason = f"internal error in {skill.tag}: {type(exc).__name__}: {exc}"[:300]
-        return unscored_output(skill.card, tuple(c.id for c in inp.checks), Cause.FAILED, reason)
+    return unscored_output(skill.card, tuple(c.id for c in inp.checks), Cause.FAILED, reason)
 
 
 async def guarded_input(
@@ -62,6 +66,10 @@ async def guarded_input(
     an unreadable exemplar — becomes the item's unscored output instead of an exception."""
     try:
         return await build()
+    except MissingExtra as exc:  # a memory on the core install: one line, no traceback
+        log.warning("input for %s: %s", skill.tag, exc)
+        reason = f"exemplar memory unavailable for {skill.tag}: {exc}"[:300]
+        return unscored_output(skill.card, check_ids, Cause.NO_MEMORY, reason)
     except Exception as exc:
         from memory.exemplar import ExemplarError
 

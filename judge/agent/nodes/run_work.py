@@ -16,12 +16,12 @@ from langgraph.runtime import Runtime
 from judge.agent.context import RunContext
 from judge.agent.nodes.guard import guarded, guarded_input
 from judge.agent.panel import combine
-from judge.agent.state import JudgeState
+from judge.agent.state import JudgeState, WorkTask
 from judge.agent.work import WorkItem, WorkOutcome
 from skills.types import SkillOutput
 
 
-async def run_work(task: dict, runtime: Runtime[RunContext]) -> JudgeState:
+async def run_work(task: WorkTask, runtime: Runtime[RunContext]) -> JudgeState:
     """Run the task's items; their outcomes land in the reducer-annotated ``outcomes`` key."""
     ctx = runtime.context
     slots = asyncio.Semaphore(ctx.settings.graph_concurrency)

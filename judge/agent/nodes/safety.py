@@ -21,7 +21,7 @@ from judge.agent.work import SafetyOutcome
 from skills.types import SafetyValue
 
 
-async def safety(state: dict, runtime: Runtime[RunContext]) -> JudgeState:
+async def safety(state: JudgeState, runtime: Runtime[RunContext]) -> JudgeState:
     """Screen every safety target of the request."""
     ctx = runtime.context
     targets = ctx.mode.safety_targets(ctx)

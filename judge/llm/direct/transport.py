@@ -20,14 +20,15 @@ Example::
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncGenerator, Mapping
 
 import aiohttp
 import httpx
 from litellm.llms.custom_httpx.aiohttp_transport import AIOHTTP_EXC_MAP
 
+_Held = tuple[aiohttp.ClientSession, AsyncGenerator[None, None]]
 #: each running loop's session, and the parked generator that closes it with the loop
-_SESSIONS: dict[asyncio.AbstractEventLoop, tuple[aiohttp.ClientSession, AsyncIterator[None]]] = {}
+_SESSIONS: dict[asyncio.AbstractEventLoop, _Held] = {}
 #: the failures litellm's HTTP handler tries once more on a new connection
 _RESENT = (httpx.RemoteProtocolError, httpx.ConnectError)
 
@@ -42,7 +43,9 @@ class TransportFailure(Exception):
         self.error = error
 
 
-async def _closing(loop: asyncio.AbstractEventLoop, session: aiohttp.ClientSession):
+async def _closing(
+    loop: asyncio.AbstractEventLoop, session: aiohttp.ClientSession
+) -> AsyncGenerator[None, None]:
     try:
         yield
     finally:

@@ -18,6 +18,7 @@ from typing import TypeVar
 from judge.agent.context import RunContext
 from judge.agent.work import SafetyOutcome, WorkOutcome
 from judge.confidence.attach import item_fields, position_mapper
+from judge.domain.result import cause_value
 from judge.modes.compare.result import ComparisonResult, CriterionResult, OrderAnswer
 from judge.modes.score.aggregate import run_record, safety_report
 from skills.types import Cause, ChoiceValue
@@ -69,11 +70,11 @@ def _verdict(name: str, outcomes: list[WorkOutcome], skill: str) -> CriterionRes
     if failed is not None or len(orders) != 2:
         why = failed.reason if failed else "an order is missing"
         cause = failed.cause if failed and failed.cause else Cause.FAILED
-        return CriterionResult(orders=orders, reason=why, cause=cause, skill=skill)
+        return CriterionResult(orders=orders, reason=why, cause=cause_value(cause), skill=skill)
     one, two = orders[0].choice, orders[1].choice
     if one == two:
         return CriterionResult(
-            winner=one,  # type: ignore[arg-type]
+            winner=one,
             position_consistent=True,
             orders=orders,
             rationale=orders[0].rationale,

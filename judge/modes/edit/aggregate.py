@@ -18,7 +18,7 @@ from __future__ import annotations
 from judge.agent.context import RunContext
 from judge.agent.work import SafetyOutcome, WorkOutcome
 from judge.confidence.attach import item_fields
-from judge.domain.result import DimensionScore, SafetyVerdict, Selection
+from judge.domain.result import DimensionScore, SafetyVerdict, Selection, cause_value
 from judge.modes.edit.cards import CRITERION_KIND, METRICS_CARD
 from judge.modes.edit.result import EditImageResult, EditResult, MetricResult, Success
 from judge.modes.score.aggregate import run_record, safety_report
@@ -42,19 +42,20 @@ def _criterion(ctx: RunContext, name: str, outs: list[WorkOutcome], skill: str) 
     for o in sorted(outs, key=lambda o: int(o.item.tag_map.get("sample", "0"))):
         values.append(o.output.scores.get(name) or ScoreValue.unscored(Cause.FAILED, "no answer"))
     got = [v for v in values if v.score is not None]
+    scores = [float(v.score) for v in values if v.score is not None]
     if not got:
         first = values[0] if values else ScoreValue.unscored(Cause.FAILED, "not run")
-        return DimensionScore(reason=first.reason, cause=first.cause, skill=skill)
-    mean = round(sum(float(v.score) for v in got) / len(got), 3)  # type: ignore[arg-type]
+        return DimensionScore(reason=first.reason, cause=cause_value(first.cause), skill=skill)
+    mean = round(sum(scores) / len(scores), 3)
     cal = ctx.calibration
     calibrated = cal is not None and name in cal.maps
     votes = {f"sample{k}": v.score for k, v in enumerate(values)} if len(values) > 1 else None
     return DimensionScore(
-        score=round(cal.apply(name, mean), 3) if calibrated else mean,  # type: ignore[union-attr]
+        score=round(cal.apply(name, mean), 3) if cal is not None and calibrated else mean,
         raw_score=mean if calibrated else None,
         rationale=got[0].rationale,
         skill=skill,
-        votes=votes,  # type: ignore[arg-type]
+        votes=votes,
         **item_fields(ctx, outs, name, mean),
     )
 

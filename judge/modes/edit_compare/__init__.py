@@ -1,7 +1,6 @@
 """The ``edit_compare`` mode (docs/edit.md#two-edits-compared): two edits of one source and
 one instruction, each edit criterion asked in both orders."""
 
-from judge.modes import register_mode
 from judge.modes.edit_compare.mode import EditCompareMode
 
-MODE = register_mode(EditCompareMode())
+MODE = EditCompareMode()

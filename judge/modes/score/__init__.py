@@ -1,7 +1,6 @@
 """The ``score`` mode: a Submission in, a Result out
 (docs/design.md#submission-and-result-mode-score)."""
 
-from judge.modes import register_mode
 from judge.modes.score.mode import ScoreMode
 
-MODE = register_mode(ScoreMode())
+MODE = ScoreMode()

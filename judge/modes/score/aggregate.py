@@ -25,7 +25,9 @@ from judge.domain.result import (
     SafetyReport,
     SafetyVerdict,
     Selection,
+    Status,
     Usage,
+    cause_value,
 )
 from judge.modes.score.planning import subjective_cards
 from judge.modes.score.selection import select, selection_key
@@ -34,6 +36,7 @@ from skills.types import Cause, SafetyValue
 NO_IMAGE = "no image submitted"
 NOT_FOR_IM = "not scored for imitation (IM) tasks: the image is checked against the target"
 NA = Cause.NOT_APPLICABLE
+NA_CAUSE = cause_value(NA)
 
 
 def _verdict(v: SafetyValue | None) -> SafetyVerdict | None:
@@ -44,7 +47,7 @@ def _verdict(v: SafetyValue | None) -> SafetyVerdict | None:
         categories=v.categories,
         rationale=v.rationale,
         reason=v.reason,
-        cause=v.cause,
+        cause=cause_value(v.cause),
     )
 
 
@@ -120,7 +123,7 @@ def _subjective(
                 raw_score=v.score if calibrated else None,
                 rationale=v.rationale,
                 reason=v.reason,
-                cause=v.cause,
+                cause=cause_value(v.cause),
                 skill=skills.get(f"{o.item.skill}:{dim}", skills[o.item.skill]),
                 exemplars=[
                     ExemplarRef(id=e.id, similarity=e.similarity) for e in o.output.exemplars
@@ -145,7 +148,7 @@ def _checks(
             verdict=v.verdict,
             rationale=v.rationale,
             reason=v.reason,
-            cause=v.cause,
+            cause=cause_value(v.cause),
             primitive=prims.get(cid),
             votes=o.votes_verdicts.get(cid),
             agreement=o.agreement.get(cid),
@@ -257,13 +260,13 @@ def aggregate(
     else:
         chosen = None
         image_subj = {
-            d: DimensionScore(reason=NO_IMAGE, cause=NA, skill=f"{c.name}@{c.version}")
+            d: DimensionScore(reason=NO_IMAGE, cause=NA_CAUSE, skill=f"{c.name}@{c.version}")
             for c in subjective_cards(reg, ctx.settings.skills, "image", category)
             for d in c.dimension_names
         }
         image_obj = ObjectiveSide.from_items(
             [
-                CheckItem(id=cp.id, reason=NO_IMAGE, cause=NA, primitive=cp.primitive.value)
+                CheckItem(id=cp.id, reason=NO_IMAGE, cause=NA_CAUSE, primitive=cp.primitive.value)
                 for cp in sub.task.checklist
                 if cp.image_check
             ],
@@ -275,7 +278,7 @@ def aggregate(
                 image_subj = {
                     **image_subj,
                     d: DimensionScore(
-                        reason=NOT_FOR_IM, cause=NA, skill=f"{card.name}@{card.version}"
+                        reason=NOT_FOR_IM, cause=NA_CAUSE, skill=f"{card.name}@{card.version}"
                     ),
                 }
 
@@ -283,7 +286,7 @@ def aggregate(
         [prompt_subj, prompt_obj, *[p for im in images for p in (im.subjective, im.objective)]]
     )
     undecided = safety_out is not None and safety_out.undecided
-    status = "partial" if failures or undecided else "scored"
+    status: Status = "partial" if failures or undecided else "scored"
     result = Result(
         status=status,
         subjective={"prompt": prompt_subj, "image": image_subj},

@@ -96,6 +96,13 @@ def test_unknown_criterion_names_the_existing_ones(tmp_path, capsys, strengths):
     assert "unknown criterion 'style'; the votes have ['preference']" in capsys.readouterr().err
 
 
+def test_unknown_method_suggests_the_closest(tmp_path, capsys, strengths):
+    path = write_votes(draw_votes(strengths, 20, seed=1), tmp_path / "v.csv")
+    assert main(["leaderboard", "rank", str(path), "--method", "elp"]) == 2
+    err = capsys.readouterr().err
+    assert "unknown rating method 'elp'; did you mean 'elo'? available: bt, elo, winrate" in err
+
+
 def test_several_files_and_notes_on_stderr(tmp_path, capsys):
     a = tmp_path / "a.csv"
     a.write_text("prompt_id,model_a,model_b,winner,criterion\np1,x,y,a,c\np2,x,y,a,c\n")
