@@ -42,7 +42,7 @@ bind_own_packages()  # a user's eval.py beside their script must not stand in fo
 
 from judge.client import AsyncClient, Client, ServiceError  # noqa: E402
 from judge.front import ascore, compare, edit, score  # noqa: E402
-from skills.extras import MissingExtra  # noqa: E402
+from skills.extras import MissingExtra, needs  # noqa: E402
 
 if TYPE_CHECKING:  # loaded on first use by __getattr__ below; named here for type checkers
     from judge.config import JudgeSettings
@@ -82,9 +82,10 @@ def meta_eval(data: str | Path, **options: Any) -> dict[str, Any]:
                                  "target.quality": "mos"}, cv="lopo", out="runs/mine")
         report["targets"]["quality"]["spearman"]
     """
-    from eval.metaeval.python_api import meta_eval as run
+    with needs("eval", "judge.meta_eval"):
+        from eval.metaeval.python_api import meta_eval as run
 
-    return run(data, **options)
+        return run(data, **options)
 
 
 def leaderboard(votes: Any, **options: Any) -> list[dict[str, Any]]:
@@ -99,9 +100,10 @@ def leaderboard(votes: Any, **options: Any) -> list[dict[str, Any]]:
         >>> judge.leaderboard(votes, bootstrap=0)[0]["models"][0]["model"]
         'x'
     """
-    from eval.leaderboards.python_api import leaderboard as rank
+    with needs("eval", "judge.leaderboard"):
+        from eval.leaderboards.python_api import leaderboard as rank
 
-    return rank(votes, **options)
+        return rank(votes, **options)
 
 
 class study:
@@ -111,17 +113,19 @@ class study:
     def run(study_file: str | Path, out: str | Path, **options: Any) -> dict[str, Any]:
         """Run (or resume) a study as ``judge study run`` does; returns ``run.json``.
         Options: ``concurrency``, ``max_cost``, ``url``, ``progress``."""
-        from eval.studies.python_api import run
+        with needs("eval", "judge.study.run"):
+            from eval.studies.python_api import run
 
-        return run(study_file, out, **options)
+            return run(study_file, out, **options)
 
     @staticmethod
     def report(folder: str | Path, **options: Any) -> dict[str, Any]:
         """Write and return a study's report (cells, Kendall's W, groups, leaderboards).
         Options: ``bootstrap``, ``permutations``, ``seed``, ``plots``."""
-        from eval.studies.python_api import report
+        with needs("eval", "judge.study.report"):
+            from eval.studies.python_api import report
 
-        return report(folder, **options)
+            return report(folder, **options)
 
 
 def __getattr__(name: str) -> Any:

@@ -254,7 +254,14 @@ try:
     judge.score("a red cube", [sys.argv[1]])
 except ImportError as exc:
     print(type(exc).__name__, exc, sep="|")
+vote = {"prompt_id": "p1", "model_a": "x", "model_b": "y", "winner": "a"}
+try:
+    judge.leaderboard([vote], bootstrap=0)
+except judge.MissingExtra as exc:
+    print(exc)
 """
+EVAL_LINE = ("judge.leaderboard needs the [eval] extra (scipy is not installed): "
+             "pip install 't2i-judge[eval]'")
 
 
 @dataclass(frozen=True)
@@ -317,13 +324,14 @@ def test_the_core_install_scores_compares_and_edits_with_a_hosted_model(
 @pytest.mark.slow
 @pytest.mark.timeout(900)
 def test_a_feature_of_a_missing_extra_says_which_in_one_line(core: Core) -> None:
-    """The local backend from Python raises MissingExtra (an ImportError) with one line; the
-    command prints that line alone and exits 2, for [local] and for [service]."""
+    """The local backend from Python raises MissingExtra (an ImportError) with one line, as
+    does judge.leaderboard for [eval]; the command prints the line alone and exits 2, for
+    [local] and for [service]."""
     image = str(REPO / "examples" / "compare" / "a.png")
     run = subprocess.run([str(core.python), "-I", "-c", CORE_LOCAL, image],
                          capture_output=True, text=True, timeout=600, env=core.env)
     assert run.returncode == 0, run.stderr[-3000:]
-    assert run.stdout == f"MissingExtra|{LOCAL_LINE}\n"
+    assert run.stdout == f"MissingExtra|{LOCAL_LINE}\n{EVAL_LINE}\n"
     judge_cli = [str(core.python), "-I", "-m", "judge.cli.main"]
     example = str(REPO / "examples" / "co_106" / "submission.json")
     local = subprocess.run([*judge_cli, "score", "--backend", "local", example],
