@@ -29,6 +29,7 @@ from judge.judged_by import MADE_UP
 from judge.judged_by import markdown_lines as judge_lines
 
 COLS = ("spearman", "kendall", "pearson", "mae", "within1", "n")
+_YES_NO: dict[Any, str] = {True: "yes", False: "no"}
 
 
 def _f(v: Any) -> str:
@@ -143,8 +144,7 @@ def _best_iqa(report: dict) -> Table | None:
             if g.get("margin") is not None and lo is not None and hi is not None
             else "–"
         )
-        excludes = g.get("ci_excludes_zero")
-        excl = "yes" if excludes is True else "no" if excludes is False else "–"
+        excl = _YES_NO.get(g.get("ci_excludes_zero"), "–")
         rows.append([t, f"{_f(m.get('spearman'))}{_ci(m, 'spearman')} ({_cov(m)})",
                      f"{_f(b['spearman'])} {b['model']}", gap, excl])  # fmt: skip
     head = ["target", "judge (coverage)", "best IQA (all items)", "margin on scored items",
