@@ -58,6 +58,7 @@ def test_an_edit_comes_back_as_an_edit_result(tmp_path: Path) -> None:
     assert kit.metrics["color_shift"].applicable is False  # a colour change was asked for
 
 
+@pytest.mark.slow
 def test_the_json_a_service_answers_parses_back_to_the_same_bytes() -> None:
     submission = json.loads((EXAMPLE / "submission.json").read_text(encoding="utf-8"))
     kit, _ = score_twice(submission, EXAMPLE)
