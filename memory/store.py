@@ -203,9 +203,6 @@ class MemoryStore:
             name,
             records,
             base_dir=base_dir,
-            encoder=None,
-            index_kind=None,
-            source=None,
             progress=progress,
             mode="add",
         )
@@ -235,9 +232,6 @@ class MemoryStore:
             records,
             base_dir=base_dir,
             encoder=encoder,
-            index_kind=None,
-            source=None,
-            progress=False,
             mode="extend",
             images=images,
         )
@@ -280,11 +274,11 @@ class MemoryStore:
         records: list[ExemplarRecord],
         *,
         base_dir: Path,
-        encoder: str | None,
-        index_kind: str | None,
-        source: str | None,
-        progress: bool,
         mode: str,
+        encoder: str | None = None,
+        index_kind: str | None = None,
+        source: str | None = None,
+        progress: bool = False,
         images: dict[str, bytes] | None = None,
     ) -> Memory:
         if not _NAME.match(name):

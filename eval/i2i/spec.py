@@ -19,23 +19,23 @@ Example:
 
 from __future__ import annotations
 
-from collections.abc import Collection
 from pathlib import Path
 from typing import Any
 
 from eval.t2i.spec import BackendSpec, load_backends, parse_backends
+from registry import Registry
 
 
 class EditorSpec(BackendSpec):
-    """One edit backend: the fields of :class:`~eval.t2i.BackendSpec`, built-ins from
-    :data:`eval.i2i.builtin.BUILTIN_EDITORS`."""
+    """One edit backend: the fields of :class:`~eval.t2i.BackendSpec`, in-process editors from
+    :data:`eval.i2i.builtin.EDITORS`."""
 
     @classmethod
-    def builtin_models(cls) -> tuple[Collection[str], str]:
-        """The built-in editors (checked by :class:`~eval.t2i.BackendSpec`'s model check)."""
-        from eval.i2i.builtin import BUILTIN_EDITORS
+    def builtin_models(cls) -> tuple[Registry[Any], str]:
+        """The in-process editors (checked by :class:`~eval.t2i.BackendSpec`'s model check)."""
+        from eval.i2i.builtin import EDITORS
 
-        return BUILTIN_EDITORS, "editor"
+        return EDITORS, "editor"
 
 
 def parse_editors(entries: Any, where: str) -> dict[str, EditorSpec]:

@@ -184,7 +184,10 @@ class ServiceJudge:
             raise JudgeCallError(exc.message) from None
         if self._client is None:
             self._client = AsyncClient(
-                self.url, self.api_key, retries=self.retries, max_backoff_s=8.0,
+                self.url,
+                self.api_key,
+                retries=self.retries,
+                max_backoff_s=8.0,
                 timeout_s=self.timeout_s,
             )
         try:

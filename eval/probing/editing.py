@@ -196,18 +196,18 @@ def editor_spec(args: Any, name: str) -> Any:
 def editor_run(args: Any, name: str) -> tuple[Any, SourcePictures] | None:
     """``(editor spec, source pictures)`` when this run probes an editor (``--editor``, or a
     resumed folder whose ``probe.json`` says so), else None."""
-    import json
+    from eval.probing.run_record import ProbeRun
 
-    stored = Path(args.out) / "probe.json"
-    record = json.loads(stored.read_text(encoding="utf-8")) if stored.is_file() else {}
-    if not getattr(args, "editor", None) and record.get("kind") != "edit":
+    run = ProbeRun.read(Path(args.out))
+    stored = run.sources if run is not None else None
+    if not getattr(args, "editor", None) and not (run is not None and run.is_edit):
         if args.sources is not None:
             raise ValueError("--sources goes with --editor (the pictures an editor edits)")
         return None
-    folder = args.sources or (Path(record["sources"]) if record.get("sources") else None)
+    folder = args.sources or (Path(stored) if stored else None)
     if folder is None:
         raise ValueError("--sources is required with --editor: a folder of pictures to edit")
-    if record.get("sources") and Path(folder).resolve() != Path(record["sources"]):
-        raise ValueError(f"{args.out} was run on the pictures of {record['sources']}; "
+    if stored and Path(folder).resolve() != Path(stored):
+        raise ValueError(f"{args.out} was run on the pictures of {stored}; "
                          "resume with the same --sources (or none)")  # fmt: skip
     return editor_spec(args, name), SourcePictures.from_folder(Path(folder))

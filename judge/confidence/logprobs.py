@@ -29,7 +29,7 @@ import math
 from typing import TYPE_CHECKING, Any
 
 from judge.confidence.ballot import Answer, Ballot
-from judge.confidence.base import ItemEstimator, Method, answers_of, needs_model, register
+from judge.confidence.base import ItemEstimator, Method, answers_of, needs_model
 from judge.confidence.positions import Path, leaf_offsets
 from judge.llm import mock
 
@@ -160,8 +160,8 @@ class LogprobEstimator(ItemEstimator):
         return reply_ballots(self.reply.text, self.reply.logprobs, answers, positional)
 
 
-@register("logprobs")
 class LogprobsMethod(Method):
+    name = "logprobs"
     estimator_class = LogprobEstimator
 
     def check(self, mode: str, settings: JudgeSettings) -> None:

@@ -74,6 +74,7 @@ def test_a_judgment_in_another_mode_is_a_failed_judgment_not_a_crash(tmp_path: P
         expect(kit, Result)
 
 
+@pytest.mark.slow
 def test_the_json_a_service_answers_parses_back_to_the_same_bytes() -> None:
     submission = json.loads((EXAMPLE / "submission.json").read_text(encoding="utf-8"))
     kit, _ = score_twice(submission, EXAMPLE)
