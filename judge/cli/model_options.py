@@ -67,7 +67,8 @@ def _is_bool(field: FieldInfo) -> bool:
 
 def _range(field: FieldInfo) -> str:
     """The field's bounds in words: ``1 to 6``, ``above 0, at most 1``, ``1-300 characters``."""
-    lo = hi = None
+    lo: object = None  # the bound's value, only ever printed
+    hi: object = None
     low_open = high_open = False
     min_len = max_len = None
     for m in field.metadata:
@@ -135,8 +136,8 @@ def _option(field: FieldInfo) -> dict[str, Any]:
         choices = list(get_args(kind))
         return {"type": type(choices[0]), "choices": choices}
     if isinstance(kind, type) and issubclass(kind, enum.Enum):
-        return {"type": kind, "choices": list(kind), "metavar": "{" + ",".join(
-            str(m.value) for m in kind) + "}"}  # fmt: skip
+        metavar = "{" + ",".join(str(m.value) for m in kind) + "}"
+        return {"type": kind, "choices": list(kind), "metavar": metavar}
     if kind in _SCALARS:
         return {"type": kind}
     raise TypeError(f"field type {field.annotation!r} has no single-value option; exclude it")
