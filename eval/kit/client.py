@@ -66,13 +66,11 @@ def expect(result: Scored, kind: type[ResultT]) -> ResultT:
         >>> expect(Result(submission_id="s", status="scored"), EditResult)
         Traceback (most recent call last):
         ...
-        eval.kit.client.JudgeCallError: the judge answered with a Result, not an EditResult
+        eval.kit.client.JudgeCallError: the judge answered in another mode: Result, not EditResult
     """
     if not isinstance(result, kind):
-        name = kind.__name__
-        article = "an" if name[0] in "AEIOU" else "a"
         raise JudgeCallError(
-            f"the judge answered with a {type(result).__name__}, not {article} {name}"
+            f"the judge answered in another mode: {type(result).__name__}, not {kind.__name__}"
         )
     return result
 
