@@ -36,6 +36,7 @@ from functools import lru_cache
 
 from PIL import Image, ImageDraw, ImageEnhance, ImageFilter, ImageFont, ImageOps
 
+from eval.kit.in_process import add_in_process
 from registry import Registry
 
 LABEL = "NOT A MODEL — demo editor"
@@ -170,6 +171,4 @@ BUILTIN_EDITORS = EDITORS
 
 def register_editor(model: str, editor: Editor) -> None:
     """Add an in-process editor (``model`` like ``builtin/<name>`` or ``<package>/<name>``)."""
-    if "/" not in model.strip("/"):
-        raise ValueError(f"editor names look like 'builtin/<name>', got {model!r}")
-    EDITORS.add(model, editor, replace=True)
+    add_in_process(EDITORS, model, editor, "editor")

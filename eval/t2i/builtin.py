@@ -24,6 +24,7 @@ from functools import lru_cache
 
 from PIL import Image, ImageDraw, ImageFont
 
+from eval.kit.in_process import add_in_process
 from registry import Registry
 
 LABEL = "NOT A MODEL — built-in renderer"
@@ -118,9 +119,7 @@ BUILTIN_RENDERERS = RENDERERS
 
 def register_renderer(model: str, renderer: Renderer) -> None:
     """Add an in-process backend (``model`` like ``builtin/<name>`` or ``<package>/<name>``)."""
-    if "/" not in model.strip("/"):
-        raise ValueError(f"backend names look like 'builtin/<name>', got {model!r}")
-    RENDERERS.add(model, renderer, replace=True)
+    add_in_process(RENDERERS, model, renderer, "backend")
 
 
 def parse_size(size: str | None, default: tuple[int, int] = DEFAULT_SIZE) -> tuple[int, int]:
