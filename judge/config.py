@@ -11,7 +11,6 @@ Example:
 
 from __future__ import annotations
 
-import difflib
 import json
 from collections.abc import Iterable
 from typing import Any, Literal
@@ -22,6 +21,7 @@ from pydantic_settings import SettingsConfigDict
 from judge.config_env import CommaList, ProjectSettings, read_below, renamed
 from memory.paths import APP_DIR, USER_DIRS, data_home, user_data_dir
 from memory.settings import DataSettings
+from registry import did_you_mean
 
 __all__ = ["APP_DIR", "USER_DIRS", "JudgeSettings", "data_home", "user_data_dir"]
 
@@ -44,8 +44,8 @@ def check_setting_names(names: Iterable[str], where: str) -> None:
     known = JudgeSettings.model_fields
     for name in names:
         if name not in known:
-            near = difflib.get_close_matches(name, list(known), n=1)
-            hint = f"did you mean {near[0]!r}? " if near else ""
+            hint = did_you_mean(name, known)
+            hint = f"{hint} " if hint else ""
             raise TypeError(
                 f"{where} got an unknown setting {name!r}; {hint}"
                 "(docs/configuration.md lists the settings: JUDGE_<NAME> in lower case)"

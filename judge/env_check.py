@@ -15,10 +15,11 @@ Example:
 
 from __future__ import annotations
 
-import difflib
 import logging
 import os
 from collections.abc import Callable, Iterable, Mapping
+
+from registry import suggest
 
 PREFIX = "JUDGE_"
 log = logging.getLogger("judge.settings")
@@ -36,7 +37,7 @@ def unknown_variables(
     for name in sorted(environ):
         upper = name.upper()
         if upper.startswith(PREFIX) and upper not in names:
-            near = difflib.get_close_matches(upper, sorted(names), n=1, cutoff=0.75)
+            near = suggest(upper, sorted(names), cutoff=0.75)
             out.append((name, near[0] if near else None))
     return out
 

@@ -10,7 +10,6 @@ Example:
 
 from __future__ import annotations
 
-import difflib
 import json
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -20,6 +19,7 @@ from pydantic import BaseModel, ValidationError
 
 from judge.domain.submission import Submission
 from judge.errors import InputError
+from registry import suggest
 
 MAX_SUBMISSION_FILE_BYTES = 64 * 1024 * 1024
 
@@ -53,7 +53,7 @@ def first_problem(errors: Sequence[Any]) -> tuple[Any, str | None]:
     for err in errors:
         if err["type"] == "extra_forbidden" and err["loc"]:
             parent, name = tuple(err["loc"][:-1]), str(err["loc"][-1])
-            near = difflib.get_close_matches(name, missing.get(parent, []), n=1)
+            near = suggest(name, missing.get(parent, []))
             if near:
                 return err, near[0]
     return errors[0], None
@@ -128,14 +128,17 @@ def problem_list(
             near = near_first if err is first else None
             if near is None and model is not None and where:
                 names = fields_at(model, where[:-1])
-                found = difflib.get_close_matches(str(where[-1]), names, n=1)
+                found = suggest(where[-1], names)
                 near = found[0] if found else None
                 if near is None and names:
                     msg = f"{unknown} (known: {', '.join(sorted(names))})"
                     out.append((loc(where), msg))
                     continue
-            msg = f"{unknown}; did you mean {near!r}?" if near else (
-                f"{unknown} (check the spelling against the request schema)")
+            msg = (
+                f"{unknown}; did you mean {near!r}?"
+                if near
+                else (f"{unknown} (check the spelling against the request schema)")
+            )
         elif err.get("type") == "missing":
             msg = "this field is required"
         out.append((loc(where), msg))

@@ -205,8 +205,11 @@ class Registry(Generic[T]):
     def __getitem__(self, name: str) -> T:
         return self.get(name)
 
-    def names(self) -> list[str]:
-        """Every registered name, sorted (plugins included; nothing is imported)."""
+    def names(self, plugins: bool = True) -> list[str]:
+        """Every registered name, sorted; ``plugins=False``: only those registered in code
+        (the entry points are not read). Nothing is imported."""
+        if not plugins:
+            return sorted(n for n, e in self._entries.items() if e.origin == BUILT_IN)
         return sorted(self)
 
     def info(self, name: str) -> Mapping[str, Any]:

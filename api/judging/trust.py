@@ -18,7 +18,6 @@ Example::
 
 from __future__ import annotations
 
-import difflib
 import re
 from functools import lru_cache
 from pathlib import Path
@@ -29,6 +28,7 @@ from judge.errors import ConfigError, InputError
 from judge.trust.errors import TrustError
 from judge.trust.policy import TrustPolicy, read_policy
 from judge.trust.run import stage_overrides
+from registry import did_you_mean
 
 NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
 
@@ -71,8 +71,8 @@ def resolve(name: str, settings: JudgeSettings, policies: dict[str, TrustPolicy]
             raise InputError("options.trust", f"unknown trust policy {name!r}: this server has "
                              "no trust policies installed (an admin puts NAME.json files in "
                              "JUDGE_SERVE_TRUST_POLICIES)")  # fmt: skip
-        close = difflib.get_close_matches(name, list(policies), n=1)
-        hint = f" (did you mean {close[0]!r}?)" if close else ""
+        hint = did_you_mean(name, policies)
+        hint = f" ({hint})" if hint else ""
         raise InputError("options.trust", f"unknown trust policy {name!r}{hint}; this server "
                          f"has: {', '.join(sorted(policies))}")  # fmt: skip
     policy = policies[name]

@@ -11,12 +11,20 @@ Example:
     'ok'
 """
 
-from eval.i2i.builtin import BUILTIN_EDITORS, LABEL, demo_edit, no_edit, register_editor
+from eval.i2i.builtin import (
+    BUILTIN_EDITORS,
+    EDITORS,
+    LABEL,
+    demo_edit,
+    no_edit,
+    register_editor,
+)
 from eval.i2i.editor import ImageEditor
 from eval.i2i.spec import EditorSpec, load_editors, parse_editors
 
 __all__ = [
     "BUILTIN_EDITORS",
+    "EDITORS",
     "LABEL",
     "EditorSpec",
     "ImageEditor",

@@ -36,6 +36,9 @@ from functools import lru_cache
 
 from PIL import Image, ImageDraw, ImageEnhance, ImageFilter, ImageFont, ImageOps
 
+from eval.kit.in_process import add_in_process
+from registry import Registry
+
 LABEL = "NOT A MODEL — demo editor"
 """The text every built-in edit carries."""
 
@@ -128,9 +131,9 @@ def _band(img: Image.Image) -> Image.Image:
 
 
 def _open(source: bytes) -> Image.Image:
-    img = Image.open(io.BytesIO(source))
-    img.load()
-    img = img.convert("RGB")
+    opened = Image.open(io.BytesIO(source))
+    opened.load()
+    img = opened.convert("RGB")
     if max(img.size) > MAX_SIDE:
         img.thumbnail((MAX_SIDE, MAX_SIDE))
     return img
@@ -156,12 +159,16 @@ def no_edit(source: bytes, instruction: str, mask: bytes | None, seed: int, inde
     return _png(_open(source))
 
 
-BUILTIN_EDITORS: dict[str, Editor] = {"builtin/editor": demo_edit, "builtin/no-edit": no_edit}
-"""Built-in editors by model string; add one with :func:`register_editor`."""
+EDITORS = Registry[Editor]("editor", group="t2i_judge.editors")
+"""Editors that run in this process, by model string: the built-in ones (``builtin/…``), those
+added with :func:`register_editor` and those plugins register in ``t2i_judge.editors``
+(named ``<package>/<editor>``; docs/extending.md). Any other model goes to litellm."""
+EDITORS.add("builtin/editor", demo_edit)
+EDITORS.add("builtin/no-edit", no_edit)
+BUILTIN_EDITORS = EDITORS
+"""The former name of :data:`EDITORS`."""
 
 
 def register_editor(model: str, editor: Editor) -> None:
-    """Add a built-in editor (``model`` must start with ``builtin/``)."""
-    if not model.startswith("builtin/"):
-        raise ValueError(f"built-in editor names start with 'builtin/', got {model!r}")
-    BUILTIN_EDITORS[model] = editor
+    """Add an in-process editor (``model`` like ``builtin/<name>`` or ``<package>/<name>``)."""
+    add_in_process(EDITORS, model, editor, "editor")

@@ -21,7 +21,7 @@ from __future__ import annotations
 import asyncio
 import time
 
-from eval.i2i.builtin import BUILTIN_EDITORS
+from eval.i2i.builtin import EDITORS
 from eval.i2i.litellm_editor import edit_litellm
 from eval.i2i.spec import EditorSpec
 from eval.t2i import warmup
@@ -29,6 +29,7 @@ from eval.t2i.generation import Generation, usage
 from eval.t2i.generator import MAX_IMAGES, GatedImageCaller, combine
 from judge.errors import InputError
 from judge.io.images import decode_image
+from registry import PluginError
 
 
 class ImageEditor(GatedImageCaller):
@@ -71,7 +72,10 @@ class ImageEditor(GatedImageCaller):
             return Generation.failed(problem)
         seed = spec.seed if seed is None else seed
         if spec.is_builtin:
-            run = BUILTIN_EDITORS[spec.model]
+            try:
+                run = EDITORS.get(spec.model)
+            except PluginError as exc:
+                return Generation.failed(str(exc))
             async with self._gate(spec):
                 images = await asyncio.to_thread(
                     lambda: [run(source, instruction, mask, seed or 0, k) for k in range(n)]

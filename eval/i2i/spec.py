@@ -19,31 +19,31 @@ Example:
 
 from __future__ import annotations
 
-from collections.abc import Collection
 from pathlib import Path
 from typing import Any
 
 from eval.t2i.spec import BackendSpec, load_backends, parse_backends
+from registry import Registry
 
 
 class EditorSpec(BackendSpec):
-    """One edit backend: the fields of :class:`~eval.t2i.BackendSpec`, built-ins from
-    :data:`eval.i2i.builtin.BUILTIN_EDITORS`."""
+    """One edit backend: the fields of :class:`~eval.t2i.BackendSpec`, in-process editors from
+    :data:`eval.i2i.builtin.EDITORS`."""
 
     @classmethod
-    def builtin_models(cls) -> tuple[Collection[str], str]:
-        """The built-in editors (checked by :class:`~eval.t2i.BackendSpec`'s model check)."""
-        from eval.i2i.builtin import BUILTIN_EDITORS
+    def builtin_models(cls) -> tuple[Registry[Any], str]:
+        """The in-process editors (checked by :class:`~eval.t2i.BackendSpec`'s model check)."""
+        from eval.i2i.builtin import EDITORS
 
-        return BUILTIN_EDITORS, "editor"
+        return EDITORS, "editor"
 
 
 def parse_editors(entries: Any, where: str) -> dict[str, EditorSpec]:
     """Validate a list of ``[[editors]]`` tables; ids unique. Errors name ``where`` and the
     entry, e.g. ``study.toml: editors[1] (id 'x'): model: unknown built-in editor ...``."""
-    return parse_backends(entries, where, spec_cls=EditorSpec, section="editors")  # type: ignore[return-value]
+    return parse_backends(entries, where, spec_cls=EditorSpec, section="editors")  # type: ignore[return-value]  # returns spec_cls instances (not generic)
 
 
 def load_editors(path: Path) -> dict[str, EditorSpec]:
     """Read a TOML file's ``[[editors]]`` entries, by id; errors name the file and the entry."""
-    return load_backends(path, spec_cls=EditorSpec, section="editors")  # type: ignore[return-value]
+    return load_backends(path, spec_cls=EditorSpec, section="editors")  # type: ignore[return-value]  # returns spec_cls instances (not generic)

@@ -18,13 +18,14 @@ Example::
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Protocol
 
-from eval.kit.client import LocalJudge
+from eval.kit.client import LocalJudge, ResultT, expect
 from eval.probing.criteria import DEFAULT_CRITERION, check_criterion, criteria
-from judge.domain.result import CheckItem
+from judge.domain.result import CheckItem, Result
 from judge.engine import Judge
 from judge.io.data_urls import data_url
+from judge.modes.edit.result import EditResult
 
 JUDGE_OPTIONS: dict[str, Any] = {
     "checkpoint_batching": "per_modality",
@@ -47,7 +48,39 @@ def image_verdict(items: list[CheckItem], pass_share: float) -> bool | None:
     return sum(scored) / len(scored) >= pass_share - 1e-9
 
 
-class Labeller:
+class Labels(Protocol):
+    """What a probe run asks of its labeller (:class:`Labeller`, or the edit probe's)."""
+
+    llm_calls: int
+
+    async def label(
+        self, prompt: str, checks: list[str], images: list[bytes]
+    ) -> tuple[list[bool | None], str | None]: ...
+
+
+class JudgeLabels:
+    """What the labellers share: one judge call for all of an input's images, counted, and
+    the answer when the safety gate blocked it."""
+
+    client: LocalJudge
+    llm_calls: int
+
+    async def judged(self, submission: dict[str, Any], kind: type[ResultT]) -> ResultT:
+        """The judge's result of ``kind`` for ``submission``; its model calls are counted."""
+        answer = await self.client.score(submission)  # JudgeCallError: recorded by the caller
+        result = expect(answer, kind)
+        self.llm_calls += result.usage.llm_calls
+        return result
+
+
+def blocked(result: Result | EditResult, n: int) -> tuple[list[bool | None], str] | None:
+    """No verdict for any of the ``n`` images, and why, when the safety gate blocked them."""
+    if result.status != "blocked":
+        return None
+    return [None] * n, result.reason or "blocked by the safety gate"
+
+
+class Labeller(JudgeLabels):
     """Labels images pass/fail with the judge."""
 
     def __init__(
@@ -83,10 +116,9 @@ class Labeller:
             "images": [data_url(png, "image/png") for png in images],
             "prompter": {"id": "probe", "kind": "mllm"},
         }
-        result = await self.client.score(submission)  # JudgeCallError: recorded by the caller
-        self.llm_calls += result.usage.llm_calls
-        if result.status == "blocked":
-            return [None] * len(images), result.reason or "blocked by the safety gate"
+        result = await self.judged(submission, Result)
+        if (none := blocked(result, len(images))) is not None:
+            return none
         verdicts: list[bool | None] = [None] * len(images)
         per_image = {img.index: img.objective.items for img in result.images}
         if not per_image and len(images) == 1:  # one image: the result's own image side

@@ -24,6 +24,9 @@ from functools import lru_cache
 
 from PIL import Image, ImageDraw, ImageFont
 
+from eval.kit.in_process import add_in_process
+from registry import Registry
+
 LABEL = "NOT A MODEL — built-in renderer"
 """The text every built-in image carries."""
 
@@ -105,15 +108,18 @@ def render_card(prompt: str, seed: int, index: int, size: tuple[int, int]) -> by
     return buf.getvalue()
 
 
-BUILTIN_RENDERERS: dict[str, Renderer] = {"builtin/renderer": render_card}
-"""Built-in backends by model string; register another with :func:`register_renderer`."""
+RENDERERS = Registry[Renderer]("T2I backend", group="t2i_judge.t2i_backends")
+"""Backends that draw in this process, by model string: the built-in renderer, those added
+with :func:`register_renderer` and those plugins register in ``t2i_judge.t2i_backends``
+(named ``<package>/<backend>``; docs/extending.md). Any other model goes to litellm."""
+RENDERERS.add("builtin/renderer", render_card)
+BUILTIN_RENDERERS = RENDERERS
+"""The former name of :data:`RENDERERS`."""
 
 
 def register_renderer(model: str, renderer: Renderer) -> None:
-    """Add a built-in backend (``model`` must start with ``builtin/``)."""
-    if not model.startswith("builtin/"):
-        raise ValueError(f"built-in backend names start with 'builtin/', got {model!r}")
-    BUILTIN_RENDERERS[model] = renderer
+    """Add an in-process backend (``model`` like ``builtin/<name>`` or ``<package>/<name>``)."""
+    add_in_process(RENDERERS, model, renderer, "backend")
 
 
 def parse_size(size: str | None, default: tuple[int, int] = DEFAULT_SIZE) -> tuple[int, int]:

@@ -23,12 +23,13 @@ from collections.abc import Iterable
 
 from eval.t2i import warmup
 from eval.t2i.adaptive_gate import AdaptiveGate
-from eval.t2i.builtin import BUILTIN_RENDERERS, parse_size
+from eval.t2i.builtin import RENDERERS, parse_size
 from eval.t2i.generation import Generation, usage
 from eval.t2i.litellm_backend import CallContext, ChunkResult, generate_litellm
 from eval.t2i.spec import BackendSpec
 from judge.config import JudgeSettings
 from judge.io.pixel_budget import PixelBudget
+from registry import PluginError
 
 MAX_IMAGES = 64
 """Most images one :meth:`ImageGenerator.generate` call may ask for."""
@@ -103,7 +104,10 @@ class ImageGenerator(GatedImageCaller):
     async def _builtin(
         self, spec: BackendSpec, prompt: str, n: int, seed: int, start: float
     ) -> Generation:
-        render = BUILTIN_RENDERERS[spec.model]
+        try:
+            render = RENDERERS.get(spec.model)
+        except PluginError as exc:
+            return Generation.failed(str(exc))
         size = parse_size(spec.size)
         async with self._gate(spec):
             images = await asyncio.to_thread(

@@ -18,11 +18,12 @@ from __future__ import annotations
 
 import re
 import tomllib
-from collections.abc import Collection
 from pathlib import Path
 from typing import Annotated, Any
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from registry import Registry, UnknownName
 
 _ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
 
@@ -83,12 +84,13 @@ class BackendSpec(BaseModel):
     allow_private_urls: bool = False
 
     @classmethod
-    def builtin_models(cls) -> tuple[Collection[str], str]:
-        """The ``builtin/…`` models this kind of spec may name, and what to call one in an
-        error (a subclass such as the edit workflow's ``EditorSpec`` names its own)."""
-        from eval.t2i.builtin import BUILTIN_RENDERERS
+    def builtin_models(cls) -> tuple[Registry[Any], str]:
+        """The in-process models this kind of spec may name (``builtin/…`` and plugins'), and
+        what to call one in an error (a subclass such as the edit workflow's ``EditorSpec``
+        names its own)."""
+        from eval.t2i.builtin import RENDERERS
 
-        return BUILTIN_RENDERERS, "backend"
+        return RENDERERS, "backend"
 
     @field_validator("model")
     @classmethod
@@ -96,8 +98,7 @@ class BackendSpec(BaseModel):
         if v.startswith("builtin/"):
             builtins, what = cls.builtin_models()
             if v not in builtins:
-                known = ", ".join(sorted(builtins))
-                raise ValueError(f"unknown built-in {what} {v!r}; available: {known}")
+                raise ValueError(str(UnknownName(f"built-in {what}", v, builtins.names())))
         return v
 
     @field_validator("extra")
@@ -149,8 +150,9 @@ class BackendSpec(BaseModel):
 
     @property
     def is_builtin(self) -> bool:
-        """True for a built-in renderer (no network, no key)."""
-        return self.model.startswith("builtin/")
+        """True for a model drawn in this process (a built-in or a plugin's: no network, no
+        key)."""
+        return self.model.startswith("builtin/") or self.model in self.builtin_models()[0]
 
 
 def _describe(err: ValidationError) -> str:

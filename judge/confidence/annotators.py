@@ -45,7 +45,6 @@ from judge.confidence.base import (
     Method,
     answers_of,
     needs_model,
-    register,
 )
 from judge.confidence.calls import extra_client
 from judge.confidence.samples import ask_again
@@ -182,8 +181,8 @@ class AnnotatorEstimator(ItemEstimator):
         return await ask_again(self, skill, calls, merged, "simulated annotator")
 
 
-@register("annotators")
 class AnnotatorsMethod(Method):
+    name = "annotators"
     estimator_class = AnnotatorEstimator
 
     def check(self, mode: str, settings: JudgeSettings) -> None:

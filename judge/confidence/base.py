@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from judge.confidence.ballot import Answer, Ballot
 from judge.confidence.spec import ConfidenceSpec
+from registry import Registry
 from skills.types import SkillOutput
 
 if TYPE_CHECKING:
@@ -35,17 +36,25 @@ if TYPE_CHECKING:
     from skills.kinds import Skill
     from skills.types import ModelClient, SkillInput
 
-METHODS: dict[str, type[Method]] = {}
+METHODS = Registry[type["Method"]]("confidence method")
+"""The method classes by name, each in its own module, imported when a request names it."""
+for _name, _target in {
+    "samples": "judge.confidence.samples:SamplesMethod",
+    "swap": "judge.confidence.swap:SwapMethod",
+    "panel": "judge.confidence.panel:PanelMethod",
+    "logprobs": "judge.confidence.logprobs:LogprobsMethod",
+    "annotators": "judge.confidence.annotators:AnnotatorsMethod",
+}.items():
+    METHODS.add_lazy(_name, _target)
 PAIRWISE_MODES = frozenset({"compare", "edit_compare"})
 
 
 def register(name: str) -> Callable[[type[Method]], type[Method]]:
-    """Class decorator: register a method under ``name``."""
+    """Class decorator: register a method under ``name`` at run time."""
 
     def add(cls: type[Method]) -> type[Method]:
         cls.name = name
-        METHODS[name] = cls
-        return cls
+        return METHODS.add(name, cls, replace=True)
 
     return add
 

@@ -29,7 +29,7 @@ import math
 from typing import TYPE_CHECKING, Any
 
 from judge.confidence.ballot import Answer, Ballot
-from judge.confidence.base import ItemEstimator, Method, answers_of, needs_model, register
+from judge.confidence.base import ItemEstimator, Method, answers_of, needs_model
 from judge.confidence.positions import Path, leaf_offsets
 from judge.llm import mock
 
@@ -141,7 +141,7 @@ class LogprobEstimator(ItemEstimator):
         base = self.ctx.client(model)
         if model != self.ctx.models[0]:
             return base
-        return base.with_call_options(extra=PARAMS, on_reply=self._keep)  # type: ignore[attr-defined]
+        return base.with_call_options(extra=PARAMS, on_reply=self._keep)  # type: ignore[attr-defined]  # the engine's client has it; the protocol does not
 
     def _keep(self, reply: Reply) -> None:
         self.reply = reply
@@ -160,8 +160,8 @@ class LogprobEstimator(ItemEstimator):
         return reply_ballots(self.reply.text, self.reply.logprobs, answers, positional)
 
 
-@register("logprobs")
 class LogprobsMethod(Method):
+    name = "logprobs"
     estimator_class = LogprobEstimator
 
     def check(self, mode: str, settings: JudgeSettings) -> None:

@@ -17,7 +17,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from judge.confidence.ballot import Ballot
-from judge.confidence.base import ItemEstimator, Method, answers_of, first_reason, register
+from judge.confidence.base import ItemEstimator, Method, answers_of, first_reason
 
 if TYPE_CHECKING:
     from judge.agent.panel import Combined
@@ -38,8 +38,8 @@ class PanelEstimator(ItemEstimator):
         return out
 
 
-@register("panel")
 class PanelMethod(Method):
+    name = "panel"
     estimator_class = PanelEstimator
 
     def check(self, mode: str, settings: JudgeSettings) -> None:

@@ -1,6 +1,6 @@
-"""The confidence method a parsed option names: every method module imported here, once
-(each registers itself in :data:`judge.confidence.base.METHODS` with ``@register``), so that
-no method module and the base import each other.
+"""The confidence method a parsed option names: :data:`judge.confidence.base.METHODS` lists
+every method as a lazy ``"module:Class"`` entry, so a method's module is imported only when a
+request asks for it, and no method module and the base import each other.
 
 Example:
     >>> from judge.confidence.spec import parse_method
@@ -10,11 +10,10 @@ Example:
 
 from __future__ import annotations
 
-from judge.confidence import annotators, logprobs, panel, samples, swap  # noqa: F401
 from judge.confidence.base import METHODS, Method
 from judge.confidence.spec import ConfidenceSpec
 
 
 def method_for(spec: ConfidenceSpec) -> Method:
     """The method a parsed option names."""
-    return METHODS[spec.name](spec)
+    return METHODS.get(spec.name)(spec)

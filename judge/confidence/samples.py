@@ -30,7 +30,6 @@ from judge.confidence.base import (
     answers_of,
     first_reason,
     needs_model,
-    register,
 )
 from judge.confidence.calls import extra_client
 
@@ -75,8 +74,8 @@ class SampleEstimator(ItemEstimator):
         return await ask_again(self, skill, calls, merged, "sample")
 
 
-@register("samples")
 class SamplesMethod(Method):
+    name = "samples"
     estimator_class = SampleEstimator
 
     def check(self, mode: str, settings: JudgeSettings) -> None:

@@ -18,11 +18,12 @@ Example:
 
 from __future__ import annotations
 
-import difflib
 from dataclasses import dataclass
 from typing import Annotated
 
 from pydantic import AfterValidator, Field
+
+from registry import did_you_mean
 
 #: method name → whether it takes a count ``:K``
 METHODS: dict[str, bool] = {
@@ -61,8 +62,8 @@ def parse_method(text: str, k_max: int = K_MAX) -> ConfidenceSpec:
     name, sep, count = text.strip().partition(":")
     name = name.strip().lower()
     if name not in METHODS:
-        near = difflib.get_close_matches(name, list(METHODS), n=1)
-        hint = f"; did you mean {near[0]!r}?" if near else ""
+        hint = did_you_mean(name, METHODS)
+        hint = f"; {hint}" if hint else ""
         raise ValueError(f"unknown confidence method {name[:40]!r}{hint} (methods: {LISTING})")
     if not METHODS[name]:
         if sep:

@@ -19,7 +19,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from judge.confidence.ballot import Ballot
-from judge.confidence.base import PAIRWISE_MODES, ItemEstimator, Method, answers_of, register
+from judge.confidence.base import PAIRWISE_MODES, ItemEstimator, Method, answers_of
 
 if TYPE_CHECKING:
     from judge.agent.panel import Combined
@@ -38,8 +38,8 @@ class SwapEstimator(ItemEstimator):
         }
 
 
-@register("swap")
 class SwapMethod(Method):
+    name = "swap"
     estimator_class = SwapEstimator
 
     def check(self, mode: str, settings: JudgeSettings) -> None:

@@ -49,6 +49,20 @@ for _kind, _llm, _local in (
 # the shift metrics run the same code on both backends (model-free, plus a judge model on llm)
 KINDS["llm"].add_lazy("shift-metrics", "skills.kinds.shift:shift_metrics")
 KINDS["local"].add_lazy("shift-metrics", "skills.kinds.shift:local_shift_metrics")
+BUILT_IN_KINDS = frozenset(KINDS["llm"].names(plugins=False))
+"""The kinds the modes know by name (each has its own place in a result)."""
+
+
+def scores_dimensions(kind: str) -> bool:
+    """True for a kind whose cards score their dimensions like a subjective rubric: the
+    ``subjective-rubric`` kind and every kind added at run time or by a plugin, so
+    ``judge score --skills`` can select their cards and results report their dimensions.
+
+    Example:
+        >>> scores_dimensions("subjective-rubric"), scores_dimensions("safety")
+        (True, False)
+    """
+    return kind == "subjective-rubric" or kind not in BUILT_IN_KINDS
 
 
 @dataclass(frozen=True)

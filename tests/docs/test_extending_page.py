@@ -22,7 +22,7 @@ EXAMPLE = REPO / "examples" / "co_106" / "submission.json"
 @pytest.fixture
 def my_cards(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """The page's card written to ``my_cards/`` in a fresh working folder."""
-    (card,) = blocks("extending.md", "toml")
+    (card,) = [b for b in blocks("extending.md", "toml") if 'name = "ocr_image_check"' in b]
     folder = tmp_path / "my_cards"
     folder.mkdir()
     (folder / "ocr_image_check.toml").write_text(card, encoding="utf-8")
@@ -32,7 +32,7 @@ def my_cards(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 def test_the_python_example_prints_what_its_comments_say(my_cards: Path) -> None:
-    (code,) = blocks("extending.md", "python")
+    (code,) = [b for b in blocks("extending.md", "python") if "checklist_card" in b]
     out = io.StringIO()
     with contextlib.redirect_stdout(out):
         exec(compile(code, "docs/extending.md", "exec"), {})

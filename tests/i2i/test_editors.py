@@ -103,7 +103,8 @@ def test_editor_entries_are_checked_like_backends(tmp_path: Path) -> None:
     with pytest.raises(
         BackendConfigError,
         match=r"editors\[0\] \(id 'a'\): model: unknown "
-        r"built-in editor 'builtin/painter'; available: builtin/editor",
+        r"built-in editor 'builtin/painter'; did you mean 'builtin/editor'\? "
+        r"available: builtin/editor, builtin/no-edit",
     ):
         load_editors(p)
     p.write_text('[[editors]]\nid = "a"\nmodel = "builtin/editor"\nsizee = "1x1"\n')

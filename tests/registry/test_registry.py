@@ -102,6 +102,7 @@ def test_entry_points_are_found_lazily_and_failures_name_the_distribution(
     with pytest.warns(UserWarning, match="acme-widgets registers widget 'knob'"):
         assert reg.names() == ["broken", "knob", "sprocket"]
     assert "acme_widgets" not in sys.modules  # listing imports nothing
+    assert reg.names(plugins=False) == ["knob"]
     assert reg.get("sprocket")() == "sprocket"
     assert reg.origin("sprocket") == "plugin acme-widgets"
     assert reg.get("knob") == "built-in knob"  # a plugin never shadows a built-in

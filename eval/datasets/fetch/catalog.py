@@ -11,12 +11,13 @@ Example:
 
 from __future__ import annotations
 
-import difflib
 import tomllib
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 from typing import Any
+
+from registry import did_you_mean
 
 SOURCES = Path(__file__).resolve().parents[1] / "public" / "sources.toml"
 
@@ -117,6 +118,6 @@ def source(name: str) -> Source:
     sets = catalog()
     if name in sets:
         return sets[name]
-    close = difflib.get_close_matches(name, list(sets), n=2)
-    hint = f"; did you mean {' or '.join(close)}?" if close else ""
+    hint = did_you_mean(name, sets, n=2, quote=False)
+    hint = f"; {hint}" if hint else ""
     raise FetchError(f"unknown set {name!r}{hint} (sets: {', '.join(sets)})")

@@ -31,6 +31,7 @@ from judge.domain.result import (
 )
 from judge.modes.score.planning import subjective_cards
 from judge.modes.score.selection import select, selection_key
+from skills.kinds import scores_dimensions
 from skills.types import Cause, SafetyValue
 
 NO_IMAGE = "no image submitted"
@@ -119,7 +120,9 @@ def _subjective(
         for dim, v in o.output.scores.items():
             calibrated = cal is not None and v.score is not None and dim in cal.maps
             scores[dim] = DimensionScore(
-                score=cal.apply(dim, v.score) if calibrated else v.score,  # type: ignore[union-attr,arg-type]
+                score=cal.apply(dim, v.score)
+                if calibrated and cal is not None and v.score is not None
+                else v.score,
                 raw_score=v.score if calibrated else None,
                 rationale=v.rationale,
                 reason=v.reason,
@@ -227,7 +230,7 @@ def aggregate(
     prims = {cp.id: cp.primitive.value for cp in sub.task.checklist}
     parents = {cp.id: cp.parent for cp in sub.task.checklist}
     kind = {o.item.skill: reg.card(o.item.skill).kind for o in outcomes}
-    subj = [o for o in outcomes if kind[o.item.skill] == "subjective-rubric"]
+    subj = [o for o in outcomes if scores_dimensions(kind[o.item.skill])]
     objs = [o for o in outcomes if kind[o.item.skill] == "objective-checklist"]
 
     prompt_subj = _subjective(

@@ -24,6 +24,7 @@ from collections.abc import Sequence
 from judge.agent.work import WorkItem
 from judge.domain.task import Task
 from skills.card import SkillCard
+from skills.kinds import scores_dimensions
 from skills.registry import SkillRegistry
 
 
@@ -75,9 +76,10 @@ def subjective_cards(
         return registry.cards(kind="subjective-rubric", modality=modality, category=category)
     cards = [registry.card(name) for name in registry.expand(skills)]
     for c in cards:
-        if c.kind != "subjective-rubric":
+        if not scores_dimensions(c.kind):
             raise KeyError(
-                f"skill {c.name!r} is a {c.kind} card; only subjective-rubric cards can be selected"
+                f"skill {c.name!r} is a {c.kind} card; only subjective-rubric cards (or cards "
+                "of a kind a plugin adds) can be selected"
             )
     return sorted(
         (
