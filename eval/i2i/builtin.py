@@ -36,6 +36,7 @@ from functools import lru_cache
 
 from PIL import Image, ImageDraw, ImageEnhance, ImageFilter, ImageFont, ImageOps
 
+from eval.t2i.builtin import add_in_process
 from registry import Registry
 
 LABEL = "NOT A MODEL — demo editor"
@@ -164,12 +165,8 @@ added with :func:`register_editor` and those plugins register in ``t2i_judge.edi
 (named ``<package>/<editor>``; docs/extending.md). Any other model goes to litellm."""
 EDITORS.add("builtin/editor", demo_edit)
 EDITORS.add("builtin/no-edit", no_edit)
-BUILTIN_EDITORS = EDITORS
-"""The former name of :data:`EDITORS`."""
 
 
 def register_editor(model: str, editor: Editor) -> None:
     """Add an in-process editor (``model`` like ``builtin/<name>`` or ``<package>/<name>``)."""
-    if "/" not in model.strip("/"):
-        raise ValueError(f"editor names look like 'builtin/<name>', got {model!r}")
-    EDITORS.add(model, editor, replace=True)
+    add_in_process(EDITORS, model, editor)

@@ -21,6 +21,7 @@ import random
 import textwrap
 from collections.abc import Callable
 from functools import lru_cache
+from typing import Any
 
 from PIL import Image, ImageDraw, ImageFont
 
@@ -112,15 +113,18 @@ RENDERERS = Registry[Renderer]("T2I backend", group="t2i_judge.t2i_backends")
 with :func:`register_renderer` and those plugins register in ``t2i_judge.t2i_backends``
 (named ``<package>/<backend>``; docs/extending.md). Any other model goes to litellm."""
 RENDERERS.add("builtin/renderer", render_card)
-BUILTIN_RENDERERS = RENDERERS
-"""The former name of :data:`RENDERERS`."""
+
+
+def add_in_process(registry: Registry[Any], model: str, fn: Any) -> None:
+    """Add ``fn`` to ``registry`` as ``model``, which must look like ``<package>/<name>``."""
+    if "/" not in model.strip("/"):
+        raise ValueError(f"{registry.what} names look like 'builtin/<name>', got {model!r}")
+    registry.add(model, fn, replace=True)
 
 
 def register_renderer(model: str, renderer: Renderer) -> None:
     """Add an in-process backend (``model`` like ``builtin/<name>`` or ``<package>/<name>``)."""
-    if "/" not in model.strip("/"):
-        raise ValueError(f"backend names look like 'builtin/<name>', got {model!r}")
-    RENDERERS.add(model, renderer, replace=True)
+    add_in_process(RENDERERS, model, renderer)
 
 
 def parse_size(size: str | None, default: tuple[int, int] = DEFAULT_SIZE) -> tuple[int, int]:
