@@ -92,7 +92,7 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         try:
             found = await check_async(state.redis, url, settings.redis_may_lose_data)
         except BaseException:
-            await state.redis.aclose()
+            await state.redis.aclose()  # type: ignore[attr-defined]  # types-redis 4.6 predates aclose (redis 5)
             raise
         log.info("external Redis at %s: %s", redact(url), found.summary())
         if not found.durable:
@@ -128,7 +128,7 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         await stop_inline_workers(state.inline_tasks)
         if state.queue is not None:
             await state.queue.aclose()
-        await state.redis.aclose()
+        await state.redis.aclose()  # type: ignore[attr-defined]  # types-redis 4.6 predates aclose (redis 5)
         if embedded:
             embedded.stop()
 
@@ -191,7 +191,7 @@ def create_app(settings: ServiceSettings | None = None, *, clock: Clock = WALL_C
             app.openapi_schema = errors.validation_as_400(schema)
         return app.openapi_schema
 
-    app.openapi = openapi  # type: ignore[method-assign]
+    app.openapi = openapi  # type: ignore[method-assign]  # FastAPI's documented hook
     for router in ROUTERS:
         app.include_router(router)
     return app

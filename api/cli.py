@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypedDict
 
 if TYPE_CHECKING:
     from api.core.settings import ServiceSettings
@@ -209,7 +209,16 @@ def serve(args: argparse.Namespace) -> int:
 SERVER_LOOP, SERVER_HTTP = "uvloop", "httptools"
 
 
-def server_options(settings: ServiceSettings) -> dict[str, object]:
+class ServerOptions(TypedDict, total=False):
+    """The uvicorn keyword arguments :func:`server_options` gives."""
+
+    loop: str
+    http: str
+    proxy_headers: bool
+    forwarded_allow_ips: str
+
+
+def server_options(settings: ServiceSettings) -> ServerOptions:
     """Every uvicorn option of ``judge serve`` that is not an address: the loop, the HTTP
     parser and the proxy options.
 
@@ -221,7 +230,7 @@ def server_options(settings: ServiceSettings) -> dict[str, object]:
     return {"loop": SERVER_LOOP, "http": SERVER_HTTP, **proxy_options(settings)}
 
 
-def proxy_options(settings: ServiceSettings) -> dict[str, object]:
+def proxy_options(settings: ServiceSettings) -> ServerOptions:
     """uvicorn's proxy options: ``X-Forwarded-For``/``-Proto`` are believed only from the
     addresses of ``JUDGE_SERVE_TRUSTED_PROXIES``; without it they are ignored (uvicorn would
     otherwise trust them from 127.0.0.1, letting any local client pick its address).
@@ -304,8 +313,10 @@ def worker(args: argparse.Namespace) -> int:
     from api.jobs.worker import NO_REDIS, run_worker
 
     ServiceProcessSettings()  # every section now: a bad variable is named (judge.cli.main)
-    given = {"redis_may_lose_data": True} if getattr(args, "redis_may_lose_data", False) else {}
-    settings = ServiceSettings(**given)
+    if getattr(args, "redis_may_lose_data", False):
+        settings = ServiceSettings(redis_may_lose_data=True)
+    else:
+        settings = ServiceSettings()
     if not settings.redis_url:
         print(NO_REDIS, file=sys.stderr)
         return 2

@@ -106,7 +106,7 @@ def type_name(annotation: Any) -> str:
 def default_text(field: FieldInfo) -> str:
     """The default as it would be written in the environment; computed ones say so."""
     if field.default_factory is not None:
-        value = field.default_factory()  # type: ignore[call-arg]
+        value = field.get_default(call_default_factory=True)
         return "empty" if value in ([], {}) else "computed (see description)"
     value = field.default
     if value is None or value is PydanticUndefined:

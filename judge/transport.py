@@ -79,9 +79,9 @@ class RetryPolicy:
         return wait
 
     def settle(self, attempt: int, resp: httpx.Response | None,
-               failure: Exception | None) -> float | None:
-        """After one try: seconds to wait before the next, or None when ``resp`` is the
-        answer; raises :class:`ServiceError` when retries are spent or cannot help."""
+               failure: Exception | None) -> float | httpx.Response:
+        """After one try: seconds to wait before the next, or ``resp`` when it is the answer;
+        raises :class:`ServiceError` when retries are spent or cannot help."""
         wait = self.delay(attempt, resp)
         if wait is not None:
             return wait
@@ -89,7 +89,7 @@ class RetryPolicy:
             raise ServiceError(0, f"could not connect to {self.url} ({failure}); is the service "
                                "running there (judge serve), and is the address right?")
         raise_for(resp)
-        return None
+        return resp
 
 
 class Transport(RetryPolicy):
@@ -113,8 +113,9 @@ class Transport(RetryPolicy):
                 resp, failure = self.http.request(method, self.url + path, **kw), None
             except self.transport_errors as exc:
                 resp, failure = None, exc
-            if (wait := self.settle(attempt, resp, failure)) is None:
-                return resp  # type: ignore[return-value]
+            wait = self.settle(attempt, resp, failure)
+            if not isinstance(wait, float | int):  # the answer
+                return wait
             time.sleep(wait)
         raise AssertionError("unreachable")  # pragma: no cover
 
@@ -140,7 +141,8 @@ class AsyncTransport(RetryPolicy):
                 resp, failure = await self.http.request(method, self.url + path, **kw), None
             except self.transport_errors as exc:
                 resp, failure = None, exc
-            if (wait := self.settle(attempt, resp, failure)) is None:
-                return resp  # type: ignore[return-value]
+            wait = self.settle(attempt, resp, failure)
+            if not isinstance(wait, float | int):  # the answer
+                return wait
             await asyncio.sleep(wait)
         raise AssertionError("unreachable")  # pragma: no cover

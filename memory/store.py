@@ -203,9 +203,6 @@ class MemoryStore:
             name,
             records,
             base_dir=base_dir,
-            encoder=None,
-            index_kind=None,
-            source=None,
             progress=progress,
             mode="add",
         )
@@ -235,9 +232,6 @@ class MemoryStore:
             records,
             base_dir=base_dir,
             encoder=encoder,
-            index_kind=None,
-            source=None,
-            progress=False,
             mode="extend",
             images=images,
         )
@@ -280,11 +274,11 @@ class MemoryStore:
         records: list[ExemplarRecord],
         *,
         base_dir: Path,
-        encoder: str | None,
-        index_kind: str | None,
-        source: str | None,
-        progress: bool,
         mode: str,
+        encoder: str | None = None,
+        index_kind: str | None = None,
+        source: str | None = None,
+        progress: bool = False,
         images: dict[str, bytes] | None = None,
     ) -> Memory:
         if not _NAME.match(name):
@@ -352,7 +346,7 @@ class MemoryStore:
                 idx = old.index_copy()
                 idx.add(np.ascontiguousarray(vectors[len(old.records) :]))
             else:
-                idx = faiss_index.build_index(vectors, kind)  # type: ignore[arg-type]
+                idx = faiss_index.build_index(vectors, kind)  # type: ignore[arg-type]  # choose_kind gives a valid IndexKind
             (tmp / "exemplars.jsonl").write_text(dump_jsonl(all_records), encoding="utf-8")
             np.save(tmp / "vectors.npy", vectors.astype(np.float32))
             faiss_index.write_index(idx, tmp / "index.faiss")

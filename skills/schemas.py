@@ -44,7 +44,7 @@ class CheckAnswer(_Strict):
 @lru_cache(maxsize=128)
 def _subjective(names: tuple[str, ...]) -> type[BaseModel]:
     fields = {n: (DimensionAnswer, ...) for n in names}
-    return create_model("SubjectiveAnswer", __base__=_Strict, **fields)  # type: ignore[call-overload]
+    return create_model("SubjectiveAnswer", __base__=_Strict, **fields)  # type: ignore[call-overload]  # fields built at run time
 
 
 def subjective_schema(dimensions: list[str]) -> type[BaseModel]:
@@ -54,7 +54,7 @@ def subjective_schema(dimensions: list[str]) -> type[BaseModel]:
 
 @lru_cache(maxsize=256)
 def _batch(ids: tuple[str, ...]) -> type[BaseModel]:
-    id_type = Literal[ids]  # type: ignore[valid-type]
+    id_type = Literal[ids]  # type: ignore[valid-type]  # a Literal of values known only at run time
 
     class BatchItem(_Strict):
         id: id_type
@@ -89,7 +89,7 @@ def batch_check_schema(ids: list[str]) -> type[BaseModel]:
 
 @lru_cache(maxsize=16)
 def _safety(categories: tuple[str, ...]) -> type[BaseModel]:
-    cat_type = Literal[categories]  # type: ignore[valid-type]
+    cat_type = Literal[categories]  # type: ignore[valid-type]  # a Literal of values known only at run time
 
     class SafetyAnswerFor(_Strict):
         rationale: str = Field(max_length=RATIONALE_MAX)
@@ -113,7 +113,7 @@ def pairwise_schema(allow_tie: bool) -> type[BaseModel]:
         'first'
     """
     options = ("first", "second", "tie") if allow_tie else ("first", "second")
-    choice_type = Literal[options]  # type: ignore[valid-type]
+    choice_type = Literal[options]  # type: ignore[valid-type]  # a Literal of values known only at run time
 
     class PairwiseAnswer(_Strict):
         rationale: str = Field(max_length=RATIONALE_MAX)

@@ -47,7 +47,7 @@ class _Unscorable:
             >>> v.score, v.cause.value, v.is_failure
             (None, 'not_applicable', False)
         """
-        return cls(reason=reason, cause=Cause(cause))  # type: ignore[call-arg]
+        return cls(reason=reason, cause=Cause(cause))  # type: ignore[call-arg]  # subclasses declare the value field
 
     @property
     def is_failure(self) -> bool:

@@ -49,6 +49,7 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return site
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(600)
 def test_the_site_builds_strictly_and_offline(site: Path) -> None:
     pages = list(site.glob("*.html"))
@@ -60,6 +61,7 @@ def test_the_site_builds_strictly_and_offline(site: Path) -> None:
     assert (site / "schemas" / "result.json").is_file()
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(600)
 def test_the_reference_renders_every_public_name(site: Path) -> None:
     reference = (site / "reference.html").read_text(encoding="utf-8")

@@ -6,6 +6,7 @@ pytest-xdist."""
 from __future__ import annotations
 
 import ast
+import json
 import re
 import subprocess
 import sys
@@ -145,6 +146,7 @@ def test_progress_lines_count_tests_done_of_the_total_under_xdist(tmp_path: Path
     assert re.search(summary, out), out
 
 
+@pytest.mark.slow
 def test_progress_every_must_be_positive(tmp_path: Path) -> None:
     (tmp_path / "test_work.py").write_text(TESTS.format(fails=0), encoding="utf-8")
     proc = _pytest_in(tmp_path, "-p", "tests.progress", "-n", "0", "--progress-every", "0")
@@ -161,3 +163,32 @@ def _test_functions(path: Path) -> set[str]:
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
         and node.name.startswith("test")
     }
+
+
+@pytest.mark.slow
+def test_cpu_json_records_each_tests_cpu_seconds_per_worker(tmp_path: Path) -> None:
+    (tmp_path / "test_work.py").write_text(
+        "import subprocess, sys\n\n"
+        "def test_spin():\n    sum(i * i for i in range(3_000_000))\n\n"
+        "def test_child():\n"
+        "    code = 'sum(i for i in range(3_000_000))'\n"
+        "    subprocess.run([sys.executable, '-c', code], check=True)\n"
+        "\ndef test_idle():\n    pass\n",
+        encoding="utf-8",
+    )
+    record = tmp_path / "times.json"
+    proc = _pytest_in(tmp_path, "-p", "tests.cputime", "--cpu-json", str(record), "-n", "2")
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    workers = sorted(tmp_path.glob("times.gw*.json"))
+    names = ["times.gw0.json", "times.gw1.json"]
+    assert [p.name for p in workers] == names  # one per worker, none by the controller
+    tests: dict[str, dict[str, float]] = {}
+    for path in workers:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        assert data["collection"]["items"] == 3 and data["collection"]["cpu"] > 0, data
+        tests |= data["tests"]
+    assert set(tests) == {f"test_work.py::test_{n}" for n in ("spin", "child", "idle")}
+    spin, child, idle = (tests[f"test_work.py::test_{n}"] for n in ("spin", "child", "idle"))
+    assert spin["cpu"] > 10 * idle["cpu"] and spin["cpu"] > 0.05, tests  # its own CPU
+    assert child["children"] > 0.05 and child["children"] > child["cpu"] / 10, tests  # its child's
+    assert all(t["wall"] >= 0 and t["start"] >= 0 for t in tests.values()), tests

@@ -18,6 +18,7 @@ imports inside functions included (type-only imports are not counted; the test s
 from __future__ import annotations
 
 import ast
+import functools
 from pathlib import Path
 
 import pytest
@@ -50,9 +51,21 @@ FORBIDDEN = {
 FRONT_DOOR = {"judge/__init__.py"}
 
 
+def parsed(path: Path) -> ast.Module:
+    """``path`` parsed, once per version of the file: every rule below walks the same few
+    hundred modules, and parsing them again for each rule cost the fast lane seconds."""
+    stat = path.stat()
+    return _parsed(str(path), stat.st_mtime_ns, stat.st_size)
+
+
+@functools.cache
+def _parsed(path: str, mtime_ns: int, size: int) -> ast.Module:
+    return ast.parse(Path(path).read_text(encoding="utf-8"), filename=path)
+
+
 def imported_modules(path: Path) -> set[str]:
     """Every module an ``import`` or ``from … import`` names, at any depth of the file."""
-    tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+    tree = parsed(path)
     found: set[str] = set()
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
@@ -165,7 +178,7 @@ def test_the_worker_does_not_import_the_app() -> None:
 def test_the_service_builds_its_engine_in_one_place() -> None:
     builders = []
     for path in sources("api"):
-        tree = ast.parse(path.read_text(encoding="utf-8"))
+        tree = parsed(path)
         for node in ast.walk(tree):
             if (
                 isinstance(node, ast.Call)
@@ -209,7 +222,7 @@ def workflows() -> list[str]:
 
 def imports_with_names(path: Path) -> list[tuple[str, str | None]]:
     """(module, imported name or None) for every absolute import of the file."""
-    tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+    tree = parsed(path)
     found: list[tuple[str, str | None]] = []
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
@@ -389,7 +402,7 @@ def import_graph(modules: dict[str, Path]) -> dict[str, set[str]]:
     for name, path in modules.items():
         package = name if path.name == "__init__.py" else name.rpartition(".")[0]
         edges: set[str] = set()
-        for node in runtime_imports(ast.parse(path.read_text(encoding="utf-8"))):
+        for node in runtime_imports(parsed(path)):
             if isinstance(node, ast.Import):
                 edges |= {a.name for a in node.names if a.name in modules}
                 continue

@@ -63,13 +63,14 @@ def parse_po(text: str) -> dict[str, str]:
     {'Left': 'Links'}
     """
     catalog = read_po(io.StringIO(text), domain=DOMAIN)
-    return {
-        (m.id if isinstance(m.id, str) else m.id[0]): (
-            m.string if isinstance(m.string, str) else m.string[0]
-        )
-        for m in catalog
-        if m.id
-    }
+    return {_singular(m.id): _singular(m.string) for m in catalog if m.id}
+
+
+def _singular(text: str | tuple[str, ...] | list[str] | None) -> str:
+    """A message's text, or its first (singular) form when it has plural forms."""
+    if text is None:
+        return ""
+    return text if isinstance(text, str) else text[0]
 
 
 def compile_catalog(catalog: Catalog) -> Translations:

@@ -190,6 +190,8 @@ class CampaignStore:
                 return None
             await self.redis.set(_key(cid, "url-secret"), secrets.token_bytes(32), nx=True)
             secret = await self.redis.get(_key(cid, "url-secret"))
+            if secret is None:  # the campaign was deleted in between
+                return None
             got = self._aliases[cid] = Aliases(secret)
         return got
 

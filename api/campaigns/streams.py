@@ -77,6 +77,7 @@ def _render(
     record: CampaignRecord, raw: list[bytes], excluded: set[str], fmt: str, header: bool
 ) -> bytes:
     answers = _parse(raw)
+    fields: tuple[str, ...]
     if record.kind == "rating":
         rows, fields = rating_rows(record, answers, excluded), RATING_FIELDS
     else:

@@ -61,7 +61,7 @@ async def _identify(request: Request) -> str:
     ok = await check_secret(
         request, "api-key", token, lambda k: known_key(settings, k), count_missing=True
     )
-    if not ok:
+    if not ok or token is None:
         raise HTTPException(
             401,
             error_body(
@@ -71,7 +71,7 @@ async def _identify(request: Request) -> str:
             ),
             headers={"WWW-Authenticate": "Bearer"},
         )
-    return token  # type: ignore[return-value]
+    return token
 
 
 async def check_key(request: Request) -> str:

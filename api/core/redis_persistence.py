@@ -22,6 +22,7 @@ Example::
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -62,7 +63,7 @@ class VolatileRedis(RuntimeError):
     """The external Redis would lose every campaign, vote and batch on a restart."""
 
 
-def describe(config: dict[str, Any] | None, info: dict[str, Any]) -> Persistence:
+def describe(config: Mapping[str, Any] | None, info: Mapping[str, Any]) -> Persistence:
     """Read ``CONFIG GET appendonly``/``save`` (``None`` when ``CONFIG`` is refused) and
     ``INFO persistence`` into a :class:`Persistence`."""
     if config is not None:
@@ -91,7 +92,7 @@ def check(url: str, may_lose_data: bool) -> Persistence:
     client = redis.Redis.from_url(url, socket_timeout=10)
     try:
         try:
-            config: dict[str, Any] | None = client.config_get("appendonly") | client.config_get(
+            config: Mapping[str, Any] | None = client.config_get("appendonly") | client.config_get(
                 "save"
             )
         except redis.ResponseError:  # CONFIG renamed away or not allowed for this user

@@ -149,7 +149,7 @@ def validate_batch(
         raise _bad("options", f"expected a JSON object, got {type(options).__name__}")
     policy = settings or ServiceSettings()
     outer = OuterOptions(options)
-    first: HTTPException | None = None
+    first: tuple[str, str] | None = None  # the first bad item's field and message
     bad = 0
     for i, item in enumerate(items):
         try:
@@ -159,11 +159,10 @@ def validate_batch(
         except InputError as exc:
             bad += 1
             named = exc.under(f"items[{i}]")
-            first = first or _bad(named.field, exc.message)
+            first = first or (named.field, exc.message)
     if first is not None:
-        if bad > 1:
-            first.detail["error"]["message"] += f" (and {bad - 1} more bad item(s))"
-        raise first
+        more = f" (and {bad - 1} more bad item(s))" if bad > 1 else ""
+        raise _bad(first[0], first[1] + more)
     compact = [json.dumps(item, separators=(",", ":"), ensure_ascii=False) for item in items]
     stored = {**outer.raw, "trust": outer.trust} if outer.trust is not None else outer.raw
     return compact, stored  # the worker reads options.trust again from the stored options

@@ -168,6 +168,14 @@ def _s(value: bytes | str | None) -> str | None:
     return value.decode() if isinstance(value, bytes) else value
 
 
+def _text(value: bytes | str) -> str:
+    return value.decode() if isinstance(value, bytes) else value
+
+
+#: a hash written with HSET's mapping (redis takes str or bytes field names)
+_Fields = dict[str | bytes, str | int]
+
+
 class BatchStore:
     """All batch reads and writes; shared by the API (submit, status, results, delete) and the
     workers (begin an item, record its outcome)."""
@@ -182,7 +190,7 @@ class BatchStore:
         """Store a validated batch (one MULTI/EXEC) and return its new id."""
         batch_id = uuid.uuid4().hex
         keys = BatchKeys.of(batch_id)
-        meta = {
+        meta: _Fields = {
             "total": len(items),
             "created_at": repr(time.time()),
             "owner": owner,
@@ -247,10 +255,10 @@ class BatchStore:
             pipe.hlen(keys.failures)
             pipe.hgetall(keys.deleted)
             meta_raw, done, failed, tomb_raw = await pipe.execute()
-        meta = {_s(k): _s(v) for k, v in meta_raw.items()}
+        meta = {_text(k): _text(v) for k, v in meta_raw.items()}
         deleted = not meta
         if deleted:
-            meta = {_s(k): _s(v) for k, v in tomb_raw.items()}
+            meta = {_text(k): _text(v) for k, v in tomb_raw.items()}
             if not meta:
                 return None
             done, failed = int(meta["done"]), int(meta["failed"])
@@ -320,7 +328,7 @@ class BatchStore:
         if info.status == "deleted":
             return True
         keys = BatchKeys.of(batch_id)
-        tomb = {
+        tomb: _Fields = {
             "owner": owner or "",
             "total": info.total,
             "done": info.done,
@@ -360,7 +368,7 @@ class BatchStore:
         self, batch_id: str, index: int, payload: str, kind: Literal["result", "error"]
     ) -> int:
         """Write the item's outcome once: 1 written, 0 a duplicate (ignored), -1 batch gone."""
-        args = [index, payload, kind, repr(time.time())]
+        args: list[str | int] = [index, payload, kind, repr(time.time())]
         return int(await self._record(keys=_item_keys(batch_id), args=args))
 
 

@@ -34,6 +34,7 @@ import logging
 import logging.config
 import sys
 from collections.abc import Callable
+from functools import partial
 from typing import Any
 
 import uvloop
@@ -366,7 +367,7 @@ async def start_inline_workers(state: ServiceState) -> list[asyncio.Task[None]]:
         tasks.append(
             asyncio.create_task(
                 supervised(
-                    lambda options=options: BatchWorker(**options, handle_signals=False),
+                    partial(BatchWorker, **options, handle_signals=False),
                     f"inline batch worker {n}",
                 ),
                 name=f"batch-worker-{n}",

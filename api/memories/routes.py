@@ -123,14 +123,10 @@ def _load(judge: Any, name: str) -> Any:
 def _entry(store: MemoryStore, name: str) -> dict:
     """A manifest with ``status: ok``, or ``{name, status: damaged, version, reason}``."""
     mem, problem = store.status(name)
-    if problem is not None:
-        return {
-            "name": name,
-            "status": "damaged",
-            "version": problem.version,
-            "reason": problem.reason,
-        }
-    return {**mem.manifest.model_dump(mode="json"), "status": "ok"}
+    if mem is not None:
+        return {**mem.manifest.model_dump(mode="json"), "status": "ok"}
+    assert problem is not None  # status gives one of the two
+    return {"name": name, "status": "damaged", "version": problem.version, "reason": problem.reason}
 
 
 @router.get("", summary="List memories")

@@ -46,8 +46,8 @@ def cli_ceiling(option: str) -> int:
         6
     """
     for rule in ProbeParams.model_fields[option].metadata:
-        if isinstance(rule, Le):
-            return int(rule.le)
+        if isinstance(rule, Le) and isinstance(rule.le, int):
+            return rule.le
     raise LookupError(f"ProbeParams.{option} has no upper bound")
 
 

@@ -170,7 +170,7 @@ async def new_submit(request: Request) -> Response:
         )
     except HTTPException as exc:
         return _new_page(request, options, _message(exc), exc.status_code)
-    probe_id = json.loads(answer.body)["id"]
+    probe_id = json.loads(bytes(answer.body))["id"]
     return RedirectResponse(f"/ui/probes/{probe_id}", status_code=303, headers=SECURITY_HEADERS)
 
 

@@ -188,7 +188,7 @@ class ProbeStore:
 
     async def overrides(self, probe_id: str) -> dict[str, Override]:
         raw = await self.client.hgetall(self.key(probe_id, "overrides"))
-        return {_s(k): Override.model_validate_json(v) for k, v in raw.items()}  # type: ignore[misc]
+        return {_s(k): Override.model_validate_json(v) for k, v in raw.items()}  # type: ignore[misc]  # types-redis types hgetall loosely
 
     async def put_override(self, probe_id: str, key: str, override: Override) -> None:
         name = self.key(probe_id, "overrides")

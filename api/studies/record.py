@@ -23,19 +23,12 @@ from __future__ import annotations
 import json
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, PrivateAttr
+from pydantic import PrivateAttr
+
+from eval.kit.stored import StoredRecord
 
 
-class _Stored(BaseModel):
-    # extra="allow": a field written by a newer service survives a read and write here
-    model_config = ConfigDict(extra="allow", allow_inf_nan=False)
-
-    def stored(self) -> dict[str, Any]:
-        """The JSON-ready form: the fields that were set, in their declared order."""
-        return self.model_dump(mode="json", exclude_unset=True)
-
-
-class StudyTask(_Stored):
+class StudyTask(StoredRecord):
     """One task of a study: its suite line, checked at registration (the other fields of
     :class:`eval.studies.suite.SuiteTask` ride along untouched)."""
 
@@ -45,7 +38,7 @@ class StudyTask(_Stored):
     target_image: bool | str | None = None  # True once the image is stored (target:<task>)
 
 
-class StudyRecord(_Stored):
+class StudyRecord(StoredRecord):
     """A stored study: the admin's settings of :class:`api.studies.models.StudyCreate`,
     its checked tasks and when it was registered."""
 

@@ -51,9 +51,9 @@ def _codes(participants: int | list[str], avoid: AbstractSet[str] = frozenset())
             raise InputError("participants", f"issue between 1 and {MAX_PARTICIPANTS} codes")
         codes: set[str] = set()
         while len(codes) < participants:
-            code = new_code()
-            if code not in avoid:
-                codes.add(code)
+            fresh = new_code()
+            if fresh not in avoid:
+                codes.add(fresh)
         return sorted(codes)
     if not 1 <= len(participants) <= MAX_PARTICIPANTS:
         raise InputError("participants", f"give between 1 and {MAX_PARTICIPANTS} codes")

@@ -84,9 +84,8 @@ def safe_next(value: object) -> str:
         >>> safe_next("/ui/probes/"), safe_next("//evil.example/"), safe_next("https://x/")
         ('/ui/probes/', '/ui/', '/ui/')
     """
-    ok = isinstance(value, str) and value.startswith("/ui/") and len(value) <= 512
-    if ok and "\\" not in value:  # type: ignore[operator]
-        return value  # type: ignore[return-value]
+    if isinstance(value, str) and value.startswith("/ui/") and len(value) <= 512:
+        return value if "\\" not in value else "/ui/"
     return "/ui/"
 
 

@@ -22,13 +22,13 @@ Example:
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
 
 from eval.kit.stats.bootstrap import bootstrap_ci, rounded_ci
-from eval.kit.stats.krippendorff import krippendorff_alpha
+from eval.kit.stats.krippendorff import Level, krippendorff_alpha
 
 Units = Mapping[str, Mapping[str, Any]]
 
@@ -37,7 +37,7 @@ def _code(value: Any) -> float:
     return {"a": 0.0, "b": 1.0, "tie": 0.5}[value] if isinstance(value, str) else float(value)
 
 
-def alpha(units: Units, level: str) -> float | None:
+def alpha(units: Units, level: Level) -> float | None:
     """Krippendorff's α over ``units`` (None when undefined: no pairable variation)."""
     raters = sorted({a for per in units.values() for a in per})
     index = {r: j for j, r in enumerate(raters)}
@@ -49,7 +49,7 @@ def alpha(units: Units, level: str) -> float | None:
         matrix.append(row)
     if not matrix:
         return None
-    value = krippendorff_alpha(matrix, level)  # type: ignore[arg-type]
+    value = krippendorff_alpha(matrix, level)
     return None if np.isnan(value) else round(float(value), 4)
 
 
@@ -69,7 +69,9 @@ def ratio_ci(hits: np.ndarray, totals: np.ndarray, n_boot: int, seed: int) -> li
     return rounded_ci(ci)
 
 
-def _rate(hits: list[float], totals: list[float], n_boot: int, seed: int) -> dict[str, Any]:
+def _rate(
+    hits: Sequence[float], totals: Sequence[float], n_boot: int, seed: int
+) -> dict[str, Any]:
     h, t = np.asarray(hits, float), np.asarray(totals, float)
     rate = float(h.sum() / t.sum()) if t.sum() else None
     return {

@@ -18,12 +18,14 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Mapping, Sequence
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-AGE_BANDS = ("18-24", "25-34", "35-44", "45-54", "55-64", "65+")
-GENDERS = ("woman", "man", "another")
+AgeBand = Literal["18-24", "25-34", "35-44", "45-54", "55-64", "65+"]
+Gender = Literal["woman", "man", "another"]
+AGE_BANDS: tuple[str, ...] = get_args(AgeBand)
+GENDERS: tuple[str, ...] = get_args(Gender)
 FIELDS = ("age_band", "gender", "country")
 Share = Annotated[float, Field(ge=0, le=1, allow_inf_nan=False)]
 
@@ -32,8 +34,8 @@ class Profile(BaseModel):
     """``POST /v1/label/{token}/profile``: what the annotator chose to say (null = not said)."""
 
     model_config = ConfigDict(extra="forbid")
-    age_band: Literal[AGE_BANDS] | None = None  # type: ignore[valid-type]
-    gender: Literal[GENDERS] | None = None  # type: ignore[valid-type]
+    age_band: AgeBand | None = None
+    gender: Gender | None = None
     country: str | None = Field(default=None, pattern=r"^[A-Z]{2}$")
 
 
@@ -42,8 +44,8 @@ class Reference(BaseModel):
     shares sum to 1 within 0.01)."""
 
     model_config = ConfigDict(extra="forbid")
-    age_band: dict[Literal[AGE_BANDS], Share] | None = None  # type: ignore[valid-type]
-    gender: dict[Literal[GENDERS], Share] | None = None  # type: ignore[valid-type]
+    age_band: dict[AgeBand, Share] | None = None
+    gender: dict[Gender, Share] | None = None
     country: dict[Annotated[str, Field(pattern=r"^[A-Z]{2}$")], Share] | None = None
 
     @field_validator("age_band", "gender", "country")

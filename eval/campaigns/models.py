@@ -202,6 +202,15 @@ class CampaignCreate(_Strict):
         return self
 
 
+def _score_range(expected: object) -> bool:
+    """Whether ``expected`` is ``[low, high]``: two finite numbers, low first."""
+    if not isinstance(expected, list) or len(expected) != 2:
+        return False
+    low, high = expected
+    numbers = all(isinstance(x, int | float) and math.isfinite(x) for x in (low, high))
+    return numbers and low <= high
+
+
 def item_problem(kind: str, item: Item) -> str | None:
     """What an item lacks for ``kind`` (None when it fits)."""
     if kind == "pairwise":
@@ -216,12 +225,7 @@ def item_problem(kind: str, item: Item) -> str | None:
             return "a rating item needs 'image' (and 'model')"
         if item.source_image is not None and not item.instruction:
             return "an edit rating item ('source_image') needs its 'instruction'"
-        ok = item.expected is None or (
-            isinstance(item.expected, list)
-            and len(item.expected) == 2
-            and all(isinstance(x, (int, float)) and math.isfinite(x) for x in item.expected)
-            and item.expected[0] <= item.expected[1]
-        )
+        ok = item.expected is None or _score_range(item.expected)
         if not ok:
             return "'expected' of a rating item is [lowest, highest] acceptable rating"
     else:

@@ -118,7 +118,9 @@ def write_report(report: dict[str, Any], folder: Path) -> list[Path]:
     if report.get("trust"):
         from eval.trust.report import trust_plot
 
-        figures["trust"] = trust_plot(report["trust"], folder / "trust.png")
+        plot = trust_plot(report["trust"], folder / "trust.png")
+        if plot is not None:
+            figures["trust"] = plot
     paths = [folder / "report.json", folder / "report.md"]
     paths[0].write_text(json.dumps(report, indent=2, ensure_ascii=False), encoding="utf-8")
     names = {k: v.name for k, v in figures.items()}

@@ -169,11 +169,11 @@ def consensus_exclusions(
         if len(mine) < bars.min_consensus_items:
             continue
         if len(set(mine)) < 2 or len(set(others)) < 2:
-            r = 0.0  # a constant rater carries no ranking information
+            rho = 0.0  # a constant rater carries no ranking information
         else:
-            r = float(spearmanr(mine, others).statistic)
-        if r < bars.min_consensus_r:
-            out[who] = (round(r, 4), len(mine))
+            rho = float(spearmanr(mine, others).statistic)
+        if rho < bars.min_consensus_r:
+            out[who] = (round(rho, 4), len(mine))
     return out
 
 

@@ -27,25 +27,17 @@ from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
 
 from eval.campaigns.demographics import Reference
 from eval.campaigns.models import JudgeAnswer, Kind, QualityBars
+from eval.kit.stored import StoredRecord
 
 
-class _Stored(BaseModel):
-    # extra="allow": a field written by a newer service survives a read and write here
-    model_config = ConfigDict(extra="allow", allow_inf_nan=False)
-
-    def stored(self) -> dict[str, Any]:
-        """The JSON-ready form: the fields that were set, in their declared order."""
-        return self.model_dump(mode="json", exclude_unset=True)
-
-
-class StoredOutput(_Stored):
+class StoredOutput(StoredRecord):
     """One model's image of an item: the model and the image's key."""
 
     model: str
     image: str
 
 
-class Card(_Stored):
+class Card(StoredRecord):
     """What annotators are asked (from the criterion's card)."""
 
     question: str
@@ -54,7 +46,7 @@ class Card(_Stored):
     anchors: dict[str, str] = Field(default_factory=dict)
 
 
-class Rule(_Stored):
+class Rule(StoredRecord):
     """How a validation item is checked (:func:`eval.campaigns.validation.passes`): one of
     ``answer`` (pairwise side), ``range`` (acceptable ratings), ``last`` (the model ranked
     last) or ``order`` (the whole order); ``source`` is ``gold`` (the admin's) or the kind
@@ -67,7 +59,7 @@ class Rule(_Stored):
     source: str = "validation"
 
 
-class StoredItem(_Stored):
+class StoredItem(StoredRecord):
     """One item as stored: images are keys. Which fields it has depends on the campaign's
     kind (pairwise ``a``/``b``; rating ``image``, ``source_image``, ``instruction``,
     ``model``; ranking ``outputs``); ``validation`` is the rule of a validation item."""
@@ -91,7 +83,7 @@ class StoredItem(_Stored):
         return keys + [k for k in (self.source_image, self.image) if k]
 
 
-class CampaignRecord(_Stored):
+class CampaignRecord(StoredRecord):
     """A stored campaign: the admin's settings (those of
     :class:`eval.campaigns.models.CampaignCreate`), the card, the items with validation
     items added, the status at creation and each image's file extension."""

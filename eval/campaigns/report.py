@@ -37,6 +37,7 @@ from eval.campaigns.qc import Assessor, apply_consensus, consensus_exclusions
 from eval.campaigns.record import CampaignRecord
 from eval.campaigns.validation import by_source
 from eval.kit.stats.bootstrap import mean_ci
+from eval.kit.stats.krippendorff import Level
 from eval.leaderboards.board import build_leaderboard
 from eval.leaderboards.votes import Vote
 
@@ -97,7 +98,7 @@ def _rating_board(rows: list[dict[str, Any]], n_boot: int, seed: int) -> dict[st
     for r in rows:
         if not r["excluded"]:
             by_model[str(r["model"])].append(float(r["rating"]))
-    models = []
+    models: list[dict[str, Any]] = []
     for model, vals in by_model.items():
         x = np.asarray(vals)
         ci = mean_ci(x, n_boot, seed, digits=3) if len(x) > 1 else None
@@ -121,7 +122,7 @@ def _judge_units(record: CampaignRecord) -> dict[str, Any]:
     return out
 
 
-def _alpha(units: Any, level: str) -> dict[str, Any]:
+def _alpha(units: Any, level: Level) -> dict[str, Any]:
     """Krippendorff's alpha at ``level`` over the units, with how many units it saw."""
     return {"level": level, "value": alpha(units, level), "units": len(units)}
 
@@ -173,6 +174,7 @@ def build_report(
         "annotators": list(people.values()),
     }
     numeric = record.kind == "rating"
+    rows: list[dict[str, Any]]
     if numeric:
         rows = rating_rows(record, attempts, excluded)
         units = rating_units(rows)
@@ -184,9 +186,9 @@ def build_report(
         report["leaderboard"] = _rating_board(rows, n_boot, seed)
     else:
         rows = vote_rows(record, attempts, excluded)
-        units = vote_units(rows)
-        report["alpha"] = _alpha(units, "nominal")
-        report["agreement"] = pairwise_rate(units, n_boot=n_boot, seed=seed)
+        votes = vote_units(rows)
+        report["alpha"] = _alpha(votes, "nominal")
+        report["agreement"] = pairwise_rate(votes, n_boot=n_boot, seed=seed)
         kept = [
             Vote(
                 r["prompt_id"],

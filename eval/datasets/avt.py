@@ -17,7 +17,7 @@ import csv
 import io
 from collections import defaultdict
 from pathlib import Path
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from eval.datasets.base import EvalItem, Target
 from memory.exemplar import ExemplarRecord
@@ -68,7 +68,7 @@ class AvtDataset:
                 image = row["image"]
                 if not (data_dir / image).is_file():
                     continue
-                submission = {
+                submission: dict[str, Any] = {
                     "id": image,
                     "task": {
                         "id": row["prompt_id"],

@@ -196,14 +196,14 @@ class CsvDataset:
         return {"csv-image": (recs, self._path(data_dir).parent)}
 
 
-class Row(dict):
+class Row(dict[str, str]):
     """One table row (column → text) and the file line it starts on."""
 
     line: int = 0
 
 
 def _csv_rows(path: Path) -> list[dict[str, str]]:
-    rows = []
+    rows: list[dict[str, str]] = []
     with io.StringIO(read_utf8(path), newline="") as fh:
         reader = csv.DictReader(fh)
         start = 2  # the header is line 1
@@ -216,7 +216,7 @@ def _csv_rows(path: Path) -> list[dict[str, str]]:
 
 def _jsonl_rows(path: Path) -> list[dict[str, str]]:
     """One object per line; values as text, as a CSV reader would give them."""
-    rows = []
+    rows: list[dict[str, str]] = []
     for n, obj in read_jsonl(path):
         if not isinstance(obj, dict):
             raise ValueError(f"{where(path, n)}: expected a JSON object")

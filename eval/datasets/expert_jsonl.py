@@ -66,7 +66,8 @@ class ExpertJsonlDataset:
         """Items with their subjective means, raters and objective labels."""
         path = self._path(data_dir)
         base = path.parent
-        items, seen = [], {}
+        items: list[EvalItem] = []
+        seen: dict[str, str] = {}
         for row in self._rows(data_dir):
             labels, ratings = {}, {}
             for modality, dims in (row.get("subjective") or {}).items():

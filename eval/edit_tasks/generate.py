@@ -74,7 +74,7 @@ async def _classify(client: ModelClient, cards: dict[str, CategoryCard], name: s
     schema = category_schema(tuple(cards))
     answer = await client.structured(messages(render("classify", categories=listing), parts),
                                      schema, tag=versions()["classify"])
-    return answer.category  # type: ignore[attr-defined]
+    return answer.category  # type: ignore[attr-defined]  # a model built at run time (create_model)
 
 
 async def _write(client: ModelClient, card: CategoryCard, name: str,
@@ -86,7 +86,7 @@ async def _write(client: ModelClient, card: CategoryCard, name: str,
              text_part("Write the instructions.")]
     answer = await client.structured(messages(system, parts), writing_schema(tuple(types)),
                                      tag=f"{versions()['write']}/{card.tag}")
-    return [(it.edit_type, it.instruction.strip()) for it in answer.items]  # type: ignore[attr-defined]
+    return [(it.edit_type, it.instruction.strip()) for it in answer.items]  # type: ignore[attr-defined]  # a model built at run time (create_model)
 
 
 async def _check(client: ModelClient, card: CategoryCard, edit_type: str, instruction: str,

@@ -14,7 +14,7 @@ import tomllib
 from functools import lru_cache
 from pathlib import Path
 from string import Template
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, Field, create_model
 
@@ -37,15 +37,17 @@ def render(stage: str, **values: str) -> str:
 @lru_cache(maxsize=64)
 def category_schema(names: tuple[str, ...]) -> type[BaseModel]:
     """``{"category": one of names}``."""
-    return create_model("ImageCategory", category=(Literal[names], ...))  # type: ignore[valid-type]
+    choice = Literal[names]  # type: ignore[valid-type]  # names known only at run time
+    return create_model("ImageCategory", category=(choice, ...))
 
 
 @lru_cache(maxsize=256)
 def writing_schema(types: tuple[str, ...]) -> type[BaseModel]:
     """``{"items": [{"edit_type": one of types, "instruction": str}]}``, one per type."""
-    item = create_model(
+    choice = Literal[types]  # type: ignore[valid-type]  # types known only at run time
+    item: Any = create_model(
         "EditInstruction",
-        edit_type=(Literal[types], ...),  # type: ignore[valid-type]
+        edit_type=(choice, ...),
         instruction=(str, Field(min_length=5, max_length=600)),
     )
     return create_model(

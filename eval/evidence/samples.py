@@ -150,7 +150,8 @@ async def resolve(tree: Tree, k: int, ex: ExtractedSample, ctx: Context) -> list
                 s.stages["prompt"] = shot_stage.tag
             s.stages["images"] = shot_stage.tag
             for part, box in boxes:
-                saved = await ctx.store.save(img.crop(tuple(box)), iid, box)
+                left, top, right, bottom = box
+                saved = await ctx.store.save(img.crop((left, top, right, bottom)), iid, box)
                 (s.inputs if part == "input" else s.outputs).append(saved)
         elif role is not None and role.role != "neither":
             saved = await ctx.store.save(img, iid)

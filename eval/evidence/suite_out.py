@@ -20,6 +20,7 @@ from eval.evidence.options import Options
 from eval.evidence.samples import Sample
 from eval.evidence.trees import Tree
 from eval.studies.suite import SuiteTask, TaskTags
+from judge.domain.task import Category
 from memory.io.atomic import write_atomic
 
 
@@ -47,7 +48,7 @@ def provenance(s: Sample, tree: Tree, grades: dict[str, int], model: str) -> dic
 def to_task(s: Sample, prov: dict[str, Any]) -> SuiteTask:
     """One benchmark sample as a suite task (category OE: a request seen in the wild)."""
     return SuiteTask(
-        id=s.id, category="OE", brief=s.prompt,
+        id=s.id, category=Category.OE, brief=s.prompt,
         tags=TaskTags(topic=f"community:{s.kind}"),
         source_image=s.inputs[0].path if s.inputs else None,
         provenance=prov,

@@ -131,9 +131,9 @@ def _band(img: Image.Image) -> Image.Image:
 
 
 def _open(source: bytes) -> Image.Image:
-    img = Image.open(io.BytesIO(source))
-    img.load()
-    img = img.convert("RGB")
+    opened = Image.open(io.BytesIO(source))
+    opened.load()
+    img = opened.convert("RGB")
     if max(img.size) > MAX_SIDE:
         img.thumbnail((MAX_SIDE, MAX_SIDE))
     return img

@@ -41,9 +41,9 @@ class EditorSpec(BackendSpec):
 def parse_editors(entries: Any, where: str) -> dict[str, EditorSpec]:
     """Validate a list of ``[[editors]]`` tables; ids unique. Errors name ``where`` and the
     entry, e.g. ``study.toml: editors[1] (id 'x'): model: unknown built-in editor ...``."""
-    return parse_backends(entries, where, spec_cls=EditorSpec, section="editors")  # type: ignore[return-value]
+    return parse_backends(entries, where, spec_cls=EditorSpec, section="editors")  # type: ignore[return-value]  # returns spec_cls instances (not generic)
 
 
 def load_editors(path: Path) -> dict[str, EditorSpec]:
     """Read a TOML file's ``[[editors]]`` entries, by id; errors name the file and the entry."""
-    return load_backends(path, spec_cls=EditorSpec, section="editors")  # type: ignore[return-value]
+    return load_backends(path, spec_cls=EditorSpec, section="editors")  # type: ignore[return-value]  # returns spec_cls instances (not generic)

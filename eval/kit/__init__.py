@@ -10,6 +10,8 @@
 - :mod:`eval.kit.costs` — what a judge call should cost (every ``--dry-run``'s estimate);
 - :mod:`eval.kit.stats` — the statistics: resampling, bootstrap and percentile intervals,
   Kendall's τ-b, Krippendorff's α.
+- :mod:`eval.kit.stored` — the base of the JSON records the service keeps (campaigns,
+  studies): unknown fields kept, only the set ones written back.
 
 Lower floors hold what they need themselves: :mod:`memory.io.jsonl` (reading JSONL, errors
 named ``FILE:LINE``), :mod:`memory.io.atomic` (whole-or-nothing writes) and

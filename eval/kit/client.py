@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import asyncio
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol, TypeAlias
+from typing import TYPE_CHECKING, Any, Protocol, TypeAlias, TypeVar
 
 from pydantic import ValidationError
 
@@ -49,9 +49,30 @@ if TYPE_CHECKING:  # the result models are imported by the engine when it runs
 Scored: TypeAlias = "Result | EditResult | ComparisonResult"
 """What :meth:`JudgeClient.score` returns: the result of the submission's mode."""
 
+ResultT = TypeVar("ResultT", bound="Result | EditResult | ComparisonResult")
+
 
 class JudgeCallError(RuntimeError):
     """A judgment that could not be made; the message is the reason recorded."""
+
+
+def expect(result: Scored, kind: type[ResultT]) -> ResultT:
+    """``result`` as the mode's result the caller submitted for; a :class:`JudgeCallError`
+    (recorded like any failed judgment) when the judge answered in another mode.
+
+    Example:
+        >>> from judge.domain.result import Result
+        >>> from judge.modes.edit.result import EditResult
+        >>> expect(Result(submission_id="s", status="scored"), EditResult)
+        Traceback (most recent call last):
+        ...
+        eval.kit.client.JudgeCallError: the judge answered in another mode: Result, not EditResult
+    """
+    if not isinstance(result, kind):
+        raise JudgeCallError(
+            f"the judge answered in another mode: {type(result).__name__}, not {kind.__name__}"
+        )
+    return result
 
 
 class JudgeClient(Protocol):
@@ -163,7 +184,10 @@ class ServiceJudge:
             raise JudgeCallError(exc.message) from None
         if self._client is None:
             self._client = AsyncClient(
-                self.url, self.api_key, retries=self.retries, max_backoff_s=8.0,
+                self.url,
+                self.api_key,
+                retries=self.retries,
+                max_backoff_s=8.0,
                 timeout_s=self.timeout_s,
             )
         try:

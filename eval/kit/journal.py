@@ -29,7 +29,7 @@ import os
 import threading
 from collections.abc import Awaitable, Callable, Iterator
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, Protocol, TypeVar
 
 T = TypeVar("T")
 SEP = "\x1f"
@@ -127,7 +127,15 @@ class Journal:
         """Nothing stays open between writes; kept for symmetry with other stores."""
 
 
-async def step(journal: Any, name: str, make: Callable[[], Awaitable[T]]) -> T:
+class StepStore(Protocol):
+    """What :func:`step` reads and writes: a :class:`Journal`, or the service's Redis store."""
+
+    async def aget(self, name: str, /) -> Any | None: ...
+
+    async def aput(self, name: str, value: Any, /) -> None: ...
+
+
+async def step(journal: StepStore, name: str, make: Callable[[], Awaitable[T]]) -> T:
     """For any store with ``aget``/``aput`` coroutines (a :class:`Journal`, the service's Redis
     store): the stored value of ``name``, else ``await make()`` stored under it."""
     found = await journal.aget(name)

@@ -24,10 +24,13 @@ from pydantic import BaseModel
 
 
 class Table(BaseModel):
-    """A Markdown table: its head and its rows of cells, each cell already text."""
+    """A Markdown table: its head and its rows of cells, each cell already text; ``align``
+    is each column's rule (``---``, or ``---:`` for a right-aligned column), all ``---`` when
+    empty."""
 
     head: list[str]
     rows: list[list[str]]
+    align: list[str] = []
 
 
 @cache

@@ -151,7 +151,7 @@ def build_leaderboards(
     if criterion is not None and criterion not in present:
         raise ValueError(f"unknown criterion {criterion!r}; the votes have {present}")
     names = [criterion] if criterion is not None else present
-    return [build_leaderboard(votes, criterion=c, **kwargs) for c in names]  # type: ignore[arg-type]
+    return [build_leaderboard(votes, criterion=c, **kwargs) for c in names]  # type: ignore[arg-type]  # build_leaderboard checks its options
 
 
 def render_table(board: dict) -> str:

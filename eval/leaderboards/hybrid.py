@@ -115,9 +115,10 @@ def _clusters(items: Items) -> np.ndarray | None:
 
 
 def _equivalent(est: Estimates, n_votes: int) -> int | None:
-    if est.get("human") is None:
+    human, hybrid = est.get("human"), est.get("hybrid")
+    if human is None or hybrid is None:
         return None
-    h, p = est["human"][1], est["hybrid"][1]
+    h, p = human[1], hybrid[1]
     ok = np.isfinite(h) & np.isfinite(p)
     if not ok.any() or np.mean(p[ok]) <= 0:
         return None
@@ -175,7 +176,7 @@ def build_hybrid_leaderboard(
         attach_probabilities(items, probabilities)
         if selected is not None:
             n_sel = sum(1 for k in items.keys if selected.get((items.criterion, k)))
-            if 0 < n_lab < n_sel:
+            if 0 < n_lab < n_sel and items.pi is not None:  # attach_probabilities set pi
                 items.pi = items.pi * (n_lab / n_sel)
                 notes.append(
                     f"{n_sel - n_lab} of the {n_sel} items selected for humans have no human "
@@ -191,16 +192,24 @@ def build_hybrid_leaderboard(
             f"models with fewer than {FEW_LABELS} human-labelled items have unreliable "
             f"intervals (large-sample approximation): {', '.join(few)}"
         )
-    estimates, lam = _bt(items, notes) if method == "bt" else _winrate(items)
+    bt_lam: float | None = None
+    lams: np.ndarray | None = None
+    if method == "bt":
+        estimates, bt_lam = _bt(items, notes)
+    else:
+        estimates, lams = _winrate(items)
+    hybrid = estimates["hybrid"]
+    if hybrid is None:
+        raise AssertionError("every estimator fills the hybrid estimate")
     z = z_value(alpha)
-    scores, _ = estimates["hybrid"]
+    scores, _ = hybrid
     ranks = _ranks(scores)
     rows = []
     for i in np.argsort([np.inf if r is None else r for r in ranks], kind="stable"):
         row = {"model": items.models[i], "rank": ranks[i]}
-        row.update(_entry(*estimates["hybrid"], i, z, False) or {"score": None, "ci95": None})
-        if method == "winrate":
-            row["lam"] = _r(lam[i])
+        row.update(_entry(*hybrid, i, z, False) or {"score": None, "ci95": None})
+        if lams is not None:  # winrate: one lambda per model
+            row["lam"] = _r(lams[i])
         for name, key in (("bias", "judge_bias"), ("human", "human_only"), ("judge", "judge_only")):
             part = estimates.get(name)
             row[key] = None if part is None else _entry(*part, i, z, name != "bias")
@@ -212,7 +221,7 @@ def build_hybrid_leaderboard(
         if items.pi is not None
         else "ppi++",
         "criterion": items.criterion,
-        "lam": round(float(lam), 4) if method == "bt" else None,
+        "lam": None if bt_lam is None else round(float(bt_lam), 4),
         "n_human_votes": items.n_human_votes,
         "n_judge_votes": items.n_judge_votes,
         "n_items": len(items.keys),

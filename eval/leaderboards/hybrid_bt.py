@@ -180,7 +180,7 @@ def _quadratic(d: _Data, x: np.ndarray, theta: np.ndarray):
     g, ghat = _grad_parts(d, x, theta)
     lab = d.lab
     if d.clusters is not None:
-        return _clustered_quadratic(d, g, ghat)
+        return _clustered_quadratic(d, d.clusters, g, ghat)
     if d.pi is None:
         n, big_n = int(lab.sum()), int((~lab).sum())
         gl, hl, hu = g[lab], ghat[lab], ghat[~lab]
@@ -195,7 +195,7 @@ def _quadratic(d: _Data, x: np.ndarray, theta: np.ndarray):
     return _cov(pa) / total, (cross + cross.T) / total, _cov(pb) / total
 
 
-def _clustered_quadratic(d: _Data, g: np.ndarray, ghat: np.ndarray):
+def _clustered_quadratic(d: _Data, clusters: np.ndarray, g: np.ndarray, ghat: np.ndarray):
     """``A, B, C`` from per-item contributions ``lam * pa + pb`` summed within clusters."""
     lab = d.lab
     if d.pi is None:
@@ -212,8 +212,8 @@ def _clustered_quadratic(d: _Data, g: np.ndarray, ghat: np.ndarray):
         pa, pb = ghat - r * (ghat - c_ghat), r * (g - c_g)
         total = d.a.size
         pa, pb = (pa - pa.mean(0)) / total, (pb - pb.mean(0)) / total
-    cross = cluster_cov(pa, d.clusters, pb)
-    return cluster_cov(pa, d.clusters), cross + cross.T, cluster_cov(pb, d.clusters)
+    cross = cluster_cov(pa, clusters, pb)
+    return cluster_cov(pa, clusters), cross + cross.T, cluster_cov(pb, clusters)
 
 
 def _fit_at(d: _Data, x: np.ndarray, lam: float) -> BTFit:

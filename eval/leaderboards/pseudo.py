@@ -96,7 +96,8 @@ def read_results(path: str | Path) -> list[dict]:
     path = Path(path)
     if not path.is_file():
         raise VotesError(f"{path}: no such results file")
-    rows, seen = [], {}
+    rows: list[dict] = []
+    seen: dict[tuple[str, str, str], int] = {}
     numbered = read_jsonl(path, error=VotesError)
     for n, row in numbered:
         at = where(path, n)
@@ -105,10 +106,10 @@ def read_results(path: str | Path) -> list[dict]:
                 raise VotesError(f"{at}: field {key!r} is missing or empty")
         if "result" not in row and "score" not in row:
             raise VotesError(f"{at}: field 'result' (or a flat 'score') is missing")
-        key = (str(row["prompt_id"]), str(row["model"]), str(row.get("judge") or "judge"))
-        if key in seen:
-            raise VotesError(f"{at}: duplicate of line {seen[key]} for {key}")
-        seen[key] = n
+        ident = (str(row["prompt_id"]), str(row["model"]), str(row.get("judge") or "judge"))
+        if ident in seen:
+            raise VotesError(f"{at}: duplicate of line {seen[ident]} for {ident}")
+        seen[ident] = n
         rows.append(row)
     return rows
 
@@ -128,20 +129,21 @@ def pseudo_votes(rows: Iterable[dict], *, metric: str, criterion: str | None = N
         models = sorted({m for per in judges.values() for m in per})
         if len(judges) == 1:  # one judge: its outcome is the vote (fast path, same result)
             (per,) = judges.values()
-            for ma, mb in combinations([m for m in models if per[m] is not None], 2):
-                va, vb = per[ma], per[mb]
+            scored = {m: v for m in models if (v := per[m]) is not None}
+            for ma, mb in combinations(scored, 2):
+                va, vb = scored[ma], scored[mb]
                 winner = "a" if va > vb else "b" if vb > va else "tie"
                 votes.append(Vote(prompt_id, ma, mb, winner, name, "judges=1"))
             continue
         for ma, mb in combinations(models, 2):
             outcomes = []
             for per in judges.values():
-                va, vb = per.get(ma), per.get(mb)
-                if va is None or vb is None:
+                sa, sb = per.get(ma), per.get(mb)
+                if sa is None or sb is None:
                     continue
-                outcomes.append("a" if va > vb else "b" if vb > va else "tie")
-            winner = majority(outcomes)
-            if winner is not None:
+                outcomes.append("a" if sa > sb else "b" if sb > sa else "tie")
+            decided = majority(outcomes)
+            if decided is not None:
                 label = f"judges={len(outcomes)}"
-                votes.append(Vote(prompt_id, ma, mb, winner, name, label))
+                votes.append(Vote(prompt_id, ma, mb, decided, name, label))
     return votes

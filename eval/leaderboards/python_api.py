@@ -97,9 +97,11 @@ def hybrid_leaderboard(
     names = [criterion] if criterion else criteria(human_votes, judge_votes)
     if not names:
         raise ValueError("the human and judge votes share no criterion")
-    opts = {"method": method, "probabilities": probs, "selected": chosen}
-    boards = [build_hybrid_leaderboard(human_votes, judge_votes, criterion=c, **opts)
-              for c in names]  # fmt: skip
+    boards = [
+        build_hybrid_leaderboard(human_votes, judge_votes, criterion=c, method=method,
+                                 probabilities=probs, selected=chosen)
+        for c in names
+    ]  # fmt: skip
     if plots is not None:
         from eval.leaderboards.hybrid_plots import write_hybrid_plot
 

@@ -132,8 +132,8 @@ def select_round(
     check_selection_options(budget, floor, pair_boost, len(keys))
     yhat = np.array([np.mean(labels[k]) for k in keys])
     pi_prev = {k: float(prev[k]["probability"]) for k in keys}
-    r = _unresolved_hybrid(keys, human, judge, pi_prev) if pair_boost else None
-    q = selection_probabilities(yhat, budget, floor, unresolved=r, boost=pair_boost)
+    unresolved = _unresolved_hybrid(keys, human, judge, pi_prev) if pair_boost else None
+    q = selection_probabilities(yhat, budget, floor, unresolved=unresolved, boost=pair_boost)
     q = np.maximum(np.round(q, 6), 1e-6)
     drawn = np.random.default_rng(seed).random(q.size) < q
     rows = []
@@ -149,7 +149,7 @@ def select_round(
                "probability": 1.0 / weight, "selected": any(x["selected"] for x in rounds),
                "new": bool(drawn[i]) and not any(x["selected"] for x in before),
                "round": round_no, "rounds": rounds}  # fmt: skip
-        if r is not None:
-            row["unresolved"] = round(float(r[i]), 4)
+        if unresolved is not None:
+            row["unresolved"] = round(float(unresolved[i]), 4)
         rows.append(row)
     return rows

@@ -188,12 +188,19 @@ def write_selection(rows: Sequence[dict[str, Any]], path: str | Path) -> Path:
     return path
 
 
+def _valid_round(r: object) -> bool:
+    if not isinstance(r, dict):
+        return False
+    q, b = r.get("probability"), r.get("budget")
+    if isinstance(q, bool) or isinstance(b, bool):
+        return False
+    if not isinstance(q, int | float) or not isinstance(b, int | float):
+        return False
+    return 0 < q <= 1 and b > 0 and isinstance(r.get("selected"), bool)
+
+
 def _check_rounds(rounds: object, where: str) -> None:
-    ok = isinstance(rounds, list) and rounds
-    for r in rounds if ok else []:
-        q, b = (r.get("probability"), r.get("budget")) if isinstance(r, dict) else (None, None)
-        ok = ok and all(isinstance(v, int | float) and not isinstance(v, bool) for v in (q, b))
-        ok = ok and 0 < q <= 1 and b > 0 and isinstance(r.get("selected"), bool)
+    ok = isinstance(rounds, list) and bool(rounds) and all(_valid_round(r) for r in rounds)
     if not ok:
         raise VotesError(
             f"{where}: field 'rounds' must be a list of {{probability in (0, 1], selected, "

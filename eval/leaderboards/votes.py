@@ -30,7 +30,7 @@ import json
 from collections.abc import Iterable, Iterator
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeGuard
 
 from memory.io.jsonl import read_jsonl
 
@@ -73,7 +73,7 @@ def _field(row: dict[str, Any], col: str, where: str) -> str:
     return val
 
 
-def _clean(x: Any) -> bool:
+def _clean(x: Any) -> TypeGuard[str]:
     return type(x) is str and x != "" and x[0] != " " and x[-1] != " "
 
 

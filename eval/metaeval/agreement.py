@@ -10,7 +10,7 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Hashable, Mapping
+from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
@@ -22,9 +22,9 @@ __all__ = ["human_baseline", "inter_rater"]
 
 
 def _clean_ratings(
-    ratings_by_item: Mapping[Hashable, Mapping[Hashable, float | None]],
-) -> dict[Hashable, dict[Hashable, float]]:
-    out: dict[Hashable, dict[Hashable, float]] = {}
+    ratings_by_item: Mapping[str, Mapping[str, float | None]],
+) -> dict[str, dict[str, float]]:
+    out: dict[str, dict[str, float]] = {}
     for item, by_rater in ratings_by_item.items():
         kept = {
             r: float(v) for r, v in by_rater.items() if v is not None and math.isfinite(float(v))
@@ -35,7 +35,7 @@ def _clean_ratings(
 
 
 def human_baseline(
-    ratings_by_item: Mapping[Hashable, Mapping[Hashable, float | None]],
+    ratings_by_item: Mapping[str, Mapping[str, float | None]],
     *,
     n_boot: int = 1000,
     seed: int | None = 0,
@@ -68,8 +68,8 @@ def human_baseline(
     clean = _clean_ratings(ratings_by_item)
     scores: list[float] = []
     loo: list[float] = []
-    items: list[Hashable] = []
-    by_rater: dict[Hashable, tuple[list[float], list[float]]] = {}
+    items: list[str] = []
+    by_rater: dict[str, tuple[list[float], list[float]]] = {}
     for item, rs in clean.items():
         if len(rs) < 2:
             continue
@@ -84,7 +84,7 @@ def human_baseline(
             refs.append(ref)
 
     out = regression_metrics(scores, loo, n_boot=n_boot, seed=seed, clusters=items)
-    per_rater: dict[Hashable, float] = {}
+    per_rater: dict[str, float] = {}
     for rater, (mine, refs) in by_rater.items():
         if len(mine) < min_rater_items:
             continue
@@ -102,7 +102,7 @@ def human_baseline(
 
 
 def inter_rater(
-    ratings_by_item: Mapping[Hashable, Mapping[Hashable, float | None]],
+    ratings_by_item: Mapping[str, Mapping[str, float | None]],
 ) -> dict[str, Any]:
     """Inter-rater reliability of ``{item: {rater: score}}`` (missing ratings allowed).
 

@@ -77,7 +77,7 @@ def _table(
     }
     if judged:
         table["judge"], source["judge"] = judged, "judge"
-    shipped = dataset.published_scores(data) if hasattr(dataset, "published_scores") else {}  # type: ignore[attr-defined]
+    shipped = dataset.published_scores(data) if hasattr(dataset, "published_scores") else {}
     if dataset.targets and target == dataset.targets[0].name:  # the set's scores: first target
         for name, by_id in sorted(shipped.items()):
             table[name], source[name] = by_id, "published (recomputed)"

@@ -24,11 +24,12 @@ from eval.metaeval.stats import (
 
 def pairs_by_target(
     dataset: Dataset, items: list[EvalItem], preds: dict[str, dict]
-) -> dict[str, tuple[list[float | None], list[float | None]]]:
+) -> dict[str, tuple[list[float | None], list[float]]]:
     """(predictions, labels) per target over every item that has the label."""
-    out: dict[str, tuple[list, list]] = {}
+    out: dict[str, tuple[list[float | None], list[float]]] = {}
     for t in dataset.targets:
-        p, h = [], []
+        p: list[float | None] = []
+        h: list[float] = []
         for item in items:
             if t.name not in item.labels:
                 continue

@@ -88,7 +88,7 @@ def label_cards(
     if memory is None or cfg.url or overrides.get("skills"):
         return {}
     folder = cfg.out / "cards"
-    names = write_label_cards(dataset.label_columns(), memory, folder)  # type: ignore[attr-defined]
+    names = write_label_cards(dataset.label_columns(), memory, folder)  # type: ignore[attr-defined]  # checked with hasattr by the caller
     return {"card_dirs": [str(folder)], "skills": names}
 
 
@@ -339,7 +339,7 @@ def _given_scores(
             f"--scores and --scores-only compare per-item scores with per-item ratings; "
             f"{cfg.dataset!r} has none (its labels are preferences or edits)"
         )
-    shipped = dataset.published_scores(cfg.data) if hasattr(dataset, "published_scores") else {}  # type: ignore[attr-defined]
+    shipped = dataset.published_scores(cfg.data) if hasattr(dataset, "published_scores") else {}
     return read_scores(cfg.scores, {i.id for i in every_item}, taken=shipped)
 
 

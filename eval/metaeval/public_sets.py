@@ -64,7 +64,7 @@ def recomputed(
 ) -> dict[str, dict[str, Any]]:
     """Every published metric whose per-item scores ship with the set, against the humans on
     the items the judge scored (no interval: a comparison on the same items, not a claim)."""
-    scores = dataset.published_scores(data) if hasattr(dataset, "published_scores") else {}  # type: ignore[attr-defined]
+    scores = dataset.published_scores(data) if hasattr(dataset, "published_scores") else {}
     if not scores or not dataset.targets:
         return {}
     t = dataset.targets[0].name
@@ -90,7 +90,7 @@ def checklist_section(
     every element, then per element type."""
     if not hasattr(dataset, "checkpoint_types"):
         return {}
-    types = dataset.checkpoint_types()  # type: ignore[attr-defined]
+    types = dataset.checkpoint_types()
     groups: dict[str, tuple[list, list]] = {}
     for item in items:
         said = ((preds.get(item.id) or {}).get("objective") or {}).get("image") or {}
@@ -122,7 +122,7 @@ def public_set_section(
     slices: dict[str, dict[str, dict[str, dict[str, Any]]]] = {}
     if kind == "ratings":
         by_id = {i.id: i for i in items}
-        sets = dataset.slice_sets(items) if hasattr(dataset, "slice_sets") else {}  # type: ignore[attr-defined]
+        sets = dataset.slice_sets(items) if hasattr(dataset, "slice_sets") else {}
         for t in dataset.targets:
             labelled = [i for i in items if t.name in i.labels]
             pred = [((preds.get(i.id) or {}).get("scores") or {}).get(t.name) for i in labelled]
@@ -136,7 +136,7 @@ def public_set_section(
                     per[group] = rating_figures(
                         p, [i.labels[t.name] for i in its], n_boot=n_boot, seed=seed
                     )
-    baselines = [b.as_dict() for b in dataset.baselines()]  # type: ignore[attr-defined]
+    baselines = [b.as_dict() for b in dataset.baselines()]  # type: ignore[attr-defined]  # checked with hasattr by the caller
     return {
         "name": dataset.name,
         "title": getattr(dataset, "title", dataset.name),
@@ -144,7 +144,7 @@ def public_set_section(
         "figures": figures,
         "slices": slices,
         "baselines": baselines,
-        "baselines_checked": dataset.baselines_checked(),  # type: ignore[attr-defined]
+        "baselines_checked": dataset.baselines_checked(),  # type: ignore[attr-defined]  # checked with hasattr by the caller
         "recomputed": recomputed(dataset, data, items, preds, seed) if data else {},
         "checklist": checklist_section(dataset, items, preds, n_boot=n_boot, seed=seed),
     }
@@ -234,7 +234,7 @@ def markdown_lines(report: dict[str, Any]) -> list[str]:
             )
     again = section.get("recomputed") or {}
     if again and not report.get("comparison"):  # else the comparison shows them, and more
-        judge = next(iter(section["figures"].values()), {})
+        judge: dict[str, Any] = next(iter(section["figures"].values()), {})
         out += [
             "",
             "### Published metrics on the same items (recomputed from their per-image scores)",

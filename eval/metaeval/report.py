@@ -32,7 +32,7 @@ def write_report(
 ) -> None:
     """report.json, report.md and PNG plots."""
     pairs = pairs_by_target(dataset, items, {p["id"]: p for p in predictions})
-    made = (
+    made: list[Path | None] = (
         []
         if report.get("scores_only")
         else [plots.scatter(pairs, out / "scatter.png", report["targets"])]

@@ -15,6 +15,7 @@ Example:
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from pydantic import BaseModel
@@ -29,6 +30,7 @@ from judge.judged_by import MADE_UP
 from judge.judged_by import markdown_lines as judge_lines
 
 COLS = ("spearman", "kendall", "pearson", "mae", "within1", "n")
+_YES_NO: dict[Any, str] = {True: "yes", False: "no"}
 
 
 def _f(v: Any) -> str:
@@ -143,7 +145,7 @@ def _best_iqa(report: dict) -> Table | None:
             if g.get("margin") is not None and lo is not None and hi is not None
             else "–"
         )
-        excl = {True: "yes", False: "no"}.get(g.get("ci_excludes_zero"), "–")
+        excl = _YES_NO.get(g.get("ci_excludes_zero"), "–")
         rows.append([t, f"{_f(m.get('spearman'))}{_ci(m, 'spearman')} ({_cov(m)})",
                      f"{_f(b['spearman'])} {b['model']}", gap, excl])  # fmt: skip
     head = ["target", "judge (coverage)", "best IQA (all items)", "margin on scored items",
@@ -206,6 +208,15 @@ def _pairwise(report: dict) -> str | None:
     return metrics_markdown(report["pairwise"])
 
 
+def _error_table(first: str, rows: dict[str, dict], fmt: Callable[[Any], str]) -> Table:
+    """One row per setting (reference runs) or variant (ablation): its mae, within1 and
+    spearman, each written by ``fmt``."""
+    cols = ("mae", "within1", "spearman")
+    return Table(
+        head=[first, *cols], rows=[[n, *(fmt(m[c]) for c in cols)] for n, m in rows.items()]
+    )
+
+
 def page(report: dict) -> ReportPage:
     """The page of a run's ``report.json`` dict."""
     plots = list(report.get("plots") or [])
@@ -226,18 +237,9 @@ def page(report: dict) -> ReportPage:
     unscored = report.get("unscored") or {}
     reasons = [Unscored(target=t, n=r["n"], reason=r["reason"])
                for t, rs in unscored.items() for r in rs[:5]]  # fmt: skip
-    ref = report.get("reference")
-    reference = None
-    if ref:
-        reference = Table(head=["setting", "mae", "within1", "spearman"],
-                          rows=[[n, str(m["mae"]), str(m["within1"]), str(m["spearman"])]
-                                for n, m in ref["subjective"].items()])  # fmt: skip
-    abl = report.get("ablation")
-    ablation = None
-    if abl:
-        ablation = Table(head=["variant", "mae", "within1", "spearman"],
-                         rows=[[n, _f(r["mae"]), _f(r["within1"]), _f(r["spearman"])]
-                               for n, r in abl["rows"].items()])  # fmt: skip
+    ref, abl = report.get("reference"), report.get("ablation")
+    reference = _error_table("setting", ref["subjective"], str) if ref else None
+    ablation = _error_table("variant", abl["rows"], _f) if abl else None
     return ReportPage(
         dataset=report["dataset"],
         data=report["data"],

@@ -56,7 +56,7 @@ _W1_TOL = 1e-9
 # ---------------------------------------------------------------------------- helpers
 
 
-def _clean(x: float | None) -> float | None:
+def _clean(x: float | np.ndarray | None) -> float | None:
     """``nan``/``inf``/``None`` -> ``None``; numpy scalars -> ``float``."""
     if x is None:
         return None

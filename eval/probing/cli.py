@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import json
 import sys
 from pathlib import Path
 from typing import Any
@@ -67,6 +66,7 @@ def _fail(message: str, code: int = EXIT_INPUT) -> int:
 def resolve_params(args: argparse.Namespace) -> tuple[Any, str | None]:
     """The run's :class:`ProbeParams` (stored ones when resuming) or an error message."""
     from eval.probing.params import ProbeParams
+    from eval.probing.run_record import ProbeRun
     from judge.cli.model_options import flag_of
     from judge.cli.model_options import given as given_options
 
@@ -75,9 +75,9 @@ def resolve_params(args: argparse.Namespace) -> tuple[Any, str | None]:
         if args.backend:
             return None, "give --backend (an image model) or --editor (an image editor), not both"
         given["backend"] = args.editor
-    stored_path = args.out / "probe.json"
-    if stored_path.exists():
-        stored = json.loads(stored_path.read_text(encoding="utf-8"))["params"]
+    run = ProbeRun.read(args.out)
+    if run is not None:
+        stored = run.params
         clash = {k: v for k, v in given.items() if stored.get(k) != v}
         if clash:
             names = ", ".join(

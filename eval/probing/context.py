@@ -16,8 +16,8 @@ from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from eval.kit.journal import Journal, step
-from eval.probing.labelling import Labeller
+from eval.kit.journal import StepStore, step
+from eval.probing.labelling import Labels
 from eval.probing.localise import Composer
 from eval.probing.params import ProbeParams
 from eval.probing.scene_graph import compose
@@ -62,8 +62,8 @@ class ProbeContext:
     params: ProbeParams
     writer: ProbeWriter
     render: RenderFn
-    labeller: Labeller
-    journal: Journal
+    labeller: Labels
+    journal: StepStore
     images: ImageSink
     overrides: Callable[[], Awaitable[dict[str, Override]]] = no_overrides
     progress: Callable[[str, int], None] = lambda stage, n: None

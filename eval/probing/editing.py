@@ -28,8 +28,8 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
-from eval.kit.client import LocalJudge
-from eval.kit.journal import Journal
+from eval.kit.client import LocalJudge, expect
+from eval.kit.journal import StepStore
 from eval.probing.context import LOCALISING, ProbeContext, no_overrides
 from eval.probing.edit_steps import EditSteps, compose_steps, steps_graph
 from eval.probing.params import ProbeParams
@@ -41,6 +41,7 @@ from eval.probing.writer import PROMPTS, ProbeWriter
 from judge.engine import Judge
 from judge.io.data_urls import data_url
 from judge.llm.usage import UsageMeter
+from judge.modes.edit.result import EditResult
 
 EDIT_PROMPTS = PROMPTS / "edit"
 IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".webp")
@@ -115,7 +116,8 @@ class EditLabeller:
             "source_image": data_url(source, _mime(source)),
             "images": [data_url(png, "image/png") for png in images],
         }
-        result = await self.client.score(submission)  # JudgeCallError: recorded by the caller
+        answer = await self.client.score(submission)  # JudgeCallError: recorded by the caller
+        result = expect(answer, EditResult)
         self.llm_calls += result.usage.llm_calls
         if result.status == "blocked":
             return [None] * len(images), result.reason or "blocked by the safety gate"
@@ -146,7 +148,7 @@ def build_edit_context(
     editor: Any,
     spec: Any,
     sources: SourcePictures,
-    journal: Journal,
+    journal: StepStore,
     images: ImageSink,
     *,
     overrides: Callable[[], Awaitable[dict[str, Override]]] = no_overrides,
@@ -164,7 +166,7 @@ def build_edit_context(
         params=params,
         writer=EditProbeWriter(client, prompts=EDIT_PROMPTS),
         render=render,
-        labeller=EditLabeller(judge, sources),  # type: ignore[arg-type]  (same label())
+        labeller=EditLabeller(judge, sources),
         journal=journal,
         images=images,
         overrides=overrides,
@@ -194,18 +196,18 @@ def editor_spec(args: Any, name: str) -> Any:
 def editor_run(args: Any, name: str) -> tuple[Any, SourcePictures] | None:
     """``(editor spec, source pictures)`` when this run probes an editor (``--editor``, or a
     resumed folder whose ``probe.json`` says so), else None."""
-    import json
+    from eval.probing.run_record import ProbeRun
 
-    stored = Path(args.out) / "probe.json"
-    record = json.loads(stored.read_text(encoding="utf-8")) if stored.is_file() else {}
-    if not getattr(args, "editor", None) and record.get("kind") != "edit":
+    run = ProbeRun.read(Path(args.out))
+    stored = run.sources if run is not None else None
+    if not getattr(args, "editor", None) and not (run is not None and run.is_edit):
         if args.sources is not None:
             raise ValueError("--sources goes with --editor (the pictures an editor edits)")
         return None
-    folder = args.sources or (Path(record["sources"]) if record.get("sources") else None)
+    folder = args.sources or (Path(stored) if stored else None)
     if folder is None:
         raise ValueError("--sources is required with --editor: a folder of pictures to edit")
-    if record.get("sources") and Path(folder).resolve() != Path(record["sources"]):
-        raise ValueError(f"{args.out} was run on the pictures of {record['sources']}; "
+    if stored and Path(folder).resolve() != Path(stored):
+        raise ValueError(f"{args.out} was run on the pictures of {stored}; "
                          "resume with the same --sources (or none)")  # fmt: skip
     return editor_spec(args, name), SourcePictures.from_folder(Path(folder))

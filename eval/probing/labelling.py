@@ -18,11 +18,11 @@ Example::
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Protocol
 
-from eval.kit.client import LocalJudge
+from eval.kit.client import LocalJudge, expect
 from eval.probing.criteria import DEFAULT_CRITERION, check_criterion, criteria
-from judge.domain.result import CheckItem
+from judge.domain.result import CheckItem, Result
 from judge.engine import Judge
 from judge.io.data_urls import data_url
 
@@ -45,6 +45,16 @@ def image_verdict(items: list[CheckItem], pass_share: float) -> bool | None:
     if not scored:
         return None
     return sum(scored) / len(scored) >= pass_share - 1e-9
+
+
+class Labels(Protocol):
+    """What a probe run asks of its labeller (:class:`Labeller`, or the edit probe's)."""
+
+    llm_calls: int
+
+    async def label(
+        self, prompt: str, checks: list[str], images: list[bytes]
+    ) -> tuple[list[bool | None], str | None]: ...
 
 
 class Labeller:
@@ -83,7 +93,8 @@ class Labeller:
             "images": [data_url(png, "image/png") for png in images],
             "prompter": {"id": "probe", "kind": "mllm"},
         }
-        result = await self.client.score(submission)  # JudgeCallError: recorded by the caller
+        answer = await self.client.score(submission)  # JudgeCallError: recorded by the caller
+        result = expect(answer, Result)
         self.llm_calls += result.usage.llm_calls
         if result.status == "blocked":
             return [None] * len(images), result.reason or "blocked by the safety gate"

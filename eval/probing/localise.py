@@ -92,19 +92,19 @@ async def localise(
             c1, c2 = split(g, c)
             plans.append((c, held, c1, c2))
             for half in (c1 | held, c2 | held):
-                text = as_text(g, half)
-                if text not in seen:
-                    wanted.setdefault(text, half)
+                phrase = as_text(g, half)
+                if phrase not in seen:
+                    wanted.setdefault(phrase, half)
         if len(wanted) > budget:
             exhausted = True
             break
         budget -= len(wanted)
         outcomes = await asyncio.gather(
-            *(test(text, checks_for(g, atoms)) for text, atoms in wanted.items())
+            *(test(phrase, checks_for(g, atoms)) for phrase, atoms in wanted.items())
         )
-        for (text, atoms), (passed, rate, images) in zip(wanted.items(), outcomes, strict=True):
-            seen[text] = Tested(atoms, text, passed, rate, images)
-            tested.append(seen[text])
+        for (phrase, atoms), (passed, rate, images) in zip(wanted.items(), outcomes, strict=True):
+            seen[phrase] = Tested(atoms, phrase, passed, rate, images)
+            tested.append(seen[phrase])
         for c, held, c1, c2 in plans:
             done_pairs.add((c, held))
             r1, r2 = seen[as_text(g, c1 | held)], seen[as_text(g, c2 | held)]

@@ -28,7 +28,7 @@ def _tests_metrics(tests: list[ProbeTest], bug_threshold: float) -> dict[str, An
     passes = sum(labelled)
     apr = passes / len(labelled) if labelled else None
     return {
-        "bugs": sum(1 for t in rated if t.pass_rate < bug_threshold),  # type: ignore[operator]
+        "bugs": sum(t.pass_rate < bug_threshold for t in rated if t.pass_rate is not None),
         "apr": None if apr is None else round(apr, 4),
         "afr": None if apr is None else round(1 - apr, 4),
         "n_inputs": len(rated),

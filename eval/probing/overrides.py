@@ -65,9 +65,9 @@ def apply_overrides(root: ProbeNode, overrides: Mapping[str, Override | dict[str
     for key, value in overrides.items():
         node_id, _, rest = key.partition("/")
         test_s, _, image_s = rest.partition("/")
-        node = by_node.get(node_id)
-        if node is None or not test_s.isdigit() or not image_s.isdigit():
+        target = by_node.get(node_id)
+        if target is None or not test_s.isdigit() or not image_s.isdigit():
             continue
-        if int(test_s) < len(node.tests):
+        if int(test_s) < len(target.tests):
             ov = value if isinstance(value, Override) else Override.model_validate(value)
-            node.tests[int(test_s)].overrides[image_s] = ov
+            target.tests[int(test_s)].overrides[image_s] = ov

@@ -14,6 +14,7 @@ from typing import Any
 from eval.kit.journal import Journal
 from eval.probing.overrides import apply_overrides
 from eval.probing.params import ProbeParams
+from eval.probing.run_record import ProbeRun
 from eval.probing.runner import export, run_probe
 from eval.probing.setup import NO_LLM, build_context
 from eval.probing.storage import FileImages
@@ -52,11 +53,8 @@ async def run_in_dir(
 
     judge = make_judge(overrides, params)
     out.mkdir(parents=True, exist_ok=True)
-    backend = spec.model_dump(exclude={"extra"}) if hasattr(spec, "model_dump") else {}
-    record: dict[str, Any] = {"params": params.model_dump(), "backend": backend}
-    if sources is not None:
-        record.update(kind="edit", sources=str(Path(sources.folder).resolve()))
-    write_json(out / "probe.json", record)
+    folder = Path(sources.folder) if sources is not None else None
+    ProbeRun.of(params, spec, folder).write(out)
     total = params.node_count() * params.inputs * (2 if params.baseline else 1)
     bar = tqdm(
         total=total, desc="probe tests", unit="input", file=sys.stderr, disable=quiet, leave=False

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from eval.kit.journal import Journal
+from eval.kit.journal import StepStore
 from eval.probing.context import ProbeContext, no_overrides
 from eval.probing.labelling import Labeller
 from eval.probing.params import ProbeParams
@@ -44,7 +44,7 @@ def build_context(
     judge: Judge,
     generator: Any,
     spec: Any,
-    journal: Journal,
+    journal: StepStore,
     images: ImageSink,
     *,
     overrides: Callable[[], Awaitable[dict[str, Override]]] = no_overrides,

@@ -13,6 +13,7 @@ Example::
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from functools import lru_cache
 from pathlib import Path
 from string import Template
@@ -111,7 +112,7 @@ class ProbeWriter:
         reflection: str | None,
         count: int,
         max_words: int,
-        avoid: list[str] = (),  # type: ignore[assignment]
+        avoid: Sequence[str] = (),
     ) -> list[str]:
         """``count`` new prompts for ``topic`` (may return fewer or more; callers filter)."""
         blocks = {"TOPIC": topic, "PARENT TOPIC": parent or "N/A"}

@@ -138,7 +138,7 @@ async def fill_checklists(
             todo.append(k)
             continue
         getattr(report, plan).append(task.id)
-        if is_stale(have, task, base_dir):
+        if have is not None and is_stale(have, task, base_dir):
             report.stale.append(task.id)
 
     meter = UsageMeter()

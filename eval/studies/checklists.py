@@ -189,7 +189,7 @@ async def generate_checklist(
         return Generated(error=f"cannot send the target image: {exc}")
     except ModelCallError as exc:
         return Generated(error=f"no usable checklist from {client.model}: {exc}")
-    checks = answer.checkpoints()  # type: ignore[attr-defined]
+    checks = answer.checkpoints()
     if len(checks) > card.max_checks:  # the minimum is advice to the model, not a rule
         return Generated(
             error=f"the model wrote {len(checks)} checks; {card.tag} allows at most "

@@ -25,8 +25,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from eval.kit.client import Scored
     from judge.domain.result import DimensionScore, Result
-    from judge.modes.edit.result import EditResult
 
 ZERO_USAGE = {"calls": 0, "cost_usd": 0.0, "latency_s": 0.0}
 
@@ -61,7 +61,7 @@ def summarize(result: Result) -> dict[str, Any]:
     }
 
 
-def judge_usage(result: Result | EditResult) -> dict[str, Any]:
+def judge_usage(result: Scored) -> dict[str, Any]:
     """The judge stage's usage from a result's ``usage``."""
     u = result.usage
     return {

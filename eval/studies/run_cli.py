@@ -147,7 +147,7 @@ def _execute(cfg, tasks, settings, args, out: Path, max_cost: float | None) -> i
     except KeyboardInterrupt:
         return common.interrupted(out)
     print(common.render_run(common.write_run_report(out, summary)))
-    return common.EXIT_STOPPED if summary.stopped else 0  # type: ignore[attr-defined]
+    return common.EXIT_STOPPED if summary.stopped else 0  # type: ignore[attr-defined]  # the summary has stopped
 
 
 async def _in_batches(cfg, tasks_opts, tasks, settings, args, out: Path) -> object:

@@ -31,7 +31,7 @@ from typing import Any, TypeVar
 from pydantic import BaseModel
 from tqdm import tqdm
 
-from eval.kit.client import JudgeCallError, JudgeClient, Scored
+from eval.kit.client import JudgeCallError, JudgeClient, ResultT, expect
 from eval.kit.journal import Journal
 from eval.kit.journal import key as key_of
 from eval.studies.config import StudyConfig, cfg_settings
@@ -283,16 +283,20 @@ class PairRunner:
         return record
 
     async def _score(
-        self, submission: dict[str, Any], key: tuple[str, str, str], line: dict[str, Any]
-    ) -> Scored | None:
-        """The judge's (typed) result for ``submission`` under the judge cap and the cost gate; None
-        when the item is not judged now (gate shut, waiting in a provider batch, or the judge
-        failed: then the item is finished as ``judge_failed``)."""
+        self,
+        submission: dict[str, Any],
+        key: tuple[str, str, str],
+        line: dict[str, Any],
+        kind: type[ResultT],
+    ) -> ResultT | None:
+        """The judge's result (of the mode ``kind``) for ``submission`` under the judge cap and
+        the cost gate; None when the item is not judged now (gate shut, waiting in a provider
+        batch, or the judge failed: then the item is finished as ``judge_failed``)."""
         async with self._judge_sem:
             if not self.gate.open():
                 return None
             try:
-                return await self.judge.score(submission, self.out)
+                return expect(await self.judge.score(submission, self.out), kind)
             except ItemWaiting:  # provider-batch mode: judged on a later pass
                 return None
             except JudgeCallError as exc:
@@ -433,7 +437,9 @@ class StudyRunner(PairRunner):
             "id": f"{task.id}.{spec.id}.{backend.id}",
         }
         key = (task.id, spec.id, backend.id)
-        result = await self._score(submission, key, line)
+        from judge.domain.result import Result
+
+        result = await self._score(submission, key, line, Result)
         if result is None:
             return
         scored_line(line, result, gen.get("note"))

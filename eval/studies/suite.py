@@ -30,6 +30,7 @@ from typing import Any
 
 from PIL import Image
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic_core import ErrorDetails
 
 from judge.config import JudgeSettings
 from judge.domain.task import Category, Primitive, Task
@@ -150,7 +151,7 @@ def task_for_judge(t: SuiteTask, base_dir: Path, *, inline: bool = False) -> dic
     return data
 
 
-def _describe(err: dict[str, Any]) -> tuple[str, str]:
+def _describe(err: ErrorDetails) -> tuple[str, str]:
     loc = ".".join(str(p) for p in err["loc"])
     msg = err["msg"].removeprefix("Value error, ")
     if not loc:  # a rule over several fields names the field it is about first

@@ -29,6 +29,7 @@ import openai
 
 from eval.t2i.adaptive_gate import AdaptiveGate
 from eval.t2i.decode import convert_items, item_field
+from eval.t2i.generation import Status
 from eval.t2i.outcomes import classify
 from eval.t2i.spec import BackendSpec
 from judge.config import JudgeSettings
@@ -50,7 +51,7 @@ NO_SEED_PROVIDERS = ("openai", "azure")
 class _NoRetryOpenAI(openai.AsyncOpenAI):
     """An OpenAI client whose retry count stays 0 (litellm sets it to 2 on every call)."""
 
-    @property  # type: ignore[override]
+    @property
     def max_retries(self) -> int:
         return 0
 
@@ -92,7 +93,7 @@ class CallContext:
 class ChunkResult:
     """The outcome of one provider call (after retries)."""
 
-    status: str  # ok | refused | blocked | empty | failed
+    status: Status
     reason: str | None = None
     images: list[bytes] = field(default_factory=list)
     revised_prompt: str | None = None

@@ -22,9 +22,11 @@ import litellm
 from __future__ import annotations
 
 import re
+from typing import Literal
 
 import litellm
 
+from eval.t2i.generation import Status
 from judge.llm.retry import describe, fatal_cause
 
 _BLOCKED = ("moderation_blocked", "output was blocked", "image was flagged", "filtered",
@@ -69,7 +71,7 @@ def _short(exc: BaseException) -> str:
     return text[:300]
 
 
-def content_status(exc: BaseException) -> str | None:
+def content_status(exc: BaseException) -> Literal["blocked", "refused"] | None:
     """``"refused"`` or ``"blocked"`` for a content-policy answer, else None."""
     status = getattr(exc, "status_code", None)
     policy = isinstance(exc, litellm.ContentPolicyViolationError)
@@ -83,7 +85,7 @@ def content_status(exc: BaseException) -> str | None:
     return None
 
 
-def classify(exc: BaseException, backend: str, model: str) -> tuple[str, str]:
+def classify(exc: BaseException, backend: str, model: str) -> tuple[Status, str]:
     """``(status, reason)`` for an error that is not retried (or no longer)."""
     kind = content_status(exc)
     if kind is not None:

@@ -103,7 +103,9 @@ def curve(ds: Sequence[Decision]) -> list[dict[str, Any]]:
     """The risk–coverage points of one kind's decisions (most confident first; at most
     :data:`MAX_POINTS`, always including the last one)."""
     n = len(ds)
-    sure = sorted((d for d in ds if d.confidence is not None), key=lambda d: -d.confidence)
+    sure = sorted(
+        (d for d in ds if d.confidence is not None), key=lambda d: -(d.confidence or 0.0)
+    )
     if not n or not sure:
         return []
     conf = np.array([d.confidence for d in sure])
@@ -135,8 +137,8 @@ def _flagged(ds: Sequence[Decision], policy: TrustPolicy | None, kind: str) -> l
     if all(d.trusted is not None for d in ds):
         return list(ds)
     entry = policy.kinds.get(kind) if policy is not None else None
-    certified = entry is not None and entry.certified and entry.thresholds
-    cut = entry.thresholds[0] if certified else None
+    first = entry.thresholds[0] if entry is not None and entry.thresholds else None
+    cut = first if entry is not None and entry.certified else None
     return [
         Decision(d.kind, d.item, d.confidence, d.agrees,
                  cut is not None and d.confidence is not None and d.confidence >= cut - 1e-9)

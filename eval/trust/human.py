@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import csv
 import math
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -83,7 +83,11 @@ def _rating(value: Any, at: str, field: str = "rating") -> float:
     return number
 
 
-PARSE = {"verdict": _verdict, "winner": _winner, "rating": _rating}
+PARSE: dict[str, Callable[[Any, str], bool | str | float]] = {
+    "verdict": _verdict,
+    "winner": _winner,
+    "rating": _rating,
+}
 
 
 def _text(row: dict[str, Any], key: str, at: str) -> str:

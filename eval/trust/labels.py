@@ -111,7 +111,7 @@ def match(rows: Sequence[HumanRow], results: Sequence[dict[str, Any]]) -> Matche
                 f"is {seen[key]}); give each row an 'annotator', once per item and criterion"
             )
         seen[key] = row.where
-        value = FLIP[row.value] if flipped and row.field == "winner" else row.value  # type: ignore[index]
+        value = FLIP[row.value] if flipped and row.field == "winner" else row.value  # type: ignore[index]  # the field says which kind of value it is
         fixed = HumanRow(rid, item.criterion, row.field, value, row.annotator, row.where)
         out.setdefault((rid, item.criterion), (item.kind, []))[1].append(fixed)
     return out
@@ -125,9 +125,9 @@ def consensus(matched: Matched) -> tuple[dict[Key, tuple[str, Any, int]], int]:
     for key, (kind, rows) in matched.items():
         field, values = rows[0].field, [r.value for r in rows]
         if field == "rating":
-            out[key] = (kind, statistics.fmean(values), len(rows))  # type: ignore[arg-type]
+            out[key] = (kind, statistics.fmean(values), len(rows))  # type: ignore[arg-type]  # the field says which kind of value it is
         elif field == "winner":
-            out[key] = (kind, majority(values), len(rows))  # type: ignore[arg-type]
+            out[key] = (kind, majority(values), len(rows))  # type: ignore[arg-type]  # the field says which kind of value it is
         else:
             yes = sum(bool(v) for v in values)
             if 2 * yes == len(values):

@@ -23,7 +23,8 @@ def mark_lines(
     """The first file's lines marked by ``policy`` (later files: later stages' results of the
     same items, in any order), and how many decisions were trusted and not."""
     later = [{result_id(unwrap(x)): unwrap(x) for x in lines} for lines in files[1:]]
-    out, counts = [], Counter()
+    out: list[dict[str, Any]] = []
+    counts: Counter[str] = Counter()
     for line in files[0]:
         first = unwrap(line)
         rid = result_id(first)

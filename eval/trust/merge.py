@@ -44,7 +44,8 @@ def merge(
             "then merge the people's labels into its output"
         )
     people, _ = consensus(match(rows, results))
-    out, counts = [], Counter()
+    out: list[dict[str, Any]] = []
+    counts: Counter[str] = Counter()
     for line, result in zip(lines, results, strict=True):
         result = _copy(result)
         rid = result_id(result)

@@ -30,7 +30,8 @@ def read_results(path: str | Path) -> list[dict[str, Any]]:
     path = Path(path)
     if not path.is_file():
         raise TrustError(f"{path}: no such results file")
-    lines, seen = [], {}
+    lines: list[dict[str, Any]] = []
+    seen: dict[str, int] = {}
     for n, line in read_jsonl(path, error=TrustError):
         at = where(path, n)
         try:

@@ -124,9 +124,9 @@ def paths(stages: int) -> list[list[Thresholds]]:
     """The fixed sequences to test: one for a single judge, one per ratio for a cascade."""
     if stages == 1:
         return [[(g,) for g in GRID]]
-    out = []
+    out: list[list[Thresholds]] = []
     for r in RATIOS:
-        path = []
+        path: list[Thresholds] = []
         for g in GRID:
             path.append(
                 tuple(round(1.0 - r ** (stages - 1 - k) * (1.0 - g), 6) for k in range(stages))

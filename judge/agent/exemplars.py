@@ -165,7 +165,7 @@ class ExemplarProvider:
         if mem is None or (mem.manifest.modality == "image" and query["image"] is None):
             return None
         asked = query["prompt"] if mem.manifest.modality == "prompt" else query["image"]
-        return mem, asked  # type: ignore[return-value]
+        return None if asked is None else (mem, asked)
 
     def _excluded(self, mem: Memory) -> set[str]:
         """Ids whose meta matches ``exclude_exemplars`` (all keys must match)."""

@@ -33,7 +33,7 @@ def build_graph() -> Graph:
     g.add_node("safety", safety)
     # langgraph types a node's input as a protocol mypy matches only for the graph state, not
     # for the TypedDict a Send delivers (run_work reads WorkTask, not JudgeState)
-    g.add_node("run_work", run_work)  # type: ignore[call-overload]
+    g.add_node("run_work", run_work)  # type: ignore[call-overload]  # a Send payload, see above
     g.add_node("aggregate", aggregate)
     g.add_edge(START, "route")
     g.add_conditional_edges("route", dispatch, ["safety", "run_work"])

@@ -23,12 +23,10 @@ from typing import Any
 from judge import event_loop
 from judge.cli.judging import (
     ERRORS,
-    add_confidence_flags,
+    add_confidence_and_trust_flags,
     add_model_flags,
-    add_trust_flag,
     exit_code,
-    shared_overrides,
-    with_flags,
+    judge_for,
 )
 from judge.errors import InputError
 from memory.io.jsonl import JsonlError, parse_jsonl, where
@@ -60,8 +58,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--sequential-safety", action="store_true", help="screen before judging, not alongside"
     )
-    add_confidence_flags(p)
-    add_trust_flag(p)
+    add_confidence_and_trust_flags(p)
     p.add_argument("--no-cache", action="store_true", help="do not reuse cached answers")
     p.add_argument("--timeout", type=float, help="per-call timeout in seconds")
     p.add_argument(
@@ -74,11 +71,9 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def overrides(args: argparse.Namespace) -> dict[str, Any]:
-    """Flags that were given, as settings overrides."""
-    out = shared_overrides(args)
-    if args.allow_tie:
-        out["compare_allow_tie"] = True
-    return out
+    """This verb's own flags that were given, as settings overrides (the flags every judging
+    verb takes are added by :func:`judge.cli.judging.judge_for`)."""
+    return {"compare_allow_tie": True} if args.allow_tie else {}
 
 
 def read_comparisons(path: Path) -> list[Any]:
@@ -152,13 +147,12 @@ def run(args: argparse.Namespace) -> int:
     """Judge the file's comparisons; errors go to stderr with a non-zero exit code."""
     from judge.cli.main import EXIT_INPUT
     from judge.config import JudgeSettings
-    from judge.engine import Judge
 
     # outside the try: a bad environment variable reaches judge.cli.main, which names it
     settings = JudgeSettings()
     try:
         items = read_comparisons(args.file)
-        judge = Judge(with_flags(settings, overrides(args)), trust=args.trust)
+        judge = judge_for(settings, args, overrides(args))
         outcomes = event_loop.run(
             _judge_all(judge, items, args.file.resolve().parent, args.concurrency)
         )

@@ -21,6 +21,7 @@ from judge.errors import ConfigError, InputError
 
 if TYPE_CHECKING:
     from judge.config import JudgeSettings
+    from judge.engine import Judge
 
 ERRORS = (InputError, ConfigError, ValueError)
 """What :func:`exit_code` turns into a message and exit code (ValueError: a flag's value the
@@ -68,6 +69,15 @@ def with_flags(settings: JudgeSettings, changes: dict[str, Any]) -> JudgeSetting
         raise ValueError("; ".join(problems)) from None
 
 
+def judge_for(settings: JudgeSettings, args: argparse.Namespace, own: dict[str, Any]) -> Judge:
+    """The engine a judging verb runs: ``settings`` with the flags both verbs take
+    (:func:`shared_overrides`) and the verb's ``own`` overrides applied (:func:`with_flags`),
+    under the ``--trust`` policy when one is given."""
+    from judge.engine import Judge
+
+    return Judge(with_flags(settings, shared_overrides(args) | own), trust=args.trust)
+
+
 def add_model_flags(p: argparse.ArgumentParser, panel_help: str) -> None:
     """The judge model flags both verbs take (read back by :func:`shared_overrides`); the
     panel's help says how the verb combines the panel's answers."""
@@ -85,8 +95,9 @@ CONFIDENCE_HELP = (
 )
 
 
-def add_confidence_flags(p: argparse.ArgumentParser) -> None:
-    """``--confidence`` and ``--confidence-memory`` (read back by :func:`shared_overrides`)."""
+def add_confidence_and_trust_flags(p: argparse.ArgumentParser) -> None:
+    """``--confidence`` and ``--confidence-memory`` (read back by :func:`shared_overrides`),
+    then ``--trust POLICY.json``: judge under a trust policy (read back by :func:`judge_for`)."""
     p.add_argument("--confidence", metavar="METHOD", help=CONFIDENCE_HELP)
     p.add_argument(
         "--confidence-memory",
@@ -94,10 +105,6 @@ def add_confidence_flags(p: argparse.ArgumentParser) -> None:
         help="annotators:K: the exemplar memory whose human labels the simulated annotators "
         "see (env JUDGE_CONFIDENCE_MEMORY; default: the memory of the item's card)",
     )
-
-
-def add_trust_flag(p: argparse.ArgumentParser) -> None:
-    """``--trust POLICY.json``: judge under a trust policy (``Judge(trust=...)``)."""
     p.add_argument(
         "--trust",
         type=Path,

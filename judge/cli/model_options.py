@@ -67,7 +67,8 @@ def _is_bool(field: FieldInfo) -> bool:
 
 def _range(field: FieldInfo) -> str:
     """The field's bounds in words: ``1 to 6``, ``above 0, at most 1``, ``1-300 characters``."""
-    lo = hi = None
+    lo: object = None  # the bound's value, only ever printed
+    hi: object = None
     low_open = high_open = False
     min_len = max_len = None
     for m in field.metadata:

@@ -16,12 +16,10 @@ from typing import TYPE_CHECKING
 
 from judge.cli.judging import (
     ERRORS,
-    add_confidence_flags,
+    add_confidence_and_trust_flags,
     add_model_flags,
-    add_trust_flag,
     exit_code,
-    shared_overrides,
-    with_flags,
+    judge_for,
 )
 
 if TYPE_CHECKING:
@@ -91,8 +89,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         "--calibration",
         help="calibration JSON from `judge meta-eval --fit-calibration` (env JUDGE_CALIBRATION)",
     )
-    add_confidence_flags(p)
-    add_trust_flag(p)
+    add_confidence_and_trust_flags(p)
     p.add_argument("--no-cache", action="store_true", help="do not reuse cached answers")
     p.add_argument("--timeout", type=float, help="per-call timeout in seconds")
     p.add_argument("--compact", action="store_true", help="one-line JSON")
@@ -124,7 +121,8 @@ def memory_pairs(pairs: list[str]) -> dict[str, str]:
 
 
 def overrides(args: argparse.Namespace) -> dict:
-    """Flags that were given, as settings overrides."""
+    """This verb's own flags that were given, as settings overrides (the flags every judging
+    verb takes are added by :func:`judge.cli.judging.judge_for`)."""
     out = {
         "checkpoint_batching": args.batching,
         "subjective_batching": args.subjective_batching,
@@ -137,14 +135,13 @@ def overrides(args: argparse.Namespace) -> dict:
     }
     if args.memory:
         out["memories"] = memory_pairs(args.memory)
-    return shared_overrides(args) | {k: v for k, v in out.items() if v is not None}
+    return {k: v for k, v in out.items() if v is not None}
 
 
 def run(args: argparse.Namespace) -> int:
     """Score the file; errors go to stderr with a hint and a non-zero exit code."""
     from judge.config import JudgeSettings
     from judge.domain.result import Result
-    from judge.engine import Judge
     from judge.validation import load_request_file
 
     path: Path = args.submission
@@ -153,7 +150,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         submission = load_request_file(path)  # a "mode" field picks edit, compare, ...
         # settings go in as settings: ``cache`` is also the name of Judge's cache argument
-        judge = Judge(with_flags(settings, overrides(args)), trust=args.trust)
+        judge = judge_for(settings, args, overrides(args))
         result = judge.score(submission, base_dir=path.resolve().parent)
     except ERRORS as exc:
         return exit_code(exc)

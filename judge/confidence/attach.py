@@ -80,8 +80,8 @@ def stamp(result: BaseModel, method: str) -> None:
     how its null confidence came about; record the method in the provenance."""
     for model in _models(result):
         fields = type(model).model_fields
-        if "confidence_method" in fields and model.confidence_method is None:  # type: ignore[attr-defined]
-            model.confidence_method = method  # type: ignore[attr-defined]
+        if "confidence_method" in fields and model.confidence_method is None:  # type: ignore[attr-defined]  # the field is checked by name first
+            model.confidence_method = method  # type: ignore[attr-defined]  # the field is checked by name first
     provenance = getattr(result, "provenance", None)
     if provenance is not None:
         provenance.confidence = method

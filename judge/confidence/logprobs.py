@@ -141,7 +141,7 @@ class LogprobEstimator(ItemEstimator):
         base = self.ctx.client(model)
         if model != self.ctx.models[0]:
             return base
-        return base.with_call_options(extra=PARAMS, on_reply=self._keep)  # type: ignore[attr-defined]
+        return base.with_call_options(extra=PARAMS, on_reply=self._keep)  # type: ignore[attr-defined]  # the engine's client has it; the protocol does not
 
     def _keep(self, reply: Reply) -> None:
         self.reply = reply

@@ -75,7 +75,10 @@ def _walk(data: bytes) -> bytes:
         whole = data[pos - 2 : stop]  # the marker (without fill bytes) and its segment
         if marker == 0xDA:
             state.scan(segment)
-            stop = _NEXT_MARKER.search(data, stop).start()  # type: ignore[union-attr]
+            found = _NEXT_MARKER.search(data, stop)
+            if found is None:  # the pattern also matches at the end of the data
+                raise _Refused
+            stop = found.start()
             whole = data[pos - 2 : stop]
         elif marker == 0xE0 and segment.startswith(b"JFIF"):
             if len(segment) < _JFIF_HEADER or segment[4] != 0:

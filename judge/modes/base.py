@@ -152,7 +152,7 @@ class Mode(ABC, Generic[RequestT, ResultT]):
             problems = problem_list(exc.errors(), self.options_model, named, "unknown option")
             problems = [(f, m.removeprefix("Value error, ")) for f, m in problems]
             raise as_input_error(problems) from None
-        return parsed.overrides()  # type: ignore[attr-defined]
+        return parsed.overrides()  # type: ignore[attr-defined]  # every options model has overrides()
 
     def check(self, request: BaseModel, registry: SkillRegistry, settings: JudgeSettings) -> None:
         """Reject requests naming unknown cards or options (raise ``InputError``)."""

@@ -107,15 +107,15 @@ class CachedEncoder(Encoder):
         self._lock = threading.Lock()
 
     @property
-    def id(self) -> str:  # type: ignore[override]
+    def id(self) -> str:  # type: ignore[override]  # a read-only view of the wrapped encoder
         return self.encoder.id
 
     @property
-    def modality(self) -> Any:  # type: ignore[override]
+    def modality(self) -> Any:  # type: ignore[override]  # a read-only view of the wrapped encoder
         return self.encoder.modality
 
     @property
-    def dim(self) -> int:  # type: ignore[override]
+    def dim(self) -> int:  # type: ignore[override]  # a read-only view of the wrapped encoder
         return self.encoder.dim
 
     def __repr__(self) -> str:

@@ -66,14 +66,14 @@ def objective_checklist(card: SkillCard) -> SkillFn:
             return SkillOutput(
                 verdicts={
                     positional[r.id]: VerdictValue(verdict=r.verdict, rationale=r.rationale)
-                    for r in answer.results  # type: ignore[attr-defined]
+                    for r in answer.results  # type: ignore[attr-defined]  # a model built at run time (skills.schemas)
                 }
             )
         return SkillOutput(
             verdicts={
                 inp.checks[0].id: VerdictValue(
-                    verdict=answer.verdict,  # type: ignore[attr-defined]
-                    rationale=answer.rationale,  # type: ignore[attr-defined]
+                    verdict=answer.verdict,  # type: ignore[attr-defined]  # a model built at run time (skills.schemas)
+                    rationale=answer.rationale,  # type: ignore[attr-defined]  # a model built at run time (skills.schemas)
                 )
             }
         )

@@ -56,8 +56,8 @@ async def ask_choice(
     return SkillOutput(
         choices={
             card.name: ChoiceValue(
-                choice=answer.choice,  # type: ignore[attr-defined]
-                rationale=answer.rationale,  # type: ignore[attr-defined]
+                choice=answer.choice,  # type: ignore[attr-defined]  # a model built at run time (skills.schemas)
+                rationale=answer.rationale,  # type: ignore[attr-defined]  # a model built at run time (skills.schemas)
             )
         }
     )

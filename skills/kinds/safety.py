@@ -29,9 +29,9 @@ def safety_filter(card: SkillCard) -> SkillFn:
             return SkillOutput(safety=SafetyValue(reason=f"model call failed: {exc}"))
         return SkillOutput(
             safety=SafetyValue(
-                passed=not answer.flagged,  # type: ignore[attr-defined]
-                categories=list(answer.categories),  # type: ignore[attr-defined]
-                rationale=answer.rationale,  # type: ignore[attr-defined]
+                passed=not answer.flagged,  # type: ignore[attr-defined]  # a model built at run time (skills.schemas)
+                categories=list(answer.categories),  # type: ignore[attr-defined]  # a model built at run time (skills.schemas)
+                rationale=answer.rationale,  # type: ignore[attr-defined]  # a model built at run time (skills.schemas)
             )
         )
 

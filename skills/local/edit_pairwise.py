@@ -22,7 +22,7 @@ def compare_estimates(name: str, inp: SkillInput) -> ChoiceValue:
         images = {"source": inp.images["source"], "edited": inp.images[role]}
         value = estimate_value(name, dataclasses.replace(inp, images=images))
         if value.score is None:
-            return ChoiceValue.unscored(value.cause, value.reason)  # type: ignore[arg-type]
+            return ChoiceValue.unscored(value.cause, value.reason)  # type: ignore[arg-type]  # an unscored value always has its cause
         values.append(float(value.score))
     first, second = values
     choice = "first" if first > second else "second" if second > first else "tie"

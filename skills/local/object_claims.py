@@ -179,7 +179,7 @@ def _counts(toks: list[tuple[str, object]]) -> Claim | None:
         elif kind == "num":
             if n is not None:
                 return None
-            n = int(value)  # type: ignore[call-overload]
+            n = int(value)  # type: ignore[call-overload]  # a numeric claim's value is a number
         elif kind == "class" and n is not None:
             if mode == "more":
                 mode, n = "min", n + 1

@@ -65,6 +65,7 @@ def _scored(responses: list[httpx.Response]) -> list[dict]:
     return results
 
 
+@pytest.mark.slow
 def test_the_limit_converges_near_the_providers_rate_without_failed_submissions(
     service: LiveService, limited: FakeProvider
 ) -> None:

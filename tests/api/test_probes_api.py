@@ -191,6 +191,7 @@ def test_refusing_backend_is_recorded_not_a_crash(client: httpx.Client) -> None:
     assert body["tree"]["metrics"]["n_images"] == 0
 
 
+@pytest.mark.slow
 def test_probe_resumes_after_a_service_restart(tmp_path: Path, fakes) -> None:
     llm, images = fakes
     env = service_env(llm, images, tmp_path)

@@ -152,6 +152,7 @@ def _clean_env(tmp_path: Path, **extra: str) -> dict[str, str]:
     return {**env, "PYTHONPATH": str(REPO), "JUDGE_DATA_DIR": str(tmp_path / "data"), **extra}
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(300)
 def test_serve_and_worker_refuse_a_volatile_redis(
     volatile_redis: RedisProcess, tmp_path: Path
@@ -188,6 +189,7 @@ def test_serve_and_worker_refuse_a_volatile_redis(
         serve.wait(30)
 
 
+@pytest.mark.slow
 def test_serve_says_when_the_redis_cannot_be_reached(tmp_path: Path) -> None:
     env = _clean_env(tmp_path, REDIS_URL=f"redis://:pw@127.0.0.1:{free_port()}/0")
     done = _judge("serve", "--port", str(free_port()), env=env)
@@ -196,6 +198,7 @@ def test_serve_says_when_the_redis_cannot_be_reached(tmp_path: Path) -> None:
     assert ":pw@" not in done.stderr
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(600)
 def test_the_documented_redis_keeps_every_answer_and_result_through_a_restart(
     documented_redis: RedisProcess, tmp_path: Path, provider_session

@@ -25,6 +25,7 @@ def simulated(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple]:
         yield asyncio.run(simulate(url, campaign_body(n_prompts=40, votes=8), seed=9))
 
 
+@pytest.mark.slow
 def test_bots_are_caught_and_honest_people_are_not(simulated: tuple) -> None:
     record, attempts = simulated
     rows = {r["annotator"]: r for r in rates(record, attempts)}
@@ -59,6 +60,7 @@ def test_the_report_shows_which_validation_kinds_catch_the_bots(simulated: tuple
         assert kinds[name]["flagged"]["answers"] >= 30 and kinds[name]["flagged"]["accuracy"] < 0.8
 
 
+@pytest.mark.slow
 def test_the_benchmark_runs_from_the_command_line(capsys: pytest.CaptureFixture[str]) -> None:
     """``python -m benchmarks.validation_bots`` as docs/campaigns.md shows it (small)."""
     import json

@@ -44,6 +44,7 @@ def run(*argv: str, capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
     return code, out, err
 
 
+@pytest.mark.slow
 def test_study_run_to_votes_leaderboard_and_report(
     service: LiveService, anon: httpx.Client, tmp_path: Path, capsys: pytest.CaptureFixture[str],
     monkeypatch: pytest.MonkeyPatch,

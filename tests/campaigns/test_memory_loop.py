@@ -27,6 +27,8 @@ from tests.campaigns.helpers import (
     stored,
 )
 
+pytestmark = pytest.mark.slow
+
 N_ITEMS = 10
 TRUE = {f"r{i}": 1 + i % 5 for i in range(N_ITEMS)}  # each item's true quality
 OFFSET = {"a01": 0, "a02": 0, "a03": 1, "a04": 0}  # a03 rates one point high (kept)

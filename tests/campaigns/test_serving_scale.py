@@ -160,6 +160,7 @@ def test_an_export_writes_only_rows_its_qc_pass_saw(redis_url: str) -> None:
     assert asyncio.run(scenario()) == (2, 3)
 
 
+@pytest.mark.slow
 def test_open_loop_benchmark_reports_latency_and_cpu(service: LiveService) -> None:
     """The benchmark's open loop against this module's service (in this process, so the CPU
     figure here includes the load generator; ``judge serve`` in a process of its own is

@@ -31,6 +31,8 @@ from eval.campaigns.report import build_report
 from judge.config import JudgeSettings
 from tests.campaigns.helpers import COLOURS, data_url, png
 
+pytestmark = pytest.mark.slow  # simulated rounds: every test reads one whole simulated campaign
+
 MODELS = [f"model-{k}" for k in range(8)]
 STRENGTH = {m: 2.0 ** (1.1 * (7 - k)) for k, m in enumerate(MODELS)}  # model-0 strongest
 KINDS = ["honest"] * 24 + ["random"] * 6 + ["left"] * 5 + ["fast"] * 5
@@ -119,7 +121,6 @@ def simulated(redis_url: str) -> tuple[dict, list[dict], dict]:
     return record, attempts, build_report(record, attempts, n_boot=400, seed=5)
 
 
-@pytest.mark.slow
 def test_bad_annotators_are_flagged_and_only_they(simulated: tuple) -> None:
     record, attempts, report = simulated
     kind_of = {f"s{n:02d}": kind for n, kind in enumerate(KINDS)}

@@ -251,6 +251,7 @@ def tifa_800(root: Path) -> Path:
     return folder
 
 
+@pytest.mark.slow
 def test_scores_only_on_the_800_image_shape_calls_no_model_and_takes_seconds(
     provider: FakeProvider, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

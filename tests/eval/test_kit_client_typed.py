@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from PIL import Image
 
-from eval.kit.client import LocalJudge
+from eval.kit.client import JudgeCallError, LocalJudge, expect
 from judge.client import score_result
 from judge.config import JudgeSettings
 from judge.domain.result import Result
@@ -58,6 +58,23 @@ def test_an_edit_comes_back_as_an_edit_result(tmp_path: Path) -> None:
     assert kit.metrics["color_shift"].applicable is False  # a colour change was asked for
 
 
+def test_a_judgment_in_another_mode_is_a_failed_judgment_not_a_crash(tmp_path: Path) -> None:
+    """A study or probe that sent a score submission reads ``.images`` and ``.objective``;
+    an edit answer has neither. ``expect`` (which the studies and probes now call, found by
+    the type checker) turns the mix-up into the JudgeCallError they record as a failed
+    judgment, where an AttributeError used to end the whole run."""
+    Image.new("RGB", (64, 64), "white").save(tmp_path / "src.png")
+    Image.new("RGB", (64, 64), "yellow").save(tmp_path / "out.png")
+    edit = {"mode": "edit", "id": "e1", "instruction": "Make it yellow.",
+            "source_image": "src.png", "images": ["out.png"]}  # fmt: skip
+    kit, _ = score_twice(edit, tmp_path)
+    assert expect(kit, EditResult) is kit
+    assert not hasattr(kit, "objective")
+    with pytest.raises(JudgeCallError, match="another mode: EditResult, not Result"):
+        expect(kit, Result)
+
+
+@pytest.mark.slow
 def test_the_json_a_service_answers_parses_back_to_the_same_bytes() -> None:
     submission = json.loads((EXAMPLE / "submission.json").read_text(encoding="utf-8"))
     kit, _ = score_twice(submission, EXAMPLE)

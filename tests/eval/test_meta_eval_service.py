@@ -51,6 +51,7 @@ def read_preds(out: Path) -> list[dict[str, Any]]:
     return [json.loads(x) for x in (out / "predictions.jsonl").read_text().splitlines() if x]
 
 
+@pytest.mark.slow
 def test_meta_eval_through_the_service_sends_the_service_key(
     service: LiveService,
     provider: FakeProvider,

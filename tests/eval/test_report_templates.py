@@ -14,6 +14,7 @@ import pytest
 from eval.campaigns.plots import markdown as campaign_markdown
 from eval.kit.render import Table, render_text
 from eval.metaeval.report import markdown
+from eval.studies.edits.report.markdown import render as edit_markdown
 from eval.studies.report.markdown import render_markdown
 
 PINNED = Path(__file__).parent / "data" / "report_pins"
@@ -28,6 +29,8 @@ def test_a_report_renders_byte_for_byte_as_before(case: str) -> None:
         now = markdown(report)
     elif case.startswith("study"):
         now = render_markdown(report)
+    elif case.startswith("edit-study"):
+        now = edit_markdown(report)
     else:  # a campaign's report and the figures written beside it
         now = campaign_markdown(report["report"], report["figures"])
     assert now == before
@@ -53,6 +56,10 @@ def test_the_pins_cover_every_section() -> None:
               "![Agreement with people against coverage](trust.png)")  # fmt: skip
     for heading in wanted:
         assert heading in campaign
+    edit = (PINNED / "edit-study-synthetic.md").read_text(encoding="utf-8")
+    for heading in ("no pairwise votes", "| not judged |", "![extra.png]", "## Notes"):
+        assert heading in edit
+    assert "Position consistency:" in (PINNED / "edit-study-hm.md").read_text(encoding="utf-8")
 
 
 def test_a_template_refuses_a_name_it_is_not_given() -> None:

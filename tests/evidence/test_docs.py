@@ -9,6 +9,8 @@ import shutil
 import tomllib
 from pathlib import Path
 
+import pytest
+
 from eval.edit_tasks.cards import load_categories
 from judge.cli.main import main
 from tests.edit_tasks.test_edit_tasks import SOURCES, correct_editor
@@ -44,6 +46,7 @@ def study_file_for(text: str, provider: FakeProvider) -> str:
                         f'model = "openai/{JUDGE}"\napi_base = "{provider.base_url}"')
 
 
+@pytest.mark.slow
 def test_from_posts_doc(
     provider: FakeProvider, export: tuple[Path, Truth], tmp_path: Path, monkeypatch
 ) -> None:

@@ -158,6 +158,7 @@ def test_score_flags_beat_env(provider, tmp_path):
     assert models_seen(provider) == {"flag-model"}
 
 
+@pytest.mark.slow
 def test_llm_backend_without_model_exits_3(tmp_path):
     """The LLM backend asked for but no model anywhere: exit 3, a hint naming JUDGE_MODEL."""
     path = write_submission(tmp_path)

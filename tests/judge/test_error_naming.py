@@ -82,6 +82,7 @@ def test_judge_version(capsys: pytest.CaptureFixture[str]) -> None:
     assert capsys.readouterr().out.strip() == f"judge {version('t2i-judge')}"
 
 
+@pytest.mark.slow
 def test_a_second_serve_on_the_same_data_folder_says_why_in_one_line(tmp_path: Path) -> None:
     data = tmp_path / "data"
     (data / "redis").mkdir(parents=True)

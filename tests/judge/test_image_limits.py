@@ -73,6 +73,7 @@ def test_sent_as_it_is_the_strip_gets_the_same_refusal():
         prepare_views({"images[0]": ref}, settings, as_sent=True)
 
 
+@pytest.mark.slow
 def test_the_decode_benchmark_runs_small(capsys):
     from benchmarks import decode
 

@@ -68,6 +68,7 @@ def test_call_bench_parses_set_values() -> None:
         call_bench.parse_set(["oops"])
 
 
+@pytest.mark.slow
 def test_call_bench_runs_against_the_fake_provider(capsys: pytest.CaptureFixture[str]) -> None:
     argv = ["--calls", "2", "--set", "disable_aiohttp_transport=true"]
     assert call_bench.main([*argv, "--route", "hosted_vllm/fake-judge"]) == 0

@@ -41,6 +41,7 @@ def _judge_cmd() -> str:
     )
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("verb", ["skills", "leaderboard"])
 def test_piping_into_head_ends_quietly(verb: str, tmp_path: Path) -> None:
     """The reader leaves early: no BrokenPipeError traceback, exit 0."""

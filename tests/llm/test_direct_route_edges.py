@@ -679,6 +679,7 @@ def test_sessions_of_many_asyncio_runs_are_closed_and_forgotten(lives):
     assert calls == 33  # 30 runs, then one call in each loop of the other phases
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("phase", ["close_session", "worker_shutdown"])
 def test_closing_the_session_in_a_loop_never_finalised_leaves_nothing_open(lives, phase):
     """arq's worker never runs shutdown_asyncgens: closing the session before its loop closes
@@ -688,6 +689,7 @@ def test_closing_the_session_in_a_loop_never_finalised_leaves_nothing_open(lives
     assert "nclosed" not in errs[phase], errs[phase][-3000:]
 
 
+@pytest.mark.slow
 def test_without_closing_the_session_such_a_loop_leaks_it(lives):
     """The check above can fail: the same loop without close_session leaves the session
     open, reported as unclosed when collected."""

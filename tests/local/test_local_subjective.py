@@ -283,6 +283,7 @@ def test_memory_model_chooses_a_predictor_by_cross_validation(model):
     assert all(w > 0 for w in choice.weights)
 
 
+@pytest.mark.slow
 def test_predict_ranks_families_and_respects_exclusions(model, memory):
     def predict(fam: str, exclude: set[str] = frozenset()):
         img = family_image(fam, 200)
@@ -315,6 +316,7 @@ def test_exemplar_features_are_cached_on_disk(memory, _cache_dir, monkeypatch):
     np.testing.assert_array_equal(first, second)
 
 
+@pytest.mark.slow
 def test_prototype_only_predictor_still_reports_its_nearest_exemplars(memory, _cache_dir):
     m = MemoryModel(memory)
     chosen = m.choices()  # the cached dict: replacing an entry changes what predict uses

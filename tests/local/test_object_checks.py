@@ -278,6 +278,7 @@ def test_detect_eval_reports_precision(tmp_path, crops, capsys):
     assert report["by_strategy"]["coco-objects"]["decided"] == 2
 
 
+@pytest.mark.slow
 def test_real_photo_set_decides_with_high_precision(tmp_path, capsys):
     """The labelled real-photo set (labels written by eye before any verdict was seen): the
     documented figures, pinned — 48 checks, 11 decided, all 11 right."""

@@ -138,6 +138,7 @@ def _memory(root: Path, spread: dict[str, float] | None):
     return MemoryStore(root / "store").build("fam", recs, base_dir=root / "src")
 
 
+@pytest.mark.slow
 def test_predictor_uses_rater_spread_and_ignores_it_when_absent(tmp_path: Path, monkeypatch):
     monkeypatch.setenv("JUDGE_LOCAL_WEIGHTS", "agreement")
     weighted = MemoryModel(_memory(tmp_path / "w", {"p1": 3.0}))

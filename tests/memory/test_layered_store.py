@@ -69,6 +69,7 @@ def test_the_default_store_reads_the_shipped_memories_and_writes_elsewhere(
     assert MemoryStore(clean_data_env / "x").read_only == []
 
 
+@pytest.mark.slow
 def test_adding_to_a_read_only_memory_writes_a_user_copy(tmp_path: Path) -> None:
     shipped, user = tmp_path / "shipped", tmp_path / "user"
     MemoryStore(shipped).build(

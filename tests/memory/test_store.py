@@ -23,6 +23,7 @@ def test_prompt_memory_finds_itself_after_reload(tmp_path, prompt_file):
         assert top.record.id == rec.id and top.similarity >= 0.99
 
 
+@pytest.mark.slow
 def test_image_memory_finds_itself_after_reload(tmp_path, image_file):
     recs = load_exemplars(image_file)
     MemoryStore(tmp_path / "s").build("image-OE", recs, base_dir=image_file.parent)

@@ -11,6 +11,7 @@ from benchmarks import edit_metrics as bench
 from skills.metrics import metric_names
 
 
+@pytest.mark.slow
 def test_cli_verb_reports_per_metric_medians(tmp_path: Path, capsys) -> None:
     out = tmp_path / "bench.json"
     code = bench.main(
@@ -50,6 +51,7 @@ class ScriptedClock:
         return self._read("cpu", 0.1)
 
 
+@pytest.mark.slow
 def test_each_row_is_the_median_of_its_own_repeats(monkeypatch) -> None:
     """The bench's bookkeeping against a scripted clock: which block lands in which row."""
     clock = ScriptedClock()
@@ -70,6 +72,7 @@ def test_each_row_is_the_median_of_its_own_repeats(monkeypatch) -> None:
     assert clock.reads["wall"] == 2 * (1 + repeats * per_repeat)
 
 
+@pytest.mark.slow
 def test_dinov2_option(tmp_path: Path, tiny_dinov2: Path, capsys) -> None:
     code = bench.main(
         [

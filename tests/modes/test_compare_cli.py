@@ -110,6 +110,7 @@ def test_llm_backend_without_model_exits_3(capsys) -> None:
     assert main(["compare", str(EXAMPLE), "--backend", "llm"]) == 3
 
 
+@pytest.mark.slow
 def test_compare_bench_reports_model_time(capsys) -> None:
     assert compare_bench.main(["--latency", "0.05", "--repeats", "1", "--json"]) == 0
     report = json.loads(capsys.readouterr().out)

@@ -49,6 +49,7 @@ def make_edits(folder: Path) -> Path:
     return path
 
 
+@pytest.mark.slow
 def test_edit_meta_eval_on_the_local_backend(tmp_path: Path) -> None:
     data_ = make_edits(tmp_path / "data")
     out = tmp_path / "run"

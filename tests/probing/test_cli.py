@@ -119,6 +119,7 @@ def test_no_localise_flag(env, tmp_path: Path) -> None:
     assert tree["metrics"]["bugs"] == 1 and tree["metrics"]["agreement"]["n_compared"] == 1
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(300)
 def test_probe_bench_reports_calls_per_stage(capsys) -> None:
     assert probe_bench.main(["--latency", "0.01", "--depth", "1", "--json"]) in (0, 1)

@@ -124,6 +124,7 @@ def test_override_starts_without_the_judge_stack(run: Path) -> None:
     assert done.stdout.strip().splitlines()[-1] == "0 []", done.stderr
 
 
+@pytest.mark.slow
 def test_concurrent_writers_all_land(run: Path) -> None:
     """Four processes each override a different image at once: none is lost."""
     procs = [

@@ -309,6 +309,7 @@ def test_max_cost_from_the_study_file(provider: FakeProvider, tmp_path: Path) ->
     assert calls_by_model(provider).get("gpt-4o") == 1
 
 
+@pytest.mark.slow
 def test_bench_command_reports_wall_over_latency(capsys: pytest.CaptureFixture[str]) -> None:
     args = ["--latency", "0.05", "--tasks", "3", "--images", "1", "--json"]
     args += ["--size", "128x128", "--route", "hosted_vllm"]

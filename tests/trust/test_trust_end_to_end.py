@@ -25,6 +25,8 @@ from PIL import Image
 from judge.cli.main import main
 from tests.modes.test_compare import image_colours, is_pairwise
 
+pytestmark = pytest.mark.slow
+
 N, N_CAL, SEED = 300, 200, 7
 STEP = 12  # colour step of the index code (re-encoding moves a channel by a few units)
 

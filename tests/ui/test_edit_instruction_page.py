@@ -20,7 +20,7 @@ from tests.studies.edit_helpers import FAST_JUDGE, TASKS, write_tasks
 from tests.studies.runner_helpers import read_jsonl
 from tests.ui.conftest import ADMIN_KEY
 
-pytestmark = pytest.mark.browser
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 TYPED = {
     "t_red": "Recolour the square  to a deep blue 🔵; keep the grey background as it is.",

@@ -111,6 +111,7 @@ def test_an_annotator_labels_with_the_keyboard(
     assert attempts(admin, "b-pair") == log
 
 
+@pytest.mark.slow
 def test_rating_penalty_and_ranking_by_keyboard(
     ui_service: LiveService, admin: httpx.Client, page: Page
 ) -> None:
@@ -194,6 +195,7 @@ Response.prototype.json = async function () {  // a slow network: the reply's bo
 """
 
 
+@pytest.mark.slow
 def test_keys_pressed_while_a_reply_is_read_do_not_answer_twice(
     ui_service: LiveService, admin: httpx.Client, page: Page
 ) -> None:
@@ -250,6 +252,7 @@ def test_the_page_speaks_the_browser_language_and_switches(
     assert page.console_errors == []  # type: ignore[attr-defined]
 
 
+@pytest.mark.slow
 def test_the_optional_about_you_form_comes_once(
     ui_service: LiveService, admin: httpx.Client, page: Page
 ) -> None:

@@ -16,6 +16,8 @@ from tests.api.conftest import LiveService, live_service
 from tests.campaigns.helpers import data_url, invite, png
 from tests.fakes.provider import FakeProvider
 
+pytestmark = pytest.mark.slow
+
 PROMPT = "a red kite above a grey harbour"
 QUESTION = "Welches Bild passt besser zur Beschreibung?"
 

@@ -35,6 +35,7 @@ def enter_code(page: Page, base: str, study: str, code: str) -> None:
     page.get_by_label("Participant code").press("Enter")
 
 
+@pytest.mark.slow
 def test_a_participant_writes_resumes_and_the_export_is_intact(
     ui_service: LiveService, admin: httpx.Client, page: Page
 ) -> None:

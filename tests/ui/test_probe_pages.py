@@ -48,6 +48,7 @@ def metric(page: Page, name: str) -> str:
     return page.locator(f'[data-metric="{name}"]').inner_text()
 
 
+@pytest.mark.slow
 def test_tree_nodes_expand_and_an_override_updates_metrics(
     service: LiveService, api: httpx.Client, finished: dict, page: Page
 ) -> None:
@@ -165,6 +166,7 @@ def test_keyboard_only_expand_and_override(
     assert ov["who"] == "Kim" and ov["verdict"] is (before != "true")
 
 
+@pytest.mark.slow
 def test_set_up_form_starts_a_probe_and_the_page_follows_it(
     service: LiveService, page: Page
 ) -> None:

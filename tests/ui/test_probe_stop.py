@@ -13,7 +13,7 @@ from playwright.sync_api import Page, expect
 from tests.api.conftest import LiveService
 from tests.ui.probe_service import KEY, probe_service, sign_in
 
-pytestmark = pytest.mark.browser
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 
 @pytest.fixture

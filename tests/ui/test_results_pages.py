@@ -125,6 +125,7 @@ def batch_id(service: LiveService) -> str:
     return asyncio.run(seed())
 
 
+@pytest.mark.slow
 def test_a_batch_in_the_results_viewer(service: LiveService, batch_id: str, page: Page) -> None:
     base = service.base_url
     sign_in(page, base, then="/ui/results/")
@@ -149,6 +150,7 @@ def test_a_batch_in_the_results_viewer(service: LiveService, batch_id: str, page
     assert page.console_errors == []  # type: ignore[attr-defined]
 
 
+@pytest.mark.slow
 def test_a_study_run_in_the_results_viewer(service: LiveService, page: Page) -> None:
     base = service.base_url
     sign_in(page, base, key=ADMIN, then="/ui/results/")

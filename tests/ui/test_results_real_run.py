@@ -6,12 +6,16 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from eval.studies.prompters.mllm import shared_gateway
 from judge.cli.main import main
 from tests.api.conftest import live_service
 from tests.fakes.provider import FakeProvider
 from tests.studies.runner_helpers import copy_suite, read_jsonl, script_prompter, study_file
 from tests.ui.probe_service import KEY
+
+pytestmark = pytest.mark.slow
 
 
 def test_a_real_study_run_in_the_viewer(provider: FakeProvider, tmp_path: Path) -> None:

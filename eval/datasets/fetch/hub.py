@@ -50,11 +50,14 @@ def _hub_errors() -> tuple[type[BaseException], ...]:
     (``httpx2`` in 2.x, reached only through the library), and the operating system's."""
     from huggingface_hub.errors import HfHubHTTPError
 
+    client_error: type[Exception]
     try:
-        from httpx2 import HTTPError as ClientError
+        from httpx2 import HTTPError
+
+        client_error = HTTPError
     except ImportError:  # another huggingface_hub release, another client
-        ClientError = OSError
-    return (HfHubHTTPError, ClientError, OSError)
+        client_error = OSError
+    return (HfHubHTTPError, client_error, OSError)
 
 
 def listing(spec: HubFiles) -> list[Any]:

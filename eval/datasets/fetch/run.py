@@ -99,13 +99,13 @@ def fetch(
         outcome.fetched.append(item.path)
     for spec in src.hubs:
         _hub_step(spec, to, state, outcome, keep_archives=keep_archives, progress=progress)
-    for step, archive in zip(src.manual, [*archives, *[None] * len(src.manual)], strict=False):
+    for step, given in zip(src.manual, [*archives, *[None] * len(src.manual)], strict=False):
         place = inside(to, step.place)
-        if archive is not None:
-            n = place_by_name(archive, place, step.pattern, progress=progress)
-            say(f"  {archive.name}: {n} {step.pattern} files put into {place}")
+        if given is not None:
+            n = place_by_name(given, place, step.pattern, progress=progress)
+            say(f"  {given.name}: {n} {step.pattern} files put into {place}")
             if not n:
-                raise FetchError(f"--archive {archive}: no {step.pattern} file in it")
+                raise FetchError(f"--archive {given}: no {step.pattern} file in it")
         elif not any(place.glob(step.pattern)) and not any(to.glob(step.pattern)):
             outcome.manual_left.append(step)
     if outcome.manual_left:

@@ -43,7 +43,7 @@ class FolderState:
         """Whether ``rel`` was fetched, checked, and is still there at its size."""
         entry = self.files.get(rel)
         path = self.folder / rel
-        return bool(entry) and path.is_file() and path.stat().st_size == entry.get("size")
+        return bool(entry) and path.is_file() and path.stat().st_size == (entry or {}).get("size")
 
     def mark(self, rel: str, sha256: str, size: int) -> None:
         """Record ``rel`` as complete and checked."""

@@ -47,7 +47,7 @@ class Joined(io.RawIOBase):
         self.sizes = [p.stat().st_size for p in parts]
         self.total = sum(self.sizes)
         self.pos = 0
-        self.current: tuple[int, IO[bytes]] | None = None  # the part open now
+        self.current: tuple[int, io.BufferedReader] | None = None  # the part open now
 
     def readable(self) -> bool:
         return True
@@ -63,7 +63,7 @@ class Joined(io.RawIOBase):
         self.pos = max(0, base + offset)
         return self.pos
 
-    def readinto(self, buffer: memoryview) -> int:  # type: ignore[override]
+    def readinto(self, buffer: memoryview) -> int:  # type: ignore[override]  # any writable buffer, as RawIOBase
         start, view = 0, memoryview(buffer)
         for k, (part, size) in enumerate(zip(self.parts, self.sizes, strict=True)):
             if self.pos < start + size:
@@ -140,6 +140,7 @@ def place_by_name(archive: Path, folder: Path, pattern: str, *, progress: bool) 
     n = 0
     with _opened(archive) as arc:
         if isinstance(arc, tarfile.TarFile):
+            entries: list[tuple[str, zipfile.ZipInfo | tarfile.TarInfo]]
             entries = [(m.name, m) for m in arc.getmembers() if m.isfile()]
         else:
             entries = [(i.filename, i) for i in arc.infolist() if not i.is_dir()]
@@ -147,13 +148,24 @@ def place_by_name(archive: Path, folder: Path, pattern: str, *, progress: bool) 
             base = PurePosixPath(name.replace("\\", "/")).name  # zips made on Windows too
             if not fnmatch.fnmatch(base, pattern) or base.startswith("._"):
                 continue  # not a set file, or a macOS resource fork
-            src = arc.extractfile(member) if isinstance(arc, tarfile.TarFile) else arc.open(member)
+            src = _member(arc, member)
             if src is None:
                 continue
             with src, (folder / base).open("wb") as out:
                 shutil.copyfileobj(src, out, 1 << 20)
             n += 1
     return n
+
+
+def _member(
+    arc: zipfile.ZipFile | tarfile.TarFile, member: zipfile.ZipInfo | tarfile.TarInfo
+) -> IO[bytes] | None:
+    """The open file of an archive member (None for a tar member that is not a file)."""
+    if isinstance(arc, tarfile.TarFile) and isinstance(member, tarfile.TarInfo):
+        return arc.extractfile(member)
+    if isinstance(arc, zipfile.ZipFile) and isinstance(member, zipfile.ZipInfo):
+        return arc.open(member)
+    return None
 
 
 def _name(archive: Path | IO[bytes]) -> str:

@@ -27,6 +27,7 @@ Example::
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from eval.datasets.base import EvalItem
 from eval.datasets.public.base import JsonPath, PublicSet, expect, load_json
@@ -132,10 +133,11 @@ class EvalMuse(PublicSet, name="evalmuse"):
 def _ratings(value: object, at: JsonPath, low: float = 1, high: float = 5) -> list[float]:
     """A non-empty list of numbers within [low, high]."""
     expect(value, list, at, f"a list of annotator labels {low:g}–{high:g}")
-    if not value:
+    labels: list[Any] = value if isinstance(value, list) else []  # expect() checked it
+    if not labels:
         raise at.error("no annotator labels")
     out = []
-    for k, v in enumerate(value):  # type: ignore[arg-type]
+    for k, v in enumerate(labels):
         expect(v, (int, float), at / k, f"a label {low:g}–{high:g}")
         if not low <= v <= high:
             raise (at / k).error(f"label {v} outside {low:g}–{high:g}")

@@ -192,10 +192,10 @@ class RichHF(PublicSet, name="richhf"):
             shard, last = by_name[name], max(rows)
             for n, row in parquet_rows(shard, ("jpg_0", "jpg_1")):
                 for uid, k in rows.get(n, ()):
-                    image = write_image(
+                    written = write_image(
                         row[f"jpg_{k}"], out_dir / f"{uid}.jpg", f"{shard}: row {n}", k
                     )
-                    found[uid] = (index[uid].caption, image)
+                    found[uid] = (index[uid].caption, written)
                 if n >= last:
                     break
         return found

@@ -144,19 +144,22 @@ def _values(kind: int, buf: bytes) -> list:
     for number, wire, value in fields(buf):
         if number != 1:
             continue
-        if kind == 1 and wire == 2:
-            out.append(bytes(value))  # type: ignore[arg-type]
+        if isinstance(value, bytes):  # length-delimited (wire type 2)
+            if kind == 1:
+                out.append(bytes(value))
+            elif kind == 2:
+                out.extend(x for (x,) in struct.iter_unpack("<f", value))
+            elif kind == 3:
+                pos = 0
+                while pos < len(value):
+                    v, pos = _varint(value, pos)
+                    out.append(_int64(v))
+            else:
+                raise ValueError(f"list kind {kind} has a value of wire type {wire}")
         elif kind == 2 and wire == 5:
             out.append(struct.unpack("<f", struct.pack("<I", value))[0])
-        elif kind == 2 and wire == 2:
-            out.extend(x for (x,) in struct.iter_unpack("<f", value))  # type: ignore[arg-type]
         elif kind == 3 and wire == 0:
-            out.append(_int64(value))  # type: ignore[arg-type]
-        elif kind == 3 and wire == 2:
-            pos, raw = 0, value
-            while pos < len(raw):  # type: ignore[arg-type]
-                v, pos = _varint(raw, pos)  # type: ignore[arg-type]
-                out.append(_int64(v))
+            out.append(_int64(value))
         else:
             raise ValueError(f"list kind {kind} has a value of wire type {wire}")
     return out
@@ -165,19 +168,21 @@ def _values(kind: int, buf: bytes) -> list:
 def decode_example(data: bytes) -> dict[str, list]:
     """A serialized ``tf.train.Example`` as ``{feature name: [values]}``."""
     out: dict[str, list] = {}
-    for number, wire, features in fields(data):
-        if number != 1 or wire != 2:
+    for number, _, features in fields(data):
+        if number != 1 or not isinstance(features, bytes):  # wire type 2
             continue
-        for fno, fwire, entry in fields(features):  # type: ignore[arg-type]
-            if fno != 1 or fwire != 2:
+        for fno, _, entry in fields(features):
+            if fno != 1 or not isinstance(entry, bytes):
                 continue
             key, values = "", []
-            for eno, ewire, part in fields(entry):  # type: ignore[arg-type]
-                if eno == 1 and ewire == 2:
-                    key = bytes(part).decode("utf-8")  # type: ignore[arg-type]
-                elif eno == 2 and ewire == 2:
-                    for kind, kwire, lst in fields(part):  # type: ignore[arg-type]
-                        if kind in (1, 2, 3) and kwire == 2:
-                            values = _values(kind, lst)  # type: ignore[arg-type]
+            for eno, _, part in fields(entry):
+                if not isinstance(part, bytes):  # not length-delimited
+                    continue
+                if eno == 1:
+                    key = bytes(part).decode("utf-8")
+                elif eno == 2:
+                    for kind, _, lst in fields(part):
+                        if kind in (1, 2, 3) and isinstance(lst, bytes):
+                            values = _values(kind, lst)
             out[key] = values
     return out

@@ -37,7 +37,9 @@ _GROUPS = 64  # up to this many distinct metric values, count by groups
 _CANDIDATES = 2000  # at most this many tie thresholds tried for a continuous metric
 
 
-def _clean(metric: Sequence[float], human: Sequence[float]) -> tuple[np.ndarray, np.ndarray]:
+def _clean(
+    metric: Sequence[float] | np.ndarray, human: Sequence[float] | np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
     m = np.asarray(metric, dtype=float)
     h = np.asarray(human, dtype=float)
     if m.shape != h.shape:
@@ -58,7 +60,7 @@ def pairwise_accuracy(
 
 
 def tie_calibrated_accuracy(
-    metric: Sequence[float], human: Sequence[float]
+    metric: Sequence[float] | np.ndarray, human: Sequence[float] | np.ndarray
 ) -> tuple[float | None, float]:
     """The highest pairwise accuracy over tie thresholds, and the threshold that gives it
     (the smallest one on equal accuracy)."""

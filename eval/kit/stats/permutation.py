@@ -143,9 +143,12 @@ def _test(
             deltas = [q[:, None, :] - q[:, :, None] for q in (u, v, w)]
             a = [tot[:, None] + d for tot, d in zip(base, deltas, strict=True)]
             b = [tot[None, :] - d for tot, d in zip(base, deltas, strict=True)]
-            return _pearson_from_sums(*a, n, hh), _pearson_from_sums(*b, n, hh)
+            return (
+                _pearson_from_sums(a[0], a[1], a[2], n, hh),
+                _pearson_from_sums(b[0], b[1], b[2], n, hh),
+            )
 
-        observed_corr = _pearson_from_sums(*base, n, hh)
+        observed_corr = _pearson_from_sums(base[0], base[1], base[2], n, hh)
     else:
         hs = np.array([target[idx].mean() for idx in members])
         hc = hs - hs.mean()

@@ -33,7 +33,7 @@ Example:
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 
@@ -105,7 +105,12 @@ def adjust_matrix(p: np.ndarray, method: str = "bh") -> np.ndarray:
     m = p.shape[0]
     iu = np.triu_indices(m, 1)
     adj = np.ones_like(p)
-    adj[iu] = {"bh": bh, "holm": holm, "none": np.asarray}[method](p[iu])
+    correct: dict[str, Callable[[np.ndarray], np.ndarray]] = {
+        "bh": bh,
+        "holm": holm,
+        "none": np.asarray,
+    }
+    adj[iu] = correct[method](p[iu])
     adj[(iu[1], iu[0])] = adj[iu]
     return adj
 

@@ -93,7 +93,7 @@ def run_edit_study(args: argparse.Namespace) -> int:
             out, lambda j: plan(cfg, len(tasks), {k: j.count(k) for k in kinds} if j else {})
         )
     try:
-        settings = cfg_settings(cfg, api_key=judge_key(cfg, ("writers", "editors")))  # type: ignore[arg-type]
+        settings = cfg_settings(cfg, api_key=judge_key(cfg, ("writers", "editors")))  # type: ignore[arg-type]  # judge_key takes a study config
     except ValueError as exc:
         return fail(f"{args.study}: {exc}")
     max_cost = args.max_cost if args.max_cost is not None else cfg.run.max_cost_usd

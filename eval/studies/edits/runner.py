@@ -34,7 +34,7 @@ from itertools import combinations
 from typing import Any
 
 from eval.i2i import EditorSpec, ImageEditor
-from eval.kit.client import JudgeCallError, JudgeClient
+from eval.kit.client import JudgeCallError, JudgeClient, expect
 from eval.kit.journal import key as key_of
 from eval.studies.edits import comparisons as cmp
 from eval.studies.edits.config import EditStudyConfig, WriterSpec
@@ -179,7 +179,9 @@ class EditStudyRunner(PairRunner):
             "images": [str((self.out / p).resolve()) for p in line["images"]],
             "editor": editor.id,
         }
-        result = await self._score(submission, ids, line)
+        from judge.modes.edit.result import EditResult
+
+        result = await self._score(submission, ids, line, EditResult)
         if result is None:
             return
         judged_line(line, result)
@@ -231,7 +233,10 @@ class EditStudyRunner(PairRunner):
                 if not self.gate.open():
                     return
                 try:
-                    cmp.from_result(line, await self.judge.score(request, self.out))
+                    from judge.modes.edit_compare.result import EditComparisonResult
+
+                    answer = await self.judge.score(request, self.out)
+                    cmp.from_result(line, expect(answer, EditComparisonResult))
                 except JudgeCallError as exc:
                     line.update(status="judge_failed", reason=f"judge: {exc}")
             self.usage.add("judge", line["usage"])

@@ -53,7 +53,8 @@ class EditTask(BaseModel):
 
 def _from_json(row: dict[str, Any]) -> dict[str, Any]:
     if "brief" in row:  # a suite task (from-posts' image-to-image split)
-        tags = row.get("tags") if isinstance(row.get("tags"), dict) else {}
+        given = row.get("tags")
+        tags = given if isinstance(given, dict) else {}
         return {"id": row.get("id"), "request": row.get("brief"),
                 "source_image": row.get("source_image"), "mask": row.get("mask"),
                 "category": str(row.get("category") or UNLABELLED),

@@ -122,6 +122,7 @@ async def mllm_prompt(
         return PromptOutcome(status="failed", reason=str(exc))
     meter = UsageMeter()
     gw = gateway or shared_gateway()
+    schema: type[PromptReply | NotedPromptReply]
     schema = NotedPromptReply if card.working_notes else PromptReply
     start = time.perf_counter()
     try:

@@ -96,7 +96,8 @@ def write_report(
         report["hybrid_ratings"] = hybrid_study_ratings(study.items, Path(human_ratings))
         from eval.studies.report.trust import study_trust
 
-        section = study_trust(folder, Path(human_ratings), trust_policy and Path(trust_policy))
+        policy = Path(trust_policy) if trust_policy else None
+        section = study_trust(folder, Path(human_ratings), policy)
         if section:
             report["trust"] = section
     if plots:
@@ -106,7 +107,8 @@ def write_report(
         if report.get("trust"):
             from eval.trust.report import trust_plot
 
-            made.append(trust_plot(report["trust"], folder / "plots" / "trust.png"))
+            plot = trust_plot(report["trust"], folder / "plots" / "trust.png")
+            made += [plot] if plot is not None else []
         report["plots"] = [str(p.relative_to(folder)) for p in made]
     (folder / "report.json").write_text(json.dumps(report, indent=1) + "\n", encoding="utf-8")
     (folder / "report.md").write_text(render_markdown(report), encoding="utf-8")

@@ -113,8 +113,8 @@ def compare_groups(
             both = np.isfinite(means[:, 0]) & np.isfinite(means[:, 1])  # (tasks, measures)
             diff = means[:, 0] - means[:, 1]
             tests: dict[int, dict] = {}
-            for mask in {both[:, j].tobytes() for j in range(len(MEASURES))}:
-                cols = [j for j in range(len(MEASURES)) if both[:, j].tobytes() == mask]
+            for pattern in {both[:, j].tobytes() for j in range(len(MEASURES))}:
+                cols = [j for j in range(len(MEASURES)) if both[:, j].tobytes() == pattern]
                 sel = both[:, cols[0]]
                 res = paired_permutations(diff[sel][:, cols], n_perm=n_perm, seed=seed)
                 tests.update(zip(cols, res, strict=True))

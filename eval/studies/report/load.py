@@ -176,7 +176,8 @@ def load_study(folder: str | Path) -> Study:
         raise ReportError(f"{folder}: no such study folder")
     items, n_lines, notes = read_results(folder / "results.jsonl")
     meta = read_meta(folder / "study.json")
-    study_part = meta.get("study") if isinstance(meta.get("study"), dict) else {}
+    given = meta.get("study")
+    study_part = given if isinstance(given, dict) else {}
     prompters: dict[str, dict[str, str | None]] = {}
     for p in meta.get("prompters") or []:
         if isinstance(p, dict) and p.get("id"):

@@ -15,6 +15,7 @@ Example:
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from pydantic import BaseModel
@@ -99,7 +100,7 @@ def _est(m: dict, key: str) -> str:
     return f"{m['mean']:.{nd}f}" + (f" {ci_text(ci, nd)}" if ci else "")
 
 
-def _rows(rows: list[list[object]]) -> list[list[str]]:
+def _rows(rows: Sequence[Sequence[object]]) -> list[list[str]]:
     return [[str(c) for c in r] for r in rows]
 
 

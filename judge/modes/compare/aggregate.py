@@ -59,8 +59,8 @@ def _verdict(name: str, outcomes: list[WorkOutcome], skill: str) -> CriterionRes
             failed = value
         orders.append(
             OrderAnswer(
-                first=first,  # type: ignore[arg-type]
-                choice=mapped,  # type: ignore[arg-type]
+                first=first,  # type: ignore[arg-type]  # tag values are 'a'/'b', mapped choices the Literal
+                choice=mapped,  # type: ignore[arg-type]  # tag values are 'a'/'b', mapped choices the Literal
                 rationale=value.rationale,
                 reason=value.reason,
                 votes=o.votes_choices.get(name),

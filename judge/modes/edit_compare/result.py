@@ -16,4 +16,4 @@ from judge.modes.compare.result import ComparisonResult
 class EditComparisonResult(ComparisonResult):
     """What the judge returns for two edits of one source."""
 
-    mode: Literal["edit_compare"] = "edit_compare"  # type: ignore[assignment]
+    mode: Literal["edit_compare"] = "edit_compare"  # type: ignore[assignment]  # narrows the parent's mode Literal

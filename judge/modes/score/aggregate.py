@@ -120,7 +120,9 @@ def _subjective(
         for dim, v in o.output.scores.items():
             calibrated = cal is not None and v.score is not None and dim in cal.maps
             scores[dim] = DimensionScore(
-                score=cal.apply(dim, v.score) if calibrated else v.score,  # type: ignore[union-attr,arg-type]
+                score=cal.apply(dim, v.score)
+                if calibrated and cal is not None and v.score is not None
+                else v.score,
                 raw_score=v.score if calibrated else None,
                 rationale=v.rationale,
                 reason=v.reason,

@@ -107,7 +107,7 @@ class ScoreMode(Mode[Submission, Result]):
             image=payload,
             target_image=ctx.views.get(TARGET),
             images={"image": payload} if payload is not None else {},
-            **extra,  # type: ignore[arg-type]
+            **extra,  # type: ignore[arg-type]  # extra holds SkillInput's optional fields
         )
 
     async def skill_input(self, ctx: RunContext, item: WorkItem) -> SkillInput:

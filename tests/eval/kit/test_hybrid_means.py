@@ -8,6 +8,7 @@ import pytest
 from eval.kit.stats.hybrid_means import hybrid_means
 
 
+@pytest.mark.slow
 def test_hybrid_means_cover_the_truth_over_seeds():
     """Coverage of the hybrid mean over 150 simulated campaigns (tolerance 0.92–0.98)."""
     hits = []

@@ -18,6 +18,7 @@ from __future__ import annotations
 import json
 
 import numpy as np
+import pytest
 
 from benchmarks.hybrid_sim import M, simulate, true_scores
 from eval.leaderboards.contested import pair_unresolved
@@ -33,6 +34,7 @@ def _diff_se(cov: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return np.sqrt(cov[a, a] + cov[b, b] - 2 * cov[a, b])
 
 
+@pytest.mark.slow
 def test_pair_aware_selection_narrows_unresolved_pairs_and_keeps_coverage():
     truth = true_scores()
     pa, pb = np.triu_indices(M, 1)

@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 
 import numpy as np
+import pytest
 
 from benchmarks.hybrid import write_example
 from benchmarks.hybrid_sim import M, simulate, true_scores
@@ -27,6 +28,7 @@ from judge.cli.main import main
 RUNS, N, B, Z = 80, 4000, 150, 1.959964
 
 
+@pytest.mark.slow
 def test_two_rounds_combine_with_coverage_and_round_two_goes_to_open_pairs():
     truth = true_scores()
     hits, shift = [], []
