@@ -29,7 +29,7 @@ from typing import Any
 
 import numpy as np
 
-from eval.campaigns.agreement import alpha, judge_vs_humans, pairwise_rate
+from eval.campaigns.agreement import Units, alpha, judge_vs_humans, pairwise_rate
 from eval.campaigns.demographics import section
 from eval.campaigns.exports import rating_rows, rating_units, vote_rows, vote_units
 from eval.campaigns.hybrid_report import hybrid_section
@@ -175,6 +175,7 @@ def build_report(
     }
     numeric = record.kind == "rating"
     rows: list[dict[str, Any]]
+    units: Units  # the people's answers per item (ratings or votes), for the judge's agreement
     if numeric:
         rows = rating_rows(record, attempts, excluded)
         units = rating_units(rows)
@@ -187,6 +188,7 @@ def build_report(
     else:
         rows = vote_rows(record, attempts, excluded)
         votes = vote_units(rows)
+        units = votes
         report["alpha"] = _alpha(votes, "nominal")
         report["agreement"] = pairwise_rate(votes, n_boot=n_boot, seed=seed)
         kept = [

@@ -36,7 +36,7 @@ from functools import lru_cache
 
 from PIL import Image, ImageDraw, ImageEnhance, ImageFilter, ImageFont, ImageOps
 
-from eval.t2i.builtin import add_in_process
+from eval.kit.in_process import add_in_process
 from registry import Registry
 
 LABEL = "NOT A MODEL — demo editor"
@@ -169,4 +169,4 @@ EDITORS.add("builtin/no-edit", no_edit)
 
 def register_editor(model: str, editor: Editor) -> None:
     """Add an in-process editor (``model`` like ``builtin/<name>`` or ``<package>/<name>``)."""
-    add_in_process(EDITORS, model, editor)
+    add_in_process(EDITORS, model, editor, "editor")

@@ -10,6 +10,7 @@
 - :mod:`eval.kit.costs` — what a judge call should cost (every ``--dry-run``'s estimate);
 - :mod:`eval.kit.stats` — the statistics: resampling, bootstrap and percentile intervals,
   Kendall's τ-b, Krippendorff's α.
+- :mod:`eval.kit.in_process` — adding an in-process T2I backend or editor to its registry;
 - :mod:`eval.kit.stored` — the base of the JSON records the service keeps (campaigns,
   studies): unknown fields kept, only the set ones written back.
 

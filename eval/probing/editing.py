@@ -28,10 +28,11 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
-from eval.kit.client import LocalJudge, expect
+from eval.kit.client import LocalJudge
 from eval.kit.journal import StepStore
 from eval.probing.context import LOCALISING, ProbeContext, no_overrides
 from eval.probing.edit_steps import EditSteps, compose_steps, steps_graph
+from eval.probing.labelling import JudgeLabels, blocked
 from eval.probing.params import ProbeParams
 from eval.probing.scene_graph import SceneGraph
 from eval.probing.setup import writer_model
@@ -94,7 +95,7 @@ class EditProbeWriter(ProbeWriter):
         return steps_graph(answer)
 
 
-class EditLabeller:
+class EditLabeller(JudgeLabels):
     """Labels edited images pass/fail with the judge's edit mode (the probe's ``labeller``)."""
 
     def __init__(self, judge: Judge, sources: SourcePictures):
@@ -116,11 +117,9 @@ class EditLabeller:
             "source_image": data_url(source, _mime(source)),
             "images": [data_url(png, "image/png") for png in images],
         }
-        answer = await self.client.score(submission)  # JudgeCallError: recorded by the caller
-        result = expect(answer, EditResult)
-        self.llm_calls += result.usage.llm_calls
-        if result.status == "blocked":
-            return [None] * len(images), result.reason or "blocked by the safety gate"
+        result = await self.judged(submission, EditResult)
+        if (none := blocked(result, len(images))) is not None:
+            return none
         verdicts: list[bool | None] = [None] * len(images)
         for img in result.images:
             if 0 <= img.index < len(images):

@@ -20,11 +20,12 @@ from __future__ import annotations
 
 from typing import Any, Protocol
 
-from eval.kit.client import LocalJudge, expect
+from eval.kit.client import LocalJudge, ResultT, expect
 from eval.probing.criteria import DEFAULT_CRITERION, check_criterion, criteria
 from judge.domain.result import CheckItem, Result
 from judge.engine import Judge
 from judge.io.data_urls import data_url
+from judge.modes.edit.result import EditResult
 
 JUDGE_OPTIONS: dict[str, Any] = {
     "checkpoint_batching": "per_modality",
@@ -57,7 +58,29 @@ class Labels(Protocol):
     ) -> tuple[list[bool | None], str | None]: ...
 
 
-class Labeller:
+class JudgeLabels:
+    """What the labellers share: one judge call for all of an input's images, counted, and
+    the answer when the safety gate blocked it."""
+
+    client: LocalJudge
+    llm_calls: int
+
+    async def judged(self, submission: dict[str, Any], kind: type[ResultT]) -> ResultT:
+        """The judge's result of ``kind`` for ``submission``; its model calls are counted."""
+        answer = await self.client.score(submission)  # JudgeCallError: recorded by the caller
+        result = expect(answer, kind)
+        self.llm_calls += result.usage.llm_calls
+        return result
+
+
+def blocked(result: Result | EditResult, n: int) -> tuple[list[bool | None], str] | None:
+    """No verdict for any of the ``n`` images, and why, when the safety gate blocked them."""
+    if result.status != "blocked":
+        return None
+    return [None] * n, result.reason or "blocked by the safety gate"
+
+
+class Labeller(JudgeLabels):
     """Labels images pass/fail with the judge."""
 
     def __init__(
@@ -93,11 +116,9 @@ class Labeller:
             "images": [data_url(png, "image/png") for png in images],
             "prompter": {"id": "probe", "kind": "mllm"},
         }
-        answer = await self.client.score(submission)  # JudgeCallError: recorded by the caller
-        result = expect(answer, Result)
-        self.llm_calls += result.usage.llm_calls
-        if result.status == "blocked":
-            return [None] * len(images), result.reason or "blocked by the safety gate"
+        result = await self.judged(submission, Result)
+        if (none := blocked(result, len(images))) is not None:
+            return none
         verdicts: list[bool | None] = [None] * len(images)
         per_image = {img.index: img.objective.items for img in result.images}
         if not per_image and len(images) == 1:  # one image: the result's own image side

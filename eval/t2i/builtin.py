@@ -21,10 +21,10 @@ import random
 import textwrap
 from collections.abc import Callable
 from functools import lru_cache
-from typing import Any
 
 from PIL import Image, ImageDraw, ImageFont
 
+from eval.kit.in_process import add_in_process
 from registry import Registry
 
 LABEL = "NOT A MODEL — built-in renderer"
@@ -115,16 +115,9 @@ with :func:`register_renderer` and those plugins register in ``t2i_judge.t2i_bac
 RENDERERS.add("builtin/renderer", render_card)
 
 
-def add_in_process(registry: Registry[Any], model: str, fn: Any) -> None:
-    """Add ``fn`` to ``registry`` as ``model``, which must look like ``<package>/<name>``."""
-    if "/" not in model.strip("/"):
-        raise ValueError(f"{registry.what} names look like 'builtin/<name>', got {model!r}")
-    registry.add(model, fn, replace=True)
-
-
 def register_renderer(model: str, renderer: Renderer) -> None:
     """Add an in-process backend (``model`` like ``builtin/<name>`` or ``<package>/<name>``)."""
-    add_in_process(RENDERERS, model, renderer)
+    add_in_process(RENDERERS, model, renderer, "backend")
 
 
 def parse_size(size: str | None, default: tuple[int, int] = DEFAULT_SIZE) -> tuple[int, int]:
