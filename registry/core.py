@@ -37,7 +37,8 @@ import threading
 import warnings
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
-from importlib.metadata import entry_points
+from functools import cache
+from importlib.metadata import EntryPoint, distributions
 from typing import Any, Generic, TypeVar
 
 from registry.suggest import did_you_mean, suggest
@@ -99,6 +100,24 @@ def load_target(target: str) -> Any:
     for part in filter(None, attr.strip().split(".")):
         obj = getattr(obj, part)
     return obj
+
+
+@cache
+def installed_entry_points() -> dict[str, list[EntryPoint]]:
+    """Every installed distribution's entry points by group, read once per process (reading
+    the metadata of every distribution is the slow part: tens of milliseconds). A
+    distribution found twice on the path counts once, the first, as ``entry_points()`` does."""
+    groups: dict[str, list[EntryPoint]] = {}
+    seen: set[str] = set()
+    for dist in distributions():
+        # the name from the metadata folder's name, as entry_points() does (no file read)
+        name = getattr(dist, "_normalized_name", None) or str(dist.metadata["Name"]).lower()
+        if name in seen:
+            continue
+        seen.add(name)
+        for ep in dist.entry_points:
+            groups.setdefault(ep.group, []).append(ep)
+    return groups
 
 
 class Registry(Generic[T]):
@@ -169,7 +188,7 @@ class Registry(Generic[T]):
                 return
             self._scanned = True
             assert self.group is not None
-            for ep in entry_points(group=self.group):
+            for ep in installed_entry_points().get(self.group, []):
                 dist = ep.dist.name if ep.dist is not None else "an unknown distribution"
                 if ep.name in self._entries:
                     warnings.warn(
@@ -181,7 +200,8 @@ class Registry(Generic[T]):
                 self._entries[ep.name] = _Entry(ep.value, _UNSET, f"plugin {dist}")
 
     def rescan(self) -> None:
-        """Forget the plugin entries read so far and read the entry points again."""
+        """Forget the plugin entries read so far and read the installed metadata again."""
+        installed_entry_points.cache_clear()
         with self._lock:
             for name in [n for n, e in self._entries.items() if e.origin != BUILT_IN]:
                 del self._entries[name]

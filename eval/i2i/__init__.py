@@ -12,7 +12,6 @@ Example:
 """
 
 from eval.i2i.builtin import (
-    BUILTIN_EDITORS,
     EDITORS,
     LABEL,
     demo_edit,
@@ -23,7 +22,6 @@ from eval.i2i.editor import ImageEditor
 from eval.i2i.spec import EditorSpec, load_editors, parse_editors
 
 __all__ = [
-    "BUILTIN_EDITORS",
     "EDITORS",
     "LABEL",
     "EditorSpec",

@@ -165,8 +165,6 @@ added with :func:`register_editor` and those plugins register in ``t2i_judge.edi
 (named ``<package>/<editor>``; docs/extending.md). Any other model goes to litellm."""
 EDITORS.add("builtin/editor", demo_edit)
 EDITORS.add("builtin/no-edit", no_edit)
-BUILTIN_EDITORS = EDITORS
-"""The former name of :data:`EDITORS`."""
 
 
 def register_editor(model: str, editor: Editor) -> None:

@@ -18,8 +18,7 @@ from judge.lazy_exports import lazy_exports
 __all__, __getattr__ = lazy_exports(
     __name__,
     {
-        "eval.t2i.builtin": ("BUILTIN_RENDERERS", "LABEL", "RENDERERS", "register_renderer",
-                             "render_card"),
+        "eval.t2i.builtin": ("LABEL", "RENDERERS", "register_renderer", "render_card"),
         "eval.t2i.generation": ("Generation", "Status"),
         "eval.t2i.generator": ("ImageGenerator",),
         "eval.t2i.pricing": ("estimate_cost_usd",),

@@ -113,8 +113,6 @@ RENDERERS = Registry[Renderer]("T2I backend", group="t2i_judge.t2i_backends")
 with :func:`register_renderer` and those plugins register in ``t2i_judge.t2i_backends``
 (named ``<package>/<backend>``; docs/extending.md). Any other model goes to litellm."""
 RENDERERS.add("builtin/renderer", render_card)
-BUILTIN_RENDERERS = RENDERERS
-"""The former name of :data:`RENDERERS`."""
 
 
 def register_renderer(model: str, renderer: Renderer) -> None:

@@ -29,6 +29,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from registry import Registry
+
 BIAS_SHARE = 15
 """Percent of pairs on which the mock answers ``first`` in both orders (a position bias)."""
 TIE_SHARE = 10
@@ -37,7 +39,7 @@ _BLOCK = re.compile(r"<<<DATA (.+?) #\w+>>>\n(.*?)\n<<<END DATA \1 #\w+>>>", re.
 
 Pick = Callable[[str, int, int], int]
 Shaper = Callable[["Material", dict[str, Any], Pick], dict[str, Any]]
-_SHAPERS: dict[str, Shaper] = {}
+_SHAPERS = Registry[Shaper]("mock answer shaper")
 
 
 def _digest(text: str) -> int:
@@ -94,16 +96,12 @@ def shaper(name: str) -> Callable[[Shaper], Shaper]:
     """Register ``fn(material, answer, pick) -> answer`` for the answer schema ``name``;
     ``pick(path, low, high)`` is the mock's own deterministic pick for this request."""
 
-    def register(fn: Shaper) -> Shaper:
-        _SHAPERS[name] = fn
-        return fn
-
-    return register
+    return _SHAPERS.register(name, replace=True)
 
 
 def shaped(name: str, material: Material, value: Any, pick: Pick) -> Any:
     """``value`` rewritten by the shaper of ``name``, if any."""
-    fn = _SHAPERS.get(name)
+    fn = _SHAPERS.get(name) if name in _SHAPERS else None
     if fn is None or not isinstance(value, dict):
         return value
     return fn(material, value, pick)

@@ -16,22 +16,18 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from registry import Registry
 from skills.types import CheckSpec, ImagePayload, VerdictValue
 
 Strategy = Callable[[CheckSpec, ImagePayload], VerdictValue | None]
-_STRATEGIES: dict[str, Strategy] = {}
+STRATEGIES = Registry[Strategy]("image check strategy")
 
 
 def register_strategy(name: str) -> Callable[[Strategy], Strategy]:
     """Register ``fn`` under ``name`` (registration order is the order they are tried)."""
-
-    def add(fn: Strategy) -> Strategy:
-        _STRATEGIES[name] = fn
-        return fn
-
-    return add
+    return STRATEGIES.register(name, replace=True)
 
 
 def strategies() -> dict[str, Strategy]:
     """The registered strategies by name, in the order they are tried."""
-    return dict(_STRATEGIES)
+    return dict(STRATEGIES.items())

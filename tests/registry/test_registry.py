@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from registry import PluginError, Registry, UnknownName, did_you_mean
+from registry.core import installed_entry_points
 
 
 def test_decorator_and_lazy_entries_and_info() -> None:
@@ -81,7 +82,7 @@ def fake_distribution(root: Path, dist: str, group: str, entries: dict[str, str]
 
 
 def test_entry_points_are_found_lazily_and_failures_name_the_distribution(
-    tmp_path: Path, monkeypatch
+    tmp_path: Path, monkeypatch, request
 ) -> None:
     group = "t2i_judge.test_widgets"
     (tmp_path / "acme_widgets.py").write_text("def sprocket():\n    return 'sprocket'\n")
@@ -97,6 +98,8 @@ def test_entry_points_are_found_lazily_and_failures_name_the_distribution(
         },
     )
     monkeypatch.syspath_prepend(str(tmp_path))
+    installed_entry_points.cache_clear()  # the metadata is read once per process
+    request.addfinalizer(installed_entry_points.cache_clear)
     reg = Registry[object]("widget", group=group)
     reg.add("knob", "built-in knob")
     with pytest.warns(UserWarning, match="acme-widgets registers widget 'knob'"):
