@@ -128,11 +128,15 @@ class Registry(Generic[T]):
     registration (built-ins first); :meth:`names` is sorted.
     """
 
-    def __init__(self, what: str, group: str | None = None) -> None:
+    def __init__(
+        self, what: str, group: str | None = None, *, lazy: Mapping[str, str] | None = None
+    ) -> None:
         self.what, self.group = what, group
         self._entries: dict[str, _Entry] = {}
         self._scanned = group is None
         self._lock = threading.RLock()
+        for name, target in (lazy or {}).items():  # the built-ins as a name -> "module:attr" table
+            self.add_lazy(name, target)
 
     def __repr__(self) -> str:
         return f"Registry({self.what!r}, group={self.group!r})"

@@ -20,23 +20,25 @@ from typing import Any
 from eval.datasets.base import Dataset
 from registry import Registry
 
-DATASETS = Registry[type[Dataset]]("dataset", group="t2i_judge.dataset_adapters")
+DATASETS = Registry[type[Dataset]](
+    "dataset",
+    group="t2i_judge.dataset_adapters",
+    lazy={
+        "avt": "eval.datasets.avt:AvtDataset",
+        "expert-jsonl": "eval.datasets.expert_jsonl:ExpertJsonlDataset",
+        "csv": "eval.datasets.csv_table:CsvDataset",
+        "votes": "eval.datasets.votes:VotesDataset",
+        "edit-ratings": "eval.datasets.edit_ratings:EditRatingsDataset",
+        "genai-bench": "eval.datasets.public.genai:GenAIBench",
+        "hpdv2": "eval.datasets.public.hpdv2:HPDv2",
+        "tifa": "eval.datasets.public.tifa:Tifa",
+        "agiqa-3k": "eval.datasets.public.agiqa3k:Agiqa3k",
+        "evalmuse": "eval.datasets.public.evalmuse:EvalMuse",
+        "pickapic": "eval.datasets.public.pickapic:PickAPic",
+        "richhf": "eval.datasets.public.richhf:RichHF",
+    },
+)
 """Adapter classes by name (``get_dataset`` builds one with its options)."""
-for _name, _target in {
-    "avt": "eval.datasets.avt:AvtDataset",
-    "expert-jsonl": "eval.datasets.expert_jsonl:ExpertJsonlDataset",
-    "csv": "eval.datasets.csv_table:CsvDataset",
-    "votes": "eval.datasets.votes:VotesDataset",
-    "edit-ratings": "eval.datasets.edit_ratings:EditRatingsDataset",
-    "genai-bench": "eval.datasets.public.genai:GenAIBench",
-    "hpdv2": "eval.datasets.public.hpdv2:HPDv2",
-    "tifa": "eval.datasets.public.tifa:Tifa",
-    "agiqa-3k": "eval.datasets.public.agiqa3k:Agiqa3k",
-    "evalmuse": "eval.datasets.public.evalmuse:EvalMuse",
-    "pickapic": "eval.datasets.public.pickapic:PickAPic",
-    "richhf": "eval.datasets.public.richhf:RichHF",
-}.items():
-    DATASETS.add_lazy(_name, _target)
 PUBLIC_SETS = ("genai-bench", "hpdv2", "tifa", "agiqa-3k", "evalmuse", "pickapic", "richhf")
 """The registered names that are public sets (:class:`eval.datasets.public.base.PublicSet`)."""
 

@@ -36,16 +36,17 @@ if TYPE_CHECKING:
     from skills.kinds import Skill
     from skills.types import ModelClient, SkillInput
 
-METHODS = Registry[type["Method"]]("confidence method")
+METHODS = Registry[type["Method"]](
+    "confidence method",
+    lazy={
+        "samples": "judge.confidence.samples:SamplesMethod",
+        "swap": "judge.confidence.swap:SwapMethod",
+        "panel": "judge.confidence.panel:PanelMethod",
+        "logprobs": "judge.confidence.logprobs:LogprobsMethod",
+        "annotators": "judge.confidence.annotators:AnnotatorsMethod",
+    },
+)
 """The method classes by name, each in its own module, imported when a request names it."""
-for _name, _target in {
-    "samples": "judge.confidence.samples:SamplesMethod",
-    "swap": "judge.confidence.swap:SwapMethod",
-    "panel": "judge.confidence.panel:PanelMethod",
-    "logprobs": "judge.confidence.logprobs:LogprobsMethod",
-    "annotators": "judge.confidence.annotators:AnnotatorsMethod",
-}.items():
-    METHODS.add_lazy(_name, _target)
 PAIRWISE_MODES = frozenset({"compare", "edit_compare"})
 
 

@@ -62,14 +62,16 @@ class Metric:
         raise NotImplementedError
 
 
-METRICS = Registry[type[Metric]]("metric", group="t2i_judge.metrics")
-for _name, _target in {
-    "color_shift": "skills.metrics.color_shift:ColorShift",
-    "structure_distance": "skills.metrics.structure_distance:StructureDistance",
-    "face_identity": "skills.metrics.face_identity:FaceIdentity",
-    "text_rendering": "skills.metrics.text_rendering:TextRendering",
-}.items():
-    METRICS.add_lazy(_name, _target)
+METRICS = Registry[type[Metric]](
+    "metric",
+    group="t2i_judge.metrics",
+    lazy={
+        "color_shift": "skills.metrics.color_shift:ColorShift",
+        "structure_distance": "skills.metrics.structure_distance:StructureDistance",
+        "face_identity": "skills.metrics.face_identity:FaceIdentity",
+        "text_rendering": "skills.metrics.text_rendering:TextRendering",
+    },
+)
 _INSTANCES: dict[str, Metric] = {}
 M = TypeVar("M", bound=type[Metric])
 

@@ -31,6 +31,14 @@ def test_decorator_and_lazy_entries_and_info() -> None:
     assert "knob" in reg and "nope" not in reg and len(reg) == 2
 
 
+def test_a_table_of_lazy_built_ins_at_construction() -> None:
+    reg = Registry[object]("codec", lazy={"dumps": "json:dumps", "loads": "json:loads"})
+    assert reg.names() == ["dumps", "loads"] and reg.target("dumps") == "json:dumps"
+    assert reg.get("loads")("[1]") == [1]
+    with pytest.raises(ValueError, match="not 'module:attr'"):
+        Registry[object]("codec", lazy={"bad": "json.dumps"})
+
+
 def test_lazy_entries_import_nothing_until_used(tmp_path: Path, monkeypatch) -> None:
     (tmp_path / "heavy_mod_for_registry.py").write_text("VALUE = 42\n")
     monkeypatch.syspath_prepend(str(tmp_path))
