@@ -1,7 +1,8 @@
 """A probe run folder's ``probe.json`` is read and written through the typed
 :class:`eval.probing.run_record.ProbeRun`, byte for byte as runs wrote it before: the files in
-tests/probing/data/runs were written by ``judge probe run`` before the record was typed (an
-image-model run, one with ``--criterion``, and an editor run with its source folder)."""
+tests/probing/data/probe_json_pins are pinned bytes, written by ``judge probe run`` before the
+record was typed (an image-model run, one with ``--criterion``, and an editor run with its
+source folder)."""
 
 from __future__ import annotations
 
@@ -15,12 +16,12 @@ from eval.probing.params import ProbeParams
 from eval.probing.run_record import ProbeRun
 from eval.t2i.spec import BackendSpec
 
-RUNS = Path(__file__).parent / "data" / "runs"
-CASES = sorted(p.name for p in RUNS.glob("*.probe.json"))
+RUNS = Path(__file__).parent / "data" / "probe_json_pins"
+CASES = sorted(p.name for p in RUNS.glob("*.json"))
 
 
 def _folder(tmp_path: Path, name: str) -> Path:
-    out = tmp_path / name.removesuffix(".probe.json")
+    out = tmp_path / name.removesuffix(".json")
     out.mkdir()
     (out / "probe.json").write_bytes((RUNS / name).read_bytes())
     return out
@@ -47,15 +48,15 @@ def test_a_new_run_is_recorded_as_before(tmp_path: Path, name: str) -> None:
 
 
 def test_an_editor_run_says_so_and_a_folder_without_a_run_reads_none(tmp_path: Path) -> None:
-    run = ProbeRun.read(_folder(tmp_path, "editor.probe.json"))
+    run = ProbeRun.read(_folder(tmp_path, "editor.json"))
     assert run is not None and run.is_edit and run.sources
-    model = ProbeRun.read(_folder(tmp_path, "model.probe.json"))
+    model = ProbeRun.read(_folder(tmp_path, "model.json"))
     assert model is not None and not model.is_edit and model.sources is None
     assert ProbeRun.read(tmp_path / "nothing-here") is None
 
 
 def test_a_field_from_a_newer_version_survives(tmp_path: Path) -> None:
-    stored = json.loads((RUNS / "model.probe.json").read_text(encoding="utf-8"))
+    stored = json.loads((RUNS / "model.json").read_text(encoding="utf-8"))
     stored["from_a_newer_version"] = {"kept": True}
     raw = json.dumps(stored, indent=1, ensure_ascii=False)
     (tmp_path / "probe.json").write_text(raw, encoding="utf-8")
