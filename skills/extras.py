@@ -31,6 +31,7 @@ import importlib
 import importlib.util
 from collections.abc import Iterator
 from contextlib import contextmanager
+from functools import cache
 from types import ModuleType
 
 DISTRIBUTION = "t2i-judge"
@@ -99,8 +100,11 @@ def missing_modules(extra: str) -> list[str]:
     return [module for module in EXTRAS[extra] if not installed(module)]
 
 
+@cache
 def installed(module: str) -> bool:
-    """Whether top-level ``module`` can be imported (it is not imported)."""
+    """Whether top-level ``module`` can be imported (it is not imported). Looked up once per
+    process: the engine asks before every local-backend request, and an install does not
+    change under a running process."""
     return importlib.util.find_spec(module) is not None
 
 
