@@ -115,7 +115,13 @@ def languages() -> list[tuple[str, str]]:
     >>> languages()[0]
     ('en', 'English')
     """
-    return sorted(((code, own_name(code)) for code in CATALOGS), key=lambda x: (x[0] != "en", x[0]))
+    return list(LANGUAGES)
+
+
+# CLDR's names read once at import (Babel loads its locale data from disk), not on a request
+LANGUAGES = tuple(
+    sorted(((code, own_name(code)) for code in CATALOGS), key=lambda x: (x[0] != "en", x[0]))
+)
 
 
 def accepted(header: str | None) -> list[tuple[str, float]]:
